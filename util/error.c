@@ -1,0 +1,42 @@
+/* util/error.c - error texts and struct cs_err helpers. */
+#include "util/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const char *const cs_err_texts[CS_ERRNO_COUNT] = {
+	[CS_OK] = "success",
+#define CS_ERRNO_TEXT(name, text) [CS_##name] = text,
+	CS_ERRNO_MAP(CS_ERRNO_TEXT)
+#undef CS_ERRNO_TEXT
+};
+
+const char *cs_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err >= CS_ERRNO_COUNT)
+		return "unknown error";
+	return cs_err_texts[err];
+}
+
+int cs_err_set(struct cs_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e)
+		return code;
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void cs_err_clear(struct cs_err *e)
+{
+	if (!e)
+		return;
+	e->code = 0;
+	e->msg[0] = '\0';
+}
