@@ -35,21 +35,21 @@ enum sim_queue_kind {
 
 struct sim_kernel_opts {
 	enum sim_queue_kind queue;
-	sim_time_t quantum;	      /* global quantum for tlm_qk (0: none, sync every inc) */
-	size_t default_stack_size;    /* bytes per thread stack (0: SIM_DEFAULT_STACK) */
+	sim_time_t quantum;	   /* global quantum for tlm_qk (0: none, sync every inc) */
+	size_t default_stack_size; /* bytes per thread stack (0: SIM_DEFAULT_STACK) */
 };
 
 #define SIM_DEFAULT_STACK (64u * 1024u)
 
 /* Counters the kernel keeps about itself (for benchmarks and the self-check table). */
 struct sim_kernel_stats {
-	uint64_t timed_items;	/* timed items fired (notifications and callbacks) */
-	uint64_t delta_items;	/* delta items fired */
-	uint64_t activations;	/* method runs + thread resumptions + callback calls */
-	uint64_t delta_cycles;	/* evaluate/update/delta rounds */
-	uint64_t time_steps;	/* distinct times the kernel advanced to */
-	uint64_t cancelled;	/* items cancelled before they fired */
-	uint64_t updates;	/* update callbacks run */
+	uint64_t timed_items;  /* timed items fired (notifications and callbacks) */
+	uint64_t delta_items;  /* delta items fired */
+	uint64_t activations;  /* method runs + thread resumptions + callback calls */
+	uint64_t delta_cycles; /* evaluate/update/delta rounds */
+	uint64_t time_steps;   /* distinct times the kernel advanced to */
+	uint64_t cancelled;    /* items cancelled before they fired */
+	uint64_t updates;      /* update callbacks run */
 };
 
 int sim_kernel_create(const struct sim_kernel_opts *opts, struct sim_kernel **out);
@@ -72,7 +72,7 @@ int sim_run_until(struct sim_kernel *k, sim_time_t until);
 void sim_stop(struct sim_kernel *k);
 /* Records a model failure (first one wins) and stops. sim_run() returns code. */
 void sim_fail(struct sim_kernel *k, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* The first failure's message, or NULL. */
 const char *sim_failure(const struct sim_kernel *k);
 /* Time of the earliest pending timed item, or SIM_TIME_MAX. */
