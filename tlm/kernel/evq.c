@@ -27,6 +27,7 @@ struct sim_evq {
 	size_t count;	 /* in the wheel (WHEEL) */
 	sim_time_t base; /* wheel window start, slot aligned: wheel items lie in [base, base+H) */
 	struct node_heap far; /* overflow (WHEEL) or everything (HEAP) */
+	long first;	      /* earliest non-empty slot, or -1 when not known */
 	uint64_t summary;     /* bit w set iff bitmap[w] != 0 */
 	uint64_t bitmap[WHEEL_WORDS];
 	struct wheel_slot slot[]; /* WHEEL_SLOTS entries for WHEEL, none for HEAP */
@@ -99,6 +100,15 @@ static void wheel_insert(struct sim_evq *q, struct sim_node *n)
 	struct wheel_slot *sl = &q->slot[s];
 
 	n->link.next = NULL;
+	if (q->count == 0) {
+		q->first = (long)s;
+	} else if (q->first >= 0) {
+		size_t cur = slot_of(q->base);
+
+		/* cyclic distance from the window start orders the slots by time */
+		if (((s - cur) & WHEEL_MASK) < (((size_t)q->first - cur) & WHEEL_MASK))
+			q->first = (long)s;
+	}
 	if (!sl->head) {
 		sl->head = sl->tail = n;
 		q->bitmap[s / 64] |= 1ull << (s % 64);
@@ -121,7 +131,7 @@ static void wheel_insert(struct sim_evq *q, struct sim_node *n)
 }
 
 /* First non-empty slot at or after the window start, cyclically. count must be > 0. */
-static size_t wheel_first(const struct sim_evq *q)
+static size_t wheel_scan(const struct sim_evq *q)
 {
 	size_t cur = slot_of(q->base);
 	size_t w = cur / 64;
@@ -135,6 +145,13 @@ static size_t wheel_first(const struct sim_evq *q)
 		s = q->summary; /* wrapped: slots before cur hold later times */
 	w = (size_t)__builtin_ctzll(s);
 	return w * 64 + (size_t)__builtin_ctzll(q->bitmap[w]);
+}
+
+static inline size_t wheel_first(struct sim_evq *q)
+{
+	if (q->first < 0)
+		q->first = (long)wheel_scan(q);
+	return (size_t)q->first;
 }
 
 static void wheel_pull_far(struct sim_evq *q)
@@ -157,6 +174,7 @@ int sim_evq_create(enum sim_queue_kind kind, struct sim_evq **out)
 	if (!q)
 		return -CS_ENOMEM;
 	q->kind = kind;
+	q->first = -1;
 	*out = q;
 	return 0;
 }
@@ -185,27 +203,39 @@ struct sim_node *sim_evq_peek(struct sim_evq *q)
 	return q->far.n ? q->far.a[0] : NULL;
 }
 
-struct sim_node *sim_evq_pop(struct sim_evq *q)
+static struct sim_node *wheel_pop_slot(struct sim_evq *q, size_t s)
 {
-	struct wheel_slot *sl;
-	struct sim_node *n;
-	size_t s;
+	struct wheel_slot *sl = &q->slot[s];
+	struct sim_node *n = sl->head;
 
-	if (q->kind != SIM_QUEUE_WHEEL || q->count == 0)
-		return heap_pop(&q->far);
-	s = wheel_first(q);
-	sl = &q->slot[s];
-	n = sl->head;
 	sl->head = (struct sim_node *)n->link.next;
 	if (!sl->head) {
 		sl->tail = NULL;
 		q->bitmap[s / 64] &= ~(1ull << (s % 64));
 		if (!q->bitmap[s / 64])
 			q->summary &= ~(1ull << (s / 64));
+		q->first = -1;
 	}
 	q->count--;
 	n->link.next = NULL;
 	return n;
+}
+
+struct sim_node *sim_evq_pop(struct sim_evq *q)
+{
+	if (q->kind != SIM_QUEUE_WHEEL || q->count == 0)
+		return heap_pop(&q->far);
+	return wheel_pop_slot(q, wheel_first(q));
+}
+
+struct sim_node *sim_evq_pop_due(struct sim_evq *q, sim_time_t when)
+{
+	size_t s;
+
+	if (q->kind != SIM_QUEUE_WHEEL || q->count == 0)
+		return q->far.n && q->far.a[0]->when == when ? heap_pop(&q->far) : NULL;
+	s = wheel_first(q);
+	return q->slot[s].head->when == when ? wheel_pop_slot(q, s) : NULL;
 }
 
 void sim_evq_advance(struct sim_evq *q, sim_time_t now)

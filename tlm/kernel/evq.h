@@ -65,6 +65,8 @@ int sim_evq_insert(struct sim_evq *q, struct sim_node *n);
 /* Earliest node (cancelled ones included), or NULL. */
 struct sim_node *sim_evq_peek(struct sim_evq *q);
 struct sim_node *sim_evq_pop(struct sim_evq *q);
+/* Pops the earliest node only if it is due at when (the current time), else NULL. */
+struct sim_node *sim_evq_pop_due(struct sim_evq *q, sim_time_t when);
 /* Time has moved to now: lets the wheel move its window (never backwards). */
 void sim_evq_advance(struct sim_evq *q, sim_time_t now);
 size_t sim_evq_size(const struct sim_evq *q);

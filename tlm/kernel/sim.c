@@ -101,24 +101,32 @@ static inline struct sim_runnable *run_take(struct run_list *l)
 	return r;
 }
 
-static struct sim_node *node_alloc(struct sim_kernel *k)
+/* Refills the free list with a chunk of nodes; cold. */
+static __attribute__((noinline, cold)) struct sim_node *node_refill(struct sim_kernel *k)
+{
+	struct node_chunk *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		sim_fail(k, -CS_ENOMEM, "out of memory for kernel items");
+		return NULL;
+	}
+	c->next = k->chunks;
+	k->chunks = c;
+	for (size_t i = NODE_CHUNK; i-- > 0;) {
+		c->nodes[i].link.next = &k->free_nodes->link;
+		k->free_nodes = &c->nodes[i];
+	}
+	return k->free_nodes;
+}
+
+static inline struct sim_node *node_alloc(struct sim_kernel *k)
 {
 	struct sim_node *n = k->free_nodes;
 
-	if (!n) {
-		struct node_chunk *c = calloc(1, sizeof(*c));
-
-		if (!c) {
-			sim_fail(k, -CS_ENOMEM, "out of memory for kernel items");
+	if (__builtin_expect(!n, 0)) {
+		n = node_refill(k);
+		if (!n)
 			return NULL;
-		}
-		c->next = k->chunks;
-		k->chunks = c;
-		for (size_t i = NODE_CHUNK; i-- > 0;) {
-			c->nodes[i].link.next = &k->free_nodes->link;
-			k->free_nodes = &c->nodes[i];
-		}
-		n = k->free_nodes;
 	}
 	k->free_nodes = (struct sim_node *)n->link.next;
 	return n;
@@ -133,8 +141,8 @@ static inline void node_free(struct sim_kernel *k, struct sim_node *n)
 }
 
 /* Queues node n (kind, obj, arg, fn set by the caller) at absolute time when. */
-static struct sim_handle node_queue(struct sim_kernel *k, struct sim_node *n, sim_time_t when,
-				    unsigned prio)
+static inline struct sim_handle node_queue(struct sim_kernel *k, struct sim_node *n,
+					   sim_time_t when, unsigned prio)
 {
 	struct sim_handle h = {n, n->gen};
 
@@ -150,16 +158,21 @@ static struct sim_handle node_queue(struct sim_kernel *k, struct sim_node *n, si
 	return h;
 }
 
-static struct sim_handle schedule_node(struct sim_kernel *k, enum sim_node_kind kind,
-				       sim_time_t when, unsigned prio, sim_callback_fn fn,
-				       void *obj, void *arg, uint64_t wait_gen)
+static __attribute__((noinline, cold)) void fail_past(struct sim_kernel *k, sim_time_t when)
+{
+	sim_fail(k, -CS_EINVAL, "item scheduled in the past (%llu ps < now %llu ps)",
+		 (unsigned long long)when, (unsigned long long)k->now);
+}
+
+static inline struct sim_handle schedule_node(struct sim_kernel *k, enum sim_node_kind kind,
+					      sim_time_t when, unsigned prio, sim_callback_fn fn,
+					      void *obj, void *arg, uint64_t wait_gen)
 {
 	struct sim_handle none = {NULL, 0};
 	struct sim_node *n;
 
-	if (when < k->now) {
-		sim_fail(k, -CS_EINVAL, "item scheduled in the past (%llu ps < now %llu ps)",
-			 (unsigned long long)when, (unsigned long long)k->now);
+	if (__builtin_expect(when < k->now, 0)) {
+		fail_past(k, when);
 		return none;
 	}
 	n = node_alloc(k);
@@ -595,6 +608,8 @@ static void event_trigger(struct sim_kernel *k, struct sim_event *e)
 		if (!p->dyn_pending)
 			make_runnable(k, p);
 	}
+	if (!w)
+		return;
 	e->waiters = NULL;
 	/* Waiters were pushed at the head: wake them in the order they started waiting. */
 	{
@@ -844,13 +859,11 @@ static int kernel_loop(struct sim_kernel *k, bool bounded, sim_time_t until)
 		k->now = n->when;
 		sim_evq_advance(k->timed, k->now);
 		k->st.time_steps++;
-		do {
-			n = sim_evq_pop(k->timed);
+		while ((n = sim_evq_pop_due(k->timed, k->now))) {
 			if (n->link.kind != SIM_NODE_CANCELLED)
 				k->st.timed_items++;
 			fire_node(k, n);
-			n = sim_evq_peek(k->timed);
-		} while (n && n->when == k->now);
+		}
 	}
 	k->running = false;
 	return k->failed ? k->fail_code : 0;

@@ -1,0 +1,563 @@
+/*
+ * cli/main.c - the `cohscope` command. The only place that prints for the user and exits.
+ *
+ * Exit statuses (also in `cohscope --help` and cli/README.md):
+ *   0 success; 1 the simulation or a self-check failed; 2 usage error;
+ *   3 bad input (configuration file, --set, workload name); 4 output could not be written;
+ *   5 out of memory or internal error.
+ * Every error is one line on stderr: "cohscope: FILE:LINE: problem".
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tlm/system/system.h"
+#include "util/hostperf.h"
+#include "workloads/workload.h"
+
+#ifndef COHSCOPE_CONFIG_DIR
+#define COHSCOPE_CONFIG_DIR "configs"
+#endif
+
+enum { EXIT_SIM = 1, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4, EXIT_INTERNAL = 5 };
+
+static int exit_status(int code)
+{
+	switch (-code) {
+	case 0:
+		return 0;
+	case CS_EUSAGE:
+		return EXIT_USAGE;
+	case CS_ECONFIG:
+	case CS_ERANGE:
+	case CS_ENOENT:
+	case CS_EINVAL:
+	case CS_EUNSUP:
+		return EXIT_INPUT;
+	case CS_EIO:
+		return EXIT_INPUT; /* unreadable input; output errors are mapped at the call */
+	case CS_ENOMEM:
+		return EXIT_INTERNAL;
+	default:
+		return EXIT_SIM;
+	}
+}
+
+static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cohscope: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return status;
+}
+
+/* ---- help ---------------------------------------------------------------------------------------- */
+
+static const char main_help[] =
+    "usage: cohscope COMMAND [OPTIONS]\n"
+    "\n"
+    "A fast simulator of GPU and CPU-GPU memory systems for coherence and consistency studies.\n"
+    "\n"
+    "commands:\n"
+    "  run      simulate a configuration and a workload; print a summary, write stats\n"
+    "  list     list systems, workloads, components, protocols or configs\n"
+    "  config   show the effective configuration (--dump)\n"
+    "  help     help on a command (also: cohscope COMMAND --help)\n"
+    "\n"
+    "options: --help, --version\n"
+    "\n"
+    "exit status: 0 success, 1 simulation or self-check failed, 2 usage error,\n"
+    "3 bad input (config, --set, workload), 4 output not written, 5 internal error\n";
+
+static const char run_help[] =
+    "usage: cohscope run -c CONFIG [-w WORKLOAD] [--mode MODE] [--set SECTION.KEY=VALUE]...\n"
+    "                    [-o FILE.json] [--csv FILE.csv] [--host-counters] [-q]\n"
+    "\n"
+    "  -c, --config FILE      libconfig system configuration (cohscope list configs)\n"
+    "  -w, --workload NAME    workload to run (cohscope list workloads); default: the\n"
+    "                         configuration's system.workload\n"
+    "      --mode MODE        detailed | hybrid | analytic (default: system.mode)\n"
+    "      --set K=V          override one parameter, e.g. --set sim.seed=7 (repeatable)\n"
+    "  -o, --output FILE      write results and every statistic as JSON (written whole or not\n"
+    "                         at all)\n"
+    "      --csv FILE         write every statistic as CSV (name,value,unit,description)\n"
+    "      --host-counters    report host cycles and instructions per simulated event (PAPI),\n"
+    "                         or wall time when counters are unavailable\n"
+    "  -q, --quiet            no summary on stdout\n";
+
+static const char list_help[] =
+    "usage: cohscope list [systems|workloads|components|protocols|configs]\n"
+    "\n"
+    "Without an argument, lists everything.\n";
+
+static const char config_help[] =
+    "usage: cohscope config [-c CONFIG] [-w WORKLOAD] [--set SECTION.KEY=VALUE]... --dump\n"
+    "\n"
+    "Prints every parameter the configuration uses, with its effective value, default, unit\n"
+    "and meaning, as a libconfig file that loads back to the same values. Without -c, the\n"
+    "defaults of the default system.\n";
+
+/* ---- list ------------------------------------------------------------------------------------------ */
+
+static void list_systems(void)
+{
+	const struct cs_system_ops *const *s = cs_system_registry();
+
+	printf("systems:\n");
+	for (size_t i = 0; s[i]; i++)
+		printf("  %-14s %s\n", s[i]->name, s[i]->help);
+}
+
+static void list_workloads(void)
+{
+	const struct cs_workload *const *w = cs_workload_registry();
+
+	printf("workloads:\n");
+	for (size_t i = 0; w[i]; i++)
+		printf("  %-14s [%s] %s\n", w[i]->name, w[i]->system, w[i]->help);
+}
+
+static void list_components(void)
+{
+	const struct cs_component_ops *const *c = cs_component_registry();
+
+	printf("components:\n");
+	for (size_t i = 0; c[i]; i++)
+		printf("  %-14s section '%s': %s\n", c[i]->kind, c[i]->params->section, c[i]->help);
+}
+
+static void list_protocols(void)
+{
+	/* The protocol registry arrives with the GPU memory system (tlm/coherence). */
+	printf("protocols:\n  (none registered yet)\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_configs(void)
+{
+	DIR *d = opendir(COHSCOPE_CONFIG_DIR);
+	char *names[256];
+	size_t n = 0;
+	struct dirent *e;
+
+	printf("configs (%s):\n", COHSCOPE_CONFIG_DIR);
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < 256) {
+		size_t len = strlen(e->d_name);
+
+		if (len > 4 && strcmp(e->d_name + len - 4, ".cfg") == 0)
+			names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		if (names[i])
+			printf("  %s\n", names[i]);
+		free(names[i]);
+	}
+	return 0;
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : NULL;
+
+	if (what && (strcmp(what, "--help") == 0 || strcmp(what, "-h") == 0)) {
+		fputs(list_help, stdout);
+		return 0;
+	}
+	if (argc > 2)
+		return fail(EXIT_USAGE, "list: too many arguments (see cohscope list --help)");
+	if (!what || strcmp(what, "systems") == 0)
+		list_systems();
+	if (!what || strcmp(what, "workloads") == 0)
+		list_workloads();
+	if (!what || strcmp(what, "components") == 0)
+		list_components();
+	if (!what || strcmp(what, "protocols") == 0)
+		list_protocols();
+	if (!what || strcmp(what, "configs") == 0)
+		list_configs();
+	if (what && strcmp(what, "systems") && strcmp(what, "workloads") &&
+	    strcmp(what, "components") && strcmp(what, "protocols") && strcmp(what, "configs"))
+		return fail(EXIT_USAGE,
+			    "list: unknown list '%s' (systems, workloads, components, protocols, "
+			    "configs)",
+			    what);
+	return 0;
+}
+
+/* ---- shared option parsing for run and config ------------------------------------------------------ */
+
+struct opts {
+	const char *config;
+	const char *workload;
+	const char *output;
+	const char *csv;
+	int mode;
+	bool dump, host_counters, quiet, help;
+	const char *sets[256];
+	int nsets;
+};
+
+static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
+{
+	enum { OPT_MODE = 256, OPT_SET, OPT_DUMP, OPT_CSV, OPT_HOST };
+	static const struct option longopts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"workload", required_argument, NULL, 'w'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"mode", required_argument, NULL, OPT_MODE},
+	    {"set", required_argument, NULL, OPT_SET},
+	    {"dump", no_argument, NULL, OPT_DUMP},
+	    {"csv", required_argument, NULL, OPT_CSV},
+	    {"host-counters", no_argument, NULL, OPT_HOST},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = -1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":c:w:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'w':
+			o->workload = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case OPT_MODE:
+			o->mode = -2;
+			for (int m = 0; cs_mode_names[m]; m++)
+				if (strcmp(optarg, cs_mode_names[m]) == 0)
+					o->mode = m;
+			if (o->mode == -2)
+				return fail(EXIT_USAGE,
+					    "%s: --mode %s: not one of detailed, hybrid, analytic",
+					    cmd, optarg);
+			break;
+		case OPT_SET:
+			if (o->nsets == 256)
+				return fail(EXIT_USAGE, "%s: more than 256 --set options", cmd);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case OPT_DUMP:
+			o->dump = true;
+			break;
+		case OPT_CSV:
+			o->csv = optarg;
+			break;
+		case OPT_HOST:
+			o->host_counters = true;
+			break;
+		case ':':
+			return fail(EXIT_USAGE, "%s: option %s needs a value", cmd,
+				    argv[optind - 1]);
+		default:
+			return fail(EXIT_USAGE, "%s: unknown option '%s' (see cohscope %s --help)",
+				    cmd, argv[optind - 1], cmd);
+		}
+	}
+	if (optind < argc)
+		return fail(EXIT_USAGE, "%s: unexpected argument '%s' (see cohscope %s --help)",
+			    cmd, argv[optind], cmd);
+	return 0;
+}
+
+/* Opens the configuration and applies the --set overrides. */
+static int open_config(const struct opts *o, struct cs_config **cfg)
+{
+	struct cs_err err = {0};
+	int rc = cs_config_open(o->config, cfg, &err);
+
+	for (int i = 0; !rc && i < o->nsets; i++)
+		rc = cs_config_set(*cfg, o->sets[i], &err);
+	if (rc) {
+		cs_config_close(*cfg);
+		*cfg = NULL;
+		return fail(rc == -CS_EUSAGE ? EXIT_USAGE : exit_status(rc), "%s", err.msg);
+	}
+	return 0;
+}
+
+static int create_system(const struct opts *o, struct cs_config *cfg, struct cs_system **sys)
+{
+	struct cs_run_opts ro = {.workload = o->workload, .mode = o->mode};
+	struct cs_err err = {0};
+	int rc = cs_system_create(cfg, &ro, sys, &err);
+
+	if (!rc)
+		rc = cs_config_check_unused(cfg, NULL, 0, &err);
+	if (rc) {
+		cs_system_destroy(*sys);
+		*sys = NULL;
+		return fail(exit_status(rc), "%s", err.msg);
+	}
+	return 0;
+}
+
+/* ---- config --dump ------------------------------------------------------------------------------- */
+
+static int cmd_config(int argc, char **argv)
+{
+	struct cs_config *cfg = NULL;
+	struct cs_system *sys = NULL;
+	struct opts o;
+	int rc;
+
+	rc = parse_opts(argc, argv, "config", &o);
+	if (rc)
+		return rc;
+	if (o.help) {
+		fputs(config_help, stdout);
+		return 0;
+	}
+	if (!o.dump)
+		return fail(EXIT_USAGE, "config: nothing to do (use --dump)");
+	if (o.output || o.csv || o.host_counters)
+		return fail(EXIT_USAGE, "config: -o, --csv and --host-counters belong to 'run'");
+	rc = open_config(&o, &cfg);
+	if (rc)
+		return rc;
+	rc = create_system(&o, cfg, &sys);
+	if (!rc && cs_config_dump(cfg, stdout))
+		rc = fail(EXIT_OUTPUT, "config: cannot write the dump");
+	cs_system_destroy(sys);
+	cs_config_close(cfg);
+	return rc;
+}
+
+/* ---- run ---------------------------------------------------------------------------------------- */
+
+/* Writes text to path atomically: a temporary file in the same directory, then rename. */
+static int write_atomic(const char *path, const char *text, size_t len)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 32);
+	FILE *f;
+	int ok;
+
+	if (!tmp)
+		return -CS_ENOMEM;
+	snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		free(tmp);
+		return -CS_EIO;
+	}
+	ok = fwrite(text, 1, len, f) == len;
+	ok = (fclose(f) == 0) && ok;
+	if (ok && rename(tmp, path) == 0) {
+		free(tmp);
+		return 0;
+	}
+	unlink(tmp);
+	free(tmp);
+	return -CS_EIO;
+}
+
+static json_t *run_json(struct cs_system *sys, const struct opts *o,
+			const struct cs_hostperf_result *hp)
+{
+	const struct sim_kernel_stats *ks = sim_kernel_stats(sys->k);
+	json_t *root = json_object();
+	json_t *res = sys->ops->result ? sys->ops->result(sys) : json_object();
+
+	json_object_set_new(root, "cohscope",
+			    json_pack("{s:s, s:s, s:s, s:s, s:s, s:I}", "version", COHSCOPE_VERSION,
+				      "config", o->config ? o->config : "", "system",
+				      cs_system_type_name(sys), "workload", sys->workload->name,
+				      "mode", cs_mode_names[sys->sys.mode], "seed",
+				      (json_int_t)sys->sim.seed));
+	json_object_set_new(root, "result", res ? res : json_null());
+	json_object_set_new(
+	    root, "kernel",
+	    json_pack("{s:I, s:I, s:I, s:I, s:I}", "sim_time_ps", (json_int_t)sim_now(sys->k),
+		      "activations", (json_int_t)ks->activations, "timed_items",
+		      (json_int_t)ks->timed_items, "delta_cycles", (json_int_t)ks->delta_cycles,
+		      "time_steps", (json_int_t)ks->time_steps));
+	json_object_set_new(root, "stats", cs_stats_to_json(sys->stats));
+	/* Host figures differ from run to run; everything above is deterministic. */
+	json_object_set_new(root, "host",
+			    json_pack("{s:f, s:b, s:I, s:I, s:s}", "wall_s", hp->wall_s, "counters",
+				      hp->counters, "cycles", (json_int_t)hp->cycles,
+				      "instructions", (json_int_t)hp->instructions, "why",
+				      hp->why));
+	return root;
+}
+
+static int write_outputs(struct cs_system *sys, const struct opts *o,
+			 const struct cs_hostperf_result *hp)
+{
+	if (o->output) {
+		json_t *root = run_json(sys, o, hp);
+		char *text =
+		    root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
+		int rc = text ? write_atomic(o->output, text, strlen(text)) : -CS_ENOMEM;
+
+		free(text);
+		json_decref(root);
+		if (rc)
+			return fail(EXIT_OUTPUT, "%s: cannot write: %s", o->output,
+				    rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+	}
+	if (o->csv) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		int rc = m ? cs_stats_write_csv(sys->stats, m) : -CS_ENOMEM;
+
+		if (m && fclose(m) && !rc)
+			rc = -CS_EIO;
+		if (!rc)
+			rc = write_atomic(o->csv, buf, len);
+		free(buf);
+		if (rc)
+			return fail(EXIT_OUTPUT, "%s: cannot write: %s", o->csv,
+				    rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+	}
+	return 0;
+}
+
+static void print_summary(struct cs_system *sys, const struct opts *o,
+			  const struct cs_hostperf_result *hp)
+{
+	const struct sim_kernel_stats *ks = sim_kernel_stats(sys->k);
+	double events = (double)(ks->activations ? ks->activations : 1);
+
+	printf("cohscope %s: system %s, workload %s, mode %s, seed %" PRIu64 ", config %s\n\n",
+	       COHSCOPE_VERSION, cs_system_type_name(sys), sys->workload->name,
+	       cs_mode_names[sys->sys.mode], sys->sim.seed, o->config ? o->config : "(defaults)");
+	if (sys->ops->report)
+		sys->ops->report(sys, stdout);
+	printf("\nsimulated %.3f us: %" PRIu64 " activations, %" PRIu64 " timed items, %" PRIu64
+	       " delta cycles\n",
+	       (double)sim_now(sys->k) / SIM_US, ks->activations, ks->timed_items,
+	       ks->delta_cycles);
+	printf("host: %.3f s, %.1f M activations/s\n", hp->wall_s,
+	       events / (hp->wall_s > 0 ? hp->wall_s : 1e-9) / 1e6);
+	if (o->host_counters) {
+		if (hp->counters)
+			printf("host counters: %.1f cycles and %.1f instructions per activation\n",
+			       (double)hp->cycles / events, (double)hp->instructions / events);
+		else
+			printf("host counters unavailable (%s): wall time %.1f ns per activation\n",
+			       hp->why, hp->wall_s * 1e9 / events);
+	}
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct cs_hostperf_result hp = {0};
+	struct cs_hostperf *perf = NULL;
+	struct cs_config *cfg = NULL;
+	struct cs_system *sys = NULL;
+	struct cs_err err = {0};
+	struct opts o;
+	int rc, status;
+
+	status = parse_opts(argc, argv, "run", &o);
+	if (status)
+		return status;
+	if (o.help) {
+		fputs(run_help, stdout);
+		return 0;
+	}
+	if (o.dump)
+		return fail(EXIT_USAGE, "run: --dump belongs to 'config'");
+	if (!o.config)
+		return fail(EXIT_USAGE, "run: -c CONFIG is required (see cohscope list configs)");
+	status = open_config(&o, &cfg);
+	if (status)
+		return status;
+	status = create_system(&o, cfg, &sys);
+	if (status)
+		goto out_close;
+	if (cs_hostperf_open(&perf)) {
+		status = fail(EXIT_INTERNAL, "out of memory");
+		goto out_close;
+	}
+	cs_hostperf_start(perf);
+	rc = cs_system_run(sys, &err);
+	cs_hostperf_stop(perf);
+	cs_hostperf_read(perf, &hp);
+	if (rc) {
+		/* Still print what was measured: a failed check is a result to look at. */
+		if (!o.quiet && rc == -CS_ECHECK)
+			print_summary(sys, &o, &hp);
+		status = fail(exit_status(rc), "%s", err.msg);
+		goto out_close;
+	}
+	if (!o.quiet)
+		print_summary(sys, &o, &hp);
+	status = write_outputs(sys, &o, &hp);
+
+out_close:
+	cs_hostperf_close(perf);
+	cs_system_destroy(sys);
+	cs_config_close(cfg);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		fputs(main_help, cmd ? stdout : stderr);
+		return cmd ? 0 : EXIT_USAGE;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("cohscope %s\n", COHSCOPE_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list(argc - 1, argv + 1);
+	if (strcmp(cmd, "config") == 0)
+		return cmd_config(argc - 1, argv + 1);
+	if (strcmp(cmd, "help") == 0) {
+		const char *what = argc > 2 ? argv[2] : "";
+
+		fputs(strcmp(what, "run") == 0	    ? run_help
+		      : strcmp(what, "list") == 0   ? list_help
+		      : strcmp(what, "config") == 0 ? config_help
+						    : main_help,
+		      stdout);
+		return 0;
+	}
+	return fail(EXIT_USAGE, "unknown command '%s' (run, list, config, help)", cmd);
+}
