@@ -1,0 +1,49 @@
+# Thin wrapper over CMake: README.md's two commands are `make demo` and `make test`.
+# Every target installs what is missing first (scripts/install-deps.sh, Debian packages).
+BUILD ?= build
+BUILD_ASAN ?= build-asan
+JOBS ?= 2
+
+.PHONY: all deps configure build demo test asan valgrind bench-kernel format clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j$(JOBS)
+
+# The default job on the default configuration.
+demo: build
+	./$(BUILD)/cohscope run -c configs/default.cfg
+
+# Every Check suite and command-line test.
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The unit tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCOHSCOPE_SANITIZE=ON >/dev/null
+	@cmake --build $(BUILD_ASAN) -j$(JOBS)
+	ctest --test-dir $(BUILD_ASAN) --output-on-failure -j$(JOBS)
+
+# Unit tests and the default job under valgrind memcheck.
+valgrind: build
+	scripts/valgrind-tests.sh $(BUILD)
+
+# Our kernel against Accellera SystemC (installs libsystemc-dev), figures for docs/performance.md.
+bench-kernel: deps
+	@scripts/install-deps.sh --with-systemc
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS)
+	bench/kernel/run.sh $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(BUILD_ASAN)

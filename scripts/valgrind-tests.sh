@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs every Check suite, and a small default job, under valgrind memcheck: any error or leak
+# fails. CK_FORK=no keeps each suite in one process so valgrind sees everything.
+# Usage: scripts/valgrind-tests.sh BUILD_DIR
+set -euo pipefail
+build=${1:?usage: scripts/valgrind-tests.sh BUILD_DIR}
+src=$(cd "$(dirname "$0")/.." && pwd)
+vg=(valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect
+    --show-leak-kinds=definite,indirect)
+status=0
+for t in "$build"/test_*; do
+	[ -x "$t" ] || continue
+	echo "valgrind: $(basename "$t")"
+	if ! CK_FORK=no COHSCOPE_VALGRIND=1 "${vg[@]}" "$t" >/tmp/valgrind.$$.log 2>&1; then
+		tail -40 /tmp/valgrind.$$.log
+		status=1
+	else
+		grep -E "Checks:" /tmp/valgrind.$$.log || true
+	fi
+done
+echo "valgrind: cohscope run (small default job)"
+if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/default.cfg" -q \
+	--set pingpong.procs=64 --set pingpong.end_ns=2000 --set traffic.iterations=500 \
+	>/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
+rm -f /tmp/valgrind.$$.log
+[ "$status" -eq 0 ] && echo "valgrind: clean"
+exit "$status"
