@@ -209,6 +209,8 @@ static struct sim_node *wheel_pop_slot(struct sim_evq *q, size_t s)
 	struct sim_node *n = sl->head;
 
 	sl->head = (struct sim_node *)n->link.next;
+	/* the next item due is usually needed next: start loading it */
+	__builtin_prefetch(sl->head);
 	if (!sl->head) {
 		sl->tail = NULL;
 		q->bitmap[s / 64] &= ~(1ull << (s % 64));

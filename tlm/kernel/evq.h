@@ -33,18 +33,22 @@ enum sim_node_kind {
 /* What the runnable list links: a node or a process (both start with this). */
 struct sim_runnable {
 	struct sim_runnable *next;
-	uint8_t kind; /* enum sim_node_kind */
+	uint8_t kind;	  /* enum sim_node_kind */
+	uint8_t embedded; /* a node inside its event, not from the pool */
 };
 
+/* 64 bytes: one cache line when aligned. */
 struct sim_node {
 	struct sim_runnable link; /* queue, delta list, runnable list or free list */
 	sim_time_t when;
-	uint64_t key;	   /* prio << 48 | seq */
-	uint64_t gen;	   /* handle generation (bumped when freed) */
-	uint64_t wait_gen; /* WAKE/WAITER: the process wait generation it answers */
-	sim_callback_fn fn;
+	uint64_t key; /* prio << 48 | seq */
+	uint64_t gen; /* handle generation (bumped when freed) */
 	void *obj;
-	void *arg;
+	sim_callback_fn fn;
+	union {
+		void *arg;	   /* CALLBACK */
+		uint64_t wait_gen; /* WAKE/WAITER: the process wait generation it answers */
+	};
 };
 
 #define SIM_KEY_SEQ_BITS 48

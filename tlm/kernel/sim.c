@@ -22,34 +22,47 @@
 
 enum pending_kind { PENDING_NONE, PENDING_DELTA, PENDING_TIMED };
 
+#define SENS_INLINE 2
+#define CACHE_LINE  64
+
 struct sim_event {
+	/* Its own node for notifications, first so that node and the fields the kernel
+	 * touches on every notification share the first two cache lines. An event has at most
+	 * one pending notification, so the pool is needed only while a cancelled one is still
+	 * queued (own_queued). */
+	struct sim_node own;
 	struct sim_kernel *k;
-	struct sim_process **sens; /* static sensitivity */
-	unsigned nsens, capsens;
-	struct sim_node *waiters; /* dynamic, one-shot: WAITER nodes */
 	struct sim_node *pending; /* EVENT node in the delta list or the timed set */
-	uint8_t pending_kind;
 	sim_time_t pending_when;
+	uint8_t pending_kind;
+	bool own_queued;
+	unsigned nsens, capmore;
+	/* Static sensitivity: most events wake one or two processes, kept inline to save a
+	 * cache miss per notification; more spill to sens_more. */
+	struct sim_process *sens[SENS_INLINE];
+	struct sim_process **sens_more;
+	struct sim_node *waiters; /* dynamic, one-shot: WAITER nodes */
 	struct sim_event *all_next;
 	char name[];
 };
 
 struct sim_process {
+	/* what make_runnable and run_process touch, in the first cache line */
 	struct sim_runnable link; /* kind SIM_NODE_PROCESS */
-	struct sim_kernel *k;
 	sim_proc_fn fn;
 	void *ctx;
+	struct sim_kernel *k;
+	bool is_thread, runnable, terminated, dont_init, initialized, dyn_pending, woke_by_event;
 	struct sim_coro *coro; /* threads only */
 	uint64_t wait_gen;     /* bumped on every wake: older WAKE/WAITER nodes go stale */
 	struct sim_handle timeout;
-	bool is_thread, runnable, terminated, dont_init, initialized, dyn_pending, woke_by_event;
 	struct sim_process *all_next;
 	char name[];
 };
 
 struct node_chunk {
+	struct sim_node nodes[NODE_CHUNK]; /* first: each node on its own cache line */
 	struct node_chunk *next;
-	struct sim_node nodes[NODE_CHUNK];
 };
 
 struct run_list {
@@ -76,6 +89,24 @@ struct sim_kernel {
 	size_t stack_size;
 	struct sim_kernel_stats st;
 };
+
+/* Zeroed, cache-line aligned: events and processes are touched on every activation. */
+static void *alloc_line_aligned(size_t size)
+{
+	size_t rounded = (size + CACHE_LINE - 1) / CACHE_LINE * CACHE_LINE;
+	void *p = aligned_alloc(CACHE_LINE, rounded);
+
+	if (p)
+		memset(p, 0, rounded);
+	return p;
+}
+
+/* link is the first member of nodes and processes: converting a possibly NULL pointer to
+ * it needs no member access (which would be undefined for NULL). */
+static inline struct sim_runnable *as_runnable(void *p)
+{
+	return p;
+}
 
 /* ---- lists and node pool ---------------------------------------------------------------- */
 
@@ -104,7 +135,7 @@ static inline struct sim_runnable *run_take(struct run_list *l)
 /* Refills the free list with a chunk of nodes; cold. */
 static __attribute__((noinline, cold)) struct sim_node *node_refill(struct sim_kernel *k)
 {
-	struct node_chunk *c = calloc(1, sizeof(*c));
+	struct node_chunk *c = alloc_line_aligned(sizeof(*c));
 
 	if (!c) {
 		sim_fail(k, -CS_ENOMEM, "out of memory for kernel items");
@@ -113,7 +144,7 @@ static __attribute__((noinline, cold)) struct sim_node *node_refill(struct sim_k
 	c->next = k->chunks;
 	k->chunks = c;
 	for (size_t i = NODE_CHUNK; i-- > 0;) {
-		c->nodes[i].link.next = &k->free_nodes->link;
+		c->nodes[i].link.next = as_runnable(k->free_nodes);
 		k->free_nodes = &c->nodes[i];
 	}
 	return k->free_nodes;
@@ -136,7 +167,11 @@ static inline void node_free(struct sim_kernel *k, struct sim_node *n)
 {
 	n->gen++;
 	n->link.kind = SIM_NODE_FREE;
-	n->link.next = &k->free_nodes->link;
+	if (__builtin_expect(n->link.embedded, 0)) {
+		((struct sim_event *)n->obj)->own_queued = false;
+		return;
+	}
+	n->link.next = as_runnable(k->free_nodes);
 	k->free_nodes = n;
 }
 
@@ -181,8 +216,10 @@ static inline struct sim_handle schedule_node(struct sim_kernel *k, enum sim_nod
 	n->link.kind = (uint8_t)kind;
 	n->fn = fn;
 	n->obj = obj;
-	n->arg = arg;
-	n->wait_gen = wait_gen;
+	if (kind == SIM_NODE_CALLBACK)
+		n->arg = arg;
+	else
+		n->wait_gen = wait_gen;
 	return node_queue(k, n, when, prio);
 }
 
@@ -233,7 +270,7 @@ void sim_kernel_destroy(struct sim_kernel *k)
 		struct sim_event *e = k->events;
 
 		k->events = e->all_next;
-		free(e->sens);
+		free(e->sens_more);
 		free(e);
 	}
 	while (k->chunks) {
@@ -355,7 +392,7 @@ static struct sim_process *process_new(struct sim_kernel *k, const char *name, s
 				       void *ctx)
 {
 	size_t len = strlen(name ? name : "") + 1;
-	struct sim_process *p = calloc(1, sizeof(*p) + len);
+	struct sim_process *p = alloc_line_aligned(sizeof(*p) + len);
 
 	if (!p)
 		return NULL;
@@ -373,7 +410,7 @@ static void process_add(struct sim_kernel *k, struct sim_process *p)
 	k->procs = p;
 	/* Initialised (made runnable) when the next run starts, or now if a run is under way:
 	 * reuse the link for the pending list until then. */
-	p->link.next = &k->init_pending->link;
+	p->link.next = as_runnable(k->init_pending);
 	k->init_pending = p;
 }
 
@@ -427,16 +464,20 @@ const char *sim_process_name(const struct sim_process *p)
 
 int sim_sensitive(struct sim_process *p, struct sim_event *e)
 {
-	if (e->nsens == e->capsens) {
-		unsigned cap = e->capsens ? e->capsens * 2 : 4;
-		struct sim_process **s = realloc(e->sens, cap * sizeof(*s));
+	if (e->nsens < SENS_INLINE) {
+		e->sens[e->nsens++] = p;
+		return 0;
+	}
+	if (e->nsens - SENS_INLINE == e->capmore) {
+		unsigned cap = e->capmore ? e->capmore * 2 : 4;
+		struct sim_process **s = realloc(e->sens_more, cap * sizeof(*s));
 
 		if (!s)
 			return -CS_ENOMEM;
-		e->sens = s;
-		e->capsens = cap;
+		e->sens_more = s;
+		e->capmore = cap;
 	}
-	e->sens[e->nsens++] = p;
+	e->sens_more[e->nsens++ - SENS_INLINE] = p;
 	return 0;
 }
 
@@ -482,7 +523,7 @@ static void add_waiter(struct sim_kernel *k, struct sim_event *e, struct sim_pro
 	w->link.kind = SIM_NODE_WAITER;
 	w->obj = p;
 	w->wait_gen = p->wait_gen;
-	w->link.next = &e->waiters->link;
+	w->link.next = as_runnable(e->waiters);
 	e->waiters = w;
 }
 
@@ -579,7 +620,7 @@ bool sim_wait_event_timeout(struct sim_kernel *k, struct sim_event *e, sim_time_
 struct sim_event *sim_event_create(struct sim_kernel *k, const char *name)
 {
 	size_t len = strlen(name ? name : "") + 1;
-	struct sim_event *e = calloc(1, sizeof(*e) + len);
+	struct sim_event *e = alloc_line_aligned(sizeof(*e) + len);
 
 	if (!e) {
 		sim_fail(k, -CS_ENOMEM, "out of memory for event %s", name ? name : "");
@@ -588,6 +629,8 @@ struct sim_event *sim_event_create(struct sim_kernel *k, const char *name)
 	memcpy(e->name, name ? name : "", len);
 	e->k = k;
 	e->pending_when = SIM_TIME_MAX;
+	e->own.link.embedded = 1;
+	e->own.obj = e;
 	e->all_next = k->events;
 	k->events = e;
 	return e;
@@ -603,7 +646,8 @@ static void event_trigger(struct sim_kernel *k, struct sim_event *e)
 	struct sim_node *w = e->waiters;
 
 	for (unsigned i = 0; i < e->nsens; i++) {
-		struct sim_process *p = e->sens[i];
+		struct sim_process *p =
+		    i < SENS_INLINE ? e->sens[i] : e->sens_more[i - SENS_INLINE];
 
 		if (!p->dyn_pending)
 			make_runnable(k, p);
@@ -618,7 +662,7 @@ static void event_trigger(struct sim_kernel *k, struct sim_event *e)
 		while (w) {
 			struct sim_node *nx = (struct sim_node *)w->link.next;
 
-			w->link.next = &rev->link;
+			w->link.next = as_runnable(rev);
 			rev = w;
 			w = nx;
 		}
@@ -658,7 +702,13 @@ void sim_event_notify_delayed(struct sim_event *e, sim_time_t delay)
 	    (e->pending_kind == PENDING_TIMED && e->pending_when <= when))
 		return; /* the pending notification is earlier: it stands */
 	event_clear_pending(e);
-	h = schedule_node(k, SIM_NODE_EVENT, when, SIM_PRIO_DEFAULT, NULL, e, NULL, 0);
+	if (!e->own_queued) {
+		e->own.link.kind = SIM_NODE_EVENT;
+		e->own_queued = true;
+		h = node_queue(k, &e->own, when, SIM_PRIO_DEFAULT);
+	} else {
+		h = schedule_node(k, SIM_NODE_EVENT, when, SIM_PRIO_DEFAULT, NULL, e, NULL, 0);
+	}
 	if (!h.node)
 		return;
 	e->pending = h.node;
@@ -792,7 +842,7 @@ static void initialize_new_processes(struct sim_kernel *k)
 	while (p) { /* creation order */
 		struct sim_process *nx = (struct sim_process *)p->link.next;
 
-		p->link.next = &rev->link;
+		p->link.next = as_runnable(rev);
 		rev = p;
 		p = nx;
 	}
