@@ -698,10 +698,11 @@ void sim_event_notify_delayed(struct sim_event *e, sim_time_t delay)
 	sim_time_t when = time_after(k, delay);
 	struct sim_handle h;
 
-	if (e->pending_kind == PENDING_DELTA ||
-	    (e->pending_kind == PENDING_TIMED && e->pending_when <= when))
-		return; /* the pending notification is earlier: it stands */
-	event_clear_pending(e);
+	if (e->pending_kind != PENDING_NONE) {
+		if (e->pending_kind == PENDING_DELTA || e->pending_when <= when)
+			return; /* the pending notification is earlier: it stands */
+		event_clear_pending(e);
+	}
 	if (!e->own_queued) {
 		e->own.link.kind = SIM_NODE_EVENT;
 		e->own_queued = true;
@@ -793,7 +794,12 @@ static void fire_node(struct sim_kernel *k, struct sim_node *n)
 		e->pending = NULL;
 		e->pending_kind = PENDING_NONE;
 		e->pending_when = SIM_TIME_MAX;
-		event_trigger(k, e);
+		if (e->nsens == 1 && !e->waiters) { /* the common case, without the loops */
+			if (!e->sens[0]->dyn_pending)
+				make_runnable(k, e->sens[0]);
+		} else {
+			event_trigger(k, e);
+		}
 		break;
 	}
 	case SIM_NODE_WAKE:
@@ -909,6 +915,9 @@ static int kernel_loop(struct sim_kernel *k, bool bounded, sim_time_t until)
 		k->now = n->when;
 		sim_evq_advance(k->timed, k->now);
 		k->st.time_steps++;
+		n = sim_evq_pop(k->timed); /* the live item just peeked: due now */
+		k->st.timed_items++;
+		fire_node(k, n);
 		while ((n = sim_evq_pop_due(k->timed, k->now))) {
 			if (n->link.kind != SIM_NODE_CANCELLED)
 				k->st.timed_items++;
