@@ -54,13 +54,17 @@ static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 
 
 static int fail(int status, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fputs("cohscope: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	/* One line whatever the input: a newline in an argument or a file name would split it. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	fprintf(stderr, "cohscope: %s\n", msg);
 	return status;
 }
 
@@ -530,14 +534,16 @@ out_close:
 	return status;
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	if (!cmd || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-		fputs(main_help, cmd ? stdout : stderr);
-		return cmd ? 0 : EXIT_USAGE;
+	if (!cmd)
+		return fail(EXIT_USAGE,
+			    "no command (run, list, config, help; see cohscope --help)");
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		fputs(main_help, stdout);
+		return 0;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("cohscope %s\n", COHSCOPE_VERSION);
@@ -552,6 +558,9 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "help") == 0) {
 		const char *what = argc > 2 ? argv[2] : "";
 
+		if (argc > 3 || (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
+				 strcmp(what, "config")))
+			return fail(EXIT_USAGE, "help: no command '%s' (run, list, config)", what);
 		fputs(strcmp(what, "run") == 0	    ? run_help
 		      : strcmp(what, "list") == 0   ? list_help
 		      : strcmp(what, "config") == 0 ? config_help
@@ -560,4 +569,18 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	return fail(EXIT_USAGE, "unknown command '%s' (run, list, config, help)", cmd);
+}
+
+int main(int argc, char **argv)
+{
+	int status, e;
+
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	status = dispatch(argc, argv);
+	/* stdout is fully buffered: a dump or summary to a full disk fails only here. */
+	e = fflush(stdout) ? errno : 0;
+	if (ferror(stdout) && status == 0)
+		status = fail(EXIT_OUTPUT, "standard output: cannot write: %s",
+			      e ? strerror(e) : "write error");
+	return status;
 }

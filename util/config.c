@@ -13,7 +13,6 @@
 #include <string.h>
 
 /* Longest "FILE:LINE: section.key = value" prefix kept for a message; cs_err.msg is 512. */
-#define CS_WHERE_MAX	 320
 /* libconfig 1.5 refuses deeper @include nesting too. */
 #define CS_INCLUDE_DEPTH 10
 
@@ -866,4 +865,32 @@ int cs_config_dump(const struct cs_config *c, FILE *f)
 			return rc;
 	}
 	return ferror(f) ? -CS_EIO : 0;
+}
+
+void cs_config_origin(const struct cs_config *c, const char *section, const char *key, char *buf,
+		      size_t len)
+{
+	const config_setting_t *g = file_member(c, section);
+	const struct cs_section *sec = find_section(c, section);
+	const struct cs_param *p = sec ? cs_param_find(sec->t, key) : NULL;
+	const config_setting_t *s;
+	char val[96] = "?";
+
+	/* the last --set of the key wins, as in cs_config_section */
+	for (size_t i = c->n_ovr; i-- > 0;) {
+		const struct cs_override *o = &c->ovr[i];
+
+		if (!strcmp(o->section, section) && !strcmp(o->key, key)) {
+			override_where(o, buf, len);
+			return;
+		}
+	}
+	if (p)
+		cs_param_format(p, sec->values, val, sizeof(val));
+	s = g && config_setting_is_group(g) ? config_setting_get_member(g, key) : NULL;
+	if (s)
+		snprintf(buf, len, "%s:%u: %s.%s = %s", or_name(c, config_setting_source_file(s)),
+			 config_setting_source_line(s), section, key, val);
+	else
+		snprintf(buf, len, "%s.%s = %s (default)", section, key, val);
 }

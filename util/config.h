@@ -82,5 +82,12 @@ int cs_config_check_unused(struct cs_config *c, const char *const *extra_known, 
  * text via cs_params_dump), after a first comment line naming the source. Loading the output
  * back gives identical values. Returns 0, -CS_EINVAL or -CS_EIO. */
 int cs_config_dump(const struct cs_config *c, FILE *f);
+#define CS_WHERE_MAX 320 /* enough for any location prefix below */
+
+/* Where section.key's effective value came from, with the value, for errors found after
+ * loading (a builder checking two parameters against each other): "FILE:LINE: section.key =
+ * V", "--set section.key=V" or "section.key = V (default)". The section must be loaded. */
+void cs_config_origin(const struct cs_config *c, const char *section, const char *key, char *buf,
+		      size_t len);
 
 #endif

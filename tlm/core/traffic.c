@@ -167,11 +167,6 @@ static int tg_create(struct cs_system *s, const char *name, const void *cfgv,
 
 	if (!t)
 		return cs_err_set(err, -CS_ENOMEM, "%s: out of memory", name);
-	if (cfg->region_kib * 1024 < cfg->bytes) {
-		free(t);
-		return cs_err_set(err, -CS_ECONFIG,
-				  "traffic.region_kib is smaller than one access");
-	}
 	t->k = s->k;
 	t->pool = s->pool;
 	t->cfg = *cfg;

@@ -198,11 +198,13 @@ static int mt_create(struct cs_system *s, const char *name, const void *cfgv,
 	struct memtarget *m;
 	struct cs_stat_group *g;
 
-	if (cfg->latency_ns < cfg->accept_ns)
-		return cs_err_set(
-		    err, -CS_ECONFIG,
-		    "memory.latency_ns (%llu) must be at least memory.accept_ns (%llu)",
-		    (unsigned long long)cfg->latency_ns, (unsigned long long)cfg->accept_ns);
+	if (cfg->latency_ns < cfg->accept_ns) {
+		char where[CS_WHERE_MAX];
+
+		cs_config_origin(s->cfg, "memory", "latency_ns", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: must be at least memory.accept_ns (%llu)",
+				  where, (unsigned long long)cfg->accept_ns);
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		goto out_nomem;

@@ -117,8 +117,12 @@ static int pp_build(struct cs_system *s, struct selfcheck *sc, struct cs_err *er
 	unsigned n = (unsigned)sc->pp.procs;
 	struct cs_stat_group *g = cs_stat_group(cs_stats_root(s->stats), "pingpong");
 
-	if (n % 2)
-		return cs_err_set(err, -CS_ECONFIG, "pingpong.procs = %u: must be even", n);
+	if (n % 2) {
+		char where[CS_WHERE_MAX];
+
+		cs_config_origin(s->cfg, "pingpong", "procs", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: must be even", where);
+	}
 	sc->procs = calloc(2 * (size_t)n, sizeof(*sc->procs));
 	if (!sc->procs)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
@@ -158,15 +162,18 @@ static int pp_build(struct cs_system *s, struct selfcheck *sc, struct cs_err *er
 
 /* ---- memtest ------------------------------------------------------------------------------------ */
 
-static int bind_all(struct cs_component *tg, struct cs_component *mem, struct cs_err *err)
+static int bind_all(struct cs_system *s, struct cs_component *tg, struct cs_component *mem,
+		    struct cs_err *err)
 {
 	for (unsigned i = 0; i < traffic_initiators(tg); i++) {
 		struct tlm_target_socket *ts = memtarget_port(mem, i);
 
-		if (!ts)
-			return cs_err_set(err, -CS_ECONFIG,
-					  "traffic.initiators (%u) exceeds memory.ports",
-					  traffic_initiators(tg));
+		if (!ts) {
+			char where[CS_WHERE_MAX];
+
+			cs_config_origin(s->cfg, "traffic", "initiators", where, sizeof(where));
+			return cs_err_set(err, -CS_ECONFIG, "%s: more than memory.ports", where);
+		}
 		if (tlm_bind(traffic_socket(tg, i), ts))
 			return cs_err_set(err, -CS_ESTATE, "socket bound twice");
 	}
@@ -188,8 +195,8 @@ static int mt_build(struct cs_system *s, struct selfcheck *sc, struct cs_err *er
 		return rc;
 	traffic_set_mode(sc->tg_at, TRAFFIC_AT);
 	traffic_set_mode(sc->tg_lt, TRAFFIC_LT);
-	rc = bind_all(sc->tg_at, sc->mem_at, err);
-	return rc ? rc : bind_all(sc->tg_lt, sc->mem_lt, err);
+	rc = bind_all(s, sc->tg_at, sc->mem_at, err);
+	return rc ? rc : bind_all(s, sc->tg_lt, sc->mem_lt, err);
 }
 
 /* ---- checks ------------------------------------------------------------------------------------- */
@@ -265,6 +272,15 @@ static void check_memtest(struct cs_system *s, struct selfcheck *sc)
 		  tlm_pool_live(s->pool));
 }
 
+static int load_memtest_sections(struct cs_system *s, struct cs_err *err)
+{
+	struct memtarget_cfg mc;
+	struct traffic_cfg tc;
+	int rc = cs_config_section(s->cfg, cs_component_find("memory")->params, &mc, err);
+
+	return rc ? rc : cs_config_section(s->cfg, cs_component_find("traffic")->params, &tc, err);
+}
+
 /* ---- system ops --------------------------------------------------------------------------------- */
 
 static int sc_build(struct cs_system *s, struct cs_err *err)
@@ -278,11 +294,13 @@ static int sc_build(struct cs_system *s, struct cs_err *err)
 	s->priv = sc;
 	sc->run_pingpong = strcmp(w, "selfcheck") == 0 || strcmp(w, "pingpong") == 0;
 	sc->run_memtest = strcmp(w, "selfcheck") == 0 || strcmp(w, "memtest") == 0;
-	if (sc->run_pingpong) {
-		rc = cs_config_section(s->cfg, &pingpong_table, &sc->pp, err);
-		if (!rc)
-			rc = pp_build(s, sc, err);
-	}
+	/* Every section of the system is loaded, and so checked, whichever workload runs: one
+	 * configuration serves all of them. */
+	rc = cs_config_section(s->cfg, &pingpong_table, &sc->pp, err);
+	if (!rc)
+		rc = load_memtest_sections(s, err);
+	if (!rc && sc->run_pingpong)
+		rc = pp_build(s, sc, err);
 	if (!rc && sc->run_memtest)
 		rc = mt_build(s, sc, err);
 	return rc;

@@ -93,22 +93,31 @@ static const struct cs_system_ops *system_find(const char *name)
 }
 
 /* Picks the system type and the workload, with one clear error for a wrong name. */
+/* " (did you mean 'x'?)" or "" */
+static const char *suggest(const char *near, char *buf, size_t len)
+{
+	if (!near)
+		return "";
+	snprintf(buf, len, " (did you mean '%s'?)", near);
+	return buf;
+}
+
+/* Picks the system type and the workload, with one clear error for a wrong name. */
 static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct cs_err *err)
 {
 	const struct cs_workload *const *wl = cs_workload_registry();
+	char where[CS_WHERE_MAX] = "-w", hint[96];
 	const char *names[64];
 	size_t n = 0;
 	const char *want;
-	const char *near;
 
 	s->ops = system_find(s->sys.type);
 	if (!s->ops) {
 		for (size_t i = 0; systems[i] && n < 64; i++)
 			names[n++] = systems[i]->name;
-		near = cs_nearest(s->sys.type, names, n);
-		return cs_err_set(err, -CS_ECONFIG, "system.type = \"%s\": unknown system%s%s%s",
-				  s->sys.type, near ? " (did you mean '" : "", near ? near : "",
-				  near ? "'?)" : "");
+		cs_config_origin(s->cfg, "system", "type", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: unknown system%s", where,
+				  suggest(cs_nearest(s->sys.type, names, n), hint, sizeof(hint)));
 	}
 	if (opts && opts->mode >= 0)
 		s->sys.mode = (unsigned)opts->mode;
@@ -116,7 +125,6 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 		return cs_err_set(err, -CS_EUNSUP, "mode '%s' is not available for system '%s'",
 				  cs_mode_names[s->sys.mode], s->ops->name);
 	want = opts && opts->workload ? opts->workload : s->sys.workload;
-	n = 0;
 	for (size_t i = 0; wl[i]; i++) {
 		if (strcmp(wl[i]->system, s->ops->name) != 0)
 			continue;
@@ -127,12 +135,14 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 		if (n < 64)
 			names[n++] = wl[i]->name;
 	}
-	near = cs_nearest(want, names, n);
+	if (!(opts && opts->workload))
+		cs_config_origin(s->cfg, "system", "workload", where, sizeof(where));
 	if (cs_workload_find(want))
-		return cs_err_set(err, -CS_ECONFIG, "workload '%s' runs on system '%s', not '%s'",
-				  want, cs_workload_find(want)->system, s->ops->name);
-	return cs_err_set(err, -CS_ECONFIG, "unknown workload '%s'%s%s%s", want,
-			  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: workload '%s' runs on system '%s', not '%s'", where, want,
+				  cs_workload_find(want)->system, s->ops->name);
+	return cs_err_set(err, -CS_ECONFIG, "%s: unknown workload '%s'%s", where, want,
+			  suggest(cs_nearest(want, names, n), hint, sizeof(hint)));
 }
 
 int cs_system_create(struct cs_config *cfg, const struct cs_run_opts *opts, struct cs_system **out,

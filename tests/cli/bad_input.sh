@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# tests/cli/bad_input.sh BINARY SOURCE_DIR
+#
+# Bad input (config file, --set, workload, command line, output path) must give exactly one
+# line on stderr, "cohscope: ...", naming the file and line (for a file) and the problem, the
+# documented exit status (2 usage, 3 bad input, 4 output not written; cli/main.c), no signal or
+# hang, and no output file, whole or partial, nor a leftover OUT.tmp.* temporary.
+. "$(dirname "$0")/lib.bash" "$@"
+
+# Small runs: a case that wrongly succeeds finishes quickly too.
+
+cases=0
+
+bad() { # bad NAME STATUS FRAGMENT... -- ARGS...
+	local name=$1 want=$2 out="" prev="" a rc nlines line f
+	local -a frags=() args=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		frags+=("$1")
+		shift
+	done
+	shift
+	args=("$@")
+	for a in "${args[@]}"; do
+		if [ "$prev" = "-o" ] || [ "$prev" = "--output" ] || [ "$prev" = "--csv" ]; then
+			out=$a
+		fi
+		prev=$a
+	done
+	cases=$((cases + 1))
+	rm -f stdout stderr
+	timeout 20 "$BIN" "${args[@]}" >stdout 2>stderr
+	rc=$?
+	local why=""
+	if [ "$rc" -ge 124 ]; then
+		why="killed or timed out (status $rc)"
+	elif [ "$rc" -ne "$want" ]; then
+		why="status $rc, expected $want"
+	fi
+	nlines=$(wc -l <stderr)
+	line=$(head -n 1 stderr)
+	if [ -z "$why" ] && { [ "$nlines" -ne 1 ] || [ "$(wc -c <stderr)" -ne $((${#line} + 1)) ]; }; then
+		why="stderr has $nlines lines, expected exactly one"
+	fi
+	if [ -z "$why" ] && [ "${line#cohscope: }" = "$line" ]; then
+		why="stderr does not start with 'cohscope: '"
+	fi
+	for f in "${frags[@]}"; do
+		if [ -z "$why" ] && [[ "$line" != *"$f"* ]]; then
+			why="message lacks '$f'"
+		fi
+	done
+	# Input and usage errors are found before anything runs: nothing on stdout.
+	if [ -z "$why" ] && [ "$want" -ne 4 ] && [ -s stdout ]; then
+		why="stdout not empty"
+	fi
+	if [ -z "$why" ] && [ -n "$out" ]; then
+		if [ -e "$out" ] && [ ! -d "$out" ]; then # outdir: a directory on purpose
+			why="output file $out was written"
+		elif compgen -G "$out.tmp.*" >/dev/null 2>&1; then
+			why="temporary $out.tmp.* left behind"
+		fi
+	fi
+	if [ -n "$why" ]; then
+		fails=$((fails + 1))
+		echo "FAIL $name: $why"
+		echo "  command: cohscope ${args[*]}"
+		sed 's/^/  stderr: /' stderr
+		head -n 5 stdout | sed 's/^/  stdout: /'
+	else
+		echo "ok   $name: $line"
+	fi
+	[ -d "$out" ] || rm -f "$out"
+}
+
+good() { # good NAME ARGS...: status 0, something on stdout, nothing on stderr
+	local name=$1 rc
+	shift
+	cases=$((cases + 1))
+	timeout 20 "$BIN" "$@" >stdout 2>stderr
+	rc=$?
+	if [ "$rc" -ne 0 ] || [ ! -s stdout ] || [ -s stderr ]; then
+		fails=$((fails + 1))
+		echo "FAIL $name: status $rc, stdout $(wc -c <stdout) bytes, stderr $(wc -c <stderr) bytes"
+		sed 's/^/  stderr: /' stderr
+	else
+		echo "ok   $name"
+	fi
+}
+
+# ---- bad configuration files (run from $T, so messages name them as given) -------------------
+
+printf 'sim = {\n  seed = 1;\n  queue = ;\n};\n' >syntax.cfg
+printf '# a typo\nsim = {\n  queue = "wheel";\n  sede = 3;\n};\n' >bad.cfg
+printf 'sim = {\n  seed = 1;\n};\n\nmemroy = {\n  latency_ns = 20;\n};\n' >section.cfg
+printf 'sim = {\n  quantum_ns = 10;\n  seed = "one";\n};\n' >type.cfg
+printf 'memory = {\n  accept_ns = 2;\n  latency_ns = 0;\n};\n' >range.cfg
+printf 'sim = {\n  seed = 1;\n  queue = "whel";\n};\n' >enum.cfg
+printf 'sim = {\n  seed = 5000000000;\n};\n' >bigint.cfg
+printf 'sim = {\n  seed = 0x1FFFFFFFFFFFFFFFFL;\n};\n' >hex65.cfg
+printf 'sim = {\n  seed = -1;\n};\n' >negative.cfg
+printf '\nsim = 5;\n' >notgroup.cfg
+printf 'sim = {\n  seed = 1;\n  seed = 2;\n};\n' >dup.cfg
+printf '@include "nowhere.cfg"\n' >include.cfg
+printf 'pingpong = {\n  procs = 63;\n};\n' >odd.cfg
+mkdir adir
+
+bad missing-config 3 "missing.cfg" "cannot open" -- run -c missing.cfg -o out.json "${SMALL[@]}"
+bad config-is-directory 3 "adir" "cannot open" -- run -c adir -o out.json
+bad syntax-error 3 "syntax.cfg:3:" "syntax error" -- run -c syntax.cfg -o out.json
+bad unknown-key 3 "bad.cfg:4:" "unknown key 'sede'" "did you mean 'seed'" -- \
+	run -c bad.cfg -o out.json "${SMALL[@]}"
+bad unknown-section 3 "section.cfg:5:" "unknown section 'memroy'" "did you mean 'memory'" -- \
+	run -c section.cfg -o out.json "${SMALL[@]}"
+bad wrong-type 3 "type.cfg:3:" "sim.seed" "expected an unsigned integer, got a string" -- \
+	run -c type.cfg -o out.json
+bad out-of-range 3 "range.cfg:3:" "memory.latency_ns = 0" "out of range" -- \
+	run -c range.cfg -o out.json "${SMALL[@]}"
+bad bad-enum 3 "enum.cfg:3:" "sim.queue" "whel" "did you mean 'wheel'" -- \
+	run -c enum.cfg -o out.json
+bad big-int-without-L 3 "bigint.cfg:2:" "5000000000" "L suffix" -- run -c bigint.cfg -o out.json
+bad hex-beyond-64-bits 3 "hex65.cfg:2:" "does not fit in 64 bits" -- run -c hex65.cfg -o out.json
+bad negative-unsigned 3 "negative.cfg:2:" "sim.seed" "negative" -- run -c negative.cfg -o out.json
+bad section-not-a-group 3 "notgroup.cfg:2:" "'sim' must be a group" -- run -c notgroup.cfg
+bad duplicate-key 3 "dup.cfg:" "duplicate" -- run -c dup.cfg -o out.json
+bad missing-include 3 "include.cfg:1:" -- run -c include.cfg -o out.json
+bad config-dump-bad-file 3 "bad.cfg:4:" "did you mean 'seed'" -- config -c bad.cfg --dump
+bad odd-procs-in-file 3 "pingpong.procs" "even" -- run -c odd.cfg -o out.json
+
+# ---- --set ----------------------------------------------------------------------------------------
+
+bad set-no-equals 2 "--set sim.seed" "expected section.key=value" -- \
+	run -c "$DEF" --set sim.seed -o out.json
+bad set-no-section 2 "--set seed=1" "expected section.key=value" -- run -c "$DEF" --set seed=1
+bad set-three-parts 2 "--set a.b.c=1" "expected section.key=value" -- run -c "$DEF" --set a.b.c=1
+bad set-unknown-key 3 "--set sim.sede=3" "unknown key 'sede'" "did you mean 'seed'" -- \
+	run -c "$DEF" --set sim.sede=3 -o out.json
+bad set-unknown-section 3 "--set memroy.latency_ns=3" "unknown section 'memroy'" \
+	"did you mean 'memory'" -- run -c "$DEF" "${SMALL[@]}" --set memroy.latency_ns=3 -o out.json
+bad set-bad-value 3 "--set sim.seed=abc" "expected an unsigned integer" -- \
+	run -c "$DEF" --set sim.seed=abc -o out.json
+bad set-empty-value 3 "--set sim.seed=" "expected an unsigned integer" -- \
+	run -c "$DEF" --set sim.seed=
+bad set-out-of-range 3 "--set memory.accept_ns=0" "out of range" -- \
+	run -c "$DEF" "${SMALL[@]}" --set memory.accept_ns=0 -o out.json
+bad set-beyond-64-bits 3 "--set sim.seed=99999999999999999999" "out of range" -- \
+	run -c "$DEF" --set sim.seed=99999999999999999999
+bad set-bad-enum 3 "--set sim.queue=whel" "did you mean 'wheel'" -- \
+	run -c "$DEF" --set sim.queue=whel -o out.json
+# A newline in an argument must not split the message into two lines.
+bad set-value-with-newline 3 "--set sim.queue=a" "not one of" -- \
+	run -c "$DEF" --set "$(printf 'sim.queue=a\nb')" -o out.json
+
+# ---- system, workload, mode -----------------------------------------------------------------------
+
+bad unknown-workload 3 "unknown workload 'pingpog'" "did you mean 'pingpong'" -- \
+	run -c "$DEF" -w pingpog -o out.json
+bad unknown-system 3 "selfchek" "did you mean 'selfcheck'" -- \
+	run -c "$DEF" --set system.type=selfchek -o out.json
+bad mode-hybrid-unsupported 3 "mode 'hybrid' is not available for system 'selfcheck'" -- \
+	run -c "$DEF" --mode hybrid -o out.json
+bad mode-analytic-unsupported 3 "mode 'analytic' is not available" -- \
+	run -c "$DEF" --mode analytic -o out.json
+bad mode-bogus 2 "--mode bogus" -- run -c "$DEF" --mode bogus -o out.json
+bad odd-procs 3 "pingpong.procs" "63" "even" -- \
+	run -c "$DEF" "${SMALL[@]}" --set pingpong.procs=63 -o out.json
+bad latency-below-accept 3 "memory.latency_ns" "memory.accept_ns" -- \
+	run -c "$DEF" "${SMALL[@]}" --set memory.latency_ns=3 --set memory.accept_ns=4 -o out.json
+bad initiators-beyond-ports 3 "traffic.initiators" "memory.ports" -- \
+	run -c "$DEF" "${SMALL[@]}" --set memory.ports=8 --set traffic.initiators=9 -o out.json
+
+# ---- command line ---------------------------------------------------------------------------------
+
+bad no-command 2 "no command" -- # bare cohscope, no arguments
+bad unknown-option 2 "unknown option '--bogus'" -- run -c "$DEF" --bogus -o out.json
+bad option-without-value 2 "needs a value" -- run -c "$DEF" -o
+bad run-without-config 2 "-c CONFIG is required" -- run -o out.json
+bad run-stray-argument 2 "unexpected argument 'stray'" -- run -c "$DEF" stray -o out.json
+bad run-with-dump 2 "--dump" -- run -c "$DEF" --dump -o out.json
+bad unknown-command 2 "unknown command 'frob'" -- frob
+bad list-bogus 2 "unknown list 'bogus'" -- list bogus
+bad list-two-arguments 2 "too many arguments" -- list systems workloads
+bad config-without-dump 2 "nothing to do" "--dump" -- config -c "$DEF"
+bad config-with-output 2 "belong to 'run'" -- config -c "$DEF" --dump -o out.json
+bad config-unknown-option 2 "unknown option" -- config --bogus --dump
+
+# ---- output that cannot be written: status 4, the path named, nothing written ---------------------
+
+bad output-dir-missing 4 "/nonexistent/x.json" "cannot write" -- \
+	run -c "$DEF" "${SMALL[@]}" -q -o /nonexistent/x.json
+bad csv-dir-missing 4 "/nonexistent/x.csv" "cannot write" -- \
+	run -c "$DEF" "${SMALL[@]}" -q --csv /nonexistent/x.csv
+mkdir outdir
+bad output-is-directory 4 "outdir" "cannot write" -- run -c "$DEF" "${SMALL[@]}" -q -o outdir
+cases=$((cases + 1))
+if [ ! -d outdir ] || compgen -G "outdir.tmp.*" >/dev/null; then
+	fails=$((fails + 1))
+	echo "FAIL output-is-directory: directory replaced or temporary left"
+fi
+if [ -w /dev/full ]; then
+	# stdout is buffered: a dump to a full disk must still be reported.
+	cases=$((cases + 1))
+	timeout 20 "$BIN" config -c "$DEF" --dump >/dev/full 2>stderr
+	rc=$?
+	if [ "$rc" -ne 4 ] || [ "$(wc -l <stderr)" -ne 1 ] || ! grep -q '^cohscope: .*cannot write' stderr; then
+		fails=$((fails + 1))
+		echo "FAIL dump-to-full-disk: status $rc (expected 4)"
+		sed 's/^/  stderr: /' stderr
+	else
+		echo "ok   dump-to-full-disk: $(cat stderr)"
+	fi
+fi
+
+# A failing run leaves an existing output file as it was.
+cases=$((cases + 1))
+echo "previous" >keep.json
+timeout 20 "$BIN" run -c bad.cfg -o keep.json >/dev/null 2>&1
+if [ "$(cat keep.json)" != "previous" ] || compgen -G "keep.json.tmp.*" >/dev/null; then
+	fails=$((fails + 1))
+	echo "FAIL keep-old-output: keep.json changed by a failed run"
+else
+	echo "ok   keep-old-output"
+fi
+
+# ---- good invocations: status 0, output on stdout, nothing on stderr ------------------------------
+
+printf 'sim = {\n  seed = 5000000000L;\n};\n' >bigint_ok.cfg
+good help --help
+good help-short -h
+good run-help run --help
+good config-help config --help
+good list-help list --help
+good help-run help run
+good list list
+good list-workloads list workloads
+good version --version
+good big-int-with-L run -c bigint_ok.cfg "${SMALL[@]}" -o ok.json
+good small-run run -c "$DEF" "${SMALL[@]}"
+cases=$((cases + 1))
+if ! grep -q '^cohscope [0-9]' <("$BIN" --version); then
+	fails=$((fails + 1))
+	echo "FAIL version-text: $("$BIN" --version)"
+fi
+
+echo "$((cases - fails))/$cases passed"
+[ "$fails" -eq 0 ]
