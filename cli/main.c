@@ -4,7 +4,7 @@
  * Exit statuses (also in `cohscope --help` and cli/README.md):
  *   0 success; 1 the simulation or a self-check failed; 2 usage error;
  *   3 bad input (configuration file, --set, workload name); 4 output could not be written;
- *   5 out of memory or internal error.
+ *   5 out of memory. Model errors (an impossible state, a protocol violation) are 1.
  * Every error is one line on stderr: "cohscope: FILE:LINE: problem".
  */
 #include <dirent.h>
@@ -84,7 +84,7 @@ static const char main_help[] =
     "options: --help, --version\n"
     "\n"
     "exit status: 0 success, 1 simulation or self-check failed, 2 usage error,\n"
-    "3 bad input (config, --set, workload), 4 output not written, 5 internal error\n";
+    "3 bad input (config, --set, workload), 4 output not written, 5 out of memory\n";
 
 static const char run_help[] =
     "usage: cohscope run -c CONFIG [-w WORKLOAD] [--mode MODE] [--set SECTION.KEY=VALUE]...\n"

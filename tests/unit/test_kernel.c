@@ -525,6 +525,87 @@ START_TEST(test_wait_in_method_fails)
 }
 END_TEST
 
+/* A dynamic wait overrides static sensitivity: the thread's static event must not cut its
+ * timed wait short, nor leave a stale timeout that cuts a later wait short. */
+struct stat_thr {
+	struct log log;
+	struct sim_event *stat;
+};
+
+static void stat_thread(struct sim_kernel *k, void *c)
+{
+	struct stat_thr *x = c;
+
+	sim_wait_time(k, 100 * SIM_NS);
+	log_add(&x->log, 1);
+	sim_wait_time(k, 1000 * SIM_NS);
+	log_add(&x->log, 2);
+}
+
+static void stat_poke(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	sim_event_notify(obj);
+}
+
+START_TEST(test_thread_static_sensitivity)
+{
+	struct sim_kernel *k = new_kernel(SIM_QUEUE_WHEEL);
+	struct stat_thr x = {.log.k = k};
+	struct sim_process *p;
+
+	x.stat = sim_event_create(k, "stat");
+	p = sim_thread_create(k, "t", stat_thread, &x, 0);
+	sim_sensitive(p, x.stat);
+	sim_schedule(k, 10 * SIM_NS, stat_poke, x.stat, NULL);
+	sim_schedule(k, 150 * SIM_NS, stat_poke, x.stat, NULL);
+	ck_assert_int_eq(sim_run(k), 0);
+	ck_assert_int_eq(x.log.n, 2);
+	ck_assert_uint_eq(x.log.e[0].t, 100 * SIM_NS);
+	ck_assert_uint_eq(x.log.e[1].t, 1100 * SIM_NS);
+	sim_kernel_destroy(k);
+}
+END_TEST
+
+/* Waits with a timeout on an event that never fires: the event's waiter list is pruned, so
+ * memory stays bounded (the kernel's node pool does not keep growing). */
+struct prune_ctx {
+	struct sim_event *never;
+	unsigned timeouts;
+};
+
+static void prune_thread(struct sim_kernel *k, void *c)
+{
+	struct prune_ctx *x = c;
+
+	for (unsigned i = 0; i < 100000; i++)
+		if (!sim_wait_event_timeout(k, x->never, 1 * SIM_NS))
+			x->timeouts++;
+}
+
+START_TEST(test_waiters_pruned)
+{
+	struct sim_kernel *k = new_kernel(SIM_QUEUE_WHEEL);
+	struct prune_ctx x = {0};
+	struct sim_process *keeper;
+
+	x.never = sim_event_create(k, "never");
+	sim_thread_create(k, "t", prune_thread, &x, 0);
+	ck_assert_int_eq(sim_run(k), 0);
+	ck_assert_uint_eq(x.timeouts, 100000);
+	ck_assert_uint_eq(sim_now(k), 100000 * SIM_NS);
+	/* a waiter that is still live survives pruning and is woken */
+	keeper = sim_thread_create(k, "keeper", prune_thread, &x, 0);
+	(void)keeper;
+	sim_schedule(k, 1, stat_poke, x.never, NULL);
+	ck_assert_int_eq(sim_run(k), 0);
+	ck_assert_uint_eq(x.timeouts, 100000 + 99999);
+	ck_assert_uint_le(sim_kernel_node_capacity(k), 4096);
+	sim_kernel_destroy(k);
+}
+END_TEST
+
 /* ---- clock domains ------------------------------------------------------------------------------ */
 
 START_TEST(test_clock_exact)
@@ -758,6 +839,8 @@ static Suite *kernel_suite(void)
 	tcase_add_loop_test(tc, test_threads, SIM_QUEUE_WHEEL, SIM_QUEUE_HEAP + 1);
 	tcase_add_test(tc, test_next_trigger);
 	tcase_add_test(tc, test_wait_in_method_fails);
+	tcase_add_test(tc, test_thread_static_sensitivity);
+	tcase_add_test(tc, test_waiters_pruned);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("clock");

@@ -41,7 +41,8 @@ struct sim_event {
 	 * cache miss per notification; more spill to sens_more. */
 	struct sim_process *sens[SENS_INLINE];
 	struct sim_process **sens_more;
-	struct sim_node *waiters; /* dynamic, one-shot: WAITER nodes */
+	struct sim_node *waiters;    /* dynamic, one-shot: WAITER nodes */
+	unsigned nwaiters, prune_at; /* stale waiters are pruned when the list doubles */
 	struct sim_event *all_next;
 	char name[];
 };
@@ -78,6 +79,7 @@ struct sim_kernel {
 	struct sim_channel *updates;
 	struct sim_node *free_nodes;
 	struct node_chunk *chunks;
+	size_t node_capacity;
 	struct sim_process *current;
 	struct sim_process *procs;
 	struct sim_event *events;
@@ -143,6 +145,7 @@ static __attribute__((noinline, cold)) struct sim_node *node_refill(struct sim_k
 	}
 	c->next = k->chunks;
 	k->chunks = c;
+	k->node_capacity += NODE_CHUNK;
 	for (size_t i = NODE_CHUNK; i-- > 0;) {
 		c->nodes[i].link.next = as_runnable(k->free_nodes);
 		k->free_nodes = &c->nodes[i];
@@ -291,6 +294,11 @@ sim_time_t sim_now(const struct sim_kernel *k)
 const struct sim_kernel_stats *sim_kernel_stats(const struct sim_kernel *k)
 {
 	return &k->st;
+}
+
+size_t sim_kernel_node_capacity(const struct sim_kernel *k)
+{
+	return k->node_capacity;
 }
 
 sim_time_t sim_global_quantum(const struct sim_kernel *k)
@@ -514,10 +522,42 @@ static void run_process(struct sim_kernel *k, struct sim_process *p)
 
 /* ---- dynamic sensitivity and waits ------------------------------------------------------- */
 
+/* Drops waiters that can no longer wake anyone: their process was woken another way (a
+ * timeout) since it began waiting. Without this, waits with timeouts on an event that
+ * seldom fires would grow its list without bound. */
+static void prune_waiters(struct sim_kernel *k, struct sim_event *e)
+{
+	struct sim_node *w = e->waiters, *keep = NULL, *last = NULL;
+
+	e->nwaiters = 0;
+	while (w) { /* rebuild the list in its order, live waiters only */
+		struct sim_node *nx = (struct sim_node *)w->link.next;
+		struct sim_process *p = w->obj;
+
+		if (w->wait_gen != p->wait_gen) {
+			node_free(k, w);
+		} else {
+			w->link.next = NULL;
+			if (last)
+				last->link.next = as_runnable(w);
+			else
+				keep = w;
+			last = w;
+			e->nwaiters++;
+		}
+		w = nx;
+	}
+	e->waiters = keep;
+	e->prune_at = e->nwaiters * 2 > 64 ? e->nwaiters * 2 : 64;
+}
+
 static void add_waiter(struct sim_kernel *k, struct sim_event *e, struct sim_process *p)
 {
-	struct sim_node *w = node_alloc(k);
+	struct sim_node *w;
 
+	if (e->nwaiters >= e->prune_at)
+		prune_waiters(k, e);
+	w = node_alloc(k);
 	if (!w)
 		return;
 	w->link.kind = SIM_NODE_WAITER;
@@ -525,6 +565,7 @@ static void add_waiter(struct sim_kernel *k, struct sim_event *e, struct sim_pro
 	w->wait_gen = p->wait_gen;
 	w->link.next = as_runnable(e->waiters);
 	e->waiters = w;
+	e->nwaiters++;
 }
 
 static void add_timeout(struct sim_kernel *k, struct sim_process *p, sim_time_t delay)
@@ -579,6 +620,8 @@ void sim_next_trigger_time(struct sim_kernel *k, sim_time_t delay)
 
 static void thread_suspend(struct sim_kernel *k, struct sim_process *p)
 {
+	/* a dynamic wait overrides static sensitivity until it is answered (IEEE 1666) */
+	p->dyn_pending = true;
 	k->current = NULL;
 	sim_coro_yield(p->coro);
 }
@@ -629,6 +672,7 @@ struct sim_event *sim_event_create(struct sim_kernel *k, const char *name)
 	memcpy(e->name, name ? name : "", len);
 	e->k = k;
 	e->pending_when = SIM_TIME_MAX;
+	e->prune_at = 64;
 	e->own.link.embedded = 1;
 	e->own.obj = e;
 	e->all_next = k->events;
@@ -655,6 +699,7 @@ static void event_trigger(struct sim_kernel *k, struct sim_event *e)
 	if (!w)
 		return;
 	e->waiters = NULL;
+	e->nwaiters = 0;
 	/* Waiters were pushed at the head: wake them in the order they started waiting. */
 	{
 		struct sim_node *rev = NULL;

@@ -58,6 +58,8 @@ void sim_kernel_destroy(struct sim_kernel *k);
 sim_time_t sim_now(const struct sim_kernel *k);
 const struct sim_kernel_stats *sim_kernel_stats(const struct sim_kernel *k);
 sim_time_t sim_global_quantum(const struct sim_kernel *k);
+/* Kernel items ever allocated (the pool only grows): tests check that memory stays bounded. */
+size_t sim_kernel_node_capacity(const struct sim_kernel *k);
 void sim_set_global_quantum(struct sim_kernel *k, sim_time_t q);
 
 /* ---- running ------------------------------------------------------------------------- */
@@ -90,7 +92,8 @@ struct sim_handle {
 	uint64_t gen;
 };
 
-/* Priorities break ties between items due at the same time: lower runs first. */
+/* Priorities break ties between timed items due at the same time: lower runs first. Delta
+ * items (delay 0) run in the order they were scheduled, whatever their priority. */
 #define SIM_PRIO_FIRST	 0u
 #define SIM_PRIO_DEFAULT 0x8000u
 #define SIM_PRIO_LAST	 0xffffu

@@ -149,27 +149,37 @@ static void mt_start_accept(struct memtarget *m)
 	sim_schedule(m->k, m->cfg.latency_ns * SIM_NS, mt_send_resp, &m->port[w->port], w->p);
 }
 
+/* A request reaches the accept stage's queue (at BEGIN_REQ time plus its annotated delay). */
+static void mt_arrive(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct mt_port *pt = obj;
+	struct memtarget *m = pt->m;
+	unsigned tail = (m->qhead + m->qlen) % (unsigned)m->cfg.ports;
+
+	m->q[tail].p = arg;
+	m->q[tail].port = (unsigned)(pt - m->port);
+	m->q[tail].arrived = sim_now(k);
+	m->qlen++;
+	mt_start_accept(m);
+}
+
 static enum tlm_sync_enum mt_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
 				   sim_time_t *delay)
 {
 	struct mt_port *pt = obj;
 	struct memtarget *m = pt->m;
-	unsigned tail;
 
-	(void)delay;
 	if (*ph == TLM_END_RESP)
 		return TLM_COMPLETED;
 	if (*ph != TLM_BEGIN_REQ || m->qlen == m->cfg.ports) {
 		sim_fail(m->k, -CS_EPROTO, "%s: unexpected %s", pt->name, tlm_phase_name(*ph));
 		return TLM_COMPLETED;
 	}
-	tail = (m->qhead + m->qlen) % (unsigned)m->cfg.ports;
 	tlm_payload_acquire(p); /* held until the response is sent */
-	m->q[tail].p = p;
-	m->q[tail].port = (unsigned)(pt - m->port);
-	m->q[tail].arrived = sim_now(m->k);
-	m->qlen++;
-	mt_start_accept(m);
+	if (*delay)
+		sim_schedule(m->k, *delay, mt_arrive, pt, p);
+	else
+		mt_arrive(m->k, pt, p);
 	return TLM_ACCEPTED;
 }
 

@@ -4,7 +4,8 @@
  * A system type (selfcheck now; gpu, apu later) is a registered builder: it reads the
  * configuration sections it needs, creates components from the component registry, binds
  * their sockets and runs a workload. Components know their neighbours only through bound
- * sockets. Registries are explicit arrays (system.c, components.c, workloads/registry.c).
+ * sockets. Registries are explicit arrays (systems and components in system.c, workloads in
+ * workloads/registry.c).
  */
 #ifndef COHSCOPE_TLM_SYSTEM_SYSTEM_H
 #define COHSCOPE_TLM_SYSTEM_SYSTEM_H
