@@ -685,10 +685,15 @@ const char *sim_event_name(const struct sim_event *e)
 	return e->name;
 }
 
-static void event_trigger(struct sim_kernel *k, struct sim_event *e)
+static inline void event_trigger(struct sim_kernel *k, struct sim_event *e)
 {
 	struct sim_node *w = e->waiters;
 
+	if (e->nsens == 1 && !w) { /* the common case, without the loops */
+		if (!e->sens[0]->dyn_pending)
+			make_runnable(k, e->sens[0]);
+		return;
+	}
 	for (unsigned i = 0; i < e->nsens; i++) {
 		struct sim_process *p =
 		    i < SENS_INLINE ? e->sens[i] : e->sens_more[i - SENS_INLINE];
@@ -839,12 +844,7 @@ static void fire_node(struct sim_kernel *k, struct sim_node *n)
 		e->pending = NULL;
 		e->pending_kind = PENDING_NONE;
 		e->pending_when = SIM_TIME_MAX;
-		if (e->nsens == 1 && !e->waiters) { /* the common case, without the loops */
-			if (!e->sens[0]->dyn_pending)
-				make_runnable(k, e->sens[0]);
-		} else {
-			event_trigger(k, e);
-		}
+		event_trigger(k, e);
 		break;
 	}
 	case SIM_NODE_WAKE:

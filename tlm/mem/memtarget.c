@@ -53,22 +53,31 @@ struct memtarget {
 
 #define MT(c) ((struct memtarget *)(c))
 
+/* Moves the data of a read or write within the store; false when it does not fit. */
+static bool mt_copy(struct memtarget *m, struct tlm_payload *p)
+{
+	if (p->addr > m->size || p->len > m->size - p->addr)
+		return false;
+	if (p->cmd == TLM_WRITE_COMMAND)
+		memcpy(m->store + p->addr, p->data, p->len);
+	else
+		memcpy(p->data, m->store + p->addr, p->len);
+	return true;
+}
+
 /* The one state update both faces share. */
 static void mt_access(struct memtarget *m, struct tlm_payload *p)
 {
-	if (p->addr > m->size || p->len > m->size - p->addr || p->cmd == TLM_IGNORE_COMMAND) {
+	if (p->cmd == TLM_IGNORE_COMMAND || !mt_copy(m, p)) {
 		p->status = p->cmd == TLM_IGNORE_COMMAND ? TLM_COMMAND_ERROR_RESPONSE
 							 : TLM_ADDRESS_ERROR_RESPONSE;
 		++*m->addr_errors;
 		return;
 	}
-	if (p->cmd == TLM_WRITE_COMMAND) {
-		memcpy(m->store + p->addr, p->data, p->len);
+	if (p->cmd == TLM_WRITE_COMMAND)
 		++*m->writes;
-	} else {
-		memcpy(p->data, m->store + p->addr, p->len);
+	else
 		++*m->reads;
-	}
 	*m->bytes += p->len;
 	p->status = TLM_OK_RESPONSE;
 }
@@ -86,15 +95,9 @@ static void mt_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 static unsigned mt_transport_dbg(void *obj, struct tlm_payload *p)
 {
 	struct mt_port *pt = obj;
-	struct memtarget *m = pt->m;
 
-	if (p->addr > m->size || p->len > m->size - p->addr)
-		return 0;
-	if (p->cmd == TLM_WRITE_COMMAND)
-		memcpy(m->store + p->addr, p->data, p->len);
-	else
-		memcpy(p->data, m->store + p->addr, p->len);
-	return p->len;
+	/* debug access: no time, no statistics */
+	return p->cmd != TLM_IGNORE_COMMAND && mt_copy(pt->m, p) ? p->len : 0;
 }
 
 /* ---- approximately timed face ---------------------------------------------------------------- */

@@ -59,6 +59,8 @@ struct pp_proc {
 struct selfcheck {
 	bool run_pingpong, run_memtest;
 	struct pingpong_cfg pp;
+	struct memtarget_cfg mem; /* as loaded at build: the checks use the same values */
+	struct traffic_cfg tg;
 	struct pp_proc *procs; /* methods then threads */
 	uint64_t *pp_method_count, *pp_thread_count;
 	struct cs_component *mem_at, *mem_lt, *tg_at, *tg_lt;
@@ -232,21 +234,13 @@ static void check_pingpong(struct cs_system *s, struct selfcheck *sc)
 static void check_memtest(struct cs_system *s, struct selfcheck *sc)
 {
 	struct traffic_result at, lt;
-	struct memtarget_cfg mc;
-	struct traffic_cfg tc;
-	struct cs_err e;
-	uint64_t n, it, A, L, lo, hi;
+	uint64_t n = sc->tg.initiators, it = sc->tg.iterations;
+	uint64_t A = sc->mem.accept_ns * SIM_NS, L = sc->mem.latency_ns * SIM_NS;
+	uint64_t lo, hi;
 	bool exact;
 
-	/* the sections were loaded at build; loading again returns the same values */
-	cs_config_section(s->cfg, cs_component_find("memory")->params, &mc, &e);
-	cs_config_section(s->cfg, cs_component_find("traffic")->params, &tc, &e);
 	traffic_result(sc->tg_at, &at);
 	traffic_result(sc->tg_lt, &lt);
-	n = tc.initiators;
-	it = tc.iterations;
-	A = mc.accept_ns * SIM_NS;
-	L = mc.latency_ns * SIM_NS;
 	/* AT: initiator i's k-th access is accepted at i*A + k*L while the accept stage keeps
 	 * up (n*A <= L); otherwise the stage is the bottleneck and the time lies between the
 	 * two bounds below. */
@@ -272,13 +266,12 @@ static void check_memtest(struct cs_system *s, struct selfcheck *sc)
 		  tlm_pool_live(s->pool));
 }
 
-static int load_memtest_sections(struct cs_system *s, struct cs_err *err)
+static int load_memtest_sections(struct cs_system *s, struct selfcheck *sc, struct cs_err *err)
 {
-	struct memtarget_cfg mc;
-	struct traffic_cfg tc;
-	int rc = cs_config_section(s->cfg, cs_component_find("memory")->params, &mc, err);
+	int rc = cs_config_section(s->cfg, cs_component_find("memory")->params, &sc->mem, err);
 
-	return rc ? rc : cs_config_section(s->cfg, cs_component_find("traffic")->params, &tc, err);
+	return rc ? rc
+		  : cs_config_section(s->cfg, cs_component_find("traffic")->params, &sc->tg, err);
 }
 
 /* ---- system ops --------------------------------------------------------------------------------- */
@@ -298,7 +291,7 @@ static int sc_build(struct cs_system *s, struct cs_err *err)
 	 * configuration serves all of them. */
 	rc = cs_config_section(s->cfg, &pingpong_table, &sc->pp, err);
 	if (!rc)
-		rc = load_memtest_sections(s, err);
+		rc = load_memtest_sections(s, sc, err);
 	if (!rc && sc->run_pingpong)
 		rc = pp_build(s, sc, err);
 	if (!rc && sc->run_memtest)
