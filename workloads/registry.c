@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "workloads/micro.h"
+
 static const struct cs_workload wl_selfcheck = {
     .name = "selfcheck",
     .system = "selfcheck",
@@ -24,10 +26,41 @@ static const struct cs_workload wl_memtest = {
 	    "approximately timed (4 phases) and loosely timed (quantum keeper)",
 };
 
+
+#define GPU_WL(id, fn, text)                                                                      \
+	static const struct cs_workload wl_##id = {                                               \
+	    .name = #id, .system = "gpu", .help = text, .gpu = fn}
+
+GPU_WL(stream, micro_stream_main,
+       "streaming c[i] = a[i] + b[i] over every SM, coalesced (bandwidth)");
+GPU_WL(streamw, micro_streamw_main, "write-only streaming c[i] = i ^ seed (store bandwidth)");
+GPU_WL(chase, micro_chase_main,
+       "pointer chase by one warp over L1-, L2- and DRAM-sized footprints (latency)");
+GPU_WL(chase_l1, micro_chase_l1_main, "pointer chase within an L1-sized footprint");
+GPU_WL(chase_l2, micro_chase_l2_main, "pointer chase within an L2-sized footprint");
+GPU_WL(chase_dram, micro_chase_dram_main, "pointer chase over a footprint beyond the L2");
+GPU_WL(prodcons, micro_prodcons_main,
+       "producer/consumer CTA pairs on different SMs through a flag (needs coherence)");
+GPU_WL(lock, micro_lock_main,
+       "spin lock (CAS acquire, exchange release) around a shared counter (needs coherence)");
+GPU_WL(barrier, micro_barrier_main,
+       "sense-reversing global barrier over every co-resident CTA (needs coherence)");
+GPU_WL(histo, micro_histo_main, "histogram with per-lane atomic adds at the L2");
+
 static const struct cs_workload *const workloads[] = {
     &wl_selfcheck,
     &wl_pingpong,
     &wl_memtest,
+    &wl_stream,
+    &wl_streamw,
+    &wl_chase,
+    &wl_chase_l1,
+    &wl_chase_l2,
+    &wl_chase_dram,
+    &wl_prodcons,
+    &wl_lock,
+    &wl_barrier,
+    &wl_histo,
     NULL,
 };
 

@@ -1,16 +1,20 @@
 /*
  * workloads/workload.h - the workload registry: what `-w NAME` selects.
  *
- * A workload names the system type it runs on. The kernel self-checks are the only workloads
- * until the GPU model arrives; GPU kernels, traces and litmus tests will register here too.
+ * A workload names the system type it runs on: the kernel self-checks (system "selfcheck") or
+ * GPU programs written against workloads/gpu_api.h (system "gpu"); traces and litmus tests
+ * will register here too.
  */
 #ifndef COHSCOPE_WORKLOADS_WORKLOAD_H
 #define COHSCOPE_WORKLOADS_WORKLOAD_H
+
+#include "workloads/gpu_api.h"
 
 struct cs_workload {
 	const char *name;
 	const char *system; /* the system type it runs on */
 	const char *help;
+	gpu_host_fn gpu;    /* system "gpu": the host program */
 };
 
 /* NULL-terminated, in the order `cohscope list workloads` shows them. */

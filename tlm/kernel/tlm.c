@@ -4,6 +4,7 @@
  */
 #include "tlm/kernel/tlm.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,13 +12,16 @@
 
 #define POOL_CHUNK 256
 
+/* A chunk holds POOL_CHUNK payloads of pool->elem_size bytes each (a payload, or a message
+ * struct that begins with one). */
 struct pool_chunk {
 	struct pool_chunk *next;
-	struct tlm_payload p[POOL_CHUNK];
+	max_align_t items[];
 };
 
 struct tlm_pool {
 	struct tlm_payload *free;
+	size_t elem_size; /* bytes per payload, rounded to max_align_t */
 	struct pool_chunk *chunks;
 	size_t live, capacity;
 	uint64_t next_id;
@@ -30,8 +34,26 @@ struct tlm_pool {
 
 int tlm_pool_create(struct tlm_pool **out)
 {
+	return tlm_pool_create_sized(sizeof(struct tlm_payload), out);
+}
+
+int tlm_pool_create_sized(size_t payload_size, struct tlm_pool **out)
+{
+	size_t a = _Alignof(max_align_t);
+
+	*out = NULL;
+	if (payload_size < sizeof(struct tlm_payload) || payload_size > (1u << 20))
+		return -CS_EINVAL;
 	*out = calloc(1, sizeof(**out));
-	return *out ? 0 : -CS_ENOMEM;
+	if (!*out)
+		return -CS_ENOMEM;
+	(*out)->elem_size = (payload_size + a - 1) / a * a;
+	return 0;
+}
+
+static inline struct tlm_payload *chunk_item(struct pool_chunk *c, size_t elem, size_t i)
+{
+	return (struct tlm_payload *)((char *)c->items + elem * i);
 }
 
 void tlm_pool_destroy(struct tlm_pool *pool)
@@ -66,8 +88,11 @@ int tlm_ext_register(struct tlm_pool *pool, const char *name, tlm_ext_free_fn fr
 	return (int)pool->next_ext++;
 }
 
-static void payload_reset(struct tlm_payload *p)
+static void payload_reset(struct tlm_pool *pool, struct tlm_payload *p)
 {
+	/* The container's own fields (after the payload) start zeroed for every message. */
+	if (pool->elem_size > sizeof(*p))
+		memset(p + 1, 0, pool->elem_size - sizeof(*p));
 	p->addr = 0;
 	p->data = p->buf;
 	p->byte_enable = NULL;
@@ -84,23 +109,25 @@ struct tlm_payload *tlm_payload_alloc(struct tlm_pool *pool)
 	struct tlm_payload *p = pool->free;
 
 	if (!p) {
-		struct pool_chunk *c = calloc(1, sizeof(*c));
+		struct pool_chunk *c = calloc(1, sizeof(*c) + pool->elem_size * POOL_CHUNK);
 
 		if (!c)
 			return NULL;
 		c->next = pool->chunks;
 		pool->chunks = c;
 		for (size_t i = POOL_CHUNK; i-- > 0;) {
-			c->p[i].pool = pool;
-			c->p[i].free_next = pool->free;
-			pool->free = &c->p[i];
+			struct tlm_payload *q = chunk_item(c, pool->elem_size, i);
+
+			q->pool = pool;
+			q->free_next = pool->free;
+			pool->free = q;
 		}
 		pool->capacity += POOL_CHUNK;
 		p = pool->free;
 	}
 	pool->free = p->free_next;
 	p->free_next = NULL;
-	payload_reset(p);
+	payload_reset(pool, p);
 	p->refcnt = 1;
 	p->id = pool->next_id++;
 	pool->live++;

@@ -70,6 +70,10 @@ typedef void (*tlm_ext_free_fn)(void *ext);
 
 /* One pool per system: extension ids are the pool's. */
 int tlm_pool_create(struct tlm_pool **out);
+/* A pool whose payloads are payload_size bytes: the first member of a message struct is its
+ * struct tlm_payload, and the bytes after it are zeroed on every alloc (container_of gets the
+ * message back). -CS_EINVAL if payload_size < sizeof(struct tlm_payload). */
+int tlm_pool_create_sized(size_t payload_size, struct tlm_pool **out);
 /* Payloads still out are freed too; tlm_pool_live tells whether any leaked. */
 void tlm_pool_destroy(struct tlm_pool *pool);
 /* Returns the id (>= 0) or -CS_ERANGE when all TLM_MAX_EXTENSIONS are taken, -CS_EEXIST on

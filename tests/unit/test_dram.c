@@ -1,0 +1,1186 @@
+/*
+ * tests/unit/test_dram.c - the DRAM channel controller (tlm/dram/dram.c): closed-form
+ * latencies, peak and random bandwidth, every timing constraint on a command trace,
+ * back-pressure, FR-FCFS against FCFS, data, determinism.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/dram/dram.h"
+#include "tlm/kernel/sim.h"
+#include "tlm/kernel/tlm.h"
+#include "tlm/mem/msg.h"
+#include "tlm/mem/store.h"
+#include "util/error.h"
+#include "util/params.h"
+#include "util/stats.h"
+
+/* ---- test bench: initiators with a request program, bound to one controller ---------------- */
+
+#define MAX_INI 8
+
+/* How an initiator answers BEGIN_RESP. */
+enum resp_mode { RESP_COMPLETED = 0, RESP_UPDATED, RESP_ACCEPTED };
+
+struct rq {
+	uint64_t addr;
+	uint32_t len;
+	uint8_t write;
+	uint8_t fill; /* write data: byte i is fill + i */
+	const uint8_t *be;
+	uint32_t be_len;
+	sim_time_t at;	  /* sent no earlier than this */
+	sim_time_t delay; /* annotated on BEGIN_REQ */
+	/* results */
+	sim_time_t sent, resp;
+	uint64_t data_end; /* cycle the last burst left the bus (from the trace) */
+	uint8_t data[MEM_LINE_MAX];
+};
+
+struct tb;
+
+struct ini {
+	struct tlm_initiator_socket is;
+	struct tb *tb;
+	unsigned id;
+	struct rq *rq;
+	unsigned n, next, done;
+	bool busy; /* BEGIN_REQ without END_REQ */
+	bool pump_pending;
+	enum resp_mode mode;
+	sim_time_t hold; /* RESP_ACCEPTED: END_RESP this long after BEGIN_RESP */
+	unsigned backpressured;
+	char name[32];
+};
+
+struct tb {
+	struct sim_kernel *k;
+	struct cs_stats *stats;
+	struct mem_store *store;
+	struct tlm_pool *pool;
+	struct addr_map map;
+	struct dram_cfg cfg;
+	struct sim_clock clk;
+	struct dram_ctrl *d;
+	struct ini ini[MAX_INI];
+	unsigned nini;
+	struct dram_cmd_rec *cmd;
+	size_t ncmd, capcmd;
+	unsigned max_queued;
+	sim_time_t last_resp;
+	unsigned bad_status;
+};
+
+static void default_cfg(struct dram_cfg *cfg)
+{
+	struct cs_err err;
+
+	ck_assert_int_eq(cs_params_defaults(&dram_params, cfg, &err), 0);
+}
+
+static void note_queued(struct tb *tb)
+{
+	unsigned q = dram_ctrl_queued(tb->d);
+
+	if (q > tb->max_queued)
+		tb->max_queued = q;
+}
+
+static void ini_pump(struct ini *in);
+
+static void pump_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct ini *in = obj;
+
+	(void)k;
+	(void)arg;
+	in->pump_pending = false;
+	ini_pump(in);
+}
+
+static void ini_pump(struct ini *in)
+{
+	struct tb *tb = in->tb;
+
+	while (!in->busy && in->next < in->n) {
+		struct rq *r = &in->rq[in->next];
+		struct tlm_payload *p;
+		struct mem_msg *m;
+		enum tlm_phase ph = TLM_BEGIN_REQ;
+		sim_time_t delay = r->delay;
+		enum tlm_sync_enum ret;
+
+		if (r->at > sim_now(tb->k)) {
+			if (!in->pump_pending) {
+				in->pump_pending = true;
+				sim_schedule_at(tb->k, r->at, SIM_PRIO_DEFAULT, pump_cb, in, NULL);
+			}
+			return;
+		}
+		p = tlm_payload_alloc(tb->pool);
+		ck_assert_ptr_nonnull(p);
+		m = mem_msg_of(p);
+		m->src = (uint16_t)in->id;
+		m->txn = in->next;
+		p->addr = r->addr;
+		p->len = r->len;
+		p->cmd = r->write ? TLM_WRITE_COMMAND : TLM_READ_COMMAND;
+		if (r->write)
+			for (unsigned i = 0; i < r->len; i++)
+				p->data[i] = (uint8_t)(r->fill + i);
+		p->byte_enable = (uint8_t *)r->be;
+		p->byte_enable_len = r->be_len;
+		r->sent = sim_now(tb->k);
+		in->next++;
+		ret = tlm_nb_transport_fw(&in->is, p, &ph, &delay);
+		note_queued(tb);
+		if (ret == TLM_ACCEPTED) {
+			in->busy = true;
+			in->backpressured++;
+			return;
+		}
+		if (ret != TLM_UPDATED || ph != TLM_END_REQ) {
+			sim_fail(tb->k, -CS_EPROTO, "%s: unexpected answer to BEGIN_REQ", in->name);
+			return;
+		}
+	}
+}
+
+static void end_resp_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct ini *in = obj;
+	struct tlm_payload *p = arg;
+	enum tlm_phase ph = TLM_END_RESP;
+	sim_time_t delay = 0;
+
+	(void)k;
+	tlm_nb_transport_fw(&in->is, p, &ph, &delay);
+	tlm_payload_release(p);
+}
+
+static enum tlm_sync_enum ini_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				 sim_time_t *delay)
+{
+	struct ini *in = obj;
+	struct tb *tb = in->tb;
+	struct rq *r;
+
+	(void)delay;
+	note_queued(tb);
+	if (*ph == TLM_END_REQ) {
+		in->busy = false;
+		sim_schedule(tb->k, 0, pump_cb, in, NULL);
+		in->pump_pending = true;
+		return TLM_ACCEPTED;
+	}
+	r = &in->rq[mem_msg_of(p)->txn];
+	r->resp = sim_now(tb->k);
+	if (sim_now(tb->k) > tb->last_resp)
+		tb->last_resp = sim_now(tb->k);
+	if (p->status != TLM_OK_RESPONSE)
+		tb->bad_status++;
+	if (!r->write)
+		memcpy(r->data, p->data, r->len);
+	in->done++;
+	switch (in->mode) {
+	case RESP_COMPLETED:
+		tlm_payload_release(p);
+		return TLM_COMPLETED;
+	case RESP_UPDATED:
+		tlm_payload_release(p);
+		*ph = TLM_END_RESP;
+		return TLM_UPDATED;
+	case RESP_ACCEPTED:
+		sim_schedule(tb->k, in->hold, end_resp_cb, in, p);
+		return TLM_ACCEPTED;
+	}
+	return TLM_COMPLETED;
+}
+
+static const struct tlm_bw_ops ini_ops = {.nb_transport_bw = ini_bw};
+
+static void trace_fn(void *ctx, const struct dram_cmd_rec *c)
+{
+	struct tb *tb = ctx;
+	struct mem_msg *m = mem_msg_of(c->payload);
+
+	note_queued(tb);
+	if (tb->ncmd == tb->capcmd) {
+		tb->capcmd = tb->capcmd ? tb->capcmd * 2 : 1024;
+		tb->cmd = realloc(tb->cmd, tb->capcmd * sizeof(*tb->cmd));
+		if (!tb->cmd)
+			abort();
+	}
+	tb->cmd[tb->ncmd++] = *c;
+	if (c->kind == DRAM_CMD_RD || c->kind == DRAM_CMD_WR)
+		tb->ini[m->src].rq[m->txn].data_end = c->data_end;
+}
+
+/* A bench with nini initiators on channel `channel` of map (NULL: one channel, local == global). */
+static void tb_init(struct tb *tb, const struct dram_cfg *cfg, unsigned nini, unsigned channel,
+		    const struct addr_map *map)
+{
+	struct cs_err err = {0};
+
+	memset(tb, 0, sizeof(*tb));
+	tb->cfg = *cfg;
+	tb->nini = nini;
+	tb->map = map ? *map
+		      : (struct addr_map){
+			    .banks = nini, .banks_per_channel = nini, .interleave_shift = 8};
+	ck_assert_int_eq(sim_clock_init(&tb->clk, cfg->clock_mhz * 1000000ull), 0);
+	ck_assert_int_eq(sim_kernel_create(NULL, &tb->k), 0);
+	ck_assert_int_eq(cs_stats_create(&tb->stats), 0);
+	ck_assert_int_eq(mem_store_create(&tb->store), 0);
+	ck_assert_int_eq(tlm_pool_create_sized(sizeof(struct mem_msg), &tb->pool), 0);
+	if (dram_ctrl_create(tb->k, cfg, channel, &tb->map, tb->store, nini,
+			     cs_stat_group(cs_stats_root(tb->stats), "dram0"), &tb->d, &err))
+		ck_abort_msg("dram_ctrl_create: %s", err.msg);
+	ck_assert_int_eq(cs_stats_error(tb->stats, &err), 0);
+	dram_ctrl_set_trace(tb->d, trace_fn, tb);
+	for (unsigned i = 0; i < nini; i++) {
+		struct ini *in = &tb->ini[i];
+
+		in->tb = tb;
+		in->id = i;
+		snprintf(in->name, sizeof(in->name), "ini%u", i);
+		tlm_initiator_init(&in->is, in->name, &ini_ops, in);
+		ck_assert_int_eq(tlm_bind(&in->is, dram_ctrl_port(tb->d, i)), 0);
+		ck_assert_int_eq(tlm_checker_attach(&in->is, tb->k), 0);
+	}
+	ck_assert_ptr_null(dram_ctrl_port(tb->d, nini));
+}
+
+static struct rq *tb_program(struct tb *tb, unsigned i, unsigned n)
+{
+	struct ini *in = &tb->ini[i];
+
+	in->rq = calloc(n ? n : 1, sizeof(*in->rq));
+	ck_assert_ptr_nonnull(in->rq);
+	in->n = n;
+	return in->rq;
+}
+
+static int tb_run(struct tb *tb)
+{
+	for (unsigned i = 0; i < tb->nini; i++)
+		if (tb->ini[i].n) {
+			tb->ini[i].pump_pending = true;
+			sim_schedule(tb->k, 0, pump_cb, &tb->ini[i], NULL);
+		}
+	return sim_run(tb->k);
+}
+
+/* Everything delivered, nothing held, no protocol violation. */
+static void tb_check_complete(struct tb *tb)
+{
+	for (unsigned i = 0; i < tb->nini; i++) {
+		struct ini *in = &tb->ini[i];
+
+		ck_assert_uint_eq(in->next, in->n);
+		ck_assert_uint_eq(in->done, in->n);
+		ck_assert_uint_eq(tlm_checker_violations(&in->is), 0);
+		ck_assert_uint_eq(tlm_checker_in_flight(&in->is), 0);
+	}
+	ck_assert_uint_eq(tb->bad_status, 0);
+	ck_assert_uint_eq(dram_ctrl_queued(tb->d), 0);
+	ck_assert_uint_eq(tlm_pool_live(tb->pool), 0);
+}
+
+static double tb_stat(struct tb *tb, const char *name)
+{
+	char full[128];
+	double v;
+
+	snprintf(full, sizeof(full), "dram0.%s", name);
+	ck_assert_int_eq(cs_stats_value(tb->stats, full, &v), 0);
+	return v;
+}
+
+static void tb_fini(struct tb *tb)
+{
+	for (unsigned i = 0; i < tb->nini; i++) {
+		tlm_checker_detach(&tb->ini[i].is);
+		free(tb->ini[i].rq);
+	}
+	dram_ctrl_destroy(tb->d);
+	sim_kernel_destroy(tb->k);
+	tlm_pool_destroy(tb->pool);
+	mem_store_destroy(tb->store);
+	cs_stats_destroy(tb->stats);
+	free(tb->cmd);
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Local address of (bank, row, byte in row) for the default decode. */
+static uint64_t addr_of(const struct dram_cfg *c, unsigned bank, uint64_t row, uint64_t col)
+{
+	return (row * c->banks + bank) * c->row_bytes + col;
+}
+
+/*
+ * Each response comes at the edge where its last burst left the bus, unless the port is still
+ * busy with the previous response (RESP_ACCEPTED: END_RESP `hold` after BEGIN_RESP): then
+ * right at that END_RESP. Responses of a port go out in data order.
+ */
+static int by_data_end(const void *a, const void *b);
+
+static void check_responses(const struct tb *tb, const struct ini *in)
+{
+	const struct rq **o = calloc(in->n ? in->n : 1, sizeof(*o));
+	sim_time_t prev_end_resp = 0;
+
+	ck_assert_ptr_nonnull(o);
+	for (unsigned j = 0; j < in->n; j++)
+		o[j] = &in->rq[j];
+	qsort(o, in->n, sizeof(*o), by_data_end);
+	for (unsigned j = 0; j < in->n; j++) {
+		sim_time_t due = sim_clock_edge(&tb->clk, o[j]->data_end);
+		sim_time_t want = due;
+
+		if (in->mode == RESP_ACCEPTED && prev_end_resp > want)
+			want = prev_end_resp;
+		if (o[j]->resp != want) {
+			unsigned idx = (unsigned)(o[j] - in->rq);
+			sim_time_t got = o[j]->resp;
+
+			free(o);
+			ck_abort_msg("%s request %u: response at %llu ps, expected %llu ps",
+				     in->name, idx, (unsigned long long)got,
+				     (unsigned long long)want);
+		}
+		prev_end_resp = o[j]->resp + in->hold;
+	}
+	free(o);
+}
+
+/*
+ * Every timing rule the controller promises, checked on its command trace; also that each
+ * response arrived exactly at the edge where its last burst left the bus.
+ */
+static void check_trace(const struct tb *tb)
+{
+	const struct dram_cfg *c = &tb->cfg;
+	uint64_t burst = c->burst_length / c->data_rate;
+	unsigned nb = (unsigned)c->banks;
+	struct bk {
+		int64_t act, pre, rd, wr_end;
+		uint64_t row;
+		bool open;
+	} *b = calloc(nb, sizeof(*b));
+	int64_t last_act = -1000000, last_col = -1000000, last_cmd = -1, wr_end = -1000000;
+	int64_t bus_end = 0;
+
+	ck_assert_ptr_nonnull(b);
+	for (unsigned i = 0; i < nb; i++)
+		b[i] = (struct bk){-1000000, -1000000, -1000000, -1000000, 0, false};
+	for (size_t i = 0; i < tb->ncmd; i++) {
+		const struct dram_cmd_rec *r = &tb->cmd[i];
+		int64_t t = (int64_t)r->cycle;
+		struct bk *k = &b[r->bank];
+		const char *bad = NULL;
+
+		if (t <= last_cmd)
+			bad = "two commands in one cycle (or out of order)";
+		else if (r->kind == DRAM_CMD_ACT) {
+			if (k->open)
+				bad = "ACT to an open bank";
+			else if (t < k->act + (int64_t)c->tRC)
+				bad = "tRC";
+			else if (t < k->pre + (int64_t)c->tRP)
+				bad = "tRP";
+			else if (t < last_act + (int64_t)c->tRRD)
+				bad = "tRRD";
+			k->open = true;
+			k->row = r->row;
+			k->act = t;
+			last_act = t;
+		} else if (r->kind == DRAM_CMD_PRE) {
+			if (!k->open || k->row != r->row)
+				bad = "PRE of a closed bank";
+			else if (t < k->act + (int64_t)c->tRAS)
+				bad = "tRAS";
+			else if (t < k->wr_end + (int64_t)c->tWR)
+				bad = "tWR";
+			else if (t < k->rd + (int64_t)burst)
+				bad = "read to precharge";
+			k->open = false;
+			k->pre = t;
+		} else {
+			bool wr = r->kind == DRAM_CMD_WR;
+			int64_t start = t + (int64_t)(wr ? c->tWL : c->tCL);
+
+			if (!k->open || k->row != r->row)
+				bad = "column command to a row not open";
+			else if (t < k->act + (int64_t)c->tRCD)
+				bad = "tRCD";
+			else if (t < last_col + (int64_t)c->tCCD)
+				bad = "tCCD";
+			else if (!wr && t < wr_end + (int64_t)c->tCDLR)
+				bad = "tCDLR";
+			else if ((int64_t)r->data_start != start ||
+				 r->data_end != r->data_start + burst)
+				bad = "data slot not tCL/tWL after the command";
+			else if (start < bus_end)
+				bad = "bursts overlap on the data bus";
+			bus_end = (int64_t)r->data_end;
+			last_col = t;
+			if (wr) {
+				k->wr_end = (int64_t)r->data_end;
+				wr_end = (int64_t)r->data_end;
+			} else {
+				k->rd = t;
+			}
+		}
+		if (bad) {
+			free(b);
+			ck_abort_msg("command %zu (kind %u bank %u cycle %llu): %s", i, r->kind,
+				     r->bank, (unsigned long long)r->cycle, bad);
+		}
+		last_cmd = t;
+	}
+	free(b);
+	for (unsigned i = 0; i < tb->nini; i++)
+		check_responses(tb, &tb->ini[i]);
+}
+
+static int by_data_end(const void *a, const void *b)
+{
+	const struct rq *x = *(const struct rq *const *)a, *y = *(const struct rq *const *)b;
+
+	return x->data_end < y->data_end ? -1 : x->data_end > y->data_end;
+}
+
+/* ---- configuration ------------------------------------------------------------------------ */
+
+START_TEST(test_defaults)
+{
+	struct dram_cfg c;
+	struct cs_err err;
+
+	default_cfg(&c);
+	ck_assert_uint_eq(c.clock_mhz, 924);
+	ck_assert_uint_eq(c.data_rate, 4);
+	ck_assert_uint_eq(c.bus_bytes, 8);
+	ck_assert_uint_eq(c.burst_length, 8);
+	ck_assert_uint_eq(c.banks, 16);
+	ck_assert_uint_eq(c.row_bytes, 4096);
+	ck_assert_uint_eq(c.tCL, 12);
+	ck_assert_uint_eq(c.tRP, 12);
+	ck_assert_uint_eq(c.tRC, 40);
+	ck_assert_uint_eq(c.tRAS, 28);
+	ck_assert_uint_eq(c.tRCD, 12);
+	ck_assert_uint_eq(c.tRRD, 6);
+	ck_assert_uint_eq(c.tCCD, 2);
+	ck_assert_uint_eq(c.tWR, 12);
+	ck_assert_uint_eq(c.tWL, 4);
+	ck_assert_uint_eq(c.tCDLR, 5);
+	ck_assert_uint_eq(c.queue, 32);
+	ck_assert_uint_eq(c.scheduler, DRAM_SCHED_FRFCFS);
+	ck_assert_uint_eq(c.ctrl_latency, 0);
+	ck_assert_int_eq(dram_cfg_check(&c, &err), 0);
+	/* 8 B x 4 beats x 924 MHz */
+	ck_assert_double_eq_tol(dram_peak_bytes_per_s(&c), 29.568e9, 1.0);
+	ck_assert_str_eq(dram_params.section, "dram");
+}
+END_TEST
+
+START_TEST(test_bad_config)
+{
+	struct dram_cfg c;
+	struct cs_err err = {0};
+	struct sim_kernel *k;
+	struct mem_store *s;
+	struct cs_stats *st;
+	struct dram_ctrl *d = (struct dram_ctrl *)&err;
+	struct addr_map map = {.banks = 2, .banks_per_channel = 1, .interleave_shift = 8};
+
+	default_cfg(&c);
+	c.tRC = 30; /* < tRAS + tRP = 40 */
+	ck_assert_int_eq(dram_cfg_check(&c, &err), -CS_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.tRC"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.tRAS"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.tRP"));
+
+	default_cfg(&c);
+	c.tRCD = 30; /* > tRAS */
+	ck_assert_int_eq(dram_cfg_check(&c, &err), -CS_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.tRAS"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.tRCD"));
+
+	default_cfg(&c);
+	c.burst_length = 6; /* 1.5 command cycles */
+	ck_assert_int_eq(dram_cfg_check(&c, &err), -CS_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.burst_length"));
+
+	default_cfg(&c);
+	c.row_bytes = 4000;
+	ck_assert_int_eq(dram_cfg_check(&c, &err), -CS_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.row_bytes"));
+
+	default_cfg(&c);
+	c.banks = 0;
+	ck_assert_int_eq(dram_cfg_check(&c, &err), -CS_ECONFIG);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.banks"));
+
+	/* create refuses the same, and a channel outside the map */
+	default_cfg(&c);
+	c.tRC = 30;
+	ck_assert_int_eq(sim_kernel_create(NULL, &k), 0);
+	ck_assert_int_eq(mem_store_create(&s), 0);
+	ck_assert_int_eq(cs_stats_create(&st), 0);
+	ck_assert_int_eq(dram_ctrl_create(k, &c, 0, &map, s, 1, cs_stats_root(st), &d, &err),
+			 -CS_ECONFIG);
+	ck_assert_ptr_null(d);
+	ck_assert_ptr_nonnull(strstr(err.msg, "dram.tRC"));
+	default_cfg(&c);
+	ck_assert_int_eq(dram_ctrl_create(k, &c, 2, &map, s, 1, cs_stats_root(st), &d, &err),
+			 -CS_EINVAL);
+	cs_stats_destroy(st);
+	mem_store_destroy(s);
+	sim_kernel_destroy(k);
+}
+END_TEST
+
+/* ---- closed forms ------------------------------------------------------------------------- */
+
+/* ceil(n * 10^12 / f): the time of command-clock edge n */
+static sim_time_t edge_ps(uint64_t clock_mhz, uint64_t n)
+{
+	return (n * 1000000ull + clock_mhz - 1) / clock_mhz;
+}
+
+/* Configurations the latency tests run on. */
+static void latency_cfg(int i, struct dram_cfg *c)
+{
+	default_cfg(c);
+	switch (i) {
+	case 0: /* GTX480 */
+		break;
+	case 1: /* 1 GHz, a front end, tCCD longer than a burst, tRC above tRAS + tRP */
+		c->clock_mhz = 1000;
+		c->ctrl_latency = 3;
+		c->tCCD = 3;
+		c->tRC = 45;
+		c->tCL = 10;
+		c->tWL = 6;
+		break;
+	case 2: /* DDR with long bursts: 4 bus cycles per burst, 32 B atoms */
+		c->data_rate = 2;
+		c->bus_bytes = 4;
+		c->ctrl_latency = 1;
+		c->tRAS = 36;
+		c->tRC = 48;
+		break;
+	}
+}
+
+START_TEST(test_closed_forms)
+{
+	struct dram_cfg c;
+	static const unsigned lens[] = {32, 64, 128};
+
+	latency_cfg(_i, &c);
+	for (unsigned l = 0; l < 3; l++) {
+		unsigned len = lens[l];
+		uint64_t atom = c.bus_bytes * c.burst_length;
+		uint64_t bursts = (len + atom - 1) / atom;
+		uint64_t burst = c.burst_length / c.data_rate; /* bus cycles per burst */
+		uint64_t step = c.tCCD > burst ? c.tCCD : burst;
+		/* last burst issues (bursts - 1) steps after the first; its data ends a burst
+		 * after tCL (tWL) */
+		uint64_t tail = (bursts - 1) * step + burst;
+		uint64_t hit = c.ctrl_latency + c.tCL + tail;
+		uint64_t closed = c.ctrl_latency + c.tRCD + c.tCL + tail;
+		uint64_t conflict = c.ctrl_latency + c.tRP + c.tRCD + c.tCL + tail;
+		uint64_t whit = c.ctrl_latency + c.tWL + tail;
+		uint64_t wconflict = c.ctrl_latency + c.tRP + c.tRCD + c.tWL + tail;
+
+		ck_assert_uint_eq(dram_unloaded_read_cycles(&c, len, DRAM_ROW_HIT), hit);
+		ck_assert_uint_eq(dram_unloaded_read_cycles(&c, len, DRAM_ROW_CLOSED), closed);
+		ck_assert_uint_eq(dram_unloaded_read_cycles(&c, len, DRAM_ROW_CONFLICT), conflict);
+		ck_assert_uint_eq(dram_unloaded_write_cycles(&c, len, DRAM_ROW_HIT), whit);
+		ck_assert_uint_eq(dram_unloaded_write_cycles(&c, len, DRAM_ROW_CONFLICT),
+				  wconflict);
+		ck_assert_uint_eq(dram_unloaded_read_ps(&c, len, DRAM_ROW_HIT),
+				  edge_ps(c.clock_mhz, hit));
+		ck_assert_uint_eq(dram_unloaded_read_ps(&c, len, DRAM_ROW_CLOSED),
+				  edge_ps(c.clock_mhz, closed));
+		ck_assert_uint_eq(dram_unloaded_read_ps(&c, len, DRAM_ROW_CONFLICT),
+				  edge_ps(c.clock_mhz, conflict));
+		ck_assert_uint_eq(dram_unloaded_write_ps(&c, len, DRAM_ROW_CLOSED),
+				  edge_ps(c.clock_mhz, c.ctrl_latency + c.tRCD + c.tWL + tail));
+	}
+	if (_i == 0) {
+		/* GTX480, a 128 B line: 2 bursts of 64 B, 2 cycles each: closed row
+		 * 12 + 12 + 4 = 28 cycles of 1082.25 ps */
+		ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 128, DRAM_ROW_CLOSED), 28);
+		ck_assert_uint_eq(dram_unloaded_read_ps(&c, 128, DRAM_ROW_CLOSED), 30304);
+		ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 32, DRAM_ROW_HIT), 14);
+		ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 128, DRAM_ROW_CONFLICT), 40);
+	}
+}
+END_TEST
+
+/* Measured latencies on an idle channel equal the closed forms exactly. Requests arrive at
+ * edges that are multiples of 231 (at 924 MHz edge n + 231 = edge n + 250 ns exactly). */
+START_TEST(test_unloaded_latency)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct rq *r;
+	const uint64_t gap = 231 * 8;
+	struct {
+		uint64_t addr;
+		uint32_t len;
+		uint8_t write;
+		int state;
+	} seq[] = {
+	    {0, 128, 0, DRAM_ROW_CLOSED}, /* bank 0 row 0 */
+	    {256, 128, 0, DRAM_ROW_HIT},  /* same row */
+	    {0, 0, 0, DRAM_ROW_CONFLICT}, /* bank 0 row 1 (addr set below) */
+	    {512, 32, 0, DRAM_ROW_HIT},	  /* a sector of row 1 */
+	    {0, 0, 1, DRAM_ROW_CLOSED},	  /* write, bank 3 row 5 */
+	    {0, 0, 1, DRAM_ROW_HIT},	  /* write hit */
+	    {0, 0, 1, DRAM_ROW_CONFLICT}, /* write conflict, bank 3 row 6 */
+	    {0, 0, 0, DRAM_ROW_CONFLICT}, /* read conflict after a write (tWR) */
+	    {0, 0, 0, DRAM_ROW_HIT},	  /* read hit */
+	};
+	unsigned n = sizeof(seq) / sizeof(seq[0]);
+
+	latency_cfg(_i, &c);
+	seq[2].addr = addr_of(&c, 0, 1, 0);
+	seq[2].len = 128;
+	seq[3].addr = addr_of(&c, 0, 1, 512);
+	seq[4].addr = addr_of(&c, 3, 5, 1024);
+	seq[4].len = 128;
+	seq[5].addr = addr_of(&c, 3, 5, 0);
+	seq[5].len = 64;
+	seq[6].addr = addr_of(&c, 3, 6, 128);
+	seq[6].len = 128;
+	seq[7].addr = addr_of(&c, 3, 7, 128);
+	seq[7].len = 128;
+	seq[8].addr = addr_of(&c, 3, 7, 3968);
+	seq[8].len = 128;
+
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, n);
+	for (unsigned i = 0; i < n; i++) {
+		r[i].addr = seq[i].addr;
+		r[i].len = seq[i].len;
+		r[i].write = seq[i].write;
+		r[i].at = sim_clock_edge(&tb.clk, gap * i);
+	}
+	/* one arrives through an annotated BEGIN_REQ delay: timed from when it takes effect */
+	r[1].delay = 5 * SIM_NS;
+	r[1].at -= r[1].delay;
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	for (unsigned i = 0; i < n; i++) {
+		sim_time_t want = seq[i].write
+				      ? dram_unloaded_write_ps(&c, seq[i].len, seq[i].state)
+				      : dram_unloaded_read_ps(&c, seq[i].len, seq[i].state);
+
+		ck_assert_uint_eq(r[i].sent + r[i].delay, sim_clock_edge(&tb.clk, gap * i));
+		if (r[i].resp - r[i].sent - r[i].delay != want)
+			ck_abort_msg("request %u: latency %llu ps, closed form %llu ps", i,
+				     (unsigned long long)(r[i].resp - r[i].sent - r[i].delay),
+				     (unsigned long long)want);
+	}
+	ck_assert_double_eq(tb_stat(&tb, "row_hits"), 4);
+	ck_assert_double_eq(tb_stat(&tb, "row_misses"), 2);
+	ck_assert_double_eq(tb_stat(&tb, "row_conflicts"), 3);
+	ck_assert_double_eq(tb_stat(&tb, "activations"), 5);
+	ck_assert_double_eq(tb_stat(&tb, "precharges"), 3);
+	ck_assert_double_eq(tb_stat(&tb, "reads"), 6);
+	ck_assert_double_eq(tb_stat(&tb, "writes"), 3);
+	ck_assert_double_eq(tb_stat(&tb, "bytes_read"), 128 * 5 + 32);
+	ck_assert_double_eq(tb_stat(&tb, "bytes_written"), 128 * 2 + 64);
+	ck_assert_double_eq_tol(tb_stat(&tb, "row_hit_rate"), 4.0 / 9.0, 1e-12);
+	/* idle between requests: a handful of callbacks per request, no ticking */
+	ck_assert_uint_lt(sim_kernel_stats(tb.k)->timed_items, 20u * n);
+	ck_assert_uint_eq(tb.ini[0].backpressured, 1); /* the delayed one: END_REQ came later */
+	tb_fini(&tb);
+}
+END_TEST
+
+/* ---- ACT spacing ---------------------------------------------------------------------------- */
+
+/* Two closed-row reads to different banks arriving together: the second ACT waits tRRD and
+ * so does its response. Two reads to different rows of one bank: the second ACT waits for
+ * max(tRAS + tRP, tRC) after the first. */
+START_TEST(test_act_spacing)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct rq *r;
+	uint64_t closed, tail, act2, t0, bursts;
+	size_t acts[2], na = 0;
+
+	latency_cfg(_i, &c);
+	/* longer than a line's data, so the bus does not hide it, and off the first line's
+	 * column command cycles */
+	c.tRRD = _i == 2 ? 17 : 9;
+	closed = dram_unloaded_read_cycles(&c, 128, DRAM_ROW_CLOSED);
+	tail = closed - c.ctrl_latency - c.tRCD;
+	bursts = 128 / (c.bus_bytes * c.burst_length);
+
+	/* different banks */
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 2);
+	r[0].addr = addr_of(&c, 0, 0, 0);
+	r[1].addr = addr_of(&c, 1, 0, 0);
+	r[0].len = r[1].len = 128;
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	ck_assert_uint_eq(r[0].resp, sim_clock_edge(&tb.clk, closed));
+	ck_assert_uint_eq(r[1].resp, sim_clock_edge(&tb.clk, closed + c.tRRD));
+	for (size_t i = 0; i < tb.ncmd; i++)
+		if (tb.cmd[i].kind == DRAM_CMD_ACT && na < 2)
+			acts[na++] = i;
+	ck_assert_uint_eq(na, 2);
+	ck_assert_uint_eq(tb.cmd[acts[0]].cycle, c.ctrl_latency);
+	ck_assert_uint_eq(tb.cmd[acts[1]].cycle - tb.cmd[acts[0]].cycle, c.tRRD);
+	tb_fini(&tb);
+
+	/* one bank, two rows */
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 2);
+	r[0].addr = addr_of(&c, 2, 0, 0);
+	r[1].addr = addr_of(&c, 2, 1, 0);
+	r[0].len = r[1].len = 128;
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	t0 = c.ctrl_latency;
+	act2 = c.tRAS + c.tRP > c.tRC ? c.tRAS + c.tRP : c.tRC;
+	ck_assert_uint_eq(r[1].resp, sim_clock_edge(&tb.clk, t0 + act2 + c.tRCD + tail));
+	/* ACT, a RD per burst, PRE, ACT, a RD per burst */
+	ck_assert_uint_eq(tb.ncmd, 3 + 2 * bursts);
+	ck_assert_uint_eq(tb.cmd[1 + bursts].kind, DRAM_CMD_PRE);
+	ck_assert_uint_eq(tb.cmd[1 + bursts].cycle, t0 + c.tRAS);
+	ck_assert_uint_eq(tb.cmd[2 + bursts].kind, DRAM_CMD_ACT);
+	ck_assert_uint_eq(tb.cmd[2 + bursts].cycle, t0 + act2);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* Random mixed traffic from several ports: every timing rule holds on the command trace, every
+ * response is exact, the counters add up. */
+START_TEST(test_timing_rules_random)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	uint64_t seed = 11 + (uint64_t)_i;
+	static const uint32_t lens[] = {32, 64, 128};
+	unsigned total = 0;
+
+	latency_cfg(_i % 3, &c);
+	c.scheduler = _i >= 3 ? DRAM_SCHED_FCFS : DRAM_SCHED_FRFCFS;
+	c.queue = 16;
+	tb_init(&tb, &c, 4, 0, NULL);
+	for (unsigned i = 0; i < 4; i++) {
+		struct rq *r = tb_program(&tb, i, 600);
+
+		tb.ini[i].mode = (enum resp_mode)(i % 3);
+		tb.ini[i].hold = 3000;
+		for (unsigned j = 0; j < 600; j++) {
+			uint64_t x = rng_next(&seed);
+			/* a few hot rows per bank, so hits, misses and conflicts all happen */
+			unsigned bank = (unsigned)(x % 4);
+			uint64_t row = (x >> 8) % 3;
+			uint64_t col = ((x >> 16) % 32) * 128;
+			uint32_t len = lens[(x >> 24) % 3];
+
+			r[j].addr = addr_of(&c, bank, row, col + ((x >> 32) % (128 / len)) * len);
+			r[j].len = len;
+			r[j].write = (x >> 40) % 3 == 0;
+			r[j].fill = (uint8_t)x;
+			r[j].at = ((x >> 44) % 4 == 0) ? j * 20 * SIM_NS : 0;
+		}
+		total += 600;
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	ck_assert_uint_le(tb.max_queued, 16);
+	ck_assert_double_eq(tb_stat(&tb, "requests"), total);
+	ck_assert_double_eq(tb_stat(&tb, "reads") + tb_stat(&tb, "writes"), total);
+	ck_assert_double_eq(tb_stat(&tb, "row_hits") + tb_stat(&tb, "row_misses") +
+				tb_stat(&tb, "row_conflicts"),
+			    total);
+	/* each request needing a row opened it itself, once */
+	ck_assert_double_eq(tb_stat(&tb, "activations"),
+			    tb_stat(&tb, "row_misses") + tb_stat(&tb, "row_conflicts"));
+	ck_assert_double_eq(tb_stat(&tb, "precharges"), tb_stat(&tb, "row_conflicts"));
+	ck_assert_double_gt(tb_stat(&tb, "row_hits"), 0);
+	ck_assert_double_gt(tb_stat(&tb, "row_conflicts"), 0);
+	ck_assert_double_le(tb_stat(&tb, "queue_occupancy"), 16);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* ---- bandwidth ------------------------------------------------------------------------------ */
+
+/* Consecutive requests with the queue kept full reach >= 95% of the peak and never exceed it. */
+START_TEST(test_stream_bandwidth)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	const unsigned n = 8192;
+	uint32_t len = _i == 1 ? 64 : 128;
+	bool write = _i == 2;
+	struct rq *r;
+	double bytes, secs, bw, peak, elapsed_cycles;
+
+	default_cfg(&c);
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, n);
+	for (unsigned i = 0; i < n; i++) {
+		r[i].addr = (uint64_t)i * len;
+		r[i].len = len;
+		r[i].write = write;
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	bytes = (double)n * len;
+	secs = (double)(tb.last_resp - r[0].sent) * 1e-12;
+	bw = bytes / secs;
+	peak = dram_peak_bytes_per_s(&c);
+	elapsed_cycles = (double)sim_clock_cycle(&tb.clk, tb.last_resp);
+	if (bw < 0.95 * peak || bw > peak)
+		ck_abort_msg("streaming %u B %s: %.3f GB/s, peak %.3f GB/s", len,
+			     write ? "writes" : "reads", bw / 1e9, peak / 1e9);
+	ck_assert_double_le(tb_stat(&tb, "bus_busy"), elapsed_cycles);
+	ck_assert_double_eq(tb_stat(&tb, "bus_busy"), bytes / (double)(c.bus_bytes * c.data_rate));
+	ck_assert_double_gt(tb_stat(&tb, "row_hit_rate"), 0.95);
+	ck_assert_uint_eq(tb.max_queued, c.queue);
+	/* event driven: a few callbacks per request */
+	ck_assert_uint_lt(sim_kernel_stats(tb.k)->timed_items, 8u * n);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* Random rows: almost no row hits, and every line needs its own ACT, so the bandwidth is bounded
+ * by one line per max(tRRD, tRC / banks) cycles, well below the peak. */
+START_TEST(test_random_bandwidth)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	const unsigned n = 4096;
+	uint64_t seed = 5;
+	struct rq *r;
+	double secs, bw, peak, act_interval, bound, hit_rate;
+
+	default_cfg(&c);
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, n);
+	for (unsigned i = 0; i < n; i++) {
+		r[i].addr = (rng_next(&seed) % (1u << 20)) * 128; /* 128 MiB, 2048 rows/bank */
+		r[i].len = 128;
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	secs = (double)(tb.last_resp - r[0].sent) * 1e-12;
+	bw = (double)n * 128 / secs;
+	peak = dram_peak_bytes_per_s(&c);
+	hit_rate = tb_stat(&tb, "row_hit_rate");
+	act_interval = (double)c.tRRD > (double)c.tRC / (double)c.banks
+			   ? (double)c.tRRD
+			   : (double)c.tRC / (double)c.banks;
+	/* lines that needed an ACT come at most one per act_interval; hits ride along */
+	bound = 128.0 / act_interval * (double)c.clock_mhz * 1e6 / (1.0 - hit_rate);
+	ck_assert_double_lt(hit_rate, 0.02);
+	if (bw > bound || bw > 0.7 * peak)
+		ck_abort_msg("random rows: %.3f GB/s, ACT bound %.3f GB/s, peak %.3f GB/s",
+			     bw / 1e9, bound / 1e9, peak / 1e9);
+	ck_assert_double_ge(tb_stat(&tb, "activations"), 0.98 * n);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* ---- back-pressure ------------------------------------------------------------------------- */
+
+START_TEST(test_backpressure)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	unsigned nini = _i == 0 ? 1 : 4, per = 100 / nini, stalled = 0;
+	uint64_t seed = 3;
+
+	default_cfg(&c);
+	c.queue = 4;
+	tb_init(&tb, &c, nini, 0, NULL);
+	for (unsigned i = 0; i < nini; i++) {
+		struct rq *r = tb_program(&tb, i, per);
+
+		tb.ini[i].mode = (enum resp_mode)(i % 3);
+		tb.ini[i].hold = 5 * SIM_NS; /* slow END_RESP: a response waits on its port */
+		for (unsigned j = 0; j < per; j++) {
+			r[j].addr = (rng_next(&seed) % 4096) * 128;
+			r[j].len = 128;
+			r[j].write = j % 4 == 1;
+		}
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	for (unsigned i = 0; i < nini; i++)
+		stalled += tb.ini[i].backpressured;
+	ck_assert_uint_gt(stalled, 50); /* back-pressure did happen */
+	ck_assert_uint_eq(tb.max_queued, 4);
+	ck_assert_double_eq(tb_stat(&tb, "requests"), 100);
+	ck_assert_double_le(tb_stat(&tb, "queue_occupancy"), 4);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* ---- scheduling policy ------------------------------------------------------------------- */
+
+/* Alternating rows of one bank: FR-FCFS serves each row's requests together. */
+static void run_alternating(unsigned sched, double *hits, sim_time_t *finish)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct rq *r;
+
+	default_cfg(&c);
+	c.scheduler = sched;
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 16);
+	for (unsigned i = 0; i < 16; i++) {
+		r[i].addr = addr_of(&c, 5, i % 2, (i / 2) * 128);
+		r[i].len = 128;
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	*hits = tb_stat(&tb, "row_hits");
+	*finish = tb.last_resp;
+	tb_fini(&tb);
+}
+
+START_TEST(test_frfcfs_vs_fcfs)
+{
+	double hf, hq;
+	sim_time_t tf, tq;
+
+	run_alternating(DRAM_SCHED_FRFCFS, &hf, &tf);
+	run_alternating(DRAM_SCHED_FCFS, &hq, &tq);
+	ck_assert_double_gt(hf, hq);
+	ck_assert_double_eq(hf, 14); /* one ACT per row */
+	ck_assert_double_eq(hq, 0);  /* every request switches rows */
+	ck_assert_uint_lt(tf, tq);
+}
+END_TEST
+
+/* ---- data ------------------------------------------------------------------------------------ */
+
+START_TEST(test_data)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct rq *r;
+	static uint8_t be_half[128], be_word[4] = {0xff, 0x00, 0x00, 0xff};
+	uint8_t model[128] = {0}, got[128];
+	uint64_t x, y, z0, z1;
+	struct tlm_payload *p;
+
+	default_cfg(&c);
+	for (unsigned i = 0; i < 128; i++)
+		be_half[i] = (i / 8) % 2 ? 0x00 : 0xff;
+	x = addr_of(&c, 4, 7, 1024);
+	y = addr_of(&c, 4, 9, 2048); /* untouched */
+	z0 = addr_of(&c, 4, 8, 0);
+	z1 = addr_of(&c, 4, 8, 128);
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 8);
+	/* sent back to back: reads of another row of the same bank tempt reordering */
+	r[0] = (struct rq){.addr = x, .len = 128, .write = 1, .fill = 0x10};
+	r[1] = (struct rq){.addr = z0, .len = 128};
+	r[2] = (struct rq){
+	    .addr = x, .len = 128, .write = 1, .fill = 0x80, .be = be_half, .be_len = 128};
+	r[3] = (struct rq){.addr = z1, .len = 128};
+	r[4] = (struct rq){
+	    .addr = x + 32, .len = 32, .write = 1, .fill = 0xc0, .be = be_word, .be_len = 4};
+	r[5] = (struct rq){.addr = x, .len = 128};
+	r[6] = (struct rq){.addr = y, .len = 128};
+	r[7] = (struct rq){.addr = x + 96, .len = 32};
+	for (unsigned i = 0; i < 128; i++)
+		model[i] = (uint8_t)(0x10 + i);
+	for (unsigned i = 0; i < 128; i++)
+		if (be_half[i])
+			model[i] = (uint8_t)(0x80 + i);
+	for (unsigned i = 0; i < 32; i++)
+		if (be_word[i % 4])
+			model[32 + i] = (uint8_t)(0xc0 + i);
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	ck_assert_mem_eq(r[5].data, model, 128);
+	memset(got, 0, sizeof(got));
+	ck_assert_mem_eq(r[6].data, got, 128);
+	ck_assert_mem_eq(r[7].data, model + 96, 32);
+	mem_store_read(tb.store, x, got, 128);
+	ck_assert_mem_eq(got, model, 128);
+	/* debug access reads the same, with no time and no stats */
+	p = tlm_payload_alloc(tb.pool);
+	p->addr = x;
+	p->len = 128;
+	ck_assert_uint_eq(tlm_transport_dbg(&tb.ini[0].is, p), 128);
+	ck_assert_mem_eq(p->data, model, 128);
+	tlm_payload_release(p);
+	ck_assert_double_eq(tb_stat(&tb, "requests"), 8);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* ---- determinism ----------------------------------------------------------------------------- */
+
+static void run_mix(sim_time_t *finish, uint64_t *digest, uint64_t *trace_hash, double *acts)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	uint64_t seed = 99, h = 0xcbf29ce484222325ull;
+
+	default_cfg(&c);
+	c.queue = 8;
+	tb_init(&tb, &c, 3, 0, NULL);
+	for (unsigned i = 0; i < 3; i++) {
+		struct rq *r = tb_program(&tb, i, 400);
+
+		tb.ini[i].mode = (enum resp_mode)i;
+		tb.ini[i].hold = 2 * SIM_NS;
+		for (unsigned j = 0; j < 400; j++) {
+			uint64_t x = rng_next(&seed);
+
+			r[j].addr = (x % 8192) * 128;
+			r[j].len = 128;
+			r[j].write = (x >> 20) % 2;
+			r[j].fill = (uint8_t)(x >> 30);
+			r[j].at = (x >> 40) % 8 == 0 ? j * 10 * SIM_NS : 0;
+		}
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	for (size_t i = 0; i < tb.ncmd; i++) {
+		h = (h ^ tb.cmd[i].cycle) * 0x100000001b3ull;
+		h = (h ^ (tb.cmd[i].kind * 1000u + tb.cmd[i].bank)) * 0x100000001b3ull;
+	}
+	*finish = tb.last_resp;
+	*digest = mem_store_digest(tb.store);
+	*trace_hash = h;
+	*acts = tb_stat(&tb, "activations");
+	tb_fini(&tb);
+}
+
+START_TEST(test_determinism)
+{
+	sim_time_t f1, f2;
+	uint64_t d1, d2, h1, h2;
+	double a1, a2;
+
+	run_mix(&f1, &d1, &h1, &a1);
+	run_mix(&f2, &d2, &h2, &a2);
+	ck_assert_uint_gt(f1, 0);
+	ck_assert_uint_eq(f1, f2);
+	ck_assert_uint_eq(d1, d2);
+	ck_assert_uint_eq(h1, h2);
+	ck_assert_double_eq(a1, a2);
+}
+END_TEST
+
+/* ---- address map ----------------------------------------------------------------------------- */
+
+/* Channel 1 of 2 (2 L2 banks each): its addresses are packed densely, so streaming over them
+ * stays in open rows; an address of channel 0 is a wiring error. */
+START_TEST(test_channel_addresses)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct addr_map map = {.banks = 4, .banks_per_channel = 2, .interleave_shift = 8};
+	struct rq *r;
+	unsigned n = 0;
+
+	default_cfg(&c);
+	tb_init(&tb, &c, 2, 1, &map);
+	r = tb_program(&tb, 0, 64);
+	for (uint64_t a = 0; n < 64; a += 128)
+		if (addrmap_channel(&map, a) == 1)
+			r[n++] = (struct rq){.addr = a, .len = 128};
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	/* 64 lines = 8 KiB of local space = rows 0 of banks 0 and 1 */
+	ck_assert_double_eq(tb_stat(&tb, "row_hits"), 62);
+	ck_assert_double_eq(tb_stat(&tb, "activations"), 2);
+	tb_fini(&tb);
+
+	tb_init(&tb, &c, 2, 1, &map);
+	r = tb_program(&tb, 1, 1);
+	r[0] = (struct rq){.addr = 0x100 * 4 + 0x80, .len = 128}; /* chunk 4: bank 0, channel 0 */
+	ck_assert_int_eq(tb_run(&tb), -CS_EPROTO);
+	ck_assert_ptr_nonnull(strstr(sim_failure(tb.k), "channel 0"));
+	tb_fini(&tb);
+}
+END_TEST
+
+static Suite *dram_suite(void)
+{
+	Suite *s = suite_create("dram");
+	TCase *tc = tcase_create("config");
+
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_bad_config);
+	tcase_add_loop_test(tc, test_closed_forms, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("timing");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_unloaded_latency, 0, 3);
+	tcase_add_loop_test(tc, test_act_spacing, 0, 3);
+	tcase_add_loop_test(tc, test_timing_rules_random, 0, 6);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bandwidth");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_stream_bandwidth, 0, 3);
+	tcase_add_test(tc, test_random_bandwidth);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("queue");
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_backpressure, 0, 2);
+	tcase_add_test(tc, test_frfcfs_vs_fcfs);
+	tcase_add_test(tc, test_data);
+	tcase_add_test(tc, test_determinism);
+	tcase_add_test(tc, test_channel_addresses);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(dram_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

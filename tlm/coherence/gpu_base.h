@@ -1,0 +1,69 @@
+/*
+ * tlm/coherence/gpu_base.h - the GPU's non-coherent L1 and write-back L2, shared by the
+ * protocols `none` (L1 bypassed: the papers' BL) and `noncoherent` (L1 on: W/L1).
+ *
+ * Message types of these protocols (mem_msg.type / resp_type): reads, writes and atomics
+ * from an L1, write-backs from a write-back L1, and the L2's data, ack and atomic answers.
+ * Protocols with their own state (TC, G-TSC) provide their own controllers; the helpers here
+ * that have no protocol in them (queues, the DRAM side of a bank) are meant to be reused.
+ */
+#ifndef COHSCOPE_TLM_COHERENCE_GPU_BASE_H
+#define COHSCOPE_TLM_COHERENCE_GPU_BASE_H
+
+#include "tlm/coherence/gpu_proto.h"
+
+enum gpu_base_msg {
+	GPU_MSG_READ = 0,
+	GPU_MSG_WRITE,
+	GPU_MSG_ATOMIC,
+	GPU_MSG_WRITEBACK,
+	GPU_MSG_DATA,
+	GPU_MSG_WRITE_ACK,
+	GPU_MSG_ATOMIC_ACK,
+	GPU_MSG_BASE_COUNT
+};
+
+extern const char *const gpu_base_msg_names[];
+
+extern const struct gpu_l1_ops gpu_l1_bypass_ops; /* no L1: every access goes to the L2 */
+extern const struct gpu_l1_ops gpu_l1_nc_ops;	  /* L1 without coherence */
+extern const struct gpu_l2_ops gpu_l2_base_ops;	  /* write-back, write-allocate L2 banks */
+
+/* Bytes a byte mask covers (a write's payload on the wire). */
+static inline unsigned gpu_mask_bytes(const uint64_t m[2])
+{
+	return (unsigned)(__builtin_popcountll(m[0]) + __builtin_popcountll(m[1]));
+}
+
+static inline bool gpu_mask_byte(const uint64_t m[2], unsigned i)
+{
+	return (m[i >> 6] >> (i & 63)) & 1;
+}
+
+/* Copies the bytes of src selected by the mask into dst (both line-sized). */
+static inline void gpu_mask_copy(uint8_t *dst, const uint8_t *src, const uint64_t m[2],
+				 unsigned line_bytes)
+{
+	for (unsigned w = 0; w < 2 && w * 64 < line_bytes; w++) {
+		uint64_t bits = m[w];
+
+		if (bits == UINT64_MAX) {
+			for (unsigned i = 0; i < 64; i++)
+				dst[w * 64 + i] = src[w * 64 + i];
+			continue;
+		}
+		while (bits) {
+			unsigned i = (unsigned)__builtin_ctzll(bits);
+
+			dst[w * 64 + i] = src[w * 64 + i];
+			bits &= bits - 1;
+		}
+	}
+}
+
+/* Sectors (of sector_bytes; line_bytes when 0) the mask touches fully. */
+uint8_t gpu_mask_full_sectors(const uint64_t m[2], unsigned line_bytes, unsigned sector_bytes);
+/* Sector mask of every sector of a line. */
+uint8_t gpu_all_sectors(unsigned line_bytes, unsigned sector_bytes);
+
+#endif

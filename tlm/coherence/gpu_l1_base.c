@@ -1,0 +1,777 @@
+/*
+ * tlm/coherence/gpu_l1_base.c - the SM's L1 without coherence, and its bypass.
+ *
+ * Cached mode (`noncoherent`, W/L1): a set-associative L1 with MSHRs that merge later misses to
+ * a line in flight; loads hit after `l1.latency` core cycles; write-through no-write-allocate
+ * by default (a store updates a present line and always goes to the L2, performed at its ack),
+ * or write-back with write-allocate and fetch-on-write. Atomics go to the L2; the L1 drops its
+ * own copy of the line (it would be stale for the atomic's own SM). Nothing keeps the L1
+ * coherent with other SMs' writes: that is the point of this protocol, and what the stale-data
+ * tests show. The L1 is invalidated at each kernel launch, as on the GPUs the papers model.
+ *
+ * Bypass mode (`none`, BL): no tag check and no MSHR; every access becomes a message.
+ *
+ * Misses and writes wait in a bounded miss queue for the NoC (one BEGIN_REQ open at a time);
+ * when the queue, the MSHRs or an entry's merge slots are full the access is refused and the
+ * SM is told to retry once something frees.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/coherence/gpu_base.h"
+#include "tlm/mem/cache.h"
+#include "tlm/mem/mshr.h"
+
+#define L1_VALID     1
+#define TXN_WB	     0x80000000u /* write-backs: txn carries no SM record */
+#define HIT_RING_MAX 1024
+
+/* What an MSHR entry remembers per merged access (the transaction record). */
+struct l1_target {
+	uint32_t id;
+	uint8_t kind; /* GPU_ACC_LD or GPU_ACC_ST (write-back fetch-on-write) */
+	uint8_t sector_mask;
+	uint64_t byte_mask[2];
+	uint8_t data[MEM_LINE_MAX]; /* a store's bytes */
+};
+
+struct l1_hit {
+	sim_time_t due;
+	uint32_t id;
+	bool load;
+	uint8_t data[MEM_LINE_MAX];
+};
+
+struct l1_stats {
+	uint64_t *accesses, *loads, *stores, *atomics;
+	uint64_t *load_hits, *load_misses, *mshr_merges, *store_hits, *store_misses;
+	uint64_t *refused_mshr, *refused_merge, *refused_queue;
+	uint64_t *evictions, *writebacks, *sector_misses;
+	uint64_t *msgs_sent;
+	struct cs_stat_avg *miss_latency;
+};
+
+struct gpu_l1 {
+	const struct gpu_ctx *ctx;
+	unsigned sm;
+	bool bypass;
+	bool write_back;
+	unsigned line_bytes, sector_bytes;
+	struct gpu_l1_client cl;
+	struct cache *cache;
+	struct mshr_table *mshr;
+	struct tlm_initiator_socket noc;
+
+	/* messages waiting for the NoC */
+	struct mem_msg **q; /* ring of q_cap slots; accesses are refused beyond q_limit */
+	unsigned q_head, q_n, q_cap, q_limit;
+	bool req_open; /* a BEGIN_REQ is waiting for its END_REQ */
+	bool want_retry;
+	bool pump_pending;
+
+	/* hits waiting out the hit latency (one access per cycle: at most latency + 1) */
+	struct l1_hit *hits;
+	unsigned h_head, h_n, h_cap;
+	bool hit_cb_pending;
+
+	unsigned outstanding; /* messages sent and not answered */
+	unsigned wb_pending;
+	void (*flush_cb)(void *arg);
+	void *flush_arg;
+
+	struct l1_stats st;
+};
+
+/* ---- sending ---------------------------------------------------------------------------------- */
+
+static void l1_pump(struct gpu_l1 *l1);
+
+static void l1_pump_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_l1 *l1 = obj;
+
+	(void)k;
+	(void)arg;
+	l1->pump_pending = false;
+	l1_pump(l1);
+}
+
+static void l1_maybe_retry(struct gpu_l1 *l1)
+{
+	if (l1->want_retry) {
+		l1->want_retry = false;
+		l1->cl.retry(l1->cl.sm);
+	}
+}
+
+static void l1_pump(struct gpu_l1 *l1)
+{
+	while (!l1->req_open && l1->q_n) {
+		struct mem_msg *m = l1->q[l1->q_head];
+		enum tlm_phase ph = TLM_BEGIN_REQ;
+		sim_time_t d = 0;
+		enum tlm_sync_enum r;
+
+		m->sent_ps = sim_now(l1->ctx->k);
+		l1->req_open = true;
+		(*l1->st.msgs_sent)++;
+		r = tlm_nb_transport_fw(&l1->noc, &m->p, &ph, &d);
+		if (r == TLM_UPDATED && ph == TLM_END_REQ) {
+			l1->req_open = false;
+		} else if (r == TLM_COMPLETED) {
+			sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: the NoC completed a request early",
+				 l1->sm);
+			return;
+		} else if (l1->req_open) {
+			return; /* END_REQ comes later */
+		}
+		l1->q_head = (l1->q_head + 1) % l1->q_cap;
+		l1->q_n--;
+		l1->outstanding++;
+	}
+	l1_maybe_retry(l1);
+}
+
+static bool l1_queue_room(const struct gpu_l1 *l1, unsigned n)
+{
+	return l1->q_n + n <= l1->q_limit;
+}
+
+static struct mem_msg *l1_msg(struct gpu_l1 *l1, uint8_t type, uint64_t addr, uint32_t txn)
+{
+	struct tlm_payload *p = tlm_payload_alloc(l1->ctx->pool);
+	struct mem_msg *m;
+
+	if (!p) {
+		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory for messages", l1->sm);
+		return NULL;
+	}
+	m = mem_msg_of(p);
+	p->addr = addr;
+	p->len = l1->line_bytes;
+	m->src = (uint16_t)l1->sm;
+	m->dst = (uint16_t)addrmap_bank(&l1->ctx->map, addr);
+	m->type = type;
+	m->txn = txn;
+	return m;
+}
+
+static void l1_send(struct gpu_l1 *l1, struct mem_msg *m)
+{
+	if (l1->q_n == l1->q_cap) {
+		unsigned ncap = l1->q_cap * 2;
+		struct mem_msg **nq = malloc(ncap * sizeof(*nq));
+
+		if (!nq) {
+			sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->sm);
+			tlm_payload_release(&m->p);
+			return;
+		}
+		for (unsigned i = 0; i < l1->q_n; i++)
+			nq[i] = l1->q[(l1->q_head + i) % l1->q_cap];
+		free(l1->q);
+		l1->q = nq;
+		l1->q_head = 0;
+		l1->q_cap = ncap;
+	}
+	l1->q[(l1->q_head + l1->q_n) % l1->q_cap] = m;
+	l1->q_n++;
+	if (!l1->req_open && !l1->pump_pending) {
+		l1->pump_pending = true;
+		sim_schedule(l1->ctx->k, 0, l1_pump_cb, l1, NULL);
+	}
+}
+
+/* ---- hits --------------------------------------------------------------------------------------- */
+
+static void l1_hit_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_l1 *l1 = obj;
+	sim_time_t now = sim_now(k);
+
+	(void)arg;
+	l1->hit_cb_pending = false;
+	while (l1->h_n && l1->hits[l1->h_head].due <= now) {
+		struct l1_hit *h = &l1->hits[l1->h_head];
+
+		l1->h_head = (l1->h_head + 1) % l1->h_cap;
+		l1->h_n--;
+		l1->cl.done(l1->cl.sm, h->id, h->load ? h->data : NULL);
+	}
+	if (l1->h_n) {
+		l1->hit_cb_pending = true;
+		sim_schedule_at(k, l1->hits[l1->h_head].due, SIM_PRIO_DEFAULT, l1_hit_cb, l1, NULL);
+	}
+}
+
+static void l1_hit(struct gpu_l1 *l1, uint32_t id, const uint8_t *line)
+{
+	const struct gpu_ctx *c = l1->ctx;
+	struct l1_hit *h;
+	sim_time_t now = sim_now(c->k);
+	sim_time_t due = now + sim_clock_delay(&c->core_clk, now, c->l1->latency);
+
+	h = &l1->hits[(l1->h_head + l1->h_n) % l1->h_cap];
+	l1->h_n++;
+	h->due = due;
+	h->id = id;
+	h->load = line != NULL;
+	if (line)
+		memcpy(h->data, line, l1->line_bytes);
+	if (!l1->hit_cb_pending) {
+		l1->hit_cb_pending = true;
+		sim_schedule_at(c->k, due, SIM_PRIO_DEFAULT, l1_hit_cb, l1, NULL);
+	}
+}
+
+/* ---- the cached L1 -------------------------------------------------------------------------- */
+
+static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
+{
+	struct mem_msg *m;
+
+	if (!v->state || !v->dirty_sectors)
+		return true;
+	m = l1_msg(l1, GPU_MSG_WRITEBACK, v->addr, TXN_WB);
+	if (!m)
+		return false;
+	memcpy(m->p.data, v->data, l1->line_bytes);
+	memset(m->byte_mask, 0, sizeof(m->byte_mask));
+	for (unsigned i = 0; i < l1->line_bytes; i++) {
+		unsigned s = l1->sector_bytes ? i / l1->sector_bytes : 0;
+
+		if ((v->dirty_sectors >> s) & 1)
+			m->byte_mask[i >> 6] |= 1ull << (i & 63);
+	}
+	m->req_bytes = (uint16_t)gpu_mask_bytes(m->byte_mask);
+	m->sector_mask = v->dirty_sectors;
+	l1->wb_pending++;
+	(*l1->st.writebacks)++;
+	l1_send(l1, m);
+	return true;
+}
+
+static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_target *t)
+{
+	struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
+	struct mem_msg *m;
+
+	if (e) {
+		if (!mshr_merge(l1->mshr, e, t)) {
+			(*l1->st.refused_merge)++;
+			return false;
+		}
+		(*l1->st.mshr_merges)++;
+		/* sectors the fill will not bring are fetched when it arrives (see l1_fill) */
+		return true;
+	}
+	if (mshr_full(l1->mshr)) {
+		(*l1->st.refused_mshr)++;
+		return false;
+	}
+	if (!l1_queue_room(l1, 1)) {
+		(*l1->st.refused_queue)++;
+		return false;
+	}
+	e = mshr_alloc(l1->mshr, a->line_addr);
+	mshr_merge(l1->mshr, e, t);
+	mshr_user(e)[0] = sim_now(l1->ctx->k);
+	m = l1_msg(l1, GPU_MSG_READ, a->line_addr, mshr_index(l1->mshr, e));
+	if (!m)
+		return false;
+	m->sector_mask = l1->sector_bytes ? t->sector_mask : 0xff;
+	mshr_user(e)[1] = m->sector_mask;
+	l1_send(l1, m);
+	return true;
+}
+
+static bool l1_cached_load(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct l1_target t;
+
+	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
+		cache_touch(l1->cache, l);
+		(*l1->st.load_hits)++;
+		l1_hit(l1, a->id, l->data);
+		return true;
+	}
+	t.id = a->id;
+	t.kind = GPU_ACC_LD;
+	t.sector_mask = a->sector_mask;
+	t.byte_mask[0] = a->byte_mask[0];
+	t.byte_mask[1] = a->byte_mask[1];
+	if (!l1_miss(l1, a, &t))
+		return false;
+	if (l)
+		(*l1->st.sector_misses)++;
+	(*l1->st.load_misses)++;
+	return true;
+}
+
+static bool l1_store_msg(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct mem_msg *m = l1_msg(l1, GPU_MSG_WRITE, a->line_addr, a->id);
+
+	if (!m)
+		return false;
+	gpu_mask_copy(m->p.data, a->data, a->byte_mask, l1->line_bytes);
+	m->byte_mask[0] = a->byte_mask[0];
+	m->byte_mask[1] = a->byte_mask[1];
+	m->sector_mask = a->sector_mask;
+	m->req_bytes = (uint16_t)gpu_mask_bytes(a->byte_mask);
+	m->scope = a->scope;
+	m->order = a->order;
+	l1_send(l1, m);
+	return true;
+}
+
+static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct l1_target t;
+
+	if (!l1->write_back) {
+		if (!l1_queue_room(l1, 1)) {
+			(*l1->st.refused_queue)++;
+			return false;
+		}
+		if (l) {
+			/* write-through: the present copy is updated, the L2 performs the store */
+			gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
+			cache_touch(l1->cache, l);
+			(*l1->st.store_hits)++;
+		} else {
+			(*l1->st.store_misses)++;
+		}
+		return l1_store_msg(l1, a);
+	}
+	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
+		gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
+		l->dirty_sectors |= a->sector_mask;
+		cache_touch(l1->cache, l);
+		(*l1->st.store_hits)++;
+		l1_hit(l1, a->id, NULL);
+		return true;
+	}
+	/* write-back: allocate, fetch the line, merge the store when it arrives */
+	t.id = a->id;
+	t.kind = GPU_ACC_ST;
+	t.sector_mask = a->sector_mask;
+	t.byte_mask[0] = a->byte_mask[0];
+	t.byte_mask[1] = a->byte_mask[1];
+	gpu_mask_copy(t.data, a->data, a->byte_mask, l1->line_bytes);
+	if (!l1_miss(l1, a, &t))
+		return false;
+	(*l1->st.store_misses)++;
+	return true;
+}
+
+static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
+	struct mem_msg *m;
+
+	if (!l1_queue_room(l1, 1)) {
+		(*l1->st.refused_queue)++;
+		return false;
+	}
+	if (!l1->bypass) {
+		struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+
+		if (l && l->dirty_sectors && !l1_writeback_line(l1, l))
+			return false;
+		if (l)
+			cache_invalidate(l1->cache, l);
+	}
+	m = l1_msg(l1, GPU_MSG_ATOMIC, a->line_addr, a->id);
+	if (!m)
+		return false;
+	m->p.data = a->data; /* the SM's lane records: operands out, old values back */
+	m->p.len = sizeof(struct mem_atom_lanes);
+	m->atomic_op = al->op;
+	m->scope = a->scope;
+	m->order = a->order;
+	m->req_bytes = (uint16_t)(al->n * al->bytes * (al->op == MEM_ATOM_CAS ? 2 : 1) + al->n);
+	l1_send(l1, m);
+	return true;
+}
+
+static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	bool ok;
+
+	switch (a->kind) {
+	case GPU_ACC_LD:
+		if (l1->bypass) {
+			struct mem_msg *m;
+
+			if (!l1_queue_room(l1, 1)) {
+				(*l1->st.refused_queue)++;
+				ok = false;
+				break;
+			}
+			m = l1_msg(l1, GPU_MSG_READ, a->line_addr, a->id);
+			ok = m != NULL;
+			if (ok) {
+				m->sector_mask = a->sector_mask;
+				l1_send(l1, m);
+			}
+		} else {
+			ok = l1_cached_load(l1, a);
+		}
+		if (ok)
+			(*l1->st.loads)++;
+		break;
+	case GPU_ACC_ST:
+		if (l1->bypass) {
+			ok = l1_queue_room(l1, 1) && l1_store_msg(l1, a);
+			if (!ok)
+				(*l1->st.refused_queue)++;
+		} else {
+			ok = l1_cached_store(l1, a);
+		}
+		if (ok)
+			(*l1->st.stores)++;
+		break;
+	default:
+		ok = l1_atomic(l1, a);
+		if (ok)
+			(*l1->st.atomics)++;
+		break;
+	}
+	if (ok)
+		(*l1->st.accesses)++;
+	else
+		l1->want_retry = true;
+	return ok;
+}
+
+/* ---- responses -------------------------------------------------------------------------------- */
+
+static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
+{
+	struct mshr_entry *e = mshr_at(l1->mshr, m->txn);
+	struct cache_line *l;
+	unsigned n;
+
+	if (!e || mshr_line(e) != m->p.addr) {
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: a fill for %#llx matches no MSHR entry",
+			 l1->sm, (unsigned long long)m->p.addr);
+		return;
+	}
+	cs_stat_avg_sample(l1->st.miss_latency,
+			   (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
+			       sim_clock_period_ps(&l1->ctx->core_clk));
+	l = cache_lookup(l1->cache, m->p.addr);
+	if (!l) {
+		l = cache_victim(l1->cache, m->p.addr, NULL, NULL);
+		if (l->state) {
+			(*l1->st.evictions)++;
+			l1_writeback_line(l1, l);
+		}
+		cache_install(l1->cache, l, m->p.addr, L1_VALID);
+		l->valid_sectors = 0;
+		l->dirty_sectors = 0;
+	}
+	/* only the sectors that came back are new; dirty bytes of our own stay ours */
+	for (unsigned i = 0; i < l1->line_bytes; i++) {
+		unsigned s = l1->sector_bytes ? i / l1->sector_bytes : 0;
+		uint8_t bit = (uint8_t)(1u << s);
+
+		if ((m->sector_mask & bit) && !(l->dirty_sectors & bit))
+			l->data[i] = m->p.data[i];
+	}
+	l->valid_sectors |= l1->sector_bytes ? m->sector_mask : 0xff;
+	n = mshr_targets(e);
+	for (unsigned i = 0; i < n; i++) {
+		struct l1_target *t = mshr_target(e, i);
+
+		if ((l->valid_sectors & t->sector_mask) != t->sector_mask) {
+			/* merged while a fill for other sectors was in flight: ask again */
+			struct mem_msg *r = l1_msg(l1, GPU_MSG_READ, m->p.addr, m->txn);
+			uint8_t missing = (uint8_t)(t->sector_mask & ~l->valid_sectors);
+
+			if (!r)
+				return;
+			/* keep the remaining targets: move them to the front by re-sending for the union */
+			for (unsigned j = i + 1; j < n; j++)
+				missing |= ((struct l1_target *)mshr_target(e, j))->sector_mask &
+					   (uint8_t)~l->valid_sectors;
+			r->sector_mask = missing;
+			/* targets before i are answered; drop them by rebuilding the entry */
+			{
+				struct l1_target keep[64];
+				unsigned kn = 0;
+
+				for (unsigned j = i; j < n && kn < 64; j++)
+					keep[kn++] = *(struct l1_target *)mshr_target(e, j);
+				mshr_free(l1->mshr, e);
+				e = mshr_alloc(l1->mshr, m->p.addr);
+				for (unsigned j = 0; j < kn; j++)
+					mshr_merge(l1->mshr, e, &keep[j]);
+				mshr_user(e)[0] = sim_now(l1->ctx->k);
+				r->txn = mshr_index(l1->mshr, e);
+			}
+			l1_send(l1, r);
+			return;
+		}
+		if (t->kind == GPU_ACC_ST) {
+			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
+			l->dirty_sectors |= t->sector_mask;
+			l1->cl.done(l1->cl.sm, t->id, NULL);
+		} else {
+			l1->cl.done(l1->cl.sm, t->id, l->data);
+		}
+	}
+	cache_touch(l1->cache, l);
+	mshr_free(l1->mshr, e);
+	l1_maybe_retry(l1);
+}
+
+static void l1_response(struct gpu_l1 *l1, struct mem_msg *m)
+{
+	l1->outstanding--;
+	switch (m->resp_type) {
+	case GPU_MSG_DATA:
+		if (l1->bypass)
+			l1->cl.done(l1->cl.sm, m->txn, m->p.data);
+		else
+			l1_fill(l1, m);
+		break;
+	case GPU_MSG_WRITE_ACK:
+		if (m->txn & TXN_WB) {
+			l1->wb_pending--;
+			if (!l1->wb_pending && l1->flush_cb) {
+				void (*cb)(void *) = l1->flush_cb;
+
+				l1->flush_cb = NULL;
+				cb(l1->flush_arg);
+			}
+		} else {
+			l1->cl.done(l1->cl.sm, m->txn, NULL);
+		}
+		break;
+	case GPU_MSG_ATOMIC_ACK:
+		l1->cl.done(l1->cl.sm, m->txn, NULL);
+		break;
+	default:
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected response type %u", l1->sm,
+			 m->resp_type);
+		break;
+	}
+	tlm_payload_release(&m->p);
+}
+
+static enum tlm_sync_enum l1_nb_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				   sim_time_t *d)
+{
+	struct gpu_l1 *l1 = obj;
+
+	(void)d;
+	if (*ph == TLM_END_REQ) {
+		l1->req_open = false;
+		l1->q_head = (l1->q_head + 1) % l1->q_cap;
+		l1->q_n--;
+		l1->outstanding++;
+		if (!l1->pump_pending) {
+			l1->pump_pending = true;
+			sim_schedule(l1->ctx->k, 0, l1_pump_cb, l1, NULL);
+		}
+		return TLM_ACCEPTED;
+	}
+	if (*ph == TLM_BEGIN_RESP) {
+		l1_response(l1, mem_msg_of(p));
+		return TLM_COMPLETED;
+	}
+	sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected phase %s", l1->sm,
+		 tlm_phase_name(*ph));
+	return TLM_COMPLETED;
+}
+
+static const struct tlm_bw_ops l1_bw = { .nb_transport_bw = l1_nb_bw };
+
+/* ---- kernel boundaries ------------------------------------------------------------------------ */
+
+static void l1_kernel_begin(struct gpu_l1 *l1)
+{
+	if (!l1->bypass)
+		cache_invalidate_all(l1->cache);
+}
+
+static void l1_flush_one(void *ctx, struct cache_line *l)
+{
+	struct gpu_l1 *l1 = ctx;
+
+	if (l->dirty_sectors) {
+		l1_writeback_line(l1, l);
+		l->dirty_sectors = 0;
+	}
+}
+
+static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
+{
+	if (!l1->bypass && l1->write_back) {
+		/* the miss queue may grow past its bound here: a flush is not refused */
+		cache_for_each(l1->cache, l1_flush_one, l1);
+	}
+	if (!l1->wb_pending) {
+		cb(arg);
+		return;
+	}
+	l1->flush_cb = cb;
+	l1->flush_arg = arg;
+}
+
+static bool l1_idle(const struct gpu_l1 *l1)
+{
+	return !l1->q_n && !l1->outstanding && !l1->h_n && !l1->req_open &&
+	       (l1->bypass || !mshr_used(l1->mshr));
+}
+
+static uint64_t l1_digest(const struct gpu_l1 *l1)
+{
+	return l1->bypass ? 0 : cache_digest(l1->cache);
+}
+
+static struct tlm_initiator_socket *l1_noc_port(struct gpu_l1 *l1)
+{
+	return &l1->noc;
+}
+
+static void l1_destroy(struct gpu_l1 *l1)
+{
+	if (!l1)
+		return;
+	for (unsigned i = 0; i < l1->q_n; i++)
+		tlm_payload_release(&l1->q[(l1->q_head + i) % l1->q_cap]->p);
+	cache_destroy(l1->cache);
+	mshr_destroy(l1->mshr);
+	free(l1->q);
+	free(l1->hits);
+	free(l1);
+}
+
+static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
+{
+	struct l1_stats *s = &l1->st;
+
+	s->accesses = cs_stat_counter(g, "accesses", "", "accesses taken from the LD/ST unit");
+	s->loads = cs_stat_counter(g, "loads", "", "load accesses");
+	s->stores = cs_stat_counter(g, "stores", "", "store accesses");
+	s->atomics = cs_stat_counter(g, "atomics", "", "atomic accesses (performed at the L2)");
+	s->load_hits = cs_stat_counter(g, "load_hits", "", "loads served by the L1");
+	s->load_misses = cs_stat_counter(g, "load_misses", "", "loads sent to (or merged for) the L2");
+	s->mshr_merges = cs_stat_counter(g, "mshr_merges", "", "misses merged into an MSHR entry");
+	s->store_hits = cs_stat_counter(g, "store_hits", "", "stores finding the line present");
+	s->store_misses = cs_stat_counter(g, "store_misses", "", "stores to lines not present");
+	s->sector_misses = cs_stat_counter(g, "sector_misses", "", "misses on a present line");
+	s->refused_mshr = cs_stat_counter(g, "stall.mshr_full", "", "accesses refused: MSHRs full");
+	s->refused_merge = cs_stat_counter(g, "stall.merge_full", "",
+					   "accesses refused: MSHR entry's merge slots full");
+	s->refused_queue = cs_stat_counter(g, "stall.miss_queue", "",
+					   "accesses refused: miss queue full");
+	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
+	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
+	s->msgs_sent = cs_stat_counter(g, "messages", "", "messages sent to the NoC");
+	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to fill");
+	if (!l1->bypass) {
+		cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
+	}
+}
+
+static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			    struct cs_stat_group *g, bool bypass, struct gpu_l1 **out,
+			    struct cs_err *err)
+{
+	const struct gpu_l1_cfg *cfg = ctx->l1;
+	struct gpu_l1 *l1 = calloc(1, sizeof(*l1));
+	int rc = -CS_ENOMEM;
+
+	*out = NULL;
+	if (!l1)
+		goto fail;
+	l1->ctx = ctx;
+	l1->sm = sm;
+	l1->cl = *cl;
+	l1->bypass = bypass;
+	l1->write_back = cfg->write == GPU_L1_WRITE_BACK;
+	l1->line_bytes = (unsigned)cfg->line_bytes;
+	l1->sector_bytes = (unsigned)cfg->sector_bytes;
+	l1->q_limit = (unsigned)cfg->miss_queue;
+	l1->q_cap = l1->q_limit;
+	l1->q = calloc(l1->q_cap, sizeof(*l1->q));
+	l1->h_cap = (unsigned)cfg->latency + 2;
+	l1->hits = calloc(l1->h_cap, sizeof(*l1->hits));
+	if (!l1->q || !l1->hits)
+		goto fail;
+	if (!bypass) {
+		struct cache_geom geom = {
+			.size_bytes = cfg->size_kib * 1024,
+			.assoc = (unsigned)cfg->assoc,
+			.line_bytes = (unsigned)cfg->line_bytes,
+			.sector_bytes = (unsigned)cfg->sector_bytes,
+			.repl = (enum cache_repl)cfg->repl,
+		};
+
+		rc = cache_create(&geom, &l1->cache);
+		if (rc) {
+			cs_err_set(err, rc,
+				   "l1: a %llu KiB %llu-way cache of %llu B lines (sectors %llu B) "
+				   "cannot be built: sizes must give a power-of-two number of sets",
+				   (unsigned long long)cfg->size_kib,
+				   (unsigned long long)cfg->assoc,
+				   (unsigned long long)cfg->line_bytes,
+				   (unsigned long long)cfg->sector_bytes);
+			goto fail_quiet;
+		}
+		rc = mshr_create((unsigned)cfg->mshrs, (unsigned)cfg->mshr_merge,
+				 sizeof(struct l1_target), &l1->mshr);
+		if (rc)
+			goto fail;
+	}
+	tlm_initiator_init(&l1->noc, "l1.noc", &l1_bw, l1);
+	l1_stats_register(l1, g);
+	*out = l1;
+	return 0;
+fail:
+	cs_err_set(err, rc, "sm%u.l1: %s", sm, cs_strerror(rc));
+fail_quiet:
+	l1_destroy(l1);
+	return rc;
+}
+
+static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_common(ctx, sm, cl, g, false, out, err);
+}
+
+static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm,
+			    const struct gpu_l1_client *cl, struct cs_stat_group *g,
+			    struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_common(ctx, sm, cl, g, true, out, err);
+}
+
+const struct gpu_l1_ops gpu_l1_nc_ops = {
+	.create = l1_create_nc,
+	.destroy = l1_destroy,
+	.noc_port = l1_noc_port,
+	.access = l1_access,
+	.kernel_begin = l1_kernel_begin,
+	.kernel_end = l1_kernel_end,
+	.idle = l1_idle,
+	.digest = l1_digest,
+};
+
+const struct gpu_l1_ops gpu_l1_bypass_ops = {
+	.create = l1_create_bypass,
+	.destroy = l1_destroy,
+	.noc_port = l1_noc_port,
+	.access = l1_access,
+	.kernel_begin = l1_kernel_begin,
+	.kernel_end = l1_kernel_end,
+	.idle = l1_idle,
+	.digest = l1_digest,
+};

@@ -1,0 +1,782 @@
+/*
+ * tlm/coherence/gpu_l2_base.c - an L2 bank: write-back, write-allocate, atomics at the bank.
+ *
+ * One bank per address slice (tlm/mem/addrmap.h), in its own clock domain. Requests from the
+ * NoC wait in a bounded input queue (END_REQ is withheld when it is full, which backs the NoC
+ * up), enter a pipeline one per L2 cycle and reach the tag result `l2.latency` cycles later,
+ * in order. A hit answers at once (an atomic `l2.atomic_latency` cycles later); a miss takes an
+ * MSHR (later misses to the line merge into it), allocates its line at miss time (GPGPU-Sim's
+ * allocate-on-miss: the victim is written back if dirty and the line is reserved until the
+ * fill) and asks DRAM; the fill answers the merged requests one per cycle. A write that covers
+ * whole sectors allocates without fetching; a partial one fetches first. When an MSHR, a
+ * victim or room for the answer is missing, the pipeline stalls until one frees.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/coherence/gpu_base.h"
+#include "tlm/mem/cache.h"
+#include "tlm/mem/mshr.h"
+
+#define L2_VALID    1
+#define L2_RESERVED 1 /* cache_line.flags: waiting for its fill */
+#define TXN_WB	    0x80000000u
+
+struct l2_slot {
+	struct mem_msg *m;
+	sim_time_t ready;
+};
+
+/* A ring of messages with a ready time each. */
+struct l2_ring {
+	struct l2_slot *s;
+	unsigned head, n, cap;
+};
+
+struct l2_stats {
+	uint64_t *accesses, *reads, *writes, *atomics;
+	uint64_t *read_hits, *read_misses, *write_hits, *write_misses, *atomic_hits, *atomic_misses;
+	uint64_t *mshr_merges, *evictions, *writebacks, *fills, *write_allocs;
+	uint64_t *stall_mshr, *stall_victim, *stall_resp, *stall_dram, *stall_merge;
+	uint64_t *dram_reads;
+	struct cs_stat_avg *miss_latency;
+};
+
+struct gpu_l2 {
+	const struct gpu_ctx *ctx;
+	unsigned bank;
+	unsigned line_bytes, sector_bytes;
+	uint8_t all_sectors;
+	struct cache *cache;
+	struct mshr_table *mshr;
+	struct tlm_target_socket noc;
+	struct tlm_initiator_socket dram;
+
+	struct l2_ring in;   /* accepted, waiting to enter the pipeline */
+	struct l2_ring pipe; /* in the pipeline, ready = tag result time */
+	struct l2_ring resp; /* answers waiting for the NoC */
+	struct l2_ring dq;   /* requests waiting for DRAM */
+	struct mem_msg *refused; /* BEGIN_REQ taken while the input queue was full */
+	sim_time_t next_enter;	 /* the first cycle the next request may enter the pipeline */
+	bool resp_open, dram_open;
+	bool tick_pending;
+	sim_time_t tick_at;
+	unsigned dram_out; /* DRAM requests not yet answered */
+
+	struct l2_stats st;
+};
+
+/* ---- rings ----------------------------------------------------------------------------------- */
+
+static int ring_init(struct l2_ring *r, unsigned cap)
+{
+	r->s = calloc(cap, sizeof(*r->s));
+	r->cap = cap;
+	r->head = r->n = 0;
+	return r->s ? 0 : -CS_ENOMEM;
+}
+
+static bool ring_push(struct l2_ring *r, struct mem_msg *m, sim_time_t ready)
+{
+	if (r->n == r->cap) {
+		unsigned ncap = r->cap * 2;
+		struct l2_slot *ns = malloc(ncap * sizeof(*ns));
+
+		if (!ns)
+			return false;
+		for (unsigned i = 0; i < r->n; i++)
+			ns[i] = r->s[(r->head + i) % r->cap];
+		free(r->s);
+		r->s = ns;
+		r->head = 0;
+		r->cap = ncap;
+	}
+	r->s[(r->head + r->n) % r->cap] = (struct l2_slot){ m, ready };
+	r->n++;
+	return true;
+}
+
+static inline struct l2_slot *ring_head(struct l2_ring *r)
+{
+	return r->n ? &r->s[r->head] : NULL;
+}
+
+static inline void ring_pop(struct l2_ring *r)
+{
+	r->head = (r->head + 1) % r->cap;
+	r->n--;
+}
+
+/* ---- scheduling -------------------------------------------------------------------------------- */
+
+static void l2_tick(struct sim_kernel *k, void *obj, void *arg);
+
+static sim_time_t l2_cycles(const struct gpu_l2 *b, sim_time_t t, uint64_t n)
+{
+	return t + sim_clock_delay(&b->ctx->l2_clk, t, n);
+}
+
+/* Run the bank's tick at the first L2 edge at or after t (at most one pending, earliest). */
+static void l2_wake_at(struct gpu_l2 *b, sim_time_t t)
+{
+	sim_time_t now = sim_now(b->ctx->k);
+	sim_time_t at = sim_clock_next_edge(&b->ctx->l2_clk, t < now ? now : t);
+
+	if (b->tick_pending && b->tick_at <= at)
+		return;
+	b->tick_pending = true;
+	b->tick_at = at;
+	sim_schedule_at(b->ctx->k, at, SIM_PRIO_DEFAULT, l2_tick, b, (void *)(uintptr_t)at);
+}
+
+static void l2_wake(struct gpu_l2 *b)
+{
+	l2_wake_at(b, sim_now(b->ctx->k));
+}
+
+/* ---- DRAM side ----------------------------------------------------------------------------------- */
+
+static struct mem_msg *l2_dram_msg(struct gpu_l2 *b, uint64_t addr, uint32_t len, bool write,
+				   uint32_t txn)
+{
+	struct tlm_payload *p = tlm_payload_alloc(b->ctx->pool);
+	struct mem_msg *m;
+
+	if (!p) {
+		sim_fail(b->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", b->bank);
+		return NULL;
+	}
+	m = mem_msg_of(p);
+	p->addr = addr;
+	p->len = len;
+	p->cmd = write ? TLM_WRITE_COMMAND : TLM_READ_COMMAND;
+	m->txn = txn;
+	m->dst = (uint16_t)b->bank;
+	return m;
+}
+
+static void l2_dram_pump(struct gpu_l2 *b)
+{
+	while (!b->dram_open && b->dq.n) {
+		struct mem_msg *m = ring_head(&b->dq)->m;
+		enum tlm_phase ph = TLM_BEGIN_REQ;
+		sim_time_t d = 0;
+		enum tlm_sync_enum r;
+
+		b->dram_open = true;
+		r = tlm_nb_transport_fw(&b->dram, &m->p, &ph, &d);
+		if (r == TLM_UPDATED && ph == TLM_END_REQ)
+			b->dram_open = false;
+		else if (b->dram_open)
+			return;
+		ring_pop(&b->dq);
+		b->dram_out++;
+	}
+}
+
+/* Write back a dirty victim: the whole line, or in a sectored bank each run of dirty sectors
+ * (the others may never have been fetched). */
+static bool l2_writeback(struct gpu_l2 *b, struct cache_line *v)
+{
+	unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+	unsigned ns = b->line_bytes / sb;
+
+	if (!v->dirty_sectors)
+		return true;
+	for (unsigned s0 = 0; s0 < ns;) {
+		unsigned s1 = s0;
+		struct mem_msg *m;
+
+		if (!((v->dirty_sectors >> s0) & 1)) {
+			s0++;
+			continue;
+		}
+		while (s1 + 1 < ns && ((v->dirty_sectors >> (s1 + 1)) & 1))
+			s1++;
+		m = l2_dram_msg(b, v->addr + s0 * sb, (s1 - s0 + 1) * sb, true, TXN_WB);
+		if (!m)
+			return false;
+		memcpy(m->p.data, v->data + s0 * sb, (s1 - s0 + 1) * sb);
+		ring_push(&b->dq, m, 0);
+		s0 = s1 + 1;
+	}
+	(*b->st.writebacks)++;
+	v->dirty_sectors = 0;
+	return true;
+}
+
+/* Sectors with at least one byte of the mask. */
+static uint8_t l2_touched(const struct gpu_l2 *b, const uint64_t mask[2])
+{
+	unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+	uint8_t t = 0;
+
+	for (unsigned s = 0; s < b->line_bytes / sb; s++)
+		for (unsigned i = s * sb; i < (s + 1) * sb; i++)
+			if (gpu_mask_byte(mask, i)) {
+				t |= (uint8_t)(1u << s);
+				break;
+			}
+	return b->sector_bytes ? t : (t ? b->all_sectors : 0);
+}
+
+/* ---- the pipeline ------------------------------------------------------------------------------ */
+
+static bool l2_victim_ok(void *ctx, const struct cache_line *l)
+{
+	(void)ctx;
+	return !(l->flags & L2_RESERVED);
+}
+
+static void l2_answer(struct gpu_l2 *b, struct mem_msg *m, sim_time_t ready)
+{
+	ring_push(&b->resp, m, ready);
+}
+
+static void l2_apply_atomic(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m)
+{
+	struct mem_atom_lanes *al = (struct mem_atom_lanes *)m->p.data;
+
+	for (unsigned i = 0; i < al->n; i++) {
+		struct mem_atom_lane *ln = &al->lane[i];
+
+		ln->old = mem_atomic_apply(l->data + ln->offset, al->bytes, al->op, ln->a, ln->b);
+		l->dirty_sectors |= (uint8_t)(b->sector_bytes ? 1u << (ln->offset / b->sector_bytes)
+							      : b->all_sectors);
+	}
+	m->resp_type = GPU_MSG_ATOMIC_ACK;
+	m->resp_bytes = (uint16_t)(al->n * al->bytes);
+}
+
+/* Serve m from line l (present with the sectors it needs). Returns the answer's ready time. */
+static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, sim_time_t now)
+{
+	const struct gpu_l2_cfg *cfg = b->ctx->l2;
+	sim_time_t ready = now;
+
+	switch (m->type) {
+	case GPU_MSG_READ:
+		memcpy(m->p.data, l->data, b->line_bytes);
+		m->resp_type = GPU_MSG_DATA;
+		m->resp_bytes = (uint16_t)(b->sector_bytes ? __builtin_popcount(m->sector_mask) *
+								 b->sector_bytes
+							   : b->line_bytes);
+		break;
+	case GPU_MSG_WRITE:
+	case GPU_MSG_WRITEBACK:
+		gpu_mask_copy(l->data, m->p.data, m->byte_mask, b->line_bytes);
+		l->dirty_sectors |= l2_touched(b, m->byte_mask);
+		m->resp_type = GPU_MSG_WRITE_ACK;
+		m->resp_bytes = 0;
+		break;
+	default:
+		l2_apply_atomic(b, l, m);
+		ready = l2_cycles(b, now, cfg->atomic_latency);
+		break;
+	}
+	cache_touch(b->cache, l);
+	m->p.status = TLM_OK_RESPONSE;
+	l2_answer(b, m, ready);
+}
+
+/* Sectors m needs present before it can be served (0: none, a full-sector write). */
+static uint8_t l2_needed(const struct gpu_l2 *b, const struct mem_msg *m)
+{
+	uint8_t touched;
+
+	if (m->type == GPU_MSG_READ)
+		return b->sector_bytes ? m->sector_mask : b->all_sectors;
+	if (m->type == GPU_MSG_ATOMIC) {
+		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
+
+		touched = 0;
+		for (unsigned i = 0; i < al->n; i++)
+			touched |= (uint8_t)(b->sector_bytes ? 1u << (al->lane[i].offset /
+								     b->sector_bytes)
+							   : b->all_sectors);
+		return touched;
+	}
+	/* a write needs the sectors it touches only partly */
+	{
+		unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+		uint8_t full = gpu_mask_full_sectors(m->byte_mask, b->line_bytes, sb);
+
+		if (!b->sector_bytes)
+			return full ? 0 : b->all_sectors;
+		return (uint8_t)(l2_touched(b, m->byte_mask) & ~full);
+	}
+}
+
+static void l2_count(struct gpu_l2 *b, const struct mem_msg *m, bool hit)
+{
+	switch (m->type) {
+	case GPU_MSG_READ:
+		(*(hit ? b->st.read_hits : b->st.read_misses))++;
+		break;
+	case GPU_MSG_ATOMIC:
+		(*(hit ? b->st.atomic_hits : b->st.atomic_misses))++;
+		break;
+	default:
+		(*(hit ? b->st.write_hits : b->st.write_misses))++;
+		break;
+	}
+}
+
+/* Handle the message at the head of the pipeline. false: stalled (nothing changed). */
+static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
+{
+	struct cache_line *l = cache_lookup(b->cache, m->p.addr);
+	uint8_t need = l2_needed(b, m);
+	struct mshr_entry *e;
+
+	if (b->resp.n >= b->ctx->l2->response_queue) {
+		(*b->st.stall_resp)++;
+		return false;
+	}
+	if (b->dq.n + 2 > b->ctx->l2->dram_queue + 1) {
+		(*b->st.stall_dram)++;
+		return false;
+	}
+	if (l && !(l->flags & L2_RESERVED) && (l->valid_sectors & need) == need) {
+		if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
+			l->valid_sectors |= gpu_mask_full_sectors(
+			    m->byte_mask, b->line_bytes, b->sector_bytes ? b->sector_bytes
+									  : b->line_bytes);
+		l2_count(b, m, true);
+		l2_serve(b, l, m, now);
+		return true;
+	}
+	e = mshr_find(b->mshr, m->p.addr);
+	if (e) {
+		if (!mshr_merge(b->mshr, e, &m)) {
+			(*b->st.stall_merge)++;
+			return false;
+		}
+		(*b->st.mshr_merges)++;
+		l2_count(b, m, false);
+		return true;
+	}
+	if (mshr_full(b->mshr)) {
+		(*b->st.stall_mshr)++;
+		return false;
+	}
+	if (!l) {
+		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, NULL);
+		if (!l) {
+			(*b->st.stall_victim)++;
+			return false;
+		}
+		if (l->state) {
+			(*b->st.evictions)++;
+			if (!l2_writeback(b, l))
+				return false;
+		}
+		cache_install(b->cache, l, m->p.addr, L2_VALID);
+		l->valid_sectors = 0;
+		l->dirty_sectors = 0;
+		if (!need) {
+			/* a write of whole sectors allocates without a fetch */
+			l->valid_sectors = gpu_mask_full_sectors(
+			    m->byte_mask, b->line_bytes,
+			    b->sector_bytes ? b->sector_bytes : b->line_bytes);
+			(*b->st.write_allocs)++;
+			l2_count(b, m, false);
+			l2_serve(b, l, m, now);
+			return true;
+		}
+	}
+	e = mshr_alloc(b->mshr, m->p.addr);
+	mshr_merge(b->mshr, e, &m);
+	mshr_user(e)[0] = now;
+	l->flags |= L2_RESERVED;
+	{
+		/* fetch what is missing: the sectors needed, or the whole line */
+		uint8_t fetch = b->sector_bytes ? (uint8_t)(need & ~l->valid_sectors) : b->all_sectors;
+		unsigned first = fetch ? (unsigned)__builtin_ctz(fetch) : 0;
+		unsigned last = fetch ? 31u - (unsigned)__builtin_clz(fetch) : 0;
+		unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+		struct mem_msg *d;
+
+		if (!b->sector_bytes) {
+			first = 0;
+			last = 0;
+		}
+		d = l2_dram_msg(b, m->p.addr + first * sb, (last - first + 1) * sb, false,
+				mshr_index(b->mshr, e));
+		if (!d)
+			return false;
+		d->sector_mask = fetch;
+		(*b->st.dram_reads)++;
+		ring_push(&b->dq, d, 0);
+	}
+	l2_count(b, m, false);
+	return true;
+}
+
+/* The fill from DRAM: install, then answer the merged requests, one per L2 cycle. */
+static void l2_fill(struct gpu_l2 *b, struct mem_msg *d)
+{
+	struct mshr_entry *e = mshr_at(b->mshr, d->txn);
+	uint64_t line = d->p.addr & ~(uint64_t)(b->line_bytes - 1);
+	sim_time_t now = sim_now(b->ctx->k);
+	sim_time_t t = sim_clock_next_edge(&b->ctx->l2_clk, now);
+	struct cache_line *l;
+	unsigned off = (unsigned)(d->p.addr - line);
+	unsigned n;
+
+	if (!e || mshr_line(e) != line || !(l = cache_lookup(b->cache, line))) {
+		sim_fail(b->ctx->k, -CS_EPROTO, "l2.bank%u: a fill for %#llx matches no MSHR entry",
+			 b->bank, (unsigned long long)line);
+		return;
+	}
+	cs_stat_avg_sample(b->st.miss_latency,
+			   (double)(now - mshr_user(e)[0]) / sim_clock_period_ps(&b->ctx->l2_clk));
+	(*b->st.fills)++;
+	for (unsigned i = 0; i < d->p.len; i++) {
+		unsigned s = b->sector_bytes ? (off + i) / b->sector_bytes : 0;
+
+		/* bytes this bank already holds dirty (a write allocated early) are newer */
+		if (!((l->dirty_sectors >> s) & 1) || !((l->valid_sectors >> s) & 1))
+			l->data[off + i] = d->p.data[i];
+	}
+	l->valid_sectors |= b->sector_bytes ? d->sector_mask : b->all_sectors;
+	l->flags &= (uint8_t)~L2_RESERVED;
+	n = mshr_targets(e);
+	for (unsigned i = 0; i < n; i++) {
+		struct mem_msg *m = *(struct mem_msg **)mshr_target(e, i);
+		uint8_t need = l2_needed(b, m);
+
+		t = l2_cycles(b, t, 1);
+		if ((l->valid_sectors & need) != need) {
+			/* merged for sectors this fill did not bring: run it through again */
+			ring_push(&b->in, m, 0);
+			continue;
+		}
+		l2_serve(b, l, m, t);
+	}
+	mshr_free(b->mshr, e);
+}
+
+static void l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
+{
+	while (!b->resp_open && b->resp.n && ring_head(&b->resp)->ready <= now) {
+		struct mem_msg *m = ring_head(&b->resp)->m;
+		enum tlm_phase ph = TLM_BEGIN_RESP;
+		sim_time_t d = 0;
+		enum tlm_sync_enum r;
+
+		ring_pop(&b->resp);
+		b->resp_open = true;
+		r = tlm_nb_transport_bw(&b->noc, &m->p, &ph, &d);
+		if (r == TLM_COMPLETED || (r == TLM_UPDATED && ph == TLM_END_RESP))
+			b->resp_open = false;
+	}
+}
+
+static void l2_accept_refused(struct gpu_l2 *b)
+{
+	struct mem_msg *m = b->refused;
+	enum tlm_phase ph = TLM_END_REQ;
+	sim_time_t d = 0;
+
+	if (!m || b->in.n >= b->ctx->l2->input_queue)
+		return;
+	b->refused = NULL;
+	ring_push(&b->in, m, 0);
+	(*b->st.accesses)++;
+	tlm_nb_transport_bw(&b->noc, &m->p, &ph, &d);
+}
+
+static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_l2 *b = obj;
+	sim_time_t now = sim_now(k);
+	sim_time_t next = SIM_TIME_MAX;
+	struct l2_slot *h;
+
+	if ((sim_time_t)(uintptr_t)arg != b->tick_at || !b->tick_pending)
+		return; /* superseded by an earlier tick */
+	b->tick_pending = false;
+
+	/* the head of the pipeline, in order */
+	while ((h = ring_head(&b->pipe)) && h->ready <= now) {
+		if (!l2_handle(b, h->m, now))
+			break;
+		ring_pop(&b->pipe);
+	}
+	/* one request enters the pipeline per L2 cycle */
+	if (b->in.n && b->next_enter <= now && b->pipe.n < b->ctx->l2->latency + 1) {
+		struct mem_msg *m = ring_head(&b->in)->m;
+
+		ring_pop(&b->in);
+		b->next_enter = l2_cycles(b, now, 1);
+		ring_push(&b->pipe, m, l2_cycles(b, now, b->ctx->l2->latency));
+		l2_accept_refused(b);
+	}
+	l2_resp_pump(b, now);
+	l2_dram_pump(b);
+
+	/* when can something happen next by time alone? */
+	if (b->in.n && b->pipe.n < b->ctx->l2->latency + 1)
+		next = b->next_enter > now ? b->next_enter : l2_cycles(b, now, 1);
+	h = ring_head(&b->pipe);
+	if (h && h->ready > now && h->ready < next)
+		next = h->ready;
+	/* a stalled head waits for a fill, an END_RESP or an END_REQ, which wake the bank */
+	if (!b->resp_open && b->resp.n) {
+		sim_time_t r = ring_head(&b->resp)->ready;
+
+		if (r > now && r < next)
+			next = r;
+	}
+	if (next != SIM_TIME_MAX)
+		l2_wake_at(b, next);
+}
+
+/* ---- sockets ----------------------------------------------------------------------------------- */
+
+static enum tlm_sync_enum l2_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				   sim_time_t *d)
+{
+	struct gpu_l2 *b = obj;
+	struct mem_msg *m = mem_msg_of(p);
+
+	(void)d;
+	if (*ph == TLM_BEGIN_REQ) {
+		switch (m->type) {
+		case GPU_MSG_READ:
+			(*b->st.reads)++;
+			break;
+		case GPU_MSG_ATOMIC:
+			(*b->st.atomics)++;
+			break;
+		default:
+			(*b->st.writes)++;
+			break;
+		}
+		l2_wake(b);
+		if (b->in.n >= b->ctx->l2->input_queue) {
+			b->refused = m;
+			return TLM_ACCEPTED;
+		}
+		ring_push(&b->in, m, 0);
+		(*b->st.accesses)++;
+		*ph = TLM_END_REQ;
+		return TLM_UPDATED;
+	}
+	if (*ph == TLM_END_RESP) {
+		b->resp_open = false;
+		l2_wake(b);
+		return TLM_COMPLETED;
+	}
+	sim_fail(b->ctx->k, -CS_EPROTO, "l2.bank%u: unexpected phase %s on the NoC side", b->bank,
+		 tlm_phase_name(*ph));
+	return TLM_COMPLETED;
+}
+
+static enum tlm_sync_enum l2_dram_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				     sim_time_t *d)
+{
+	struct gpu_l2 *b = obj;
+	struct mem_msg *m = mem_msg_of(p);
+
+	(void)d;
+	if (*ph == TLM_END_REQ) {
+		b->dram_open = false;
+		ring_pop(&b->dq);
+		b->dram_out++;
+		l2_wake(b);
+		return TLM_ACCEPTED;
+	}
+	if (*ph == TLM_BEGIN_RESP) {
+		b->dram_out--;
+		if (!(m->txn & TXN_WB))
+			l2_fill(b, m);
+		tlm_payload_release(p);
+		l2_wake(b);
+		return TLM_COMPLETED;
+	}
+	sim_fail(b->ctx->k, -CS_EPROTO, "l2.bank%u: unexpected phase %s from DRAM", b->bank,
+		 tlm_phase_name(*ph));
+	return TLM_COMPLETED;
+}
+
+static const struct tlm_fw_ops l2_fw = { .nb_transport_fw = l2_nb_fw };
+static const struct tlm_bw_ops l2_bw = { .nb_transport_bw = l2_dram_bw };
+
+/* ---- host copies ------------------------------------------------------------------------------- */
+
+static void l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t len)
+{
+	uint8_t *out = buf;
+
+	while (len) {
+		uint64_t line = addr & ~(uint64_t)(b->line_bytes - 1);
+		size_t off = (size_t)(addr - line);
+		size_t n = b->line_bytes - off < len ? b->line_bytes - off : len;
+		struct cache_line *l = cache_lookup(b->cache, line);
+
+		mem_store_read(b->ctx->store, addr, out, n);
+		if (l) {
+			for (size_t i = 0; i < n; i++) {
+				unsigned s = b->sector_bytes ? (unsigned)(off + i) / b->sector_bytes
+							     : 0;
+
+				if ((l->valid_sectors >> s) & 1)
+					out[i] = l->data[off + i];
+			}
+		}
+		out += n;
+		addr += n;
+		len -= n;
+	}
+}
+
+static int l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf, size_t len)
+{
+	const uint8_t *in = buf;
+	int rc = mem_store_write(b->ctx->store, addr, buf, len);
+
+	while (!rc && len) {
+		uint64_t line = addr & ~(uint64_t)(b->line_bytes - 1);
+		size_t off = (size_t)(addr - line);
+		size_t n = b->line_bytes - off < len ? b->line_bytes - off : len;
+		struct cache_line *l = cache_lookup(b->cache, line);
+
+		if (l)
+			memcpy(l->data + off, in, n);
+		in += n;
+		addr += n;
+		len -= n;
+	}
+	return rc;
+}
+
+static bool l2_idle(const struct gpu_l2 *b)
+{
+	return !b->in.n && !b->pipe.n && !b->resp.n && !b->dq.n && !b->resp_open &&
+	       !b->dram_open && !b->dram_out && !b->refused && !mshr_used(b->mshr);
+}
+
+static uint64_t l2_digest(const struct gpu_l2 *b)
+{
+	return cache_digest(b->cache);
+}
+
+static struct tlm_target_socket *l2_noc_port(struct gpu_l2 *b)
+{
+	return &b->noc;
+}
+
+static struct tlm_initiator_socket *l2_dram_port(struct gpu_l2 *b)
+{
+	return &b->dram;
+}
+
+static void l2_destroy(struct gpu_l2 *b)
+{
+	if (!b)
+		return;
+	/* requests belong to their L1s; DRAM requests are ours */
+	for (unsigned i = 0; i < b->dq.n; i++)
+		tlm_payload_release(&b->dq.s[(b->dq.head + i) % b->dq.cap].m->p);
+	cache_destroy(b->cache);
+	mshr_destroy(b->mshr);
+	free(b->in.s);
+	free(b->pipe.s);
+	free(b->resp.s);
+	free(b->dq.s);
+	free(b);
+}
+
+static void l2_stats_register(struct gpu_l2 *b, struct cs_stat_group *g)
+{
+	struct l2_stats *s = &b->st;
+
+	s->accesses = cs_stat_counter(g, "accesses", "", "requests taken from the NoC");
+	s->reads = cs_stat_counter(g, "reads", "", "read requests");
+	s->writes = cs_stat_counter(g, "writes", "", "write and write-back requests");
+	s->atomics = cs_stat_counter(g, "atomics", "", "atomic requests");
+	s->read_hits = cs_stat_counter(g, "read_hits", "", "");
+	s->read_misses = cs_stat_counter(g, "read_misses", "", "including merged misses");
+	s->write_hits = cs_stat_counter(g, "write_hits", "", "");
+	s->write_misses = cs_stat_counter(g, "write_misses", "", "");
+	s->atomic_hits = cs_stat_counter(g, "atomic_hits", "", "");
+	s->atomic_misses = cs_stat_counter(g, "atomic_misses", "", "");
+	s->mshr_merges = cs_stat_counter(g, "mshr_merges", "", "misses merged into an MSHR entry");
+	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
+	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written to DRAM");
+	s->fills = cs_stat_counter(g, "fills", "", "fills from DRAM");
+	s->write_allocs = cs_stat_counter(g, "write_allocs", "",
+					  "write misses allocated without a fetch");
+	s->dram_reads = cs_stat_counter(g, "dram_reads", "", "reads sent to DRAM");
+	s->stall_mshr = cs_stat_counter(g, "stall.mshr_full", "cycles", "pipeline stalls");
+	s->stall_merge = cs_stat_counter(g, "stall.merge_full", "cycles", "pipeline stalls");
+	s->stall_victim = cs_stat_counter(g, "stall.no_victim", "cycles",
+					  "pipeline stalls: every way reserved");
+	s->stall_resp = cs_stat_counter(g, "stall.response_queue", "cycles", "pipeline stalls");
+	s->stall_dram = cs_stat_counter(g, "stall.dram_queue", "cycles", "pipeline stalls");
+	s->miss_latency = cs_stat_average(g, "miss_latency", "L2 cycles", "miss to fill");
+}
+
+static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+		     struct gpu_l2 **out, struct cs_err *err)
+{
+	const struct gpu_l2_cfg *cfg = ctx->l2;
+	struct gpu_l2 *b = calloc(1, sizeof(*b));
+	struct cache_geom geom;
+	int rc = -CS_ENOMEM;
+
+	*out = NULL;
+	if (!b)
+		goto fail;
+	b->ctx = ctx;
+	b->bank = bank;
+	b->line_bytes = (unsigned)cfg->line_bytes;
+	b->sector_bytes = (unsigned)cfg->sector_bytes;
+	b->all_sectors = gpu_all_sectors(b->line_bytes, b->sector_bytes);
+	geom = (struct cache_geom){
+		.size_bytes = cfg->size_kib * 1024,
+		.assoc = (unsigned)cfg->assoc,
+		.line_bytes = (unsigned)cfg->line_bytes,
+		.sector_bytes = (unsigned)cfg->sector_bytes,
+		.repl = (enum cache_repl)cfg->repl,
+	};
+	rc = cache_create(&geom, &b->cache);
+	if (rc) {
+		cs_err_set(err, rc,
+			   "l2: a %llu KiB %llu-way bank of %llu B lines cannot be built: sizes "
+			   "must give a power-of-two number of sets",
+			   (unsigned long long)cfg->size_kib, (unsigned long long)cfg->assoc,
+			   (unsigned long long)cfg->line_bytes);
+		goto fail_quiet;
+	}
+	rc = mshr_create((unsigned)cfg->mshrs, (unsigned)cfg->mshr_merge, sizeof(struct mem_msg *),
+			 &b->mshr);
+	if (rc || (rc = ring_init(&b->in, (unsigned)cfg->input_queue + 1)) ||
+	    (rc = ring_init(&b->pipe, (unsigned)cfg->latency + 2)) ||
+	    (rc = ring_init(&b->resp, (unsigned)cfg->response_queue + 1)) ||
+	    (rc = ring_init(&b->dq, (unsigned)cfg->dram_queue + 1)))
+		goto fail;
+	tlm_target_init(&b->noc, "l2.noc", &l2_fw, b);
+	tlm_initiator_init(&b->dram, "l2.dram", &l2_bw, b);
+	l2_stats_register(b, g);
+	*out = b;
+	return 0;
+fail:
+	cs_err_set(err, rc, "l2.bank%u: %s", bank, cs_strerror(rc));
+fail_quiet:
+	l2_destroy(b);
+	return rc;
+}
+
+const struct gpu_l2_ops gpu_l2_base_ops = {
+	.create = l2_create,
+	.destroy = l2_destroy,
+	.noc_port = l2_noc_port,
+	.dram_port = l2_dram_port,
+	.functional_read = l2_functional_read,
+	.functional_write = l2_functional_write,
+	.idle = l2_idle,
+	.digest = l2_digest,
+};

@@ -1,0 +1,156 @@
+/*
+ * tlm/coherence/gpu_proto.h - what a GPU coherence protocol provides, and the protocol registry.
+ *
+ * A protocol is a registered object: its name, its message types (the NoC counts traffic by
+ * them), and the controllers it provides: the L1 of every SM and the L2 banks. Controllers are
+ * opaque behind ops tables; the SM talks to its L1 through gpu_l1_ops, the L1 to the NoC and the
+ * L2 to the NoC and DRAM through TLM sockets. Nothing outside tlm/coherence/ looks at a
+ * protocol's name or its states.
+ *
+ * The SM hands its L1 one coalesced access at a time (struct gpu_access) and is told when it is
+ * performed: a load when its data is back, a store when the L2 has acknowledged it (or, in a
+ * write-back L1, when the L1 holds it), an atomic when the L2 has applied it.
+ */
+#ifndef COHSCOPE_TLM_COHERENCE_GPU_PROTO_H
+#define COHSCOPE_TLM_COHERENCE_GPU_PROTO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlm/kernel/sim.h"
+#include "tlm/kernel/time.h"
+#include "tlm/kernel/tlm.h"
+#include "tlm/mem/addrmap.h"
+#include "tlm/mem/msg.h"
+#include "tlm/mem/store.h"
+#include "util/error.h"
+#include "util/params.h"
+#include "util/stats.h"
+
+/* ---- configuration shared by the GPU controllers -------------------------------------------- */
+
+enum gpu_l1_write { GPU_L1_WRITE_THROUGH = 0, GPU_L1_WRITE_BACK };
+
+struct gpu_l1_cfg {
+	uint64_t size_kib;
+	uint64_t assoc;
+	uint64_t line_bytes;
+	uint64_t sector_bytes; /* 0: whole lines */
+	unsigned repl;	       /* enum cache_repl */
+	unsigned write;	       /* enum gpu_l1_write */
+	uint64_t latency;      /* hit latency, core cycles */
+	uint64_t mshrs;
+	uint64_t mshr_merge;   /* accesses one MSHR entry holds */
+	uint64_t miss_queue;   /* messages waiting for the NoC */
+};
+
+struct gpu_l2_cfg {
+	uint64_t banks;
+	uint64_t banks_per_channel;
+	uint64_t size_kib; /* per bank */
+	uint64_t assoc;
+	uint64_t line_bytes;
+	uint64_t sector_bytes;
+	unsigned repl;
+	uint64_t clock_mhz;
+	uint64_t latency;	 /* L2 cycles from the head of the input queue to the tag result */
+	uint64_t atomic_latency; /* extra L2 cycles to perform an atomic */
+	uint64_t mshrs;
+	uint64_t mshr_merge;
+	uint64_t input_queue;	 /* requests waiting to enter the pipeline */
+	uint64_t response_queue; /* responses waiting for the NoC */
+	uint64_t dram_queue;	 /* DRAM requests waiting to be accepted */
+	uint64_t interleave;	 /* bytes per bank before the next (power of two, >= line) */
+};
+
+extern const struct cs_param_table gpu_l1_params; /* section "l1" */
+extern const struct cs_param_table gpu_l2_params; /* section "l2" */
+
+/* What every controller of one GPU shares. */
+struct gpu_ctx {
+	struct sim_kernel *k;
+	struct tlm_pool *pool; /* of struct mem_msg */
+	struct mem_store *store;
+	struct addr_map map;
+	struct sim_clock core_clk;
+	struct sim_clock l2_clk;
+	const struct gpu_l1_cfg *l1;
+	const struct gpu_l2_cfg *l2;
+	unsigned sms;
+};
+
+/* ---- SM <-> L1 ------------------------------------------------------------------------------ */
+
+enum gpu_access_kind { GPU_ACC_LD = 0, GPU_ACC_ST, GPU_ACC_ATOM };
+
+struct gpu_access {
+	uint8_t kind;	     /* enum gpu_access_kind */
+	uint8_t sector_mask; /* sectors touched */
+	uint8_t scope;	     /* enum mem_scope */
+	uint8_t order;	     /* enum mem_order */
+	uint16_t warp;	     /* warp slot in the SM */
+	uint32_t id;	     /* the SM's request record, given back in done() */
+	uint64_t line_addr;
+	uint64_t byte_mask[2]; /* bytes of the line touched */
+	uint8_t *data;	       /* ST: the bytes at their line offsets; ATOM: struct mem_atom_lanes */
+};
+
+/* How an L1 answers its SM. */
+struct gpu_l1_client {
+	void *sm;
+	/* The access with this id is performed; for loads `line` holds the line's bytes (valid at
+	 * least where the access's byte mask is set), NULL otherwise. */
+	void (*done)(void *sm, uint32_t id, const uint8_t *line);
+	/* An access that was refused can now be offered again. */
+	void (*retry)(void *sm);
+};
+
+struct gpu_l1;
+struct gpu_l2;
+
+struct gpu_l1_ops {
+	int (*create)(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *client,
+		      struct cs_stat_group *stats, struct gpu_l1 **out, struct cs_err *err);
+	void (*destroy)(struct gpu_l1 *l1);
+	struct tlm_initiator_socket *(*noc_port)(struct gpu_l1 *l1);
+	/* Takes the access (true; done() follows) or refuses it (false; retry() follows). One
+	 * access per core cycle. */
+	bool (*access)(struct gpu_l1 *l1, const struct gpu_access *a);
+	/* Kernel boundaries: invalidate (begin), write back what must reach L2 (end). cb runs
+	 * once the L1 is ready (at once when nothing is to be done). */
+	void (*kernel_begin)(struct gpu_l1 *l1);
+	void (*kernel_end)(struct gpu_l1 *l1, void (*cb)(void *arg), void *arg);
+	/* Nothing in flight. */
+	bool (*idle)(const struct gpu_l1 *l1);
+	uint64_t (*digest)(const struct gpu_l1 *l1);
+};
+
+struct gpu_l2_ops {
+	int (*create)(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *stats,
+		      struct gpu_l2 **out, struct cs_err *err);
+	void (*destroy)(struct gpu_l2 *l2);
+	struct tlm_target_socket *(*noc_port)(struct gpu_l2 *l2);
+	struct tlm_initiator_socket *(*dram_port)(struct gpu_l2 *l2);
+	/* Host copies (cudaMemcpy): read through the bank's copy if it has one; write both. */
+	void (*functional_read)(struct gpu_l2 *l2, uint64_t addr, void *buf, size_t len);
+	int (*functional_write)(struct gpu_l2 *l2, uint64_t addr, const void *buf, size_t len);
+	bool (*idle)(const struct gpu_l2 *l2);
+	uint64_t (*digest)(const struct gpu_l2 *l2);
+};
+
+struct gpu_protocol {
+	const char *name;
+	const char *help;
+	const char *const *msg_names; /* indexed by mem_msg.type / resp_type */
+	unsigned n_msgs;
+	const struct gpu_l1_ops *l1;
+	const struct gpu_l2_ops *l2;
+	/* The paper's label ("BL", "W/L1") for reports. */
+	const char *label;
+};
+
+/* NULL-terminated, in the order `cohscope list protocols` shows them. */
+const struct gpu_protocol *const *gpu_protocol_registry(void);
+const struct gpu_protocol *gpu_protocol_find(const char *name);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * tlm/coherence/registry.c - the protocol registry: an explicit table, as Lua's linit.c.
+ */
+#include <string.h>
+
+#include "tlm/coherence/gpu_proto.h"
+
+extern const struct gpu_protocol gpu_protocol_none;
+extern const struct gpu_protocol gpu_protocol_noncoherent;
+
+static const struct gpu_protocol *const protocols[] = {
+	&gpu_protocol_none,
+	&gpu_protocol_noncoherent,
+	NULL,
+};
+
+const struct gpu_protocol *const *gpu_protocol_registry(void)
+{
+	return protocols;
+}
+
+const struct gpu_protocol *gpu_protocol_find(const char *name)
+{
+	for (const struct gpu_protocol *const *p = protocols; *p; p++)
+		if (strcmp((*p)->name, name) == 0)
+			return *p;
+	return NULL;
+}

@@ -1,0 +1,1113 @@
+/*
+ * tlm/core/sm.c - the SM: warps as coroutines, schedulers, LD/ST unit, consistency rules.
+ * The op API functions (gw_*) live here because they post ops to the warp that calls them.
+ */
+#include "tlm/core/sm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/core/coalesce.h"
+#include "tlm/kernel/coro.h"
+
+enum warp_state {
+	W_FREE = 0,  /* slot unused */
+	W_READY,     /* an op is posted and may issue */
+	W_WAIT_MEM,  /* a memory instruction is being performed */
+	W_WAIT_DRAIN, /* the posted op waits until every earlier access is performed */
+	W_WAIT_BAR,  /* at the CTA barrier */
+	W_WAIT_TIME, /* compute or scratchpad latency */
+};
+
+enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE, OP_SMEM, OP_EXIT };
+
+struct warp_op {
+	uint8_t kind;
+	uint8_t bytes; /* per lane */
+	uint8_t atom_op, scope, order;
+	bool want_old; /* atomics: the warp needs the old values */
+	bool drained;  /* the drain this op needs has happened */
+	uint32_t mask;
+	const uint64_t *addr;
+	void *out;	 /* loads: uint32_t/uint64_t per lane; atomics: uint64_t old per lane */
+	const void *val; /* stores: values per lane */
+	const uint64_t *a, *b;
+	uint64_t cycles;
+	unsigned nreq;
+	struct coalesce_req req[WARP_LANES];
+};
+
+struct warp {
+	struct gpu_sm *sm;
+	unsigned slot;
+	struct sim_coro *co;
+	struct gpu_cta *cta;
+	unsigned idx; /* in the CTA */
+	uint8_t state;
+	struct warp_op op;
+	unsigned pending;     /* requests of the waiting instruction not yet performed */
+	unsigned outstanding; /* requests issued and not yet performed */
+	uint64_t age;	      /* launch order, for GTO */
+	uint64_t rng;
+	/* uniform ops: one lane's address, value and result */
+	uint64_t u_addr[WARP_LANES];
+	uint64_t u_val[WARP_LANES];
+	uint64_t u_b[WARP_LANES];
+	uint64_t u_out[WARP_LANES];
+};
+
+/* The transaction record of one request the LD/ST unit sent (what the SM remembers). */
+struct sm_req {
+	struct warp *w;
+	uint8_t kind; /* enum gpu_access_kind */
+	bool blocking;
+	uint32_t lane_mask;
+	uint32_t next_free;
+	struct gpu_access acc;
+	uint8_t data[MEM_LINE_MAX];
+	struct mem_atom_lanes atom;
+};
+
+struct sm_stats {
+	uint64_t *insts, *mem_insts, *loads, *stores, *atomics, *fences, *barriers, *compute_cycles;
+	uint64_t *requests, *ctas, *warps;
+	uint64_t *stall_ldst, *stall_l1, *idle_cycles;
+	struct cs_stat_avg *load_latency;
+};
+
+struct gpu_sm {
+	const struct gpu_ctx *ctx;
+	const struct gpu_core_cfg *cfg;
+	const struct gpu_protocol *proto;
+	struct gpu_sm_env env;
+	unsigned id;
+	struct gpu_l1 *l1;
+	unsigned line_bytes, sector_bytes;
+
+	struct warp *warps;
+	unsigned nwarps;
+	unsigned nsched;
+	sim_time_t *sched_busy; /* per scheduler: busy until */
+	unsigned *sched_last;	/* per scheduler: last slot issued */
+	bool tick_pending;
+	bool ticked;
+	sim_time_t tick_done; /* when the schedulers last issued */
+	uint64_t next_age;
+
+	/* CTA slots */
+	unsigned cta_used, warps_used, regs_used, smem_used;
+	struct gpu_cta **cta_slots;
+
+	/* transaction records */
+	struct sm_req **reqs;
+	unsigned nreqs, req_free; /* free list through next_free; UINT32_MAX = empty */
+
+	/* LD/ST unit queue of record ids */
+	uint32_t *ldq;
+	unsigned ldq_head, ldq_n, ldq_cap;
+	bool ldst_blocked;
+	bool ldst_pending;
+	sim_time_t ldst_next; /* first cycle it may send again */
+
+	uint64_t mem_insts;
+	struct sm_stats st;
+};
+
+#define REQ_NONE UINT32_MAX
+
+/* ---- parameters ------------------------------------------------------------------------------- */
+
+static const char *const sched_names[] = { "lrr", "gto", NULL };
+static const char *const cons_names[] = { "sc", "rc", NULL };
+static const char *const coal_names[] = { "line", "sector", NULL };
+
+#define CF(f) offsetof(struct gpu_core_cfg, f)
+static const struct cs_param core_rows[] = {
+	{ "clock_mhz", CS_P_UINT, CF(clock_mhz), "1400", "MHz", "SM clock (Table 3.3: 1.4 GHz)", 1,
+	  100000, NULL },
+	{ "warps", CS_P_UINT, CF(warps), "48", "", "warp slots per SM (Table 3.3: 48)", 1, 1024, NULL },
+	{ "ctas", CS_P_UINT, CF(ctas), "8", "", "CTA slots per SM (GPGPU-Sim GTX480: 8)", 1, 256, NULL },
+	{ "regs", CS_P_UINT, CF(regs), "32768", "", "registers per SM (Table 2.1: 32768)", 1,
+	  1 << 24, NULL },
+	{ "smem_kib", CS_P_UINT, CF(smem_kib), "48", "KiB", "scratchpad per SM (Table 3.3: 48 KB)", 0,
+	  1 << 20, NULL },
+	{ "schedulers", CS_P_UINT, CF(schedulers), "2", "",
+	  "warp schedulers per SM, each issuing one instruction per cycle (GTX480: 2)", 1, 64,
+	  NULL },
+	{ "scheduler", CS_P_ENUM, CF(scheduler), "lrr", "",
+	  "warp scheduling: lrr (loose round robin) or gto (greedy then oldest)", 0, 0,
+	  sched_names },
+	{ "consistency", CS_P_ENUM, CF(consistency), "rc", "",
+	  "memory model: sc (one outstanding memory op per warp) or rc (fences wait)", 0, 0,
+	  cons_names },
+	{ "coalesce", CS_P_ENUM, CF(coalesce), "line", "",
+	  "coalescing granularity: line (128 B requests, Fermi) or sector (32 B sectors)", 0, 0,
+	  coal_names },
+	{ "ldst_queue", CS_P_UINT, CF(ldst_queue), "64", "requests",
+	  "requests the LD/ST unit holds for the L1 (at least one warp's worth: 32)", 32, 65536,
+	  NULL },
+	{ "smem_latency", CS_P_UINT, CF(smem_latency), "26", "cycles",
+	  "scratchpad access latency (GPGPU-Sim GTX480 -gpgpu_smem_latency 26)", 1, 10000, NULL },
+	{ "compute_chunk", CS_P_UINT, CF(compute_chunk), "16", "cycles",
+	  "a compute op issues in chunks of at most this many cycles, so warps interleave", 1,
+	  1 << 20, NULL },
+	{ "spin_limit", CS_P_UINT, CF(spin_limit), "100000", "iterations",
+	  "spin iterations after which a flag wait is reported as a livelock", 1, UINT32_MAX,
+	  NULL },
+	{ "stack_kib", CS_P_UINT, CF(stack_kib), "64", "KiB", "stack of each warp's coroutine", 16,
+	  65536, NULL },
+	{ NULL },
+};
+
+const struct cs_param_table gpu_core_params = {
+	.section = "core",
+	.help = "the SMs: warps, schedulers, LD/ST unit, memory model",
+	.params = core_rows,
+	.size = sizeof(struct gpu_core_cfg),
+};
+
+/* ---- records ---------------------------------------------------------------------------------- */
+
+static struct sm_req *req_alloc(struct gpu_sm *sm, uint32_t *id)
+{
+	struct sm_req *r;
+
+	if (sm->req_free == REQ_NONE) {
+		unsigned n = sm->nreqs ? sm->nreqs * 2 : 64;
+		struct sm_req **nr = realloc(sm->reqs, n * sizeof(*nr));
+
+		if (!nr)
+			return NULL;
+		sm->reqs = nr;
+		for (unsigned i = sm->nreqs; i < n; i++) {
+			sm->reqs[i] = malloc(sizeof(struct sm_req));
+			if (!sm->reqs[i]) {
+				sm->nreqs = i;
+				return NULL;
+			}
+			sm->reqs[i]->next_free = i + 1 < n ? i + 1 : REQ_NONE;
+		}
+		sm->req_free = sm->nreqs;
+		sm->nreqs = n;
+	}
+	*id = sm->req_free;
+	r = sm->reqs[*id];
+	sm->req_free = r->next_free;
+	return r;
+}
+
+static void req_free(struct gpu_sm *sm, uint32_t id)
+{
+	sm->reqs[id]->next_free = sm->req_free;
+	sm->req_free = id;
+}
+
+/* ---- scheduling ------------------------------------------------------------------------------- */
+
+static void sm_tick(struct sim_kernel *k, void *obj, void *arg);
+static void ldst_kick(struct gpu_sm *sm);
+
+static sim_time_t sm_cycles(const struct gpu_sm *sm, sim_time_t t, uint64_t n)
+{
+	return t + sim_clock_delay(&sm->ctx->core_clk, t, n);
+}
+
+static void sm_wake(struct gpu_sm *sm)
+{
+	sim_time_t now = sim_now(sm->ctx->k);
+
+	sim_time_t at;
+
+	if (sm->tick_pending)
+		return;
+	at = sim_clock_next_edge(&sm->ctx->core_clk, now);
+	if (at <= sm->tick_done && sm->ticked)
+		at = sm_cycles(sm, now, 1); /* this cycle's issue is over */
+	sm->tick_pending = true;
+	sim_schedule_at(sm->ctx->k, at, SIM_PRIO_DEFAULT + 1, sm_tick, sm, NULL);
+}
+
+static void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sm->env.fail(sm->env.gpu, code, msg);
+}
+
+/* Runs the warp's code until it posts its next op; the warp is then ready to issue it. */
+static void warp_advance(struct warp *w)
+{
+	w->op.kind = OP_NONE;
+	sim_coro_resume(w->co);
+	w->state = W_READY;
+	sm_wake(w->sm);
+}
+
+static void warp_main(void *arg)
+{
+	struct warp *w = arg;
+
+	for (;;) {
+		w->cta->kernel->fn((struct gpu_warp *)w);
+		w->op.kind = OP_EXIT;
+		sim_coro_yield(w->co);
+	}
+}
+
+/* Every earlier access of the warp is performed: continue what waited for that. */
+static void warp_drained(struct warp *w);
+
+static void warp_request_done(struct warp *w, bool blocking)
+{
+	w->outstanding--;
+	if (blocking && !--w->pending) {
+		warp_advance(w);
+		return;
+	}
+	if (!w->outstanding && w->state == W_WAIT_DRAIN)
+		warp_drained(w);
+}
+
+/* ---- the barrier and exit -------------------------------------------------------------------- */
+
+static void cta_release_barrier(struct gpu_sm *sm, struct gpu_cta *cta)
+{
+	cta->arrived = 0;
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		struct warp *o = &sm->warps[i];
+
+		if (o->cta == cta && o->state == W_WAIT_BAR)
+			warp_advance(o);
+	}
+}
+
+static void warp_exit(struct warp *w)
+{
+	struct gpu_sm *sm = w->sm;
+	struct gpu_cta *cta = w->cta;
+
+	w->state = W_FREE;
+	w->cta = NULL;
+	sm->warps_used--;
+	cta->live--;
+	if (cta->live && cta->arrived == cta->live) {
+		cta_release_barrier(sm, cta);
+		return;
+	}
+	if (!cta->live) {
+		const struct gpu_kernel *kn = cta->kernel;
+
+		sm->cta_slots[cta->slot] = NULL;
+		sm->cta_used--;
+		sm->regs_used -= (kn->regs_per_thread ? kn->regs_per_thread : 16) *
+				 kn->warps_per_cta * WARP_LANES;
+		sm->smem_used -= kn->smem_bytes;
+		sm->env.cta_done(sm->env.gpu, sm->id, cta);
+	}
+}
+
+static void warp_drained(struct warp *w)
+{
+	switch (w->op.kind) {
+	case OP_EXIT:
+		warp_exit(w);
+		break;
+	case OP_BAR:
+		w->state = W_WAIT_BAR;
+		if (++w->cta->arrived == w->cta->live)
+			cta_release_barrier(w->sm, w->cta);
+		break;
+	case OP_FENCE:
+		warp_advance(w);
+		break;
+	default:
+		/* a release atomic: it may issue now */
+		w->op.drained = true;
+		w->state = W_READY;
+		sm_wake(w->sm);
+		break;
+	}
+}
+
+/* ---- issue ------------------------------------------------------------------------------------ */
+
+static void compute_done(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct warp *w = obj;
+
+	(void)k;
+	(void)arg;
+	if (w->op.kind == OP_COMPUTE && w->op.cycles) {
+		w->state = W_READY;
+		sm_wake(w->sm);
+		return;
+	}
+	warp_advance(w);
+}
+
+static bool issue_mem(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+	bool sc = sm->cfg->consistency == GPU_SC;
+	bool blocking = op->kind == OP_LD || (op->kind == OP_ATOM && op->want_old) || sc;
+
+	if (sm->ldq_n + op->nreq > sm->ldq_cap) {
+		(*sm->st.stall_ldst)++;
+		return false;
+	}
+	for (unsigned i = 0; i < op->nreq; i++) {
+		const struct coalesce_req *c = &op->req[i];
+		uint32_t id;
+		struct sm_req *r = req_alloc(sm, &id);
+
+		if (!r) {
+			sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory for request records", sm->id);
+			return false;
+		}
+		r->w = w;
+		r->blocking = blocking;
+		r->lane_mask = c->lane_mask;
+		r->acc = (struct gpu_access){
+			.sector_mask = c->sector_mask,
+			.scope = op->scope,
+			.order = op->order,
+			.warp = (uint16_t)w->slot,
+			.id = id,
+			.line_addr = c->line_addr,
+			.byte_mask = { c->byte_mask[0], c->byte_mask[1] },
+		};
+		if (op->kind == OP_LD) {
+			r->acc.kind = GPU_ACC_LD;
+		} else if (op->kind == OP_ST) {
+			r->acc.kind = GPU_ACC_ST;
+			r->acc.data = r->data;
+			for (uint32_t m = c->lane_mask; m; m &= m - 1) {
+				unsigned lane = (unsigned)__builtin_ctz(m);
+				unsigned off = (unsigned)(op->addr[lane] - c->line_addr);
+
+				if (op->bytes == 4)
+					memcpy(r->data + off, (const uint32_t *)op->val + lane, 4);
+				else
+					memcpy(r->data + off, (const uint64_t *)op->val + lane, 8);
+			}
+		} else {
+			struct mem_atom_lanes *al = &r->atom;
+
+			r->acc.kind = GPU_ACC_ATOM;
+			r->acc.data = (uint8_t *)al;
+			al->n = 0;
+			al->op = op->atom_op;
+			al->bytes = op->bytes;
+			for (uint32_t m = c->lane_mask; m; m &= m - 1) {
+				unsigned lane = (unsigned)__builtin_ctz(m);
+				struct mem_atom_lane *ln = &al->lane[al->n++];
+
+				ln->offset = (uint16_t)(op->addr[lane] - c->line_addr);
+				ln->lane = (uint8_t)lane;
+				ln->a = op->a[lane];
+				ln->b = op->b ? op->b[lane] : 0;
+				ln->old = 0;
+			}
+		}
+		r->kind = r->acc.kind;
+		sm->ldq[(sm->ldq_head + sm->ldq_n) % sm->ldq_cap] = id;
+		sm->ldq_n++;
+	}
+	(*sm->st.requests) += op->nreq;
+	(*sm->st.mem_insts)++;
+	sm->mem_insts++;
+	w->outstanding += op->nreq;
+	if (blocking) {
+		w->pending = op->nreq;
+		w->state = W_WAIT_MEM;
+	}
+	ldst_kick(sm);
+	if (!blocking)
+		warp_advance(w);
+	return true;
+}
+
+/* Issues w's op; false when a structural hazard keeps it back this cycle. */
+static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
+{
+	struct warp_op *op = &w->op;
+	bool rc = sm->cfg->consistency == GPU_RC;
+
+	switch (op->kind) {
+	case OP_LD:
+	case OP_ST:
+	case OP_ATOM:
+		if (op->kind == OP_ATOM && rc && !op->drained && w->outstanding &&
+		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
+			w->state = W_WAIT_DRAIN;
+			return true;
+		}
+		if (!issue_mem(sm, w))
+			return false;
+		break;
+	case OP_FENCE:
+	case OP_BAR:
+	case OP_EXIT:
+		if (op->kind == OP_FENCE)
+			(*sm->st.fences)++;
+		else if (op->kind == OP_BAR)
+			(*sm->st.barriers)++;
+		w->state = W_WAIT_DRAIN;
+		if (!w->outstanding)
+			warp_drained(w);
+		break;
+	case OP_COMPUTE: {
+		uint64_t c = op->cycles < sm->cfg->compute_chunk ? op->cycles : sm->cfg->compute_chunk;
+
+		op->cycles -= c;
+		sm->sched_busy[s] = sm_cycles(sm, now, c);
+		(*sm->st.compute_cycles) += c;
+		w->state = W_WAIT_TIME;
+		sim_schedule_at(sm->ctx->k, sm->sched_busy[s], SIM_PRIO_DEFAULT, compute_done, w,
+				NULL);
+		break;
+	}
+	case OP_SMEM:
+		w->state = W_WAIT_TIME;
+		sim_schedule_at(sm->ctx->k, sm_cycles(sm, now, sm->cfg->smem_latency),
+				SIM_PRIO_DEFAULT, compute_done, w, NULL);
+		break;
+	default:
+		sm_fail(sm, -CS_ESTATE, "sm%u: warp %u has no op to issue", sm->id, w->slot);
+		return true;
+	}
+	(*sm->st.insts)++;
+	return true;
+}
+
+static bool is_mem_op(const struct warp *w)
+{
+	return w->op.kind == OP_LD || w->op.kind == OP_ST || w->op.kind == OP_ATOM;
+}
+
+/* The ready warp scheduler s issues from next (skip_mem: one whose op is not a memory op). */
+static struct warp *pick(struct gpu_sm *sm, unsigned s, bool skip_mem)
+{
+	unsigned n = sm->nwarps, ns = sm->nsched;
+	unsigned m = (n - s + ns - 1) / ns; /* slots s, s + ns, ... */
+	struct warp *best = NULL;
+
+	if (sm->cfg->scheduler == GPU_SCHED_GTO) {
+		struct warp *last = &sm->warps[sm->sched_last[s]];
+
+		if (last->state == W_READY && !(skip_mem && is_mem_op(last)))
+			return last;
+		for (unsigned i = s; i < n; i += ns) {
+			struct warp *w = &sm->warps[i];
+
+			if (w->state == W_READY && !(skip_mem && is_mem_op(w)) &&
+			    (!best || w->age < best->age))
+				best = w;
+		}
+		return best;
+	}
+	{
+		unsigned p = (sm->sched_last[s] - s) / ns;
+
+		for (unsigned j = 1; j <= m; j++) {
+			struct warp *w = &sm->warps[s + ((p + j) % m) * ns];
+
+			if (w->state == W_READY && !(skip_mem && is_mem_op(w)))
+				return w;
+		}
+	}
+	return NULL;
+}
+
+static void sm_tick(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_sm *sm = obj;
+	sim_time_t now = sim_now(k);
+	bool more = false;
+
+	(void)arg;
+	/* tick_pending stays set while issuing: warps made ready now issue next cycle */
+	sm->tick_done = now;
+	sm->ticked = true;
+	for (unsigned s = 0; s < sm->nsched; s++) {
+		struct warp *w;
+
+		if (sm->sched_busy[s] > now) {
+			more = true;
+			continue;
+		}
+		w = pick(sm, s, false);
+		if (!w)
+			continue;
+		if (!issue(sm, w, s, now)) {
+			/* the LD/ST queue is full: a warp with another kind of op may go */
+			more = true;
+			w = pick(sm, s, true);
+			if (!w || !issue(sm, w, s, now))
+				continue;
+		}
+		sm->sched_last[s] = w->slot;
+	}
+	for (unsigned i = 0; i < sm->nwarps && !more; i++)
+		if (sm->warps[i].state == W_READY)
+			more = true;
+	sm->tick_pending = false;
+	if (more) {
+		sm->tick_pending = true;
+		sim_schedule_at(k, sm_cycles(sm, now, 1), SIM_PRIO_DEFAULT + 1, sm_tick, sm, NULL);
+	}
+}
+
+/* ---- the LD/ST unit --------------------------------------------------------------------------- */
+
+static void ldst_tick(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_sm *sm = obj;
+	sim_time_t now = sim_now(k);
+
+	(void)arg;
+	sm->ldst_pending = false;
+	if (sm->ldst_blocked || !sm->ldq_n || now < sm->ldst_next)
+		goto resched;
+	{
+		uint32_t id = sm->ldq[sm->ldq_head];
+		struct sm_req *r = sm->reqs[id];
+
+		if (!sm->proto->l1->access(sm->l1, &r->acc)) {
+			sm->ldst_blocked = true;
+			(*sm->st.stall_l1)++;
+			return;
+		}
+		sm->ldq_head = (sm->ldq_head + 1) % sm->ldq_cap;
+		sm->ldq_n--;
+		sm->ldst_next = sm_cycles(sm, now, 1);
+		/* room in the queue may let a held-back warp issue */
+		sm_wake(sm);
+	}
+resched:
+	if (sm->ldq_n && !sm->ldst_blocked && !sm->ldst_pending) {
+		sm->ldst_pending = true;
+		sim_schedule_at(k, sm->ldst_next > now ? sm->ldst_next : sm_cycles(sm, now, 1),
+				SIM_PRIO_DEFAULT, ldst_tick, sm, NULL);
+	}
+}
+
+static void ldst_kick(struct gpu_sm *sm)
+{
+	sim_time_t now = sim_now(sm->ctx->k);
+
+	if (sm->ldst_pending || sm->ldst_blocked || !sm->ldq_n)
+		return;
+	if (now >= sm->ldst_next) {
+		ldst_tick(sm->ctx->k, sm, NULL);
+		return;
+	}
+	sm->ldst_pending = true;
+	sim_schedule_at(sm->ctx->k, sm->ldst_next, SIM_PRIO_DEFAULT, ldst_tick, sm, NULL);
+}
+
+static void sm_l1_retry(void *obj)
+{
+	struct gpu_sm *sm = obj;
+
+	sm->ldst_blocked = false;
+	if (!sm->ldst_pending && sm->ldq_n) {
+		sim_time_t now = sim_now(sm->ctx->k);
+		sim_time_t at = sim_clock_next_edge(&sm->ctx->core_clk, now);
+
+		if (at < sm->ldst_next)
+			at = sm->ldst_next;
+		sm->ldst_pending = true;
+		sim_schedule_at(sm->ctx->k, at, SIM_PRIO_DEFAULT, ldst_tick, sm, NULL);
+	}
+}
+
+static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
+{
+	struct gpu_sm *sm = obj;
+	struct sm_req *r = sm->reqs[id];
+	struct warp *w = r->w;
+	struct warp_op *op = &w->op;
+
+	if (r->kind == GPU_ACC_LD) {
+		for (uint32_t m = r->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctz(m);
+			unsigned off = (unsigned)(op->addr[lane] - r->acc.line_addr);
+			uint64_t v = 0;
+
+			memcpy(&v, line + off, op->bytes);
+			if (op->bytes == 4)
+				((uint32_t *)op->out)[lane] = (uint32_t)v;
+			else
+				((uint64_t *)op->out)[lane] = v;
+			if (sm->env.observe_read)
+				sm->env.observe_read(sm->env.gpu, sm->id, w->slot, op->addr[lane],
+						     op->bytes, v);
+		}
+	} else if (r->kind == GPU_ACC_ATOM && r->blocking && op->kind == OP_ATOM && op->want_old) {
+		for (unsigned i = 0; i < r->atom.n; i++)
+			((uint64_t *)op->out)[r->atom.lane[i].lane] = r->atom.lane[i].old;
+	}
+	req_free(sm, id);
+	warp_request_done(w, r->blocking);
+}
+
+/* ---- CTAs ------------------------------------------------------------------------------------- */
+
+unsigned gpu_sm_max_ctas(const struct gpu_core_cfg *cfg, const struct gpu_kernel *k)
+{
+	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
+			WARP_LANES;
+	uint64_t n = cfg->ctas;
+
+	if (!k->warps_per_cta)
+		return 0;
+	if (cfg->warps / k->warps_per_cta < n)
+		n = cfg->warps / k->warps_per_cta;
+	if (regs && cfg->regs / regs < n)
+		n = cfg->regs / regs;
+	if (k->smem_bytes && cfg->smem_kib * 1024 / k->smem_bytes < n)
+		n = cfg->smem_kib * 1024 / k->smem_bytes;
+	return (unsigned)n;
+}
+
+bool gpu_sm_can_take(const struct gpu_sm *sm, const struct gpu_kernel *k)
+{
+	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
+			WARP_LANES;
+
+	return sm->cta_used < sm->cfg->ctas && sm->warps_used + k->warps_per_cta <= sm->nwarps &&
+	       sm->regs_used + regs <= sm->cfg->regs &&
+	       sm->smem_used + k->smem_bytes <= sm->cfg->smem_kib * 1024;
+}
+
+int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
+{
+	const struct gpu_kernel *k = cta->kernel;
+	unsigned placed = 0;
+
+	for (unsigned i = 0; i < sm->cfg->ctas; i++)
+		if (!sm->cta_slots[i]) {
+			cta->slot = i;
+			sm->cta_slots[i] = cta;
+			break;
+		}
+	sm->cta_used++;
+	sm->warps_used += k->warps_per_cta;
+	sm->regs_used += (k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
+			 WARP_LANES;
+	sm->smem_used += k->smem_bytes;
+	cta->live = k->warps_per_cta;
+	cta->arrived = 0;
+	(*sm->st.ctas)++;
+	for (unsigned i = 0; i < sm->nwarps && placed < k->warps_per_cta; i++) {
+		struct warp *w = &sm->warps[i];
+
+		if (w->state != W_FREE)
+			continue;
+		if (!w->co) {
+			int rc = sim_coro_create(sm->cfg->stack_kib * 1024, warp_main, w, &w->co);
+
+			if (rc)
+				return rc;
+		}
+		w->cta = cta;
+		w->idx = placed++;
+		w->outstanding = 0;
+		w->pending = 0;
+		w->age = sm->next_age++;
+		w->rng = sm->env.seed ^ (0x9e3779b97f4a7c15ull * (gw_gwid((struct gpu_warp *)w) + 1));
+		(*sm->st.warps)++;
+		warp_advance(w);
+	}
+	return 0;
+}
+
+void gpu_sm_kernel_begin(struct gpu_sm *sm)
+{
+	sm->proto->l1->kernel_begin(sm->l1);
+}
+
+void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *), void *arg)
+{
+	sm->proto->l1->kernel_end(sm->l1, cb, arg);
+}
+
+bool gpu_sm_idle(const struct gpu_sm *sm)
+{
+	return !sm->warps_used && !sm->ldq_n && sm->proto->l1->idle(sm->l1);
+}
+
+uint64_t gpu_sm_mem_insts(const struct gpu_sm *sm)
+{
+	return sm->mem_insts;
+}
+
+struct gpu_l1 *gpu_sm_l1(struct gpu_sm *sm)
+{
+	return sm->l1;
+}
+
+/* ---- create / destroy ------------------------------------------------------------------------- */
+
+void gpu_sm_destroy(struct gpu_sm *sm)
+{
+	if (!sm)
+		return;
+	if (sm->l1)
+		sm->proto->l1->destroy(sm->l1);
+	for (unsigned i = 0; sm->warps && i < sm->nwarps; i++)
+		if (sm->warps[i].co)
+			sim_coro_destroy(sm->warps[i].co);
+	for (unsigned i = 0; i < sm->nreqs; i++)
+		free(sm->reqs[i]);
+	free(sm->reqs);
+	free(sm->warps);
+	free(sm->sched_busy);
+	free(sm->sched_last);
+	free(sm->cta_slots);
+	free(sm->ldq);
+	free(sm);
+}
+
+static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
+{
+	struct sm_stats *s = &sm->st;
+
+	s->insts = cs_stat_counter(g, "insts", "", "warp instructions issued");
+	s->mem_insts = cs_stat_counter(g, "mem_insts", "", "warp memory instructions issued");
+	s->requests = cs_stat_counter(g, "requests", "", "coalesced requests sent to the L1");
+	s->fences = cs_stat_counter(g, "fences", "", "fences issued");
+	s->barriers = cs_stat_counter(g, "barriers", "", "CTA barriers issued");
+	s->compute_cycles = cs_stat_counter(g, "compute_cycles", "cycles", "issue slots of compute");
+	s->ctas = cs_stat_counter(g, "ctas", "", "CTAs run");
+	s->warps = cs_stat_counter(g, "warps", "", "warps run");
+	s->stall_ldst = cs_stat_counter(g, "stall.ldst_full", "",
+					"issue attempts refused: LD/ST queue full");
+	s->stall_l1 = cs_stat_counter(g, "stall.l1_busy", "", "L1 refused a request");
+}
+
+int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
+		  const struct gpu_protocol *proto, unsigned id, const struct gpu_sm_env *env,
+		  struct cs_stat_group *g, struct gpu_sm **out, struct cs_err *err)
+{
+	struct gpu_sm *sm = calloc(1, sizeof(*sm));
+	struct gpu_l1_client cl;
+	int rc = -CS_ENOMEM;
+
+	*out = NULL;
+	if (!sm)
+		goto fail;
+	sm->ctx = ctx;
+	sm->cfg = cfg;
+	sm->proto = proto;
+	sm->env = *env;
+	sm->id = id;
+	sm->line_bytes = (unsigned)ctx->l1->line_bytes;
+	sm->sector_bytes = cfg->coalesce == GPU_COALESCE_SECTOR ? 32 : 0;
+	sm->nwarps = (unsigned)cfg->warps;
+	sm->nsched = (unsigned)(cfg->schedulers < cfg->warps ? cfg->schedulers : cfg->warps);
+	sm->warps = calloc(sm->nwarps, sizeof(*sm->warps));
+	sm->sched_busy = calloc(sm->nsched, sizeof(*sm->sched_busy));
+	sm->sched_last = calloc(sm->nsched, sizeof(*sm->sched_last));
+	sm->cta_slots = calloc(cfg->ctas, sizeof(*sm->cta_slots));
+	sm->ldq_cap = (unsigned)cfg->ldst_queue;
+	sm->ldq = calloc(sm->ldq_cap, sizeof(*sm->ldq));
+	sm->req_free = REQ_NONE;
+	if (!sm->warps || !sm->sched_busy || !sm->sched_last || !sm->cta_slots || !sm->ldq)
+		goto fail;
+	for (unsigned s = 0; s < sm->nsched; s++)
+		sm->sched_last[s] = s;
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		sm->warps[i].sm = sm;
+		sm->warps[i].slot = i;
+	}
+	cl.sm = sm;
+	cl.done = sm_l1_done;
+	cl.retry = sm_l1_retry;
+	rc = proto->l1->create(ctx, id, &cl, cs_stat_group(g, "l1"), &sm->l1, err);
+	if (rc)
+		goto fail_quiet;
+	sm_stats_register(sm, g);
+	*out = sm;
+	return 0;
+fail:
+	cs_err_set(err, rc, "sm%u: %s", id, cs_strerror(rc));
+fail_quiet:
+	gpu_sm_destroy(sm);
+	return rc;
+}
+
+/* ---- the op API: warp side ------------------------------------------------------------------- */
+
+static inline struct warp *W(struct gpu_warp *w)
+{
+	return (struct warp *)w;
+}
+
+static inline const struct warp *CW(const struct gpu_warp *w)
+{
+	return (const struct warp *)w;
+}
+
+unsigned gw_cta(const struct gpu_warp *w)
+{
+	return CW(w)->cta->id;
+}
+
+unsigned gw_ctas(const struct gpu_warp *w)
+{
+	return CW(w)->cta->kernel->ctas;
+}
+
+unsigned gw_warp(const struct gpu_warp *w)
+{
+	return CW(w)->idx;
+}
+
+unsigned gw_warps_per_cta(const struct gpu_warp *w)
+{
+	return CW(w)->cta->kernel->warps_per_cta;
+}
+
+unsigned gw_sm(const struct gpu_warp *w)
+{
+	return CW(w)->sm->id;
+}
+
+uint64_t gw_gwid(const struct gpu_warp *w)
+{
+	return (uint64_t)CW(w)->cta->id * CW(w)->cta->kernel->warps_per_cta + CW(w)->idx;
+}
+
+uint64_t gw_tid(const struct gpu_warp *w, unsigned lane)
+{
+	return gw_gwid(w) * WARP_LANES + lane;
+}
+
+const void *gw_args(const struct gpu_warp *w)
+{
+	return CW(w)->cta->kernel->args;
+}
+
+uint64_t gw_rand(struct gpu_warp *gw)
+{
+	struct warp *w = W(gw);
+	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Posts the op and waits until the SM lets the warp go on. */
+static void post(struct warp *w)
+{
+	sim_coro_yield(w->co);
+}
+
+static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_t mask,
+		     unsigned bytes)
+{
+	struct gpu_sm *sm = w->sm;
+	struct warp_op *op = &w->op;
+	unsigned bad = 0;
+	int n;
+
+	op->kind = kind;
+	op->bytes = (uint8_t)bytes;
+	op->mask = mask;
+	op->addr = addr;
+	op->drained = false;
+	n = coalesce(addr, mask, bytes, sm->line_bytes, sm->sector_bytes, op->req, &bad);
+	if (n < 0) {
+		sm_fail(sm, -CS_EINVAL,
+			"sm%u: warp %llu lane %u: address %#llx is not aligned to %u bytes",
+			sm->id, (unsigned long long)gw_gwid((struct gpu_warp *)w), bad,
+			(unsigned long long)(bad < WARP_LANES ? addr[bad] : 0), bytes);
+		n = 0;
+	}
+	op->nreq = (unsigned)n;
+	if (!n) {
+		op->kind = OP_COMPUTE; /* no active lane: one issue slot */
+		op->cycles = 1;
+	}
+	post(w);
+}
+
+static void ld_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, void *out,
+		 unsigned bytes)
+{
+	struct warp *w = W(gw);
+
+	w->op.out = out;
+	post_mem(w, OP_LD, addr, mask, bytes);
+}
+
+uint32_t gw_ld32(struct gpu_warp *gw, uint64_t addr)
+{
+	struct warp *w = W(gw);
+	uint32_t v[WARP_LANES];
+
+	w->u_addr[0] = addr;
+	ld_v(gw, w->u_addr, 1, v, 4);
+	return v[0];
+}
+
+uint64_t gw_ld64(struct gpu_warp *gw, uint64_t addr)
+{
+	struct warp *w = W(gw);
+
+	w->u_addr[0] = addr;
+	ld_v(gw, w->u_addr, 1, w->u_out, 8);
+	return w->u_out[0];
+}
+
+void gw_ld32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      uint32_t out[WARP_LANES])
+{
+	ld_v(w, addr, mask, out, 4);
+}
+
+void gw_ld64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      uint64_t out[WARP_LANES])
+{
+	ld_v(w, addr, mask, out, 8);
+}
+
+static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, const void *val,
+		 unsigned bytes)
+{
+	struct warp *w = W(gw);
+
+	w->op.val = val;
+	w->op.order = MEM_ORDER_RELAXED;
+	w->op.scope = MEM_SCOPE_DEVICE;
+	post_mem(w, OP_ST, addr, mask, bytes);
+}
+
+void gw_st32(struct gpu_warp *gw, uint64_t addr, uint32_t v)
+{
+	struct warp *w = W(gw);
+	uint32_t val[1] = { v };
+
+	w->u_addr[0] = addr;
+	st_v(gw, w->u_addr, 1, val, 4);
+}
+
+void gw_st64(struct gpu_warp *gw, uint64_t addr, uint64_t v)
+{
+	struct warp *w = W(gw);
+
+	w->u_addr[0] = addr;
+	w->u_val[0] = v;
+	st_v(gw, w->u_addr, 1, w->u_val, 8);
+}
+
+void gw_st32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      const uint32_t v[WARP_LANES])
+{
+	st_v(w, addr, mask, v, 4);
+}
+
+void gw_st64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      const uint64_t v[WARP_LANES])
+{
+	st_v(w, addr, mask, v, 8);
+}
+
+void gw_atomv(struct gpu_warp *gw, enum mem_atomic_op aop, const uint64_t addr[WARP_LANES],
+	      uint32_t mask, unsigned bytes, const uint64_t a[WARP_LANES],
+	      const uint64_t b[WARP_LANES], uint64_t old[WARP_LANES], enum mem_scope scope,
+	      enum mem_order order)
+{
+	struct warp *w = W(gw);
+
+	w->op.atom_op = (uint8_t)aop;
+	w->op.a = a;
+	w->op.b = b;
+	w->op.out = old;
+	w->op.want_old = old != NULL;
+	w->op.scope = (uint8_t)scope;
+	w->op.order = (uint8_t)order;
+	post_mem(w, OP_ATOM, addr, mask, bytes);
+}
+
+uint64_t gw_atom(struct gpu_warp *gw, enum mem_atomic_op aop, uint64_t addr, unsigned bytes,
+		 uint64_t a, uint64_t b, enum mem_scope scope, enum mem_order order)
+{
+	struct warp *w = W(gw);
+	w->u_addr[0] = addr;
+	w->u_val[0] = a;
+	w->u_b[0] = b;
+	gw_atomv(gw, aop, w->u_addr, 1, bytes, w->u_val, w->u_b, w->u_out, scope, order);
+	return w->u_out[0];
+}
+
+void gw_fence(struct gpu_warp *gw, enum mem_order order, enum mem_scope scope)
+{
+	struct warp *w = W(gw);
+
+	w->op.kind = OP_FENCE;
+	w->op.order = (uint8_t)order;
+	w->op.scope = (uint8_t)scope;
+	post(w);
+}
+
+void gw_barrier(struct gpu_warp *gw)
+{
+	struct warp *w = W(gw);
+
+	w->op.kind = OP_BAR;
+	post(w);
+}
+
+void gw_compute(struct gpu_warp *gw, uint64_t cycles)
+{
+	struct warp *w = W(gw);
+
+	if (!cycles)
+		return;
+	w->op.kind = OP_COMPUTE;
+	w->op.cycles = cycles;
+	post(w);
+}
+
+void *gw_smem(struct gpu_warp *gw)
+{
+	return W(gw)->cta->smem;
+}
+
+void gw_smem_access(struct gpu_warp *gw)
+{
+	struct warp *w = W(gw);
+
+	w->op.kind = OP_SMEM;
+	post(w);
+}
+
+bool gw_spin_guard(struct gpu_warp *gw, uint64_t *count)
+{
+	return ++*count > W(gw)->sm->cfg->spin_limit;
+}
+
+void gw_fail(struct gpu_warp *gw, const char *fmt, ...)
+{
+	struct warp *w = W(gw);
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->sm->env.fail(w->sm->env.gpu, -CS_ECHECK, msg);
+}

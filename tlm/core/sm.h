@@ -1,0 +1,90 @@
+/*
+ * tlm/core/sm.h - a GPU streaming multiprocessor: warps, warp schedulers, coalescer, LD/ST
+ * unit and the memory-consistency rules, in front of the protocol's L1.
+ *
+ * Warps run workload code (workloads/gpu_api.h) as coroutines: each op the code calls is
+ * posted to its warp and the coroutine yields until the SM has issued it (and, for what the
+ * warp must wait for, until it is performed). Each of `core.schedulers` warp schedulers issues
+ * at most one instruction per core cycle, choosing among its warps (slot % schedulers) by
+ * loose round robin (LRR) or greedy-then-oldest (GTO). Memory instructions are coalesced into
+ * line (or sector) requests that wait in the LD/ST unit's bounded queue; the unit hands the L1
+ * one request per cycle. SC: a warp has at most one memory instruction outstanding and waits
+ * until it is performed (stores included). RC: stores and reductions do not stall the warp;
+ * fences, barriers, release atomics and exit wait until every earlier access is performed.
+ */
+#ifndef COHSCOPE_TLM_CORE_SM_H
+#define COHSCOPE_TLM_CORE_SM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlm/coherence/gpu_proto.h"
+#include "workloads/gpu_api.h"
+
+enum gpu_sched_policy { GPU_SCHED_LRR = 0, GPU_SCHED_GTO };
+enum gpu_consistency { GPU_SC = 0, GPU_RC };
+enum gpu_coalesce_mode { GPU_COALESCE_LINE = 0, GPU_COALESCE_SECTOR };
+
+struct gpu_core_cfg {
+	uint64_t clock_mhz;
+	uint64_t warps;	   /* warp slots per SM */
+	uint64_t ctas;	   /* CTA slots per SM */
+	uint64_t regs;	   /* registers per SM */
+	uint64_t smem_kib; /* scratchpad per SM */
+	uint64_t schedulers;
+	unsigned scheduler;   /* enum gpu_sched_policy */
+	unsigned consistency; /* enum gpu_consistency */
+	unsigned coalesce;    /* enum gpu_coalesce_mode */
+	uint64_t ldst_queue;  /* requests */
+	uint64_t smem_latency;
+	uint64_t compute_chunk;
+	uint64_t spin_limit;
+	uint64_t stack_kib;
+};
+
+extern const struct cs_param_table gpu_core_params; /* section "core" */
+
+/* A CTA resident on an SM. Owned by the GPU (tlm/system/gpu.c). */
+struct gpu_cta {
+	const struct gpu_kernel *kernel;
+	unsigned id;	  /* linear CTA id */
+	unsigned live;	  /* warps not yet exited */
+	unsigned arrived; /* warps waiting at the barrier */
+	unsigned slot;	  /* CTA slot in the SM */
+	uint8_t *smem;
+};
+
+/* What an SM asks of the GPU around it. */
+struct gpu_sm_env {
+	void *gpu;
+	void (*cta_done)(void *gpu, unsigned sm, struct gpu_cta *cta);
+	/* a warp's check failed or a model error: record and stop */
+	void (*fail)(void *gpu, int code, const char *msg);
+	/* the coherence checker's hook: a warp read `bytes` at addr and saw v (may be NULL) */
+	void (*observe_read)(void *gpu, unsigned sm, unsigned slot, uint64_t addr, unsigned bytes,
+			     uint64_t v);
+	uint64_t seed;
+};
+
+struct gpu_sm;
+
+int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
+		  const struct gpu_protocol *proto, unsigned id, const struct gpu_sm_env *env,
+		  struct cs_stat_group *stats, struct gpu_sm **out, struct cs_err *err);
+void gpu_sm_destroy(struct gpu_sm *sm);
+struct gpu_l1 *gpu_sm_l1(struct gpu_sm *sm);
+
+/* CTAs of kernel k this SM can hold at once (0: the kernel does not fit). */
+unsigned gpu_sm_max_ctas(const struct gpu_core_cfg *cfg, const struct gpu_kernel *k);
+/* Free CTA slot able to take one more CTA of k now. */
+bool gpu_sm_can_take(const struct gpu_sm *sm, const struct gpu_kernel *k);
+/* Starts a CTA: warps from free slots, coroutines resumed to their first op. */
+int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta);
+/* Kernel boundaries, forwarded to the L1. */
+void gpu_sm_kernel_begin(struct gpu_sm *sm);
+void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *arg), void *arg);
+bool gpu_sm_idle(const struct gpu_sm *sm);
+/* Warp memory instructions issued so far (the speed benchmarks' unit). */
+uint64_t gpu_sm_mem_insts(const struct gpu_sm *sm);
+
+#endif

@@ -1,0 +1,904 @@
+/* tlm/dram/dram.c - DRAM channel controller (see dram.h). */
+#include "tlm/dram/dram.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const sched_names[] = {"frfcfs", "fcfs", NULL};
+
+#define GTX480 " (GPGPU-Sim GTX480 GDDR5 default)"
+
+static const struct cs_param dram_param_rows[] = {
+    {"clock_mhz", CS_P_UINT, offsetof(struct dram_cfg, clock_mhz), "924", "MHz",
+     "command clock; every timing parameter counts its cycles" GTX480, 1, 100000, NULL},
+    {"data_rate", CS_P_UINT, offsetof(struct dram_cfg, data_rate), "4", "beats/cycle",
+     "data beats per command clock (GDDR5 QDR: 4, DDR: 2)" GTX480, 1, 16, NULL},
+    {"bus_bytes", CS_P_UINT, offsetof(struct dram_cfg, bus_bytes), "8", "bytes",
+     "channel data width (2 chips x 4 B)" GTX480, 1, 1024, NULL},
+    {"burst_length", CS_P_UINT, offsetof(struct dram_cfg, burst_length), "8", "beats",
+     "beats per burst; one burst moves bus_bytes * burst_length bytes" GTX480, 1, 64, NULL},
+    {"banks", CS_P_UINT, offsetof(struct dram_cfg, banks), "16", "", "banks per channel" GTX480, 1,
+     1024, NULL},
+    {"row_bytes", CS_P_UINT, offsetof(struct dram_cfg, row_bytes), "4096", "bytes",
+     "row buffer size of the channel (all chips)" GTX480, 64, 1048576, NULL},
+    {"tCL", CS_P_UINT, offsetof(struct dram_cfg, tCL), "12", "cycles",
+     "CAS latency: RD command to first read data" GTX480, 1, 1000, NULL},
+    {"tRP", CS_P_UINT, offsetof(struct dram_cfg, tRP), "12", "cycles",
+     "precharge: PRE to ACT of the same bank" GTX480, 1, 1000, NULL},
+    {"tRC", CS_P_UINT, offsetof(struct dram_cfg, tRC), "40", "cycles",
+     "row cycle: ACT to ACT of the same bank" GTX480, 1, 1000, NULL},
+    {"tRAS", CS_P_UINT, offsetof(struct dram_cfg, tRAS), "28", "cycles",
+     "row active: ACT to PRE of the same bank" GTX480, 1, 1000, NULL},
+    {"tRCD", CS_P_UINT, offsetof(struct dram_cfg, tRCD), "12", "cycles",
+     "ACT to RD/WR of the same bank" GTX480, 1, 1000, NULL},
+    {"tRRD", CS_P_UINT, offsetof(struct dram_cfg, tRRD), "6", "cycles",
+     "ACT to ACT of different banks" GTX480, 1, 1000, NULL},
+    {"tCCD", CS_P_UINT, offsetof(struct dram_cfg, tCCD), "2", "cycles",
+     "column command to column command" GTX480, 1, 1000, NULL},
+    {"tWR", CS_P_UINT, offsetof(struct dram_cfg, tWR), "12", "cycles",
+     "write recovery: end of write data to PRE of the same bank" GTX480, 0, 1000, NULL},
+    {"tWL", CS_P_UINT, offsetof(struct dram_cfg, tWL), "4", "cycles",
+     "write latency: WR command to first write data" GTX480, 1, 1000, NULL},
+    {"tCDLR", CS_P_UINT, offsetof(struct dram_cfg, tCDLR), "5", "cycles",
+     "write-to-read turnaround: end of write data to RD" GTX480, 0, 1000, NULL},
+    {"queue", CS_P_UINT, offsetof(struct dram_cfg, queue), "32", "requests",
+     "requests in the controller at most (scheduler queue + in service)", 1, 4096, NULL},
+    {"scheduler", CS_P_ENUM, offsetof(struct dram_cfg, scheduler), "frfcfs", "",
+     "frfcfs: open-row requests first, then oldest; fcfs: strict arrival order", 0, 0, sched_names},
+    {"ctrl_latency", CS_P_UINT, offsetof(struct dram_cfg, ctrl_latency), "0", "cycles",
+     "fixed front-end delay before a request can be scheduled", 0, 100000, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table dram_params = {
+    .section = "dram",
+    .help = "DRAM channel controller: banks, open rows, FR-FCFS, data bus (per channel)",
+    .params = dram_param_rows,
+    .size = sizeof(struct dram_cfg),
+};
+
+#define NO_ROW UINT64_MAX
+#define NEVER  UINT64_MAX
+
+struct dram_req {
+	struct tlm_payload *p;
+	struct dram_req *prev, *next; /* scheduler queue, arrival order */
+	struct dram_req *rnext;	      /* response FIFO of the port, or the free list */
+	uint64_t seq;		      /* arrival order */
+	uint64_t row;
+	uint64_t visible; /* first cycle it may be scheduled */
+	sim_time_t arrived;
+	unsigned bank, port;
+	unsigned left; /* bursts not issued yet */
+	bool write;
+	bool started;	   /* first column command issued */
+	uint8_t row_state; /* enum dram_row_state, as this request found its bank */
+};
+
+struct dram_bank {
+	uint64_t open;	      /* open row, NO_ROW when precharged */
+	uint64_t act_ok;      /* earliest ACT: tRC after ACT, tRP after PRE */
+	uint64_t pre_ok;      /* earliest PRE: tRAS, tWR, read to precharge */
+	uint64_t col_ok;      /* earliest column command: tRCD after ACT */
+	struct dram_req *cur; /* the request the bank is committed to */
+	struct dram_req *hit; /* decision scratch: oldest request to the open row */
+	struct dram_req *old; /* decision scratch: oldest request */
+};
+
+struct dram_port {
+	struct tlm_target_socket ts;
+	struct dram_ctrl *d;
+	struct tlm_payload *waiting; /* BEGIN_REQ not accepted yet */
+	sim_time_t waiting_since;
+	struct dram_req *rhead, *rtail; /* responses due, not sent yet */
+	struct tlm_payload *resp_open;	/* BEGIN_RESP sent, END_RESP awaited */
+	char name[48];
+};
+
+struct dram_ctrl {
+	struct sim_kernel *k;
+	struct dram_cfg cfg;
+	struct sim_clock clk;
+	const struct addr_map *map;
+	struct mem_store *store;
+	unsigned channel, nports;
+	unsigned atom, burst; /* bytes per burst; data-bus cycles per burst */
+	struct dram_port *port;
+	struct dram_bank *bank;
+	unsigned *touched; /* banks with decision scratch set */
+	struct dram_req **cand;
+	struct dram_req *slots, *free;
+	struct dram_req *qhead, *qtail; /* scheduler queue: requests with bursts left */
+	unsigned queued;		/* accepted, not answered */
+	unsigned *wait;			/* ports whose BEGIN_REQ waits for a slot, FIFO */
+	unsigned wait_head, wait_len;
+	uint64_t seq;
+	/* channel state, in cycles */
+	uint64_t act_ok;   /* tRRD */
+	uint64_t col_ok;   /* tCCD */
+	uint64_t rd_ok;	   /* tCDLR */
+	uint64_t bus_free; /* end of the last burst on the data bus */
+	uint64_t cmd_ok;   /* one command per cycle */
+	/* the one pending scheduling callback */
+	struct sim_handle wake_h;
+	uint64_t wake_cycle;
+	bool wake_pending;
+	dram_trace_fn trace;
+	void *trace_ctx;
+	/* stats */
+	uint64_t *reads, *writes, *requests, *acts, *pres, *row_hits, *row_misses, *row_conflicts;
+	uint64_t *bytes_read, *bytes_written, *bus_busy;
+	struct cs_stat_avg *occupancy, *latency;
+};
+
+/* ---- configuration and closed forms ------------------------------------------------------- */
+
+int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
+{
+	const struct cs_param *p;
+
+	for (p = dram_param_rows; p->key; p++) {
+		uint64_t v;
+
+		if (p->type == CS_P_ENUM) {
+			if (c->scheduler > DRAM_SCHED_FCFS)
+				return cs_err_set(err, -CS_ECONFIG, "dram.%s: bad value %u", p->key,
+						  c->scheduler);
+			continue;
+		}
+		memcpy(&v, (const char *)c + p->offset, sizeof(v));
+		if ((double)v < p->min || (double)v > p->max)
+			return cs_err_set(err, -CS_ECONFIG,
+					  "dram.%s = %llu: out of range [%.0f, %.0f]", p->key,
+					  (unsigned long long)v, p->min, p->max);
+	}
+	if (c->tRC < c->tRAS + c->tRP)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "dram.tRC (%llu) must be at least dram.tRAS + dram.tRP (%llu + %llu): "
+		    "a row stays open tRAS, then precharges for tRP before the next ACT",
+		    (unsigned long long)c->tRC, (unsigned long long)c->tRAS,
+		    (unsigned long long)c->tRP);
+	if (c->tRAS < c->tRCD)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "dram.tRAS (%llu) must be at least dram.tRCD (%llu): a row cannot "
+		    "close before it can be accessed",
+		    (unsigned long long)c->tRAS, (unsigned long long)c->tRCD);
+	if (c->burst_length % c->data_rate)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "dram.burst_length (%llu) must be a multiple of dram.data_rate "
+				  "(%llu): a burst holds the data bus for whole command cycles",
+				  (unsigned long long)c->burst_length,
+				  (unsigned long long)c->data_rate);
+	if (c->row_bytes % (c->bus_bytes * c->burst_length))
+		return cs_err_set(err, -CS_ECONFIG,
+				  "dram.row_bytes (%llu) must be a multiple of dram.bus_bytes * "
+				  "dram.burst_length (%llu * %llu): a row holds whole bursts",
+				  (unsigned long long)c->row_bytes,
+				  (unsigned long long)c->bus_bytes,
+				  (unsigned long long)c->burst_length);
+	return 0;
+}
+
+void dram_decode(const struct dram_cfg *cfg, uint64_t local, unsigned *bank, uint64_t *row)
+{
+	uint64_t r = local / cfg->row_bytes;
+
+	*bank = (unsigned)(r % cfg->banks);
+	*row = r / cfg->banks;
+}
+
+double dram_peak_bytes_per_s(const struct dram_cfg *cfg)
+{
+	return (double)cfg->bus_bytes * (double)cfg->data_rate * (double)cfg->clock_mhz * 1e6;
+}
+
+static uint64_t unloaded_cycles(const struct dram_cfg *c, unsigned len, int row_state,
+				uint64_t latency)
+{
+	uint64_t atom = c->bus_bytes * c->burst_length;
+	uint64_t burst = c->burst_length / c->data_rate;
+	uint64_t step = c->tCCD > burst ? c->tCCD : burst;
+	uint64_t bursts = len ? (len + atom - 1) / atom : 1;
+	uint64_t n = c->ctrl_latency + latency + (bursts - 1) * step + burst;
+
+	if (row_state >= DRAM_ROW_CLOSED)
+		n += c->tRCD;
+	if (row_state >= DRAM_ROW_CONFLICT)
+		n += c->tRP;
+	return n;
+}
+
+uint64_t dram_unloaded_read_cycles(const struct dram_cfg *cfg, unsigned len, int row_state)
+{
+	return unloaded_cycles(cfg, len, row_state, cfg->tCL);
+}
+
+uint64_t dram_unloaded_write_cycles(const struct dram_cfg *cfg, unsigned len, int row_state)
+{
+	return unloaded_cycles(cfg, len, row_state, cfg->tWL);
+}
+
+static sim_time_t cycles_ps(const struct dram_cfg *cfg, uint64_t n)
+{
+	struct sim_clock clk;
+
+	if (sim_clock_init(&clk, cfg->clock_mhz * 1000000ull))
+		return 0;
+	return sim_clock_edge(&clk, n);
+}
+
+sim_time_t dram_unloaded_read_ps(const struct dram_cfg *cfg, unsigned len, int row_state)
+{
+	return cycles_ps(cfg, dram_unloaded_read_cycles(cfg, len, row_state));
+}
+
+sim_time_t dram_unloaded_write_ps(const struct dram_cfg *cfg, unsigned len, int row_state)
+{
+	return cycles_ps(cfg, dram_unloaded_write_cycles(cfg, len, row_state));
+}
+
+/* ---- state updates (shared by every face) ------------------------------------------------- */
+
+static inline uint64_t max64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline uint64_t min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* The edge at or after t, as a cycle number. */
+static uint64_t cycle_at_or_after(const struct dram_ctrl *d, sim_time_t t)
+{
+	uint64_t n = sim_clock_cycle(&d->clk, t);
+
+	return sim_clock_edge(&d->clk, n) == t ? n : n + 1;
+}
+
+/* Earliest cycle the next command for r can issue, and which command it is. */
+static uint64_t dram_next_cmd(const struct dram_ctrl *d, const struct dram_req *r, unsigned *kind)
+{
+	const struct dram_bank *b = &d->bank[r->bank];
+	uint64_t e = max64(d->cmd_ok, r->visible);
+
+	if (b->open == r->row) {
+		e = max64(e, max64(b->col_ok, d->col_ok));
+		if (r->write) {
+			*kind = DRAM_CMD_WR;
+			return max64(e, sub0(d->bus_free, d->cfg.tWL));
+		}
+		*kind = DRAM_CMD_RD;
+		return max64(e, max64(d->rd_ok, sub0(d->bus_free, d->cfg.tCL)));
+	}
+	if (b->open == NO_ROW) {
+		*kind = DRAM_CMD_ACT;
+		return max64(e, max64(b->act_ok, d->act_ok));
+	}
+	*kind = DRAM_CMD_PRE;
+	return max64(e, b->pre_ok);
+}
+
+static void dram_do_act(struct dram_ctrl *d, unsigned bank, uint64_t row, uint64_t c)
+{
+	struct dram_bank *b = &d->bank[bank];
+
+	b->open = row;
+	b->col_ok = c + d->cfg.tRCD;
+	b->pre_ok = max64(b->pre_ok, c + d->cfg.tRAS);
+	b->act_ok = max64(b->act_ok, c + d->cfg.tRC);
+	d->act_ok = c + d->cfg.tRRD;
+	d->cmd_ok = c + 1;
+	++*d->acts;
+}
+
+static void dram_do_pre(struct dram_ctrl *d, unsigned bank, uint64_t c)
+{
+	struct dram_bank *b = &d->bank[bank];
+
+	b->open = NO_ROW;
+	b->act_ok = max64(b->act_ok, c + d->cfg.tRP);
+	d->cmd_ok = c + 1;
+	++*d->pres;
+}
+
+/* One burst; returns the cycle its data has left the bus (the data slot is [end-burst, end)). */
+static uint64_t dram_do_col(struct dram_ctrl *d, unsigned bank, bool write, uint64_t c)
+{
+	struct dram_bank *b = &d->bank[bank];
+	uint64_t end = c + (write ? d->cfg.tWL : d->cfg.tCL) + d->burst;
+
+	d->bus_free = end;
+	d->col_ok = c + d->cfg.tCCD;
+	d->cmd_ok = c + 1;
+	if (write) {
+		b->pre_ok = max64(b->pre_ok, end + d->cfg.tWR);
+		d->rd_ok = max64(d->rd_ok, end + d->cfg.tCDLR);
+	} else {
+		b->pre_ok = max64(b->pre_ok, c + d->burst);
+	}
+	*d->bus_busy += d->burst;
+	return end;
+}
+
+/* Writes buf honouring TLM byte enables (a pattern of be_len bytes repeated over len). */
+static int store_write_be(struct mem_store *s, const struct tlm_payload *p)
+{
+	uint32_t be_len = p->byte_enable_len ? p->byte_enable_len : p->len;
+
+	if (!p->byte_enable || be_len >= p->len)
+		return mem_store_write_masked(s, p->addr, p->data, p->byte_enable, p->len);
+	for (uint32_t off = 0; off < p->len; off += be_len) {
+		uint32_t n = p->len - off < be_len ? p->len - off : be_len;
+		int rc = mem_store_write_masked(s, p->addr + off, p->data + off, p->byte_enable, n);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The functional effect of an access: the values it reads or leaves. */
+static int dram_data(struct mem_store *s, struct tlm_payload *p)
+{
+	if (p->cmd == TLM_WRITE_COMMAND)
+		return store_write_be(s, p);
+	mem_store_read(s, p->addr, p->data, p->len);
+	return 0;
+}
+
+/* ---- requests and responses --------------------------------------------------------------- */
+
+static void dram_wake(struct dram_ctrl *d, uint64_t cycle);
+
+static void dram_trace(struct dram_ctrl *d, unsigned kind, unsigned bank, uint64_t row, uint64_t c,
+		       uint64_t end, struct tlm_payload *p)
+{
+	struct dram_cmd_rec rec = {
+	    .cycle = c,
+	    .kind = kind,
+	    .bank = bank,
+	    .row = row,
+	    .data_start = end ? end - d->burst : 0,
+	    .data_end = end,
+	    .payload = p,
+	};
+
+	d->trace(d->trace_ctx, &rec);
+}
+
+/* Takes p into the controller (a slot is free). */
+static void dram_accept(struct dram_ctrl *d, unsigned port, struct tlm_payload *p,
+			sim_time_t arrived)
+{
+	struct dram_req *r = d->free;
+	uint64_t local = addrmap_local(d->map, p->addr);
+	uint64_t off = local % d->cfg.row_bytes;
+
+	d->free = r->rnext;
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->seq = d->seq++;
+	r->port = port;
+	r->arrived = arrived;
+	r->write = p->cmd == TLM_WRITE_COMMAND;
+	r->left = (unsigned)((off + p->len - 1) / d->atom - off / d->atom + 1);
+	dram_decode(&d->cfg, local, &r->bank, &r->row);
+	r->visible = cycle_at_or_after(d, sim_now(d->k)) + d->cfg.ctrl_latency;
+	r->prev = d->qtail;
+	if (d->qtail)
+		d->qtail->next = r;
+	else
+		d->qhead = r;
+	d->qtail = r;
+	d->queued++;
+	tlm_payload_acquire(p); /* held until the response is sent */
+	cs_stat_avg_sample(d->occupancy, d->queued);
+	dram_wake(d, r->visible);
+}
+
+static void dram_end_req_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct dram_port *pt = obj;
+	enum tlm_phase ph = TLM_END_REQ;
+	sim_time_t delay = 0;
+
+	(void)k;
+	tlm_nb_transport_bw(&pt->ts, arg, &ph, &delay);
+}
+
+/* Slots freed: waiting BEGIN_REQs come in, in arrival order. */
+static void dram_admit(struct dram_ctrl *d)
+{
+	while (d->wait_len && d->queued < d->cfg.queue) {
+		struct dram_port *pt = &d->port[d->wait[d->wait_head]];
+		struct tlm_payload *p = pt->waiting;
+
+		d->wait_head = (d->wait_head + 1) % d->nports;
+		d->wait_len--;
+		pt->waiting = NULL;
+		dram_accept(d, (unsigned)(pt - d->port), p, pt->waiting_since);
+		sim_schedule(d->k, 0, dram_end_req_cb, pt, p);
+	}
+}
+
+static void dram_send_resps(struct dram_ctrl *d, struct dram_port *pt)
+{
+	while (!pt->resp_open && pt->rhead) {
+		struct dram_req *r = pt->rhead;
+		struct tlm_payload *p = r->p;
+		enum tlm_phase ph = TLM_BEGIN_RESP;
+		sim_time_t delay = 0;
+		enum tlm_sync_enum ret;
+
+		pt->rhead = r->rnext;
+		if (!pt->rhead)
+			pt->rtail = NULL;
+		cs_stat_avg_sample(d->latency, (double)(sim_now(d->k) - r->arrived) / SIM_NS);
+		r->rnext = d->free;
+		d->free = r;
+		d->queued--;
+		dram_admit(d);
+		p->status = TLM_OK_RESPONSE;
+		pt->resp_open = p;
+		ret = tlm_nb_transport_bw(&pt->ts, p, &ph, &delay);
+		if (ret == TLM_ACCEPTED)
+			continue; /* END_RESP follows on the forward path (or came already) */
+		if (ret == TLM_UPDATED && ph != TLM_END_RESP) {
+			sim_fail(d->k, -CS_EPROTO, "%s: BEGIN_RESP answered with %s", pt->name,
+				 tlm_phase_name(ph));
+			return;
+		}
+		if (pt->resp_open == p) {
+			pt->resp_open = NULL;
+			tlm_payload_release(p);
+		}
+	}
+}
+
+static void dram_send_resps_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct dram_port *pt = obj;
+
+	(void)k;
+	(void)arg;
+	dram_send_resps(pt->d, pt);
+}
+
+/* The data of r has crossed the bus: its response is due. */
+static void dram_resp_due_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct dram_ctrl *d = obj;
+	struct dram_req *r = arg;
+	struct dram_port *pt = &d->port[r->port];
+
+	(void)k;
+	r->rnext = NULL;
+	if (pt->rtail)
+		pt->rtail->rnext = r;
+	else
+		pt->rhead = r;
+	pt->rtail = r;
+	dram_send_resps(d, pt);
+}
+
+/* ---- scheduler ---------------------------------------------------------------------------- */
+
+static void dram_unlink(struct dram_ctrl *d, struct dram_req *r)
+{
+	if (r->prev)
+		r->prev->next = r->next;
+	else
+		d->qhead = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	else
+		d->qtail = r->prev;
+}
+
+/* Issues command kind for r at cycle c. */
+static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, uint64_t c)
+{
+	struct dram_bank *b = &d->bank[r->bank];
+	uint64_t end;
+
+	if (kind == DRAM_CMD_PRE) {
+		uint64_t closed = b->open;
+
+		if (r->row_state == DRAM_ROW_HIT)
+			r->row_state = DRAM_ROW_CONFLICT;
+		dram_do_pre(d, r->bank, c);
+		if (d->trace)
+			dram_trace(d, kind, r->bank, closed, c, 0, r->p);
+		return;
+	}
+	if (kind == DRAM_CMD_ACT) {
+		if (r->row_state == DRAM_ROW_HIT)
+			r->row_state = DRAM_ROW_CLOSED;
+		dram_do_act(d, r->bank, r->row, c);
+		if (d->trace)
+			dram_trace(d, kind, r->bank, r->row, c, 0, r->p);
+		return;
+	}
+	if (!r->started) {
+		struct tlm_payload *p = r->p;
+
+		r->started = true;
+		b->cur = r;
+		++*d->requests;
+		++*(r->row_state == DRAM_ROW_HIT      ? d->row_hits
+		    : r->row_state == DRAM_ROW_CLOSED ? d->row_misses
+						      : d->row_conflicts);
+		if (r->write) {
+			++*d->writes;
+			*d->bytes_written += p->len;
+		} else {
+			++*d->reads;
+			*d->bytes_read += p->len;
+		}
+		if (dram_data(d->store, p))
+			sim_fail(d->k, -CS_ENOMEM, "%s: out of memory in the backing store",
+				 d->port[r->port].name);
+	}
+	end = dram_do_col(d, r->bank, r->write, c);
+	if (d->trace)
+		dram_trace(d, kind, r->bank, r->row, c, end, r->p);
+	if (--r->left)
+		return;
+	b->cur = NULL;
+	dram_unlink(d, r);
+	sim_schedule_at(d->k, sim_clock_edge(&d->clk, end), SIM_PRIO_DEFAULT, dram_resp_due_cb, d,
+			r);
+}
+
+/*
+ * The request each bank would serve next (frfcfs: its oldest open-row request, else its oldest;
+ * fcfs: requests handed to banks in arrival order). Fills d->cand, returns how many, and sets
+ * *next_visible to the cycle the first not yet eligible request becomes eligible.
+ */
+static unsigned dram_candidates(struct dram_ctrl *d, uint64_t c, uint64_t *next_visible)
+{
+	bool fcfs = d->cfg.scheduler == DRAM_SCHED_FCFS;
+	bool blocked = false;
+	unsigned n = 0, nt = 0;
+
+	*next_visible = NEVER;
+	for (struct dram_req *r = d->qhead; r; r = r->next) {
+		struct dram_bank *b = &d->bank[r->bank];
+
+		if (r->visible > c) {
+			*next_visible = r->visible;
+			break;
+		}
+		if (b->cur) {
+			if (b->cur == r)
+				d->cand[n++] = r;
+			else if (fcfs)
+				blocked = true;
+			continue;
+		}
+		if (fcfs) {
+			if (!blocked) {
+				b->cur = r; /* handed to its bank */
+				d->cand[n++] = r;
+			}
+			continue;
+		}
+		if (!b->old) {
+			b->old = r;
+			d->touched[nt++] = r->bank;
+		}
+		if (!b->hit && r->row == b->open)
+			b->hit = r;
+	}
+	for (unsigned i = 0; i < nt; i++) {
+		struct dram_bank *b = &d->bank[d->touched[i]];
+
+		d->cand[n++] = b->hit ? b->hit : b->old;
+		b->hit = b->old = NULL;
+	}
+	return n;
+}
+
+/* True when command a (for request ra) goes before command b (for rb). */
+static bool dram_better(const struct dram_ctrl *d, unsigned ka, const struct dram_req *ra,
+			unsigned kb, const struct dram_req *rb)
+{
+	if (d->cfg.scheduler == DRAM_SCHED_FRFCFS) {
+		bool ca = ka == DRAM_CMD_RD || ka == DRAM_CMD_WR;
+		bool cb = kb == DRAM_CMD_RD || kb == DRAM_CMD_WR;
+
+		if (ca != cb)
+			return ca;
+	}
+	return ra->seq < rb->seq;
+}
+
+/* One scheduling step at cycle c: issue the best ready command, if any; returns the next cycle
+ * something can happen (NEVER when idle). */
+static uint64_t dram_step(struct dram_ctrl *d, uint64_t c)
+{
+	uint64_t next_visible, next = NEVER;
+	struct dram_req *best = NULL;
+	unsigned best_kind = 0, n, kind;
+
+	n = dram_candidates(d, c, &next_visible);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t e = dram_next_cmd(d, d->cand[i], &kind);
+
+		if (e <= c && (!best || dram_better(d, kind, d->cand[i], best_kind, best))) {
+			best = d->cand[i];
+			best_kind = kind;
+		}
+	}
+	if (best) {
+		dram_issue(d, best, best_kind, c);
+		n = dram_candidates(d, c, &next_visible);
+	}
+	for (unsigned i = 0; i < n; i++)
+		next = min64(next, dram_next_cmd(d, d->cand[i], &kind));
+	next = next < NEVER ? max64(next, c + 1) : next;
+	return next < next_visible ? next : next_visible;
+}
+
+static void dram_wake_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct dram_ctrl *d = obj;
+	sim_time_t now = sim_now(k);
+	uint64_t c = cycle_at_or_after(d, now);
+	uint64_t next;
+
+	(void)arg;
+	d->wake_pending = false;
+	if (sim_clock_edge(&d->clk, c) != now) {
+		dram_wake(d, c);
+		return;
+	}
+	next = dram_step(d, c);
+	if (next != NEVER)
+		dram_wake(d, next);
+}
+
+/* Makes sure a scheduling step runs at cycle `cycle` (or earlier). */
+static void dram_wake(struct dram_ctrl *d, uint64_t cycle)
+{
+	if (d->wake_pending) {
+		if (d->wake_cycle <= cycle)
+			return;
+		sim_cancel(d->k, d->wake_h);
+	}
+	d->wake_pending = true;
+	d->wake_cycle = cycle;
+	d->wake_h = sim_schedule_at(d->k, sim_clock_edge(&d->clk, cycle), SIM_PRIO_DEFAULT,
+				    dram_wake_cb, d, NULL);
+}
+
+/* ---- sockets ------------------------------------------------------------------------------ */
+
+/* A request this controller cannot serve is a wiring or initiator bug. */
+static bool dram_check_req(struct dram_ctrl *d, struct dram_port *pt, struct tlm_payload *p)
+{
+	uint64_t local;
+
+	if (p->cmd != TLM_READ_COMMAND && p->cmd != TLM_WRITE_COMMAND) {
+		sim_fail(d->k, -CS_EPROTO, "%s: command %u not supported", pt->name, p->cmd);
+		return false;
+	}
+	if (addrmap_channel(d->map, p->addr) != d->channel) {
+		sim_fail(d->k, -CS_EPROTO, "%s: address 0x%llx belongs to channel %u", pt->name,
+			 (unsigned long long)p->addr, addrmap_channel(d->map, p->addr));
+		return false;
+	}
+	local = addrmap_local(d->map, p->addr);
+	if (p->len == 0 || local % d->cfg.row_bytes + p->len > d->cfg.row_bytes ||
+	    (p->addr & ((UINT64_C(1) << d->map->interleave_shift) - 1)) + p->len >
+		(UINT64_C(1) << d->map->interleave_shift)) {
+		sim_fail(d->k, -CS_EPROTO,
+			 "%s: access 0x%llx + %u crosses a DRAM row or an interleave chunk",
+			 pt->name, (unsigned long long)p->addr, p->len);
+		return false;
+	}
+	return true;
+}
+
+/* A BEGIN_REQ reaches the controller (at once or after its annotated delay). */
+static bool dram_arrive(struct dram_ctrl *d, struct dram_port *pt, struct tlm_payload *p)
+{
+	if (!d->wait_len && d->queued < d->cfg.queue) {
+		dram_accept(d, (unsigned)(pt - d->port), p, sim_now(d->k));
+		return true;
+	}
+	pt->waiting = p;
+	pt->waiting_since = sim_now(d->k);
+	d->wait[(d->wait_head + d->wait_len) % d->nports] = (unsigned)(pt - d->port);
+	d->wait_len++;
+	return false;
+}
+
+static void dram_arrive_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct dram_port *pt = obj;
+
+	(void)k;
+	if (dram_arrive(pt->d, pt, arg))
+		sim_schedule(pt->d->k, 0, dram_end_req_cb, pt, arg);
+}
+
+static enum tlm_sync_enum dram_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				     sim_time_t *delay)
+{
+	struct dram_port *pt = obj;
+	struct dram_ctrl *d = pt->d;
+
+	if (*ph == TLM_END_RESP) {
+		if (pt->resp_open != p) {
+			sim_fail(d->k, -CS_EPROTO, "%s: END_RESP for a response not open",
+				 pt->name);
+			return TLM_COMPLETED;
+		}
+		pt->resp_open = NULL;
+		tlm_payload_release(p);
+		if (pt->rhead)
+			sim_schedule(d->k, 0, dram_send_resps_cb, pt, NULL);
+		return TLM_COMPLETED;
+	}
+	if (*ph != TLM_BEGIN_REQ || pt->waiting) {
+		sim_fail(d->k, -CS_EPROTO, "%s: unexpected %s", pt->name, tlm_phase_name(*ph));
+		return TLM_COMPLETED;
+	}
+	if (!dram_check_req(d, pt, p))
+		return TLM_COMPLETED;
+	if (*delay) {
+		sim_schedule(d->k, *delay, dram_arrive_cb, pt, p);
+		return TLM_ACCEPTED;
+	}
+	if (!dram_arrive(d, pt, p))
+		return TLM_ACCEPTED;
+	*ph = TLM_END_REQ;
+	return TLM_UPDATED;
+}
+
+static unsigned dram_dbg(void *obj, struct tlm_payload *p)
+{
+	struct dram_port *pt = obj;
+
+	/* debug access: no time, no statistics */
+	if (p->cmd != TLM_READ_COMMAND && p->cmd != TLM_WRITE_COMMAND)
+		return 0;
+	return dram_data(pt->d->store, p) ? 0 : p->len;
+}
+
+static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
+{
+	struct dram_port *pt = obj;
+
+	(void)delay;
+	p->status = TLM_COMMAND_ERROR_RESPONSE;
+	sim_fail(pt->d->k, -CS_EUNSUP, "%s: the DRAM controller has no loosely-timed face yet",
+		 pt->name);
+}
+
+static const struct tlm_fw_ops dram_fw_ops = {
+    .b_transport = dram_b_transport,
+    .nb_transport_fw = dram_nb_fw,
+    .transport_dbg = dram_dbg,
+};
+
+/* ---- life cycle --------------------------------------------------------------------------- */
+
+void dram_ctrl_destroy(struct dram_ctrl *d)
+{
+	if (!d)
+		return;
+	free(d->port);
+	free(d->bank);
+	free(d->touched);
+	free(d->cand);
+	free(d->slots);
+	free(d->wait);
+	free(d);
+}
+
+int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned channel,
+		     const struct addr_map *map, struct mem_store *store, unsigned ports,
+		     struct cs_stat_group *g, struct dram_ctrl **out, struct cs_err *err)
+{
+	struct dram_ctrl *d;
+	int rc;
+
+	*out = NULL;
+	if (!k || !cfg || !map || !store || !g || ports == 0)
+		return cs_err_set(err, -CS_EINVAL, "dram: missing kernel, map, store or stats");
+	if (map->banks == 0 || map->banks_per_channel == 0 || map->banks % map->banks_per_channel ||
+	    map->interleave_shift > 40 || channel >= map->banks / map->banks_per_channel)
+		return cs_err_set(err, -CS_EINVAL, "dram: channel %u not in the address map",
+				  channel);
+	rc = dram_cfg_check(cfg, err);
+	if (rc)
+		return rc;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return cs_err_set(err, -CS_ENOMEM, "dram%u: out of memory", channel);
+	d->k = k;
+	d->cfg = *cfg;
+	sim_clock_init(&d->clk, cfg->clock_mhz * 1000000ull);
+	d->map = map;
+	d->store = store;
+	d->channel = channel;
+	d->nports = ports;
+	d->atom = (unsigned)(cfg->bus_bytes * cfg->burst_length);
+	d->burst = (unsigned)(cfg->burst_length / cfg->data_rate);
+	d->port = calloc(ports, sizeof(*d->port));
+	d->bank = calloc(cfg->banks, sizeof(*d->bank));
+	d->touched = calloc(cfg->banks, sizeof(*d->touched));
+	d->cand = calloc(cfg->banks, sizeof(*d->cand));
+	d->slots = calloc(cfg->queue, sizeof(*d->slots));
+	d->wait = calloc(ports, sizeof(*d->wait));
+	if (!d->port || !d->bank || !d->touched || !d->cand || !d->slots || !d->wait) {
+		dram_ctrl_destroy(d);
+		return cs_err_set(err, -CS_ENOMEM, "dram%u: out of memory", channel);
+	}
+	for (unsigned i = 0; i < cfg->banks; i++)
+		d->bank[i].open = NO_ROW;
+	for (unsigned i = 0; i < cfg->queue; i++) {
+		d->slots[i].rnext = d->free;
+		d->free = &d->slots[i];
+	}
+	for (unsigned i = 0; i < ports; i++) {
+		struct dram_port *pt = &d->port[i];
+
+		pt->d = d;
+		snprintf(pt->name, sizeof(pt->name), "dram%u.port%u", channel, i);
+		tlm_target_init(&pt->ts, pt->name, &dram_fw_ops, pt);
+	}
+	d->reads = cs_stat_counter(g, "reads", "requests", "read requests served");
+	d->writes = cs_stat_counter(g, "writes", "requests", "write requests served");
+	d->requests =
+	    cs_stat_counter(g, "requests", "requests", "requests served (reads + writes)");
+	d->acts = cs_stat_counter(g, "activations", "commands", "ACT commands");
+	d->pres = cs_stat_counter(g, "precharges", "commands", "PRE commands");
+	d->row_hits =
+	    cs_stat_counter(g, "row_hits", "requests", "requests that found their row open");
+	d->row_misses = cs_stat_counter(g, "row_misses", "requests",
+					"requests that found their bank precharged (ACT only)");
+	d->row_conflicts = cs_stat_counter(g, "row_conflicts", "requests",
+					   "requests that found another row open (PRE + ACT)");
+	d->bytes_read = cs_stat_counter(g, "bytes_read", "bytes", "bytes read by requests");
+	d->bytes_written =
+	    cs_stat_counter(g, "bytes_written", "bytes", "bytes written by requests");
+	d->bus_busy =
+	    cs_stat_counter(g, "bus_busy", "cycles", "command cycles the data bus is busy");
+	d->occupancy = cs_stat_average(g, "queue_occupancy", "requests",
+				       "requests in the controller as each request is accepted "
+				       "(itself included)");
+	d->latency = cs_stat_average(g, "latency", "ns", "BEGIN_REQ arrival to BEGIN_RESP");
+	cs_stat_ratio(g, "row_hit_rate", "row_hits / requests", d->row_hits, d->requests);
+	*out = d;
+	return 0;
+}
+
+struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i)
+{
+	return i < d->nports ? &d->port[i].ts : NULL;
+}
+
+unsigned dram_ctrl_queued(const struct dram_ctrl *d)
+{
+	return d->queued;
+}
+
+void dram_ctrl_set_trace(struct dram_ctrl *d, dram_trace_fn fn, void *ctx)
+{
+	d->trace = fn;
+	d->trace_ctx = ctx;
+}

@@ -1,0 +1,136 @@
+/*
+ * tlm/dram/dram.h - a DRAM channel controller: banks, row buffers, FR-FCFS, the data bus.
+ *
+ * One controller per channel (GPGPU-Sim's memory partition), approximately timed. It takes
+ * requests from the L2 banks of its channel on one target socket each, keeps them in one
+ * bounded queue and issues ACT / PRE / RD / WR commands on command-clock edges under the
+ * timing parameters below (open-page policy). Defaults are GPGPU-Sim's GTX 480 GDDR5
+ * (configs/tested-cfgs/SM2_GTX480: -gpgpu_dram_timing_opt, 924 MHz command clock, QDR data,
+ * 2 chips x 4 B per channel, burst 8).
+ *
+ * Address: the controller gets global addresses and uses addrmap_local() for the dense local
+ * address L of its channel. r = L / row_bytes; bank = r % banks; row = r / banks: consecutive
+ * row-sized pieces go to consecutive banks, so streaming stays in open rows and visits every
+ * bank. A request of len bytes moves every atom (bus_bytes * burst_length bytes, 64 B by
+ * default) it touches, one column command (burst) per atom; a burst holds the data bus for
+ * burst_length / data_rate command cycles.
+ *
+ * Timing, all in command-clock cycles. Per bank: ACT->RD/WR tRCD, ACT->PRE tRAS, ACT->ACT
+ * tRC, PRE->ACT tRP, write data end->PRE tWR, RD->PRE burst_length/data_rate. Per channel:
+ * ACT->ACT (any bank) tRRD, column->column tCCD, write data end->RD tCDLR, read data starts
+ * tCL after RD, write data tWL after WR, bursts never overlap on the data bus, at most one
+ * command per cycle. A read answers (BEGIN_RESP) at the edge where its last burst has crossed
+ * the bus, a write when its last data beat is written. Not modelled: refresh, power-down,
+ * bank groups (tCCDL), tFAW, read-to-write turnaround beyond the bus occupancy.
+ *
+ * Scheduling: requests become eligible ctrl_latency cycles after the edge at or after their
+ * arrival. Each cycle the controller looks, per bank, at the request it would serve next
+ * (frfcfs: the oldest one whose row is open in the bank, else the oldest of the bank; fcfs:
+ * requests are handed to their banks strictly in arrival order, one at a time per bank) and
+ * issues the next command of the best one that can issue now (frfcfs: column commands first,
+ * then oldest; fcfs: oldest). Requests to the same row are served in arrival order, so a read
+ * after a write to the same bytes sees the write. It is event driven: callbacks are scheduled
+ * only for cycles where a command can issue or a response is due.
+ *
+ * Bounded queue: at most `queue` requests are in the controller (accepted, no BEGIN_RESP yet).
+ * When full, BEGIN_REQ returns TLM_ACCEPTED and END_REQ follows when a slot frees (in arrival
+ * order across ports). Functional data moves at the first column command: reads copy from the
+ * mem_store into p->data, writes store p->data honouring p->byte_enable (0xff / 0x00 per
+ * byte, repeated every byte_enable_len bytes). Every response is TLM_OK_RESPONSE.
+ */
+#ifndef COHSCOPE_TLM_DRAM_DRAM_H
+#define COHSCOPE_TLM_DRAM_DRAM_H
+
+#include <stdint.h>
+
+#include "tlm/kernel/sim.h"
+#include "tlm/kernel/tlm.h"
+#include "tlm/mem/addrmap.h"
+#include "tlm/mem/store.h"
+#include "util/error.h"
+#include "util/params.h"
+#include "util/stats.h"
+
+enum dram_sched { DRAM_SCHED_FRFCFS = 0, DRAM_SCHED_FCFS };
+
+struct dram_cfg {
+	uint64_t clock_mhz;    /* command clock */
+	uint64_t data_rate;    /* data beats per command clock (GDDR5: 4) */
+	uint64_t bus_bytes;    /* channel data width */
+	uint64_t burst_length; /* beats per burst */
+	uint64_t banks;
+	uint64_t row_bytes; /* row buffer of the channel */
+	uint64_t tCL, tRP, tRC, tRAS, tRCD, tRRD, tCCD, tWR, tWL, tCDLR;
+	uint64_t queue;	       /* requests in the controller at most */
+	unsigned scheduler;    /* enum dram_sched */
+	uint64_t ctrl_latency; /* fixed front-end cycles before a request is eligible */
+};
+
+/* Section "dram". */
+extern const struct cs_param_table dram_params;
+
+/* Row state of a closed form. */
+enum dram_row_state { DRAM_ROW_HIT = 0, DRAM_ROW_CLOSED = 1, DRAM_ROW_CONFLICT = 2 };
+
+/* Commands, for the trace hook. */
+enum dram_cmd_kind { DRAM_CMD_ACT = 0, DRAM_CMD_PRE, DRAM_CMD_RD, DRAM_CMD_WR };
+
+struct dram_cmd_rec {
+	uint64_t cycle; /* command-clock edge number */
+	unsigned kind;	/* enum dram_cmd_kind */
+	unsigned bank;
+	uint64_t row;	     /* row opened (ACT) or accessed (RD/WR); closed row for PRE */
+	uint64_t data_start; /* RD/WR: first and one-past-last data cycle on the bus */
+	uint64_t data_end;
+	struct tlm_payload *payload; /* the request the command serves (look, do not touch) */
+};
+
+typedef void (*dram_trace_fn)(void *ctx, const struct dram_cmd_rec *c);
+
+struct dram_ctrl;
+
+/*
+ * cfg is copied; map, store and stats must outlive the controller. channel is this
+ * controller's channel in map; ports target sockets, one per L2 bank of the channel. Stats
+ * are registered in `stats` (the caller names the group, e.g. "dram0"). Returns 0,
+ * -CS_ECONFIG (an impossible timing combination, the message names the keys), -CS_EINVAL or
+ * -CS_ENOMEM.
+ */
+int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned channel,
+		     const struct addr_map *map, struct mem_store *store, unsigned ports,
+		     struct cs_stat_group *stats, struct dram_ctrl **out, struct cs_err *err);
+void dram_ctrl_destroy(struct dram_ctrl *d);
+/* Target socket i (one per L2 bank of the channel), or NULL. */
+struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i);
+/* Requests accepted and not yet answered (waiting or in service). */
+unsigned dram_ctrl_queued(const struct dram_ctrl *d);
+/* Called for every command issued (tests, traces); fn NULL turns it off. */
+void dram_ctrl_set_trace(struct dram_ctrl *d, dram_trace_fn fn, void *ctx);
+
+/* Checks the physics of cfg (tRC >= tRAS + tRP, tRAS >= tRCD, whole-cycle bursts, whole atoms
+ * per row). 0 or -CS_ECONFIG naming the keys. */
+int dram_cfg_check(const struct dram_cfg *cfg, struct cs_err *err);
+/* Bank and row of a channel-local address. */
+void dram_decode(const struct dram_cfg *cfg, uint64_t local, unsigned *bank, uint64_t *row);
+/* Peak data bandwidth: bus_bytes * data_rate * clock. */
+double dram_peak_bytes_per_s(const struct dram_cfg *cfg);
+
+/*
+ * Closed forms on an idle channel, for an atom-aligned request of len bytes, in command cycles
+ * from the edge where BEGIN_REQ arrives to the edge of BEGIN_RESP, with
+ * bursts = ceil(len / atom), burst = burst_length / data_rate, step = max(tCCD, burst):
+ *   read  = ctrl_latency + [conflict: tRP] + [closed, conflict: tRCD] + tCL
+ *           + (bursts - 1) * step + burst
+ *   write = the same with tWL for tCL.
+ */
+uint64_t dram_unloaded_read_cycles(const struct dram_cfg *cfg, unsigned len, int row_state);
+uint64_t dram_unloaded_write_cycles(const struct dram_cfg *cfg, unsigned len, int row_state);
+/*
+ * The same in ps for a request arriving at edge 0 (or at any edge that is a multiple of the
+ * clock's repeat: edges of a clock whose period is not a whole number of ps are 1 ps apart
+ * from uniform; at 924 MHz edge n + 231 = edge n + 250 ns exactly).
+ */
+sim_time_t dram_unloaded_read_ps(const struct dram_cfg *cfg, unsigned len, int row_state);
+sim_time_t dram_unloaded_write_ps(const struct dram_cfg *cfg, unsigned len, int row_state);
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * tlm/mem/store.h - the functional backing store: the values DRAM holds.
+ *
+ * A sparse byte-addressed memory over the 64-bit address space, allocated in 64 KiB pages on
+ * first write (reads of untouched memory return zeros). Workloads initialise their inputs
+ * here before the first kernel; DRAM controllers read and write it at service time, so every
+ * value a warp sees has travelled through the modelled hierarchy. Atomic read-modify-writes are
+ * defined here once for every place that performs them (L2 banks, the fast path).
+ */
+#ifndef COHSCOPE_TLM_MEM_STORE_H
+#define COHSCOPE_TLM_MEM_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mem_store;
+
+int mem_store_create(struct mem_store **out);
+void mem_store_destroy(struct mem_store *s);
+/* Copies len bytes at addr into buf (untouched bytes read as zero). */
+void mem_store_read(const struct mem_store *s, uint64_t addr, void *buf, size_t len);
+/* Returns 0 or -CS_ENOMEM. */
+int mem_store_write(struct mem_store *s, uint64_t addr, const void *buf, size_t len);
+/* Writes the bytes of buf whose byte-enable is 0xff (be NULL: all). */
+int mem_store_write_masked(struct mem_store *s, uint64_t addr, const void *buf, const uint8_t *be,
+			   size_t len);
+/* Bytes of pages allocated. */
+size_t mem_store_footprint(const struct mem_store *s);
+/* FNV-1a over every allocated page (address and contents), in address order. */
+uint64_t mem_store_digest(const struct mem_store *s);
+
+/* One atomic on a little-endian word of `bytes` (4 or 8) at p: returns the old value and
+ * leaves the new one. op is enum mem_atomic_op; CAS compares with a and swaps in b; MIN/MAX
+ * are unsigned for 4-byte words as CUDA's atomicMin on unsigned int. */
+uint64_t mem_atomic_apply(void *p, unsigned bytes, unsigned op, uint64_t a, uint64_t b);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * tlm/noc/noc.h - the network-on-chip between the SMs' L1s and the L2 banks (AT face).
+ *
+ * Two separate networks of the same shape: the request network carries SM i -> L2 bank j
+ * (mem_msg.src -> mem_msg.dst, NoC header + req_bytes, class mem_msg.type), the response network
+ * bank j -> SM i (header + resp_bytes, class mem_msg.resp_type). Keeping them apart means a
+ * response can never wait behind a request (no protocol deadlock).
+ *
+ * Topologies (tlm/noc/README.md has the details and a picture):
+ *   crossbar  one router; every source endpoint feeds one of its input ports and every
+ *             destination endpoint hangs off one of its output ports. Contention at output ports
+ *             (one flit per cycle each) and at input ports (one flit per cycle each, FIFO).
+ *   mesh      a cols x rows grid of routers, cols = mesh_cols or ceil(sqrt(n_req + n_mem)),
+ *             rows = ceil((n_req + n_mem) / cols). Grid positions are numbered row-major
+ *             (p = y * cols + x). Memory node j sits at p = floor((2j + 1) * N / (2 n_mem)) with
+ *             N = n_req + n_mem (spread evenly over the first N positions), the SMs take the
+ *             remaining positions among the first N in increasing order; positions >= N have a
+ *             router but no endpoint. Routers are joined to their four neighbours by one link in
+ *             each direction; routing is XY dimension order (first along x, then along y).
+ *
+ * Timing (all in NoC cycles, clock_mhz): a packet of F = ceil((header_bytes + payload) /
+ * flit_bytes) flits enters the input buffer of its source router at a clock edge; each router
+ * it crosses takes router_latency (R) cycles from the head's arrival to the head leaving on the
+ * output port; each link takes link_latency (L) cycles, including the last one, from the
+ * destination router to the destination endpoint's interface. A port carries one flit per cycle,
+ * so a packet occupies an output (and its input) for F cycles. The endpoint receives the packet
+ * (TLM BEGIN_REQ / BEGIN_RESP) when its tail has arrived. On an idle network:
+ *
+ *     latency = (hops + 1) * (R + L) + (F - 1) cycles
+ *
+ * with hops = the router-to-router links of the route: the Manhattan distance on the mesh, 0 on
+ * the crossbar (one router stage).
+ *
+ * Flow control: virtual cut-through at packet granularity. A packet leaves for the next buffer
+ * only when that buffer has credits for all its flits; the credits come back L cycles after its
+ * tail has left that buffer. Every input buffer (router inputs, the injection buffer at each
+ * source, the ejection buffer at each destination) holds buffer_flits flits. Each output port
+ * arbitrates round-robin among the inputs whose head packet is ready for it; an input that wins
+ * but lacks credits holds the port (no bypass: no starvation). A full buffer stalls its upstream
+ * all the way back to the injection buffer, where the NoC stops accepting: END_REQ is withheld
+ * from the SM (request network), END_RESP from the bank (response network). A destination that
+ * does not take a packet leaves it in the ejection buffer; nothing is ever dropped.
+ *
+ * TLM (AT, tlm/kernel/tlm.h base protocol; every delay argument is 0):
+ *   SM i      initiator bound to noc_req_port(n, i). BEGIN_REQ -> TLM_UPDATED/END_REQ if the
+ *             injection buffer has room, else TLM_ACCEPTED and END_REQ later (nb_transport_bw).
+ *             The response comes as BEGIN_RESP on nb_transport_bw; the SM returns TLM_COMPLETED
+ *             (or TLM_UPDATED/END_RESP), or TLM_ACCEPTED and sends END_RESP later.
+ *   bank j    target bound to noc_mem_port(n, j). The NoC sends BEGIN_REQ; the bank returns
+ *             TLM_UPDATED/END_REQ, TLM_ACCEPTED (END_REQ or BEGIN_RESP later on
+ *             nb_transport_bw), TLM_UPDATED/BEGIN_RESP (it answered at once), or TLM_COMPLETED
+ *             (it answered on the return path: resp_type / resp_bytes are set, and the NoC carries
+ *             the response back with no END_RESP owed). A BEGIN_RESP on nb_transport_bw is taken
+ *             into the response network with TLM_UPDATED/END_RESP if there is room, else
+ *             TLM_ACCEPTED and END_RESP later on nb_transport_fw.
+ *   Every request gets a response. The NoC never releases or acquires a payload, and does not
+ *   touch one after handing it over for the last time (the SM may release it in its callback).
+ *
+ * Loosely timed face (placeholder until analytic/ supplies loaded delays): b_transport at
+ * noc_req_port forwards to the bank's b_transport and adds the unloaded latencies of the request
+ * and the response; it counts packets, flits and bytes exactly as the AT face does (no latency
+ * samples). transport_dbg forwards.
+ *
+ * Statistics, in the group given to noc_create (G):
+ *   G.packets G.flits G.bytes                     both networks
+ *   G.latency                                     ns, offer to delivery, both networks
+ *   G.{req,resp}.packets .flits .bytes .payload_bytes
+ *   G.{req,resp}.latency     ns from the offer (BEGIN_REQ from the SM / BEGIN_RESP from the
+ *                            bank) to the delivery (BEGIN_REQ at the bank / BEGIN_RESP at the SM)
+ *   G.{req,resp}.queueing    ns, latency minus the unloaded latency from the same offer time
+ *   G.{req,resp}.inject_stalls  offers the NoC did not take at once (END withheld)
+ *   G.{req,resp}.<class>.packets .flits .bytes    per message type (type_names)
+ *   G.{req,resp}.link.<name>  flits carried: r<k>_{e,w,n,s} router k's output towards its east,
+ *                            west, north (y - 1) or south (y + 1) neighbour; sm<i>_in / bank<j>_in
+ *                            the injection port, sm<i>_out / bank<j>_out the ejection link.
+ *   bytes count header + payload (what the wires carry); payload_bytes the payload only.
+ */
+#ifndef COHSCOPE_TLM_NOC_NOC_H
+#define COHSCOPE_TLM_NOC_NOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlm/kernel/sim.h"
+#include "tlm/kernel/time.h"
+#include "tlm/kernel/tlm.h"
+#include "util/error.h"
+#include "util/params.h"
+#include "util/stats.h"
+
+enum noc_topology { NOC_CROSSBAR = 0, NOC_MESH };
+
+struct noc_cfg {
+	unsigned topology;	 /* enum noc_topology */
+	uint64_t clock_mhz;	 /* NoC clock */
+	uint64_t flit_bytes;	 /* link width: bytes per flit, one flit per link per cycle */
+	uint64_t header_bytes;	 /* NoC header added to every packet */
+	uint64_t router_latency; /* cycles from head arrival to head on the output link */
+	uint64_t link_latency;	 /* cycles per link (also the credit return delay) */
+	uint64_t buffer_flits;	 /* flits per input buffer, per port, per network */
+	uint64_t mesh_cols;	 /* mesh columns, 0: ceil(sqrt(n_req + n_mem)) */
+};
+
+extern const struct cs_param_table noc_params; /* section "noc" */
+
+/* Checks what the table's ranges cannot: buffer_flits must hold the largest packet (header +
+ * MEM_LINE_MAX bytes). 0 or -CS_ECONFIG with a message naming the keys. */
+int noc_cfg_check(const struct noc_cfg *cfg, struct cs_err *err);
+
+struct noc;
+
+/*
+ * Builds the NoC for n_req SMs and n_mem L2 banks (both >= 1, n_req + n_mem <= 65535).
+ * type_names[0..n_types) name the message classes for the stats (mem_msg.type and resp_type
+ * index them; NULL gives "t0", "t1"...); 1 <= n_types <= MEM_MSG_TYPE_MAX. A message whose class
+ * is out of range fails the kernel with -CS_EPROTO. The NoC runs on kernel k and registers its
+ * stats in `stats` (may not be NULL). 0, -CS_ECONFIG, -CS_EINVAL or -CS_ENOMEM.
+ */
+int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, unsigned n_mem,
+	       const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
+	       struct noc **out, struct cs_err *err);
+void noc_destroy(struct noc *n);
+
+/* SM sm's L1 initiator binds here. NULL if out of range. */
+struct tlm_target_socket *noc_req_port(struct noc *n, unsigned sm);
+/* Bind to L2 bank bank's target socket. NULL if out of range. */
+struct tlm_initiator_socket *noc_mem_port(struct noc *n, unsigned bank);
+
+/* Flits of a packet with this many payload bytes. */
+unsigned noc_flits(const struct noc *n, unsigned payload_bytes);
+/* Router-to-router links between SM sm and bank bank (the same both ways): Manhattan distance
+ * on the mesh, 0 on the crossbar. */
+unsigned noc_hops(const struct noc *n, unsigned sm, unsigned bank);
+/* Unloaded latency in NoC cycles: (hops + 1) * (router_latency + link_latency) + flits - 1. */
+uint64_t noc_unloaded_cycles(const struct noc *n, unsigned sm, unsigned bank,
+			     unsigned payload_bytes, bool response);
+/* Time from an offer taken at a NoC clock edge to the delivery on an idle network:
+ * sim_clock_edge(clock, noc_unloaded_cycles(..)). Exact for an offer at time 0 or at any edge
+ * that falls on the clock's whole-ps grid (for 1400 MHz: every 7th edge, each 5 ns); from other
+ * edges the true value can differ by 1 ps (edges are rounded up to whole ps). */
+sim_time_t noc_unloaded_ps(const struct noc *n, unsigned sm, unsigned bank, unsigned payload_bytes,
+			   bool response);
+/* Packets taken into the network and not yet accepted by their destination. */
+uint64_t noc_in_flight(const struct noc *n);
+/* The NoC clock. */
+const struct sim_clock *noc_clock(const struct noc *n);
+/* Grid position of an endpoint (mem: bank index, else SM index); mesh only (crossbar: 0, 0). */
+void noc_node_pos(const struct noc *n, bool mem, unsigned idx, unsigned *x, unsigned *y);
+/* Mesh dimensions (crossbar: 1 x 1). */
+void noc_mesh_dims(const struct noc *n, unsigned *cols, unsigned *rows);
+
+#endif

@@ -1,0 +1,746 @@
+/*
+ * tlm/system/gpu.c - system "gpu": SMs with their L1s, the NoC, banked L2 and DRAM channels,
+ * built from the configuration; the CTA scheduler; the host side of the op API (gh_*).
+ *
+ * Topology: SM i's L1 -> NoC request port i; NoC memory port j -> L2 bank j; bank j -> DRAM
+ * channel j / l2.banks_per_channel. The protocol (coherence.protocol) provides the L1 and L2
+ * controllers. The host program of the workload runs as a thread: it writes inputs
+ * functionally, launches kernels and waits for each, then checks the output.
+ *
+ * CTA scheduling (G-TSC thesis §1, GPGPU-Sim): CTAs go to SMs round-robin, each SM taking as
+ * many as its occupancy limits allow (warp slots, CTA slots, registers, scratchpad); when a CTA
+ * finishes, its SM takes the next one. At a launch the L1s are invalidated; at the end of a
+ * kernel the L1s write back what the protocol requires before the kernel counts as done.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/coherence/gpu_proto.h"
+#include "tlm/core/sm.h"
+#include "tlm/dram/dram.h"
+#include "tlm/noc/noc.h"
+#include "tlm/system/gpu.h"
+#include "tlm/system/system.h"
+#include "workloads/gpu_api.h"
+#include "workloads/workload.h"
+
+#define HEAP_BASE 0x10000000ull
+#define MAX_NOTES 16
+
+/* ---- parameters ------------------------------------------------------------------------------- */
+
+static const struct cs_param gpu_rows[] = {
+	{ "sms", CS_P_UINT, offsetof(struct gpu_cfg, sms), "16", "", "SMs (Table 3.3: 16)", 1, 1024,
+	  NULL },
+	{ "check", CS_P_BOOL, offsetof(struct gpu_cfg, check), "false", "",
+	  "run the TLM base-protocol checker on every binding and the coherence checker on every "
+	  "load (tests turn it on)",
+	  0, 0, NULL },
+	{ NULL },
+};
+
+const struct cs_param_table gpu_params = {
+	.section = "gpu",
+	.help = "the GPU as a whole",
+	.params = gpu_rows,
+	.size = sizeof(struct gpu_cfg),
+};
+
+static const struct cs_param coherence_rows[] = {
+	{ "protocol", CS_P_STRING, offsetof(struct gpu_coherence_cfg, protocol), "none", "",
+	  "coherence protocol (cohscope list protocols)", 0, 0, NULL },
+	{ NULL },
+};
+
+const struct cs_param_table gpu_coherence_params = {
+	.section = "coherence",
+	.help = "the coherence protocol of the GPU's caches",
+	.params = coherence_rows,
+	.size = sizeof(struct gpu_coherence_cfg),
+};
+
+static const char *const size_names[] = { "tiny", "small", "default", NULL };
+
+static const struct cs_param workload_rows[] = {
+	{ "size", CS_P_ENUM, offsetof(struct gpu_workload_cfg, size), "small", "",
+	  "input size: tiny (unit tests), small (CI), default (sized like the papers' runs)", 0, 0,
+	  size_names },
+	{ NULL },
+};
+
+const struct cs_param_table gpu_workload_params = {
+	.section = "workload",
+	.help = "the workload's inputs",
+	.params = workload_rows,
+	.size = sizeof(struct gpu_workload_cfg),
+};
+
+/* ---- state ------------------------------------------------------------------------------------ */
+
+struct kernel_rec {
+	char name[48];
+	unsigned ctas;
+	sim_time_t start, end;
+};
+
+struct gpu_sys {
+	struct cs_system *s;
+	struct gpu_cfg gpu;
+	struct gpu_core_cfg core;
+	struct gpu_l1_cfg l1;
+	struct gpu_l2_cfg l2;
+	struct noc_cfg noc_cfg;
+	struct dram_cfg dram_cfg;
+	struct gpu_coherence_cfg coh;
+	struct gpu_workload_cfg wl;
+	const struct gpu_protocol *proto;
+	struct gpu_ctx ctx;
+	struct tlm_pool *pool;
+	struct mem_store *store;
+	struct noc *noc;
+	struct gpu_l2 **bank;
+	struct dram_ctrl **dram;
+	unsigned channels;
+	struct gpu_sm **sm;
+
+	/* the host program */
+	struct sim_event *kernel_done;
+	int host_rc;
+	bool host_finished;
+	uint64_t heap;
+	char notes[MAX_NOTES][160];
+	unsigned nnotes;
+
+	/* the running kernel */
+	const struct gpu_kernel *kern;
+	unsigned next_cta, ctas_done, rr;
+	unsigned ends_pending;
+	bool running;
+	struct kernel_rec *kernels;
+	unsigned nkernels, kernels_cap;
+
+	int fail_code;
+	char fail_msg[400];
+	bool failed;
+};
+
+static struct gpu_sys *G(struct gpu_host *h)
+{
+	return (struct gpu_sys *)h;
+}
+
+static void gpu_fail(void *obj, int code, const char *msg)
+{
+	struct gpu_sys *g = obj;
+
+	if (!g->failed) {
+		g->failed = true;
+		g->fail_code = code;
+		snprintf(g->fail_msg, sizeof(g->fail_msg), "%s", msg);
+	}
+	sim_fail(g->s->k, code, "%s", msg);
+}
+
+/* ---- CTA scheduling ------------------------------------------------------------------------------ */
+
+static int cta_start(struct gpu_sys *g, unsigned smi)
+{
+	const struct gpu_kernel *k = g->kern;
+	struct gpu_cta *cta = calloc(1, sizeof(*cta));
+
+	if (!cta || (k->smem_bytes && !(cta->smem = calloc(1, k->smem_bytes)))) {
+		free(cta);
+		return -CS_ENOMEM;
+	}
+	cta->kernel = k;
+	cta->id = g->next_cta++;
+	return gpu_sm_launch(g->sm[smi], cta);
+}
+
+/* Round robin over the SMs, one CTA at a time, until none can take one or none are left. */
+static void cta_fill(struct gpu_sys *g)
+{
+	unsigned n = g->ctx.sms;
+	bool placed = true;
+
+	while (placed && g->next_cta < g->kern->ctas) {
+		placed = false;
+		for (unsigned i = 0; i < n && g->next_cta < g->kern->ctas; i++) {
+			unsigned smi = (g->rr + i) % n;
+			int rc;
+
+			if (!gpu_sm_can_take(g->sm[smi], g->kern))
+				continue;
+			rc = cta_start(g, smi);
+			if (rc) {
+				gpu_fail(g, rc, "cannot start a CTA: out of memory");
+				return;
+			}
+			g->rr = (smi + 1) % n;
+			placed = true;
+		}
+	}
+}
+
+static void kernel_end_one(void *arg)
+{
+	struct gpu_sys *g = arg;
+
+	if (--g->ends_pending)
+		return;
+	g->running = false;
+	g->kernels[g->nkernels - 1].end = sim_now(g->s->k);
+	sim_event_notify_delayed(g->kernel_done, 0);
+}
+
+static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
+{
+	struct gpu_sys *g = obj;
+
+	free(cta->smem);
+	free(cta);
+	g->ctas_done++;
+	if (g->next_cta < g->kern->ctas) {
+		g->rr = smi;
+		cta_fill(g);
+		return;
+	}
+	if (g->ctas_done == g->kern->ctas) {
+		g->ends_pending = g->ctx.sms;
+		for (unsigned i = 0; i < g->ctx.sms; i++)
+			gpu_sm_kernel_end(g->sm[i], kernel_end_one, g);
+	}
+}
+
+/* ---- host API ------------------------------------------------------------------------------------ */
+
+int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
+{
+	struct gpu_sys *g = G(h);
+	struct kernel_rec *r;
+
+	if (g->failed)
+		return g->fail_code;
+	if (!k->ctas || !k->fn)
+		return gh_fail(h, "kernel '%s': a grid needs at least one CTA and a function",
+			       k->name ? k->name : "?");
+	if (!gpu_sm_max_ctas(&g->core, k)) {
+		gpu_fail(g, -CS_ECONFIG, "");
+		snprintf(g->fail_msg, sizeof(g->fail_msg),
+			 "kernel '%s' does not fit on an SM: %u warps per CTA, %u registers per "
+			 "thread, %u B of scratchpad (core.warps %" PRIu64 ", core.regs %" PRIu64
+			 ", core.smem_kib %" PRIu64 ")",
+			 k->name, k->warps_per_cta, k->regs_per_thread, k->smem_bytes,
+			 g->core.warps, g->core.regs, g->core.smem_kib);
+		return -CS_ECONFIG;
+	}
+	if (g->nkernels == g->kernels_cap) {
+		unsigned n = g->kernels_cap ? g->kernels_cap * 2 : 8;
+		struct kernel_rec *nk = realloc(g->kernels, n * sizeof(*nk));
+
+		if (!nk)
+			return -CS_ENOMEM;
+		g->kernels = nk;
+		g->kernels_cap = n;
+	}
+	r = &g->kernels[g->nkernels++];
+	snprintf(r->name, sizeof(r->name), "%s", k->name ? k->name : "kernel");
+	r->ctas = k->ctas;
+	r->start = sim_now(g->s->k);
+	r->end = 0;
+	g->kern = k;
+	g->next_cta = 0;
+	g->ctas_done = 0;
+	g->rr = 0;
+	g->running = true;
+	for (unsigned i = 0; i < g->ctx.sms; i++)
+		gpu_sm_kernel_begin(g->sm[i]);
+	cta_fill(g);
+	sim_wait_event(g->s->k, g->kernel_done);
+	return g->failed ? g->fail_code : 0;
+}
+
+uint64_t gh_alloc(struct gpu_host *h, uint64_t bytes, uint64_t align)
+{
+	struct gpu_sys *g = G(h);
+	uint64_t a;
+
+	if (!align)
+		align = 256;
+	if (align < 128)
+		align = 128;
+	a = (g->heap + align - 1) & ~(align - 1);
+	g->heap = a + (bytes ? bytes : 1);
+	return a;
+}
+
+static void host_copy(struct gpu_sys *g, uint64_t addr, void *rbuf, const void *wbuf, size_t len)
+{
+	unsigned chunk = (unsigned)g->l2.line_bytes;
+
+	while (len) {
+		uint64_t line = addr & ~(uint64_t)(chunk - 1);
+		size_t n = line + chunk - addr < len ? (size_t)(line + chunk - addr) : len;
+		struct gpu_l2 *b = g->bank[addrmap_bank(&g->ctx.map, addr)];
+
+		if (rbuf) {
+			g->proto->l2->functional_read(b, addr, rbuf, n);
+			rbuf = (uint8_t *)rbuf + n;
+		} else {
+			if (g->proto->l2->functional_write(b, addr, wbuf, n))
+				gpu_fail(g, -CS_ENOMEM, "out of memory for the backing store");
+			wbuf = (const uint8_t *)wbuf + n;
+		}
+		addr += n;
+		len -= n;
+	}
+}
+
+void gh_write(struct gpu_host *h, uint64_t addr, const void *buf, size_t len)
+{
+	host_copy(G(h), addr, NULL, buf, len);
+}
+
+void gh_read(struct gpu_host *h, uint64_t addr, void *buf, size_t len)
+{
+	host_copy(G(h), addr, buf, NULL, len);
+}
+
+uint32_t gh_read32(struct gpu_host *h, uint64_t addr)
+{
+	uint32_t v;
+
+	gh_read(h, addr, &v, 4);
+	return v;
+}
+
+void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v)
+{
+	gh_write(h, addr, &v, 4);
+}
+
+enum gpu_size gh_size(const struct gpu_host *h)
+{
+	return (enum gpu_size)((const struct gpu_sys *)h)->wl.size;
+}
+
+uint64_t gh_seed(const struct gpu_host *h)
+{
+	return ((const struct gpu_sys *)h)->s->sim.seed;
+}
+
+unsigned gh_sms(const struct gpu_host *h)
+{
+	return ((const struct gpu_sys *)h)->ctx.sms;
+}
+
+unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k)
+{
+	return gpu_sm_max_ctas(&((const struct gpu_sys *)h)->core, k);
+}
+
+int gh_fail(struct gpu_host *h, const char *fmt, ...)
+{
+	struct gpu_sys *g = G(h);
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	gpu_fail(g, -CS_ECHECK, msg);
+	return -CS_ECHECK;
+}
+
+void gh_note(struct gpu_host *h, const char *fmt, ...)
+{
+	struct gpu_sys *g = G(h);
+	va_list ap;
+
+	if (g->nnotes == MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(g->notes[g->nnotes++], sizeof(g->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* ---- build ------------------------------------------------------------------------------------ */
+
+static void gpu_destroy(struct cs_system *s)
+{
+	struct gpu_sys *g = s->priv;
+
+	if (!g)
+		return;
+	for (unsigned i = 0; g->sm && i < g->ctx.sms; i++)
+		gpu_sm_destroy(g->sm[i]);
+	for (unsigned i = 0; g->bank && i < g->l2.banks; i++)
+		if (g->bank[i])
+			g->proto->l2->destroy(g->bank[i]);
+	for (unsigned i = 0; g->dram && i < g->channels; i++)
+		dram_ctrl_destroy(g->dram[i]);
+	noc_destroy(g->noc);
+	free(g->sm);
+	free(g->bank);
+	free(g->dram);
+	free(g->kernels);
+	mem_store_destroy(g->store);
+	s->priv = NULL;
+	free(g); /* the pool (s->pool) goes after the kernel, in cs_system_destroy */
+}
+
+static int bind_checked(struct gpu_sys *g, struct tlm_initiator_socket *i, struct tlm_target_socket *t)
+{
+	int rc = tlm_bind(i, t);
+
+	if (!rc && g->gpu.check)
+		rc = tlm_checker_attach(i, g->s->k);
+	return rc;
+}
+
+static int load_sections(struct gpu_sys *g, struct cs_err *err)
+{
+	struct cs_config *cfg = g->s->cfg;
+	char where[CS_WHERE_MAX];
+	int rc;
+
+	if ((rc = cs_config_section(cfg, &gpu_params, &g->gpu, err)) ||
+	    (rc = cs_config_section(cfg, &gpu_coherence_params, &g->coh, err)) ||
+	    (rc = cs_config_section(cfg, &gpu_workload_params, &g->wl, err)) ||
+	    (rc = cs_config_section(cfg, &gpu_core_params, &g->core, err)) ||
+	    (rc = cs_config_section(cfg, &gpu_l1_params, &g->l1, err)) ||
+	    (rc = cs_config_section(cfg, &gpu_l2_params, &g->l2, err)) ||
+	    (rc = cs_config_section(cfg, &noc_params, &g->noc_cfg, err)) ||
+	    (rc = cs_config_section(cfg, &dram_params, &g->dram_cfg, err)))
+		return rc;
+	g->proto = gpu_protocol_find(g->coh.protocol);
+	if (!g->proto) {
+		const char *names[32];
+		size_t n = 0;
+		const char *near;
+
+		for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p && n < 32; p++)
+			names[n++] = (*p)->name;
+		near = cs_nearest(g->coh.protocol, names, n);
+		cs_config_origin(cfg, "coherence", "protocol", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: unknown protocol%s%s%s", where,
+				  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	}
+	if (g->l2.banks % g->l2.banks_per_channel) {
+		cs_config_origin(cfg, "l2", "banks_per_channel", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: l2.banks (%" PRIu64 ") must be a multiple",
+				  where, g->l2.banks);
+	}
+	if (g->l2.interleave & (g->l2.interleave - 1) || g->l2.interleave < g->l2.line_bytes) {
+		cs_config_origin(cfg, "l2", "interleave", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: must be a power of two of at least l2.line_bytes", where);
+	}
+	if (g->l1.line_bytes != g->l2.line_bytes) {
+		cs_config_origin(cfg, "l1", "line_bytes", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: must equal l2.line_bytes (%" PRIu64 ")",
+				  where, g->l2.line_bytes);
+	}
+	if ((rc = noc_cfg_check(&g->noc_cfg, err)) || (rc = dram_cfg_check(&g->dram_cfg, err)))
+		return rc;
+	return 0;
+}
+
+static int gpu_build(struct cs_system *s, struct cs_err *err)
+{
+	struct gpu_sys *g = calloc(1, sizeof(*g));
+	struct cs_stat_group *root = cs_stat_group(cs_stats_root(s->stats), "gpu");
+	struct gpu_sm_env env;
+	char name[48];
+	int rc;
+
+	if (!g)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	s->priv = g;
+	g->s = s;
+	/* the GPU's messages carry a protocol header: a pool of mem_msg replaces the system's */
+	rc = tlm_pool_create_sized(sizeof(struct mem_msg), &g->pool);
+	if (rc)
+		return cs_err_set(err, rc, "out of memory");
+	tlm_pool_destroy(s->pool);
+	s->pool = g->pool;
+	rc = load_sections(g, err);
+	if (rc)
+		return rc;
+	g->heap = HEAP_BASE;
+	g->kernel_done = sim_event_create(s->k, "gpu.kernel_done");
+	if ((rc = mem_store_create(&g->store)) || !g->kernel_done)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	g->ctx.k = s->k;
+	g->ctx.pool = s->pool;
+	g->ctx.store = g->store;
+	g->ctx.map.banks = (unsigned)g->l2.banks;
+	g->ctx.map.banks_per_channel = (unsigned)g->l2.banks_per_channel;
+	g->ctx.map.interleave_shift = (unsigned)__builtin_ctzll(g->l2.interleave);
+	sim_clock_init(&g->ctx.core_clk, g->core.clock_mhz * 1000000);
+	sim_clock_init(&g->ctx.l2_clk, g->l2.clock_mhz * 1000000);
+	g->ctx.l1 = &g->l1;
+	g->ctx.l2 = &g->l2;
+	g->ctx.sms = (unsigned)g->gpu.sms;
+	g->channels = (unsigned)(g->l2.banks / g->l2.banks_per_channel);
+
+	rc = noc_create(s->k, &g->noc_cfg, g->ctx.sms, (unsigned)g->l2.banks, g->proto->msg_names,
+			g->proto->n_msgs, cs_stat_group(root, "noc"), &g->noc, err);
+	if (rc)
+		return rc;
+	g->bank = calloc(g->l2.banks, sizeof(*g->bank));
+	g->dram = calloc(g->channels, sizeof(*g->dram));
+	g->sm = calloc(g->ctx.sms, sizeof(*g->sm));
+	if (!g->bank || !g->dram || !g->sm)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (unsigned c = 0; c < g->channels; c++) {
+		snprintf(name, sizeof(name), "dram%u", c);
+		rc = dram_ctrl_create(s->k, &g->dram_cfg, c, &g->ctx.map, g->store,
+				      (unsigned)g->l2.banks_per_channel, cs_stat_group(root, name),
+				      &g->dram[c], err);
+		if (rc)
+			return rc;
+	}
+	for (unsigned b = 0; b < g->l2.banks; b++) {
+		unsigned c = b / (unsigned)g->l2.banks_per_channel;
+
+		snprintf(name, sizeof(name), "l2.bank%u", b);
+		rc = g->proto->l2->create(&g->ctx, b, cs_stat_group(root, name), &g->bank[b], err);
+		if (rc)
+			return rc;
+		rc = bind_checked(g, noc_mem_port(g->noc, b), g->proto->l2->noc_port(g->bank[b]));
+		if (!rc)
+			rc = bind_checked(g, g->proto->l2->dram_port(g->bank[b]),
+					  dram_ctrl_port(g->dram[c],
+							 b % (unsigned)g->l2.banks_per_channel));
+		if (rc)
+			return cs_err_set(err, rc, "cannot bind L2 bank %u", b);
+	}
+	env = (struct gpu_sm_env){
+		.gpu = g,
+		.cta_done = cta_done,
+		.fail = gpu_fail,
+		.seed = s->sim.seed,
+	};
+	for (unsigned i = 0; i < g->ctx.sms; i++) {
+		snprintf(name, sizeof(name), "sm%u", i);
+		rc = gpu_sm_create(&g->ctx, &g->core, g->proto, i, &env, cs_stat_group(root, name),
+				   &g->sm[i], err);
+		if (rc)
+			return rc;
+		rc = bind_checked(g, g->proto->l1->noc_port(gpu_sm_l1(g->sm[i])),
+				  noc_req_port(g->noc, i));
+		if (rc)
+			return cs_err_set(err, rc, "cannot bind SM %u", i);
+	}
+	return 0;
+}
+
+/* ---- run and report ----------------------------------------------------------------------------- */
+
+static void host_main(struct sim_kernel *k, void *ctx)
+{
+	struct gpu_sys *g = ctx;
+
+	(void)k;
+	g->host_rc = g->s->workload->gpu((struct gpu_host *)g);
+	g->host_finished = true;
+}
+
+static uint64_t core_cycles(const struct gpu_sys *g, sim_time_t t)
+{
+	return sim_clock_cycle(&g->ctx.core_clk, t);
+}
+
+static int gpu_run(struct cs_system *s, struct cs_err *err)
+{
+	struct gpu_sys *g = s->priv;
+	int rc;
+
+	if (!sim_thread_create(s->k, "host", host_main, g, (size_t)g->core.stack_kib * 1024 * 4))
+		return cs_err_set(err, -CS_ENOMEM, "cannot create the host thread");
+	rc = sim_run(s->k);
+	if (g->failed)
+		return cs_err_set(err, g->fail_code == -CS_ECHECK ? -CS_ECHECK : g->fail_code, "%s",
+				  g->fail_msg);
+	if (rc)
+		return cs_err_set(err, rc, "%s", sim_failure(s->k) ? sim_failure(s->k) : "failed");
+	if (!g->host_finished)
+		return cs_err_set(err, -CS_ESTATE,
+				  "the simulation ran out of events with the host program still "
+				  "waiting (a deadlock in the model) at %" PRIu64 " cycles",
+				  core_cycles(g, sim_now(s->k)));
+	if (g->host_rc)
+		return cs_err_set(err, g->host_rc, "%s",
+				  g->fail_msg[0] ? g->fail_msg : cs_strerror(g->host_rc));
+	for (unsigned i = 0; i < g->ctx.sms; i++)
+		if (!gpu_sm_idle(g->sm[i]))
+			return cs_err_set(err, -CS_ESTATE, "SM %u is not idle at the end", i);
+	for (unsigned b = 0; b < g->l2.banks; b++)
+		if (!g->proto->l2->idle(g->bank[b]))
+			return cs_err_set(err, -CS_ESTATE, "L2 bank %u is not idle at the end", b);
+	if (tlm_pool_live(s->pool))
+		return cs_err_set(err, -CS_ESTATE, "%zu messages leaked", tlm_pool_live(s->pool));
+	return 0;
+}
+
+static double stat_sum(const struct gpu_sys *g, const char *fmt, unsigned n)
+{
+	double sum = 0, v;
+	char name[128];
+
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), fmt, i);
+		if (!cs_stats_value(g->s->stats, name, &v))
+			sum += v;
+	}
+	return sum;
+}
+
+static double stat_one(const struct gpu_sys *g, const char *name)
+{
+	double v = 0;
+
+	cs_stats_value(g->s->stats, name, &v);
+	return v;
+}
+
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+/* Aggregates shown in the report and the JSON result. */
+struct gpu_summary {
+	uint64_t cycles;
+	double mem_insts, l1_loads, l1_hits, l2_acc, l2_hits, l2_misses;
+	double dram_reads, dram_writes, dram_acts, dram_row_hits, dram_bytes;
+	double noc_req_pkts, noc_req_bytes, noc_resp_pkts, noc_resp_bytes;
+};
+
+static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
+{
+	unsigned nb = (unsigned)g->l2.banks, ns = g->ctx.sms, nc = g->channels;
+
+	memset(m, 0, sizeof(*m));
+	m->cycles = core_cycles(g, sim_now(g->s->k));
+	m->mem_insts = stat_sum(g, "gpu.sm%u.mem_insts", ns);
+	m->l1_loads = stat_sum(g, "gpu.sm%u.l1.loads", ns);
+	m->l1_hits = stat_sum(g, "gpu.sm%u.l1.load_hits", ns);
+	m->l2_acc = stat_sum(g, "gpu.l2.bank%u.accesses", nb);
+	m->l2_hits = stat_sum(g, "gpu.l2.bank%u.read_hits", nb) +
+		     stat_sum(g, "gpu.l2.bank%u.write_hits", nb) +
+		     stat_sum(g, "gpu.l2.bank%u.atomic_hits", nb);
+	m->l2_misses = stat_sum(g, "gpu.l2.bank%u.read_misses", nb) +
+		       stat_sum(g, "gpu.l2.bank%u.write_misses", nb) +
+		       stat_sum(g, "gpu.l2.bank%u.atomic_misses", nb);
+	m->dram_reads = stat_sum(g, "gpu.dram%u.reads", nc);
+	m->dram_writes = stat_sum(g, "gpu.dram%u.writes", nc);
+	m->dram_acts = stat_sum(g, "gpu.dram%u.activations", nc);
+	m->dram_row_hits = stat_sum(g, "gpu.dram%u.row_hits", nc);
+	m->dram_bytes = stat_sum(g, "gpu.dram%u.bytes_read", nc) +
+			stat_sum(g, "gpu.dram%u.bytes_written", nc);
+	m->noc_req_pkts = stat_one(g, "gpu.noc.req.packets");
+	m->noc_req_bytes = stat_one(g, "gpu.noc.req.bytes");
+	m->noc_resp_pkts = stat_one(g, "gpu.noc.resp.packets");
+	m->noc_resp_bytes = stat_one(g, "gpu.noc.resp.bytes");
+}
+
+static int gpu_report(struct cs_system *s, FILE *f)
+{
+	struct gpu_sys *g = s->priv;
+	struct gpu_summary m;
+	double secs = (double)sim_now(s->k) / SIM_SEC;
+
+	summarize(g, &m);
+	fprintf(f, "gpu: %u SMs, protocol %s (%s), %s, %s, workload %s (%s)\n", g->ctx.sms,
+		g->proto->name, g->proto->label, g->core.consistency == GPU_SC ? "SC" : "RC",
+		g->core.scheduler == GPU_SCHED_GTO ? "GTO" : "LRR", s->workload->name,
+		size_names[g->wl.size]);
+	fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us)\n", m.cycles, secs * 1e6);
+	for (unsigned i = 0; i < g->nkernels; i++)
+		fprintf(f, "    kernel %-16s %6u CTAs  %" PRIu64 " cycles\n", g->kernels[i].name,
+			g->kernels[i].ctas,
+			core_cycles(g, g->kernels[i].end) - core_cycles(g, g->kernels[i].start));
+	fprintf(f, "  warp memory insts %.0f\n", m.mem_insts);
+	if (m.l1_loads > 0)
+		fprintf(f, "  L1 load hit rate  %.1f%% of %.0f loads\n",
+			100 * ratio(m.l1_hits, m.l1_loads), m.l1_loads);
+	else
+		fprintf(f, "  L1                off (every access goes to the L2)\n");
+	fprintf(f, "  L2 hit rate       %.1f%% of %.0f accesses\n", 100 * ratio(m.l2_hits, m.l2_acc),
+		m.l2_acc);
+	fprintf(f, "  NoC               request %.0f packets %.0f B, response %.0f packets %.0f B\n",
+		m.noc_req_pkts, m.noc_req_bytes, m.noc_resp_pkts, m.noc_resp_bytes);
+	for (unsigned t = 0; t < g->proto->n_msgs; t++) {
+		char n1[96], n2[96];
+		double pk, by;
+
+		snprintf(n1, sizeof(n1), "gpu.noc.%s.%s.packets", t < 4 ? "req" : "resp",
+			 g->proto->msg_names[t]);
+		snprintf(n2, sizeof(n2), "gpu.noc.%s.%s.bytes", t < 4 ? "req" : "resp",
+			 g->proto->msg_names[t]);
+		pk = stat_one(g, n1);
+		by = stat_one(g, n2);
+		if (pk > 0)
+			fprintf(f, "    %-12s %10.0f packets %12.0f B\n", g->proto->msg_names[t], pk,
+				by);
+	}
+	fprintf(f, "  DRAM              %.0f reads, %.0f writes, %.0f activations, row hit rate "
+		   "%.1f%%, %.2f GB/s\n",
+		m.dram_reads, m.dram_writes, m.dram_acts,
+		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
+		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
+	for (unsigned i = 0; i < g->nnotes; i++)
+		fprintf(f, "  %s\n", g->notes[i]);
+	return 0;
+}
+
+static json_t *gpu_result(struct cs_system *s)
+{
+	struct gpu_sys *g = s->priv;
+	struct gpu_summary m;
+	json_t *r = json_object(), *ks = json_array(), *notes = json_array();
+
+	summarize(g, &m);
+	json_object_set_new(r, "protocol", json_string(g->proto->name));
+	json_object_set_new(r, "consistency", json_string(g->core.consistency == GPU_SC ? "sc" : "rc"));
+	json_object_set_new(r, "workload", json_string(s->workload->name));
+	json_object_set_new(r, "size", json_string(size_names[g->wl.size]));
+	json_object_set_new(r, "cycles", json_integer((json_int_t)m.cycles));
+	for (unsigned i = 0; i < g->nkernels; i++) {
+		json_t *k = json_object();
+
+		json_object_set_new(k, "name", json_string(g->kernels[i].name));
+		json_object_set_new(k, "ctas", json_integer(g->kernels[i].ctas));
+		json_object_set_new(k, "cycles",
+				    json_integer((json_int_t)(core_cycles(g, g->kernels[i].end) -
+							      core_cycles(g, g->kernels[i].start))));
+		json_array_append_new(ks, k);
+	}
+	json_object_set_new(r, "kernels", ks);
+	json_object_set_new(r, "mem_insts", json_real(m.mem_insts));
+	json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
+	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
+	json_object_set_new(r, "noc_bytes", json_real(m.noc_req_bytes + m.noc_resp_bytes));
+	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
+	for (unsigned i = 0; i < g->nnotes; i++)
+		json_array_append_new(notes, json_string(g->notes[i]));
+	json_object_set_new(r, "notes", notes);
+	return r;
+}
+
+const struct cs_system_ops cs_gpu_system = {
+	.version = 1,
+	.name = "gpu",
+	.help = "a GPU: SMs, L1s, NoC, banked L2, DRAM channels (detailed mode)",
+	.modes = 1u << CS_MODE_DETAILED,
+	.build = gpu_build,
+	.run = gpu_run,
+	.report = gpu_report,
+	.result = gpu_result,
+	.destroy = gpu_destroy,
+};

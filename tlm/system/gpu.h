@@ -1,0 +1,29 @@
+/*
+ * tlm/system/gpu.h - system "gpu": configuration sections it owns (gpu, coherence, workload).
+ */
+#ifndef COHSCOPE_TLM_SYSTEM_GPU_H
+#define COHSCOPE_TLM_SYSTEM_GPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/params.h"
+
+struct gpu_cfg {
+	uint64_t sms;
+	bool check;
+};
+
+struct gpu_coherence_cfg {
+	char protocol[CS_PARAM_STR_MAX];
+};
+
+struct gpu_workload_cfg {
+	unsigned size; /* enum gpu_size */
+};
+
+extern const struct cs_param_table gpu_params;		 /* "gpu" */
+extern const struct cs_param_table gpu_coherence_params; /* "coherence" */
+extern const struct cs_param_table gpu_workload_params;	 /* "workload" */
+
+#endif

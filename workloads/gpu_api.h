@@ -1,0 +1,134 @@
+/*
+ * workloads/gpu_api.h - the op API GPU workloads are written against (DESIGN.md §7).
+ *
+ * A GPU workload is a host program plus kernels. The host program (struct gpu_host) allocates
+ * device memory, writes inputs, launches kernels one after another and checks the output
+ * against a reference it computes itself. A kernel is a grid of CTAs of warps; each warp runs
+ * the kernel function as a coroutine (struct gpu_warp) and every memory operation it calls
+ * really travels through the modelled L1, NoC, L2 and DRAM: values come back from the caches,
+ * so a spin on a flag or a stale copy behaves as it would on the hardware.
+ *
+ * Forms: "uniform" ops act for the whole warp at one address (one request, value broadcast:
+ * what a warp does when lane 0 does the work or every lane reads the same word); "v" ops take
+ * one address per lane (WARP_LANES of them, active lanes given by a mask) and are coalesced.
+ * Loads and atomics return their values, so the warp waits for them; stores return at once
+ * under RC and when performed under SC. Fences order a warp's earlier accesses before its later
+ * ones at the given scope (RC: wait until every earlier access is performed).
+ */
+#ifndef COHSCOPE_WORKLOADS_GPU_API_H
+#define COHSCOPE_WORKLOADS_GPU_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tlm/mem/msg.h" /* enum mem_atomic_op, mem_scope, mem_order */
+
+#define WARP_LANES 32
+#define LANES_ALL  0xffffffffu
+
+struct gpu_warp;
+struct gpu_host;
+
+/* ---- identity ------------------------------------------------------------------------------- */
+
+unsigned gw_cta(const struct gpu_warp *w);	    /* linear CTA id in the grid */
+unsigned gw_ctas(const struct gpu_warp *w);	    /* CTAs in the grid */
+unsigned gw_warp(const struct gpu_warp *w);	    /* warp index within its CTA */
+unsigned gw_warps_per_cta(const struct gpu_warp *w);
+unsigned gw_sm(const struct gpu_warp *w);	    /* the SM it runs on */
+/* Global thread id of a lane: (cta * warps_per_cta + warp) * WARP_LANES + lane. */
+uint64_t gw_tid(const struct gpu_warp *w, unsigned lane);
+/* Global warp id: cta * warps_per_cta + warp. */
+uint64_t gw_gwid(const struct gpu_warp *w);
+const void *gw_args(const struct gpu_warp *w); /* the kernel's argument block */
+/* A per-warp random stream (seeded from the run seed and the warp id): same run, same values. */
+uint64_t gw_rand(struct gpu_warp *w);
+
+/* ---- uniform ops ---------------------------------------------------------------------------- */
+
+uint32_t gw_ld32(struct gpu_warp *w, uint64_t addr);
+uint64_t gw_ld64(struct gpu_warp *w, uint64_t addr);
+void gw_st32(struct gpu_warp *w, uint64_t addr, uint32_t v);
+void gw_st64(struct gpu_warp *w, uint64_t addr, uint64_t v);
+/* Returns the old value. op: MEM_ATOM_ADD/EXCH/CAS/MIN/MAX; CAS compares with a, stores b.
+ * bytes 4 or 8. Performed at the L2 bank (device and system scope) as on NVIDIA GPUs. */
+uint64_t gw_atom(struct gpu_warp *w, enum mem_atomic_op op, uint64_t addr, unsigned bytes,
+		 uint64_t a, uint64_t b, enum mem_scope scope, enum mem_order order);
+
+/* ---- per-lane ops --------------------------------------------------------------------------- */
+
+void gw_ld32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      uint32_t out[WARP_LANES]);
+void gw_ld64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      uint64_t out[WARP_LANES]);
+void gw_st32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      const uint32_t v[WARP_LANES]);
+void gw_st64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
+	      const uint64_t v[WARP_LANES]);
+/* Per-lane atomics; old[] may be NULL (a reduction: the warp need not wait under RC). Lanes
+ * that hit the same word are applied one after another in lane order. */
+void gw_atomv(struct gpu_warp *w, enum mem_atomic_op op, const uint64_t addr[WARP_LANES],
+	      uint32_t mask, unsigned bytes, const uint64_t a[WARP_LANES],
+	      const uint64_t b[WARP_LANES], uint64_t old[WARP_LANES], enum mem_scope scope,
+	      enum mem_order order);
+
+/* ---- ordering, synchronisation, time -------------------------------------------------------- */
+
+/* order: MEM_ORDER_ACQUIRE, _RELEASE or _ACQ_REL; scope: MEM_SCOPE_WG, _DEVICE, _SYSTEM. */
+void gw_fence(struct gpu_warp *w, enum mem_order order, enum mem_scope scope);
+/* CTA barrier (__syncthreads): also a work-group-scope acq_rel fence. */
+void gw_barrier(struct gpu_warp *w);
+/* `cycles` issue slots of arithmetic (the warp's scheduler is busy for them). */
+void gw_compute(struct gpu_warp *w, uint64_t cycles);
+/* Scratchpad (shared memory) of the CTA: the host pointer to its bytes, and the cost of one
+ * warp-wide access (scratchpad latency; never enters the cache hierarchy). */
+void *gw_smem(struct gpu_warp *w);
+void gw_smem_access(struct gpu_warp *w);
+
+/* Spin guard for flag waits: call once per iteration of a spin loop with a counter starting
+ * at 0. Returns true when the run's spin limit (core.spin_limit) is exceeded; the workload
+ * then reports a livelock with gw_fail() and returns. */
+bool gw_spin_guard(struct gpu_warp *w, uint64_t *count);
+/* Records a failed check (first one wins; the run ends with exit status 1 and this message)
+ * and stops the simulation. */
+void gw_fail(struct gpu_warp *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+struct gpu_kernel {
+	const char *name;
+	unsigned ctas;		  /* grid size (linear) */
+	unsigned warps_per_cta;	  /* CTA size in warps */
+	unsigned regs_per_thread; /* occupancy: registers (0 = 16) */
+	unsigned smem_bytes;	  /* occupancy: scratchpad per CTA */
+	void (*fn)(struct gpu_warp *w);
+	const void *args; /* passed to every warp (gw_args) */
+};
+
+enum gpu_size { GPU_SIZE_TINY = 0, GPU_SIZE_SMALL, GPU_SIZE_DEFAULT };
+
+/* Device memory: a bump allocator; align is a power of two >= 128 (0 = 256). */
+uint64_t gh_alloc(struct gpu_host *h, uint64_t bytes, uint64_t align);
+/* Functional copies between host and device (what cudaMemcpy does): no timing; they see and
+ * update the values held in the L2. Not allowed while a kernel runs. */
+void gh_write(struct gpu_host *h, uint64_t addr, const void *buf, size_t len);
+void gh_read(struct gpu_host *h, uint64_t addr, void *buf, size_t len);
+uint32_t gh_read32(struct gpu_host *h, uint64_t addr);
+void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v);
+/* Runs the kernel to completion; returns 0, or a negative code when the run failed (a check,
+ * a livelock, a model error: the host program should return it). */
+int gh_launch(struct gpu_host *h, const struct gpu_kernel *k);
+enum gpu_size gh_size(const struct gpu_host *h);  /* workload.size */
+uint64_t gh_seed(const struct gpu_host *h);	  /* sim.seed */
+unsigned gh_sms(const struct gpu_host *h);	  /* SMs in the system */
+unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k);
+/* A failed output check: recorded like gw_fail; returns -CS_ECHECK for the host to return. */
+int gh_fail(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Free-form result lines for the report ("histogram: 256 bins verified"). */
+void gh_note(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A GPU workload: its host program. Registered in workloads/registry.c. */
+typedef int (*gpu_host_fn)(struct gpu_host *h);
+
+#endif
