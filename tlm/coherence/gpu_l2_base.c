@@ -248,6 +248,32 @@ static void l2_apply_atomic(struct gpu_l2 *b, struct cache_line *l, struct mem_m
 	m->resp_bytes = (uint16_t)(al->n * al->bytes);
 }
 
+/* The coherence checker sees every word a write or an atomic changed, in the bank's order. */
+static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const struct mem_msg *m)
+{
+	struct cohcheck *chk = b->ctx->chk;
+
+	if (m->type == GPU_MSG_ATOMIC) {
+		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
+
+		for (unsigned i = 0; i < al->n; i++) {
+			uint64_t v = 0;
+
+			memcpy(&v, l->data + al->lane[i].offset, al->bytes);
+			cohcheck_write(chk, l->addr + al->lane[i].offset, al->bytes, v);
+		}
+		return;
+	}
+	for (unsigned w = 0; w < b->line_bytes / 4; w++) {
+		uint32_t v;
+
+		if (!gpu_mask_byte(m->byte_mask, w * 4))
+			continue;
+		memcpy(&v, l->data + w * 4, 4);
+		cohcheck_write(chk, l->addr + w * 4, 4, v);
+	}
+}
+
 /* Serve m from line l (present with the sectors it needs). Returns the answer's ready time. */
 static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, sim_time_t now)
 {
@@ -274,6 +300,8 @@ static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, 
 		ready = l2_cycles(b, now, cfg->atomic_latency);
 		break;
 	}
+	if (b->ctx->chk && m->type != GPU_MSG_READ)
+		l2_check_writes(b, l, m);
 	cache_touch(b->cache, l);
 	m->p.status = TLM_OK_RESPONSE;
 	l2_answer(b, m, ready);

@@ -21,6 +21,7 @@
 #include "tlm/kernel/time.h"
 #include "tlm/kernel/tlm.h"
 #include "tlm/mem/addrmap.h"
+#include "tlm/mem/cohcheck.h"
 #include "tlm/mem/msg.h"
 #include "tlm/mem/store.h"
 #include "util/error.h"
@@ -77,6 +78,7 @@ struct gpu_ctx {
 	const struct gpu_l1_cfg *l1;
 	const struct gpu_l2_cfg *l2;
 	unsigned sms;
+	struct cohcheck *chk; /* NULL unless gpu.check: controllers report performed writes */
 };
 
 /* ---- SM <-> L1 ------------------------------------------------------------------------------ */

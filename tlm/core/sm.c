@@ -899,6 +899,13 @@ const void *gw_args(const struct gpu_warp *w)
 	return CW(w)->cta->kernel->args;
 }
 
+uint64_t gw_cycle(const struct gpu_warp *w)
+{
+	const struct gpu_ctx *c = CW(w)->sm->ctx;
+
+	return sim_clock_cycle(&c->core_clk, sim_now(c->k));
+}
+
 uint64_t gw_rand(struct gpu_warp *gw)
 {
 	struct warp *w = W(gw);

@@ -99,6 +99,8 @@ struct dram_ctrl;
 int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned channel,
 		     const struct addr_map *map, struct mem_store *store, unsigned ports,
 		     struct cs_stat_group *stats, struct dram_ctrl **out, struct cs_err *err);
+/* After the run: scheduled callbacks point at the controller, and payloads it still holds
+ * (a run stopped early) are left to their pool. NULL is a no-op. */
 void dram_ctrl_destroy(struct dram_ctrl *d);
 /* Target socket i (one per L2 bank of the channel), or NULL. */
 struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i);

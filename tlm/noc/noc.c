@@ -65,8 +65,9 @@ int noc_cfg_check(const struct noc_cfg *cfg, struct cs_err *err)
 				  (unsigned long long)need, (unsigned long long)cfg->flit_bytes);
 	if (cfg->buffer_flits > UINT32_MAX / 2 || cfg->header_bytes > 65536 ||
 	    cfg->flit_bytes > 65536)
-		return cs_err_set(err, -CS_ECONFIG, "noc: buffer_flits, header_bytes or "
-						    "flit_bytes too large");
+		return cs_err_set(err, -CS_ECONFIG,
+				  "noc: buffer_flits, header_bytes or "
+				  "flit_bytes too large");
 	return 0;
 }
 
@@ -344,8 +345,8 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 					continue;
 				down = in_at[(unsigned)nb * D_COUNT + opposite(d)];
 				snprintf(name, sizeof(name), "r%u_%s", r, dir_name[d]);
-				snprintf(desc, sizeof(desc), "flits carried from router %u to router %d",
-					 r, nb);
+				snprintf(desc, sizeof(desc),
+					 "flits carried from router %u to router %d", r, nb);
 			}
 			o = &net->outs[no++];
 			rc = out_init(o, net, rt, down, lg, name, desc);
@@ -399,8 +400,8 @@ static int net_stats(struct noc_net *net, struct cs_stat_group *g, const char *c
 	net->stalls = cs_stat_counter(ng, "inject_stalls", "offers",
 				      "offers not taken at once (injection buffer full)");
 	net->latency = cs_stat_average(ng, "latency", "ns", "packet latency, offer to delivery");
-	net->queueing = cs_stat_average(ng, "queueing", "ns",
-					"packet latency minus the unloaded latency");
+	net->queueing =
+	    cs_stat_average(ng, "queueing", "ns", "packet latency minus the unloaded latency");
 	net->cls = calloc(n->n_types, sizeof(*net->cls));
 	if (!net->cls)
 		return -CS_ENOMEM;
@@ -577,8 +578,8 @@ int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, 
 	}
 	n->tot_packets = cs_stat_counter(stats, "packets", "packets", "packets, both networks");
 	n->tot_flits = cs_stat_counter(stats, "flits", "flits", "flits, both networks");
-	n->tot_bytes = cs_stat_counter(stats, "bytes", "bytes",
-				       "bytes (header + payload), both networks");
+	n->tot_bytes =
+	    cs_stat_counter(stats, "bytes", "bytes", "bytes (header + payload), both networks");
 	n->tot_latency = cs_stat_average(stats, "latency", "ns",
 					 "packet latency, offer to delivery, both networks");
 	for (unsigned id = 0; id < 2; id++) {

@@ -18,8 +18,8 @@
  *             router but no endpoint. Routers are joined to their four neighbours by one link in
  *             each direction; routing is XY dimension order (first along x, then along y).
  *
- * Timing (all in NoC cycles, clock_mhz): a packet of F = ceil((header_bytes + payload) /
- * flit_bytes) flits enters the input buffer of its source router at a clock edge; each router
+ * Timing (all in NoC cycles, clock_mhz): a packet of F = max(1, ceil((header_bytes + payload) /
+ * flit_bytes)) flits enters the input buffer of its source router at a clock edge; each router
  * it crosses takes router_latency (R) cycles from the head's arrival to the head leaving on the
  * output port; each link takes link_latency (L) cycles, including the last one, from the
  * destination router to the destination endpoint's interface. A port carries one flit per cycle,

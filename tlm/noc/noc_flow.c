@@ -4,10 +4,13 @@
  *
  * Event-driven: nothing ticks. Per output port one arbitration event is pending at most, at the
  * earliest cycle something may leave through it; credit returns, injection-buffer frees and
- * deliveries are one-shot callbacks at the cycle they happen. Arbitration events run at
- * SIM_PRIO_LAST so that every state change due in the same cycle (credits, arrivals) is seen
- * first; everything that changes arbitration state is known at least one cycle ahead (router and
- * link latencies are >= 1), so the order of arbitrations within a cycle does not matter.
+ * deliveries are one-shot callbacks at the cycle they happen. All run at the default priority
+ * (the kernel orders same-time items by insertion, deterministically), and their order within a
+ * cycle does not change any outcome: a packet's readiness depends on the cycle only (it is
+ * registered with its output port at least one cycle ahead: router and link latencies are >= 1),
+ * arbitrations of different ports touch different state, and a credit return that comes after
+ * its port's arbitration in the same cycle re-runs that arbitration in a delta cycle of the same
+ * cycle, which picks the same winner (nothing was granted in between).
  */
 #include <stdlib.h>
 
@@ -113,7 +116,7 @@ static void out_schedule(struct noc_out *o, uint64_t c)
 	if (o->sched != NOC_NEVER)
 		sim_cancel(n->k, o->h);
 	o->sched = c;
-	o->h = sim_schedule_at(n->k, noc_edge(n, c), SIM_PRIO_LAST, ev_try, o, NULL);
+	o->h = sim_schedule_at(n->k, noc_edge(n, c), SIM_PRIO_DEFAULT, ev_try, o, NULL);
 }
 
 static void ej_schedule(struct noc_in *eq, uint64_t c);

@@ -28,15 +28,15 @@ struct noc_router;
 struct noc_pkt {
 	struct noc_pkt *next; /* FIFO or pending list, or the free list */
 	struct tlm_payload *p;
-	uint64_t ha;	    /* cycle the head arrives in the buffer the packet is in */
-	uint64_t ready;	    /* cycle it may leave its router input buffer (head of line) */
-	sim_time_t offer;   /* when it was offered to the NoC (ps) */
-	uint64_t zero;	    /* unloaded latency, cycles */
+	uint64_t ha;	  /* cycle the head arrives in the buffer the packet is in */
+	uint64_t ready;	  /* cycle it may leave its router input buffer (head of line) */
+	sim_time_t offer; /* when it was offered to the NoC (ps) */
+	uint64_t zero;	  /* unloaded latency, cycles */
 	uint32_t flits;
-	uint32_t payload;   /* payload bytes */
-	uint16_t src, dst;  /* endpoint indices on the source and destination side */
-	uint8_t cls;	    /* message class */
-	bool need_end;	    /* pending: END_REQ / END_RESP owed to the source when taken */
+	uint32_t payload;  /* payload bytes */
+	uint16_t src, dst; /* endpoint indices on the source and destination side */
+	uint8_t cls;	   /* message class */
+	bool need_end;	   /* pending: END_REQ / END_RESP owed to the source when taken */
 };
 
 /* An endpoint: SM i (target socket, injects into the request network) or bank j (initiator
@@ -47,7 +47,8 @@ struct noc_ep {
 	struct noc *n;
 	unsigned idx;
 	bool mem;
-	struct noc_pkt *pend_head, *pend_tail; /* offered, waiting for room in the injection buffer */
+	struct noc_pkt *pend_head,
+	    *pend_tail; /* offered, waiting for room in the injection buffer */
 	char name[48];
 };
 
@@ -65,7 +66,7 @@ struct noc_in {
 	bool busy;	      /* ejection: BEGIN sent, END not yet received */
 	uint64_t dsched;      /* ejection: cycle of the pending delivery event, or NOC_NEVER */
 	struct sim_handle dh;
-	uint64_t *flits;      /* injection: link stat (flits entering) */
+	uint64_t *flits; /* injection: link stat (flits entering) */
 };
 
 struct noc_out {
@@ -73,10 +74,10 @@ struct noc_out {
 	struct noc_router *r;
 	struct noc_in *down;
 	uint32_t credits;
-	bool credit_wait;      /* the RR winner lacks credits: a credit return restarts arbitration */
-	uint64_t free_at;      /* cycle from which the link can take the next head flit */
-	unsigned rr;	       /* input index that won last */
-	unsigned n_wait;       /* inputs whose head packet wants this port */
+	bool credit_wait; /* the RR winner lacks credits: a credit return restarts arbitration */
+	uint64_t free_at; /* cycle from which the link can take the next head flit */
+	unsigned rr;	  /* input index that won last */
+	unsigned n_wait;  /* inputs whose head packet wants this port */
 	struct noc_pkt **wait; /* [r->n_in]: that head packet, or NULL */
 	uint64_t sched;	       /* cycle of the pending arbitration event, or NOC_NEVER */
 	struct sim_handle h;
@@ -153,7 +154,9 @@ uint64_t noc_cycle_ceil(struct noc *n, sim_time_t t);
 
 static inline uint32_t noc_flits_of(const struct noc *n, uint32_t payload)
 {
-	return (n->hdr + payload + n->flit - 1) / n->flit;
+	uint32_t f = (n->hdr + payload + n->flit - 1) / n->flit;
+
+	return f ? f : 1; /* a header-less empty message still takes a flit */
 }
 
 unsigned noc_hops_pos(const struct noc *n, unsigned pa, unsigned pb);

@@ -100,6 +100,8 @@ struct gpu_sys {
 	struct gpu_ctx ctx;
 	struct tlm_pool *pool;
 	struct mem_store *store;
+	struct cohcheck *chk;
+	uint64_t *chk_violations, *chk_reads;
 	struct noc *noc;
 	struct gpu_l2 **bank;
 	struct dram_ctrl **dram;
@@ -292,6 +294,13 @@ static void host_copy(struct gpu_sys *g, uint64_t addr, void *rbuf, const void *
 		} else {
 			if (g->proto->l2->functional_write(b, addr, wbuf, n))
 				gpu_fail(g, -CS_ENOMEM, "out of memory for the backing store");
+			for (size_t i = 0; g->chk && i + 4 <= n; i += 4) {
+				uint32_t v;
+
+				memcpy(&v, (const uint8_t *)wbuf + i, 4);
+				if (!((addr + i) & 3))
+					cohcheck_write(g->chk, addr + i, 4, v);
+			}
 			wbuf = (const uint8_t *)wbuf + n;
 		}
 		addr += n;
@@ -388,6 +397,7 @@ static void gpu_destroy(struct cs_system *s)
 	free(g->dram);
 	free(g->kernels);
 	mem_store_destroy(g->store);
+	cohcheck_destroy(g->chk);
 	s->priv = NULL;
 	free(g); /* the pool (s->pool) goes after the kernel, in cs_system_destroy */
 }
@@ -449,6 +459,16 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	return 0;
 }
 
+static void observe_read(void *obj, unsigned sm, unsigned slot, uint64_t addr, unsigned bytes,
+			 uint64_t v)
+{
+	struct gpu_sys *g = obj;
+
+	cohcheck_read(g->chk, sm * (unsigned)g->core.warps + slot, addr, bytes, v);
+	*g->chk_reads = cohcheck_reads(g->chk);
+	*g->chk_violations = cohcheck_violations(g->chk);
+}
+
 static int gpu_build(struct cs_system *s, struct cs_err *err)
 {
 	struct gpu_sys *g = calloc(1, sizeof(*g));
@@ -485,6 +505,16 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->ctx.l1 = &g->l1;
 	g->ctx.l2 = &g->l2;
 	g->ctx.sms = (unsigned)g->gpu.sms;
+	if (g->gpu.check) {
+		struct cs_stat_group *cg = cs_stat_group(root, "coherence_check");
+
+		if (cohcheck_create(&g->chk))
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		g->ctx.chk = g->chk;
+		g->chk_reads = cs_stat_counter(cg, "reads", "", "loads checked");
+		g->chk_violations = cs_stat_counter(cg, "violations", "",
+						    "loads that saw a value out of coherence order");
+	}
 	g->channels = (unsigned)(g->l2.banks / g->l2.banks_per_channel);
 
 	rc = noc_create(s->k, &g->noc_cfg, g->ctx.sms, (unsigned)g->l2.banks, g->proto->msg_names,
@@ -523,6 +553,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		.gpu = g,
 		.cta_done = cta_done,
 		.fail = gpu_fail,
+		.observe_read = g->chk ? observe_read : NULL,
 		.seed = s->sim.seed,
 	};
 	for (unsigned i = 0; i < g->ctx.sms; i++) {
@@ -694,6 +725,10 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		m.dram_reads, m.dram_writes, m.dram_acts,
 		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
 		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
+	if (g->chk)
+		fprintf(f, "  coherence check   %" PRIu64 " loads, %" PRIu64 " violations%s%s\n",
+			cohcheck_reads(g->chk), cohcheck_violations(g->chk),
+			cohcheck_violations(g->chk) ? ", first: " : "", cohcheck_first(g->chk));
 	for (unsigned i = 0; i < g->nnotes; i++)
 		fprintf(f, "  %s\n", g->notes[i]);
 	return 0;
@@ -730,6 +765,11 @@ static json_t *gpu_result(struct cs_system *s)
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));
 	json_object_set_new(r, "notes", notes);
+	if (g->chk) {
+		json_object_set_new(r, "coherence_violations",
+				    json_integer((json_int_t)cohcheck_violations(g->chk)));
+		json_object_set_new(r, "coherence_first", json_string(cohcheck_first(g->chk)));
+	}
 	return r;
 }
 

@@ -1,0 +1,28 @@
+/*
+ * tlm/mem/cohcheck.h - the coherence checker (DESIGN.md §8).
+ *
+ * Per 4-byte word it keeps the order of writes as the point of coherence (the L2 bank that owns
+ * the word) performs them, starting from the value the host wrote (or zero). Every value a warp
+ * loads is then checked: it must be a value some write produced, and no warp may read an older
+ * write of a word than one it has already seen. Violations are counted; the first is kept as a
+ * message. Costly (hash look-ups per word): tests turn it on with gpu.check.
+ */
+#ifndef COHSCOPE_TLM_MEM_COHCHECK_H
+#define COHSCOPE_TLM_MEM_COHCHECK_H
+
+#include <stdint.h>
+
+struct cohcheck;
+
+int cohcheck_create(struct cohcheck **out);
+void cohcheck_destroy(struct cohcheck *c);
+/* A write of `bytes` (4 or 8, aligned) performed at the point of coherence. */
+void cohcheck_write(struct cohcheck *c, uint64_t addr, unsigned bytes, uint64_t v);
+/* Reader `who` (a global warp slot) loaded v. */
+void cohcheck_read(struct cohcheck *c, unsigned who, uint64_t addr, unsigned bytes, uint64_t v);
+uint64_t cohcheck_violations(const struct cohcheck *c);
+uint64_t cohcheck_reads(const struct cohcheck *c);
+/* The first violation, or "". */
+const char *cohcheck_first(const struct cohcheck *c);
+
+#endif
