@@ -23,7 +23,7 @@
 #include "util/params.h"
 #include "util/stats.h"
 
-/* ---- test bench ----------------------------------------------------------------------------- */
+/* ---- test bench ------------------------------------------------------------------------------ */
 
 /* How a bank answers BEGIN_REQ. */
 enum bank_mode {
@@ -178,7 +178,7 @@ static unsigned flits(const struct noc_cfg *c, unsigned payload)
 	return f ? f : 1;
 }
 
-/* ---- SM --------------------------------------------------------------------------------------- */
+/* ---- SM -------------------------------------------------------------------------------------- */
 
 static void sm_pump(struct t_sm *sm);
 
@@ -276,7 +276,7 @@ static enum tlm_sync_enum sm_nb_bw(void *obj, struct tlm_payload *p, enum tlm_ph
 
 static const struct tlm_bw_ops sm_bw_ops = {.nb_transport_bw = sm_nb_bw};
 
-/* ---- bank ------------------------------------------------------------------------------------- */
+/* ---- bank ------------------------------------------------------------------------------------ */
 
 static void bank_pump(struct t_bank *b);
 
@@ -446,7 +446,7 @@ static const struct tlm_fw_ops bank_fw_ops = {
     .transport_dbg = bank_dbg,
 };
 
-/* ---- set-up --------------------------------------------------------------------------------- */
+/* ---- set-up ---------------------------------------------------------------------------------- */
 
 static void default_cfg(struct noc_cfg *c)
 {
@@ -610,7 +610,7 @@ static void every_delivered_once(struct tb *tb)
 	}
 }
 
-/* ---- the placement documented in noc.h, written again here --------------------------------- */
+/* ---- the placement documented in noc.h, written again here ----------------------------------- */
 
 static void doc_place(unsigned n_req, unsigned n_mem, unsigned mesh_cols, unsigned *cols,
 		      unsigned *pos_sm, unsigned *pos_mem)
@@ -716,16 +716,20 @@ START_TEST(test_unloaded_latency)
 }
 END_TEST
 
-/* An offer at an edge off the whole-ps grid: delivered exactly at edge(c0 + cycles). */
+/* An offer at an edge off the whole-ps grid: delivered exactly at edge(c0 + cycles). Clocks
+ * whose edges repeat every 7, 617 and 4099 cycles (the last beyond the NoC's edge table). */
+static const uint64_t edge_clocks[] = {1400, 1234, 4099};
+
 START_TEST(test_unloaded_latency_any_edge)
 {
 	struct noc_cfg cfg;
 	struct tb tb;
 
 	default_cfg(&cfg);
+	cfg.clock_mhz = edge_clocks[_i];
 	tb_init(&tb, &cfg, 15, 6);
-	for (unsigned i = 0; i < 20; i++) {
-		uint64_t c0 = 1400 * (i + 1) + 1 + i % 6; /* 1..6 cycles past a whole microsecond */
+	for (unsigned i = 0; i < 40; i++) {
+		uint64_t c0 = 5000 * (i + 1) + 1 + i * 37 % 4111;
 		unsigned sm = (i * 7) % 15, bank = (i * 5) % 6, pay = i % 2 ? 128 : 0;
 		unsigned r = tb_msg(&tb, sm, bank, 1, pay, 4, 0);
 		const struct rec *x;
@@ -737,6 +741,12 @@ START_TEST(test_unloaded_latency_any_edge)
 		ck_assert_uint_eq(x->req_deliv,
 				  sim_clock_edge(clk(&tb), c0 + noc_unloaded_cycles(
 								    tb.noc, sm, bank, pay, false)));
+		/* the bank answers at once, at that edge */
+		ck_assert_uint_eq(x->resp_sent, x->req_deliv);
+		ck_assert_uint_eq(
+		    x->resp_deliv,
+		    sim_clock_edge(clk(&tb), cycle_of(&tb, x->resp_sent) +
+						 noc_unloaded_cycles(tb.noc, sm, bank, 0, true)));
 	}
 	tb_check_clean(&tb);
 	tb_fini(&tb);
@@ -1386,7 +1396,7 @@ START_TEST(test_handshake_variants)
 }
 END_TEST
 
-/* ---- loosely timed face --------------------------------------------------------------------- */
+/* ---- loosely timed face ---------------------------------------------------------------------- */
 
 START_TEST(test_lt_face)
 {
@@ -1413,7 +1423,7 @@ START_TEST(test_lt_face)
 }
 END_TEST
 
-/* ---- configuration -------------------------------------------------------------------------- */
+/* ---- configuration --------------------------------------------------------------------------- */
 
 START_TEST(test_config)
 {
@@ -1480,7 +1490,7 @@ static Suite *noc_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_unloaded_latency, 0, sizeof(lat_cases) / sizeof(lat_cases[0]));
-	tcase_add_test(tc, test_unloaded_latency_any_edge);
+	tcase_add_loop_test(tc, test_unloaded_latency_any_edge, 0, 3);
 	tcase_add_loop_test(tc, test_contention_exact, 0, 2);
 	tcase_add_loop_test(tc, test_mesh_xy_routing, 0,
 			    sizeof(grid_cases) / sizeof(grid_cases[0]));

@@ -155,8 +155,11 @@ static struct mem_msg *l2_dram_msg(struct gpu_l2 *b, uint64_t addr, uint32_t len
 	return m;
 }
 
-static void l2_dram_pump(struct gpu_l2 *b)
+/* Returns true when it sent something. */
+static bool l2_dram_pump(struct gpu_l2 *b)
 {
+	bool sent = false;
+
 	while (!b->dram_open && b->dq.n) {
 		struct mem_msg *m = ring_head(&b->dq)->m;
 		enum tlm_phase ph = TLM_BEGIN_REQ;
@@ -168,10 +171,12 @@ static void l2_dram_pump(struct gpu_l2 *b)
 		if (r == TLM_UPDATED && ph == TLM_END_REQ)
 			b->dram_open = false;
 		else if (b->dram_open)
-			return;
+			return sent;
 		ring_pop(&b->dq);
 		b->dram_out++;
+		sent = true;
 	}
+	return sent;
 }
 
 /* Write back a dirty victim: the whole line, or in a sectored bank each run of dirty sectors
@@ -485,8 +490,10 @@ static void l2_fill(struct gpu_l2 *b, struct mem_msg *d)
 	mshr_free(b->mshr, e);
 }
 
-static void l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
+static bool l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
 {
+	bool sent = false;
+
 	while (!b->resp_open && b->resp.n && ring_head(&b->resp)->ready <= now) {
 		struct mem_msg *m = ring_head(&b->resp)->m;
 		enum tlm_phase ph = TLM_BEGIN_RESP;
@@ -498,7 +505,9 @@ static void l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
 		r = tlm_nb_transport_bw(&b->noc, &m->p, &ph, &d);
 		if (r == TLM_COMPLETED || (r == TLM_UPDATED && ph == TLM_END_RESP))
 			b->resp_open = false;
+		sent = true;
 	}
+	return sent;
 }
 
 static void l2_accept_refused(struct gpu_l2 *b)
@@ -521,6 +530,7 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 	sim_time_t now = sim_now(k);
 	sim_time_t next = SIM_TIME_MAX;
 	struct l2_slot *h;
+	bool freed;
 
 	if ((sim_time_t)(uintptr_t)arg != b->tick_at || !b->tick_pending)
 		return; /* superseded by an earlier tick */
@@ -541,8 +551,8 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 		ring_push(&b->pipe, m, l2_cycles(b, now, b->ctx->l2->latency));
 		l2_accept_refused(b);
 	}
-	l2_resp_pump(b, now);
-	l2_dram_pump(b);
+	freed = l2_resp_pump(b, now);
+	freed |= l2_dram_pump(b);
 
 	/* when can something happen next by time alone? */
 	if (b->in.n && b->pipe.n < b->ctx->l2->latency + 1)
@@ -550,7 +560,14 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 	h = ring_head(&b->pipe);
 	if (h && h->ready > now && h->ready < next)
 		next = h->ready;
-	/* a stalled head waits for a fill, an END_RESP or an END_REQ, which wake the bank */
+	/* a stalled head waits for a fill, an END_RESP or an END_REQ, which wake the bank; room
+	 * the pumps just made without such a call is tried next cycle */
+	if (h && h->ready <= now && freed) {
+		sim_time_t c = l2_cycles(b, now, 1);
+
+		if (c < next)
+			next = c;
+	}
 	if (!b->resp_open && b->resp.n) {
 		sim_time_t r = ring_head(&b->resp)->ready;
 

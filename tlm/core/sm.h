@@ -52,6 +52,7 @@ struct gpu_cta {
 	unsigned arrived; /* warps waiting at the barrier */
 	unsigned slot;	  /* CTA slot in the SM */
 	uint8_t *smem;
+	struct gpu_cta *prev, *next; /* the GPU's list of resident CTAs */
 };
 
 /* What an SM asks of the GPU around it. */

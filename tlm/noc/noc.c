@@ -71,7 +71,7 @@ int noc_cfg_check(const struct noc_cfg *cfg, struct cs_err *err)
 	return 0;
 }
 
-/* ---- clock ------------------------------------------------------------------------------------ */
+/* ---- clock ----------------------------------------------------------------------------------- */
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
@@ -116,7 +116,7 @@ uint64_t noc_cycle_ceil(struct noc *n, sim_time_t t)
 	return c;
 }
 
-/* ---- geometry ---------------------------------------------------------------------------------- */
+/* ---- geometry -------------------------------------------------------------------------------- */
 
 static void place(struct noc *n)
 {
@@ -151,7 +151,7 @@ unsigned noc_hops_pos(const struct noc *n, unsigned pa, unsigned pb)
 	return (ax > bx ? ax - bx : bx - ax) + (ay > by ? ay - by : by - ay);
 }
 
-/* ---- topology ----------------------------------------------------------------------------------- */
+/* ---- topology -------------------------------------------------------------------------------- */
 
 enum { D_LOCAL = 0, D_E, D_W, D_N, D_S, D_COUNT };
 static const char *const dir_name[D_COUNT] = {"local", "e", "w", "n", "s"};
@@ -181,13 +181,18 @@ static unsigned opposite(unsigned d)
 	return opp[d];
 }
 
-/* Endpoint of one side at router position r, or -1. */
-static int ep_at(const unsigned *pos, unsigned cnt, unsigned r)
+/* at[r] = the endpoint (of the cnt placed at pos[]) at router position r, or -1. */
+static int *ep_map(const unsigned *pos, unsigned cnt, unsigned nr)
 {
+	int *at = malloc((size_t)nr * sizeof(*at));
+
+	if (!at)
+		return NULL;
+	for (unsigned r = 0; r < nr; r++)
+		at[r] = -1;
 	for (unsigned i = 0; i < cnt; i++)
-		if (pos[i] == r)
-			return (int)i;
-	return -1;
+		at[pos[i]] = (int)i;
+	return at;
 }
 
 static const char *side_name(const struct noc *n, const struct noc_net *net, bool src)
@@ -264,6 +269,7 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 	const unsigned *dpos = net->id == NOC_REQ ? n->pos_mem : n->pos_sm;
 	struct noc_in **in_at = NULL;	/* [nr][D_COUNT] */
 	struct noc_out **out_at = NULL; /* [nr][D_COUNT] */
+	int *src_at = ep_map(spos, net->n_src, nr), *dst_at = ep_map(dpos, net->n_dst, nr);
 	char name[64], desc[128];
 	int rc = -CS_ENOMEM;
 
@@ -271,13 +277,13 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 	net->routers = calloc(nr, sizeof(*net->routers));
 	in_at = calloc((size_t)nr * D_COUNT, sizeof(*in_at));
 	out_at = calloc((size_t)nr * D_COUNT, sizeof(*out_at));
-	if (!net->routers || !in_at || !out_at)
+	if (!net->routers || !in_at || !out_at || !src_at || !dst_at)
 		goto out;
 	/* count ports */
 	for (unsigned r = 0; r < nr; r++) {
-		if (ep_at(spos, net->n_src, r) >= 0)
+		if (src_at[r] >= 0)
 			ni++;
-		if (ep_at(dpos, net->n_dst, r) >= 0)
+		if (dst_at[r] >= 0)
 			no++;
 		for (unsigned d = D_E; d < D_COUNT; d++)
 			if (neighbour(n, r, d) >= 0) {
@@ -295,7 +301,7 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 	ni = 0;
 	for (unsigned r = 0; r < nr; r++) {
 		struct noc_router *rt = &net->routers[r];
-		int s = ep_at(spos, net->n_src, r);
+		int s = src_at[r];
 		unsigned cnt = 0;
 
 		for (unsigned d = 0; d < D_COUNT; d++)
@@ -325,7 +331,7 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 	no = 0;
 	for (unsigned r = 0; r < nr; r++) {
 		struct noc_router *rt = &net->routers[r];
-		int dl = ep_at(dpos, net->n_dst, r);
+		int dl = dst_at[r];
 
 		for (unsigned d = 0; d < D_COUNT; d++) {
 			struct noc_in *down;
@@ -379,10 +385,12 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 out:
 	free(in_at);
 	free(out_at);
+	free(src_at);
+	free(dst_at);
 	return rc;
 }
 
-/* ---- statistics --------------------------------------------------------------------------------- */
+/* ---- statistics ------------------------------------------------------------------------------ */
 
 static int net_stats(struct noc_net *net, struct cs_stat_group *g, const char *const *type_names,
 		     struct cs_stat_group **link_group)
@@ -423,7 +431,7 @@ static int net_stats(struct noc_net *net, struct cs_stat_group *g, const char *c
 	return 0;
 }
 
-/* ---- create / destroy --------------------------------------------------------------------------- */
+/* ---- create / destroy ------------------------------------------------------------------------ */
 
 static void net_free(struct noc_net *net)
 {
@@ -596,7 +604,7 @@ nomem:
 	return cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
 }
 
-/* ---- queries ------------------------------------------------------------------------------------- */
+/* ---- queries --------------------------------------------------------------------------------- */
 
 struct tlm_target_socket *noc_req_port(struct noc *n, unsigned sm)
 {

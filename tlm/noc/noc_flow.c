@@ -16,7 +16,7 @@
 
 #include "tlm/noc/noc_impl.h"
 
-/* ---- packets ------------------------------------------------------------------------------------ */
+/* ---- packets --------------------------------------------------------------------------------- */
 
 #define PKT_CHUNK 256
 
@@ -83,7 +83,7 @@ static uint64_t now_cycle(struct noc *n)
 	return noc_cycle_ceil(n, sim_now(n->k));
 }
 
-/* ---- statistics ------------------------------------------------------------------------------------ */
+/* ---- statistics ------------------------------------------------------------------------------ */
 
 void noc_count(struct noc_net *net, unsigned cls, uint32_t flits, uint32_t payload)
 {
@@ -102,7 +102,7 @@ void noc_count(struct noc_net *net, unsigned cls, uint32_t flits, uint32_t paylo
 	*n->tot_bytes += bytes;
 }
 
-/* ---- arbitration --------------------------------------------------------------------------------- */
+/* ---- arbitration ----------------------------------------------------------------------------- */
 
 static void ev_try(struct sim_kernel *k, void *obj, void *arg);
 
@@ -241,7 +241,7 @@ static void ev_try(struct sim_kernel *k, void *obj, void *arg)
 		out_schedule(o, o->free_at);
 }
 
-/* ---- injection ------------------------------------------------------------------------------------- */
+/* ---- injection ------------------------------------------------------------------------------- */
 
 static bool inj_room(const struct noc *n, const struct noc_in *in, const struct noc_pkt *pk)
 {
@@ -346,7 +346,7 @@ static struct noc_pkt *pkt_make(struct noc *n, struct tlm_payload *p, unsigned i
 	return pk;
 }
 
-/* ---- ejection ---------------------------------------------------------------------------------------- */
+/* ---- ejection -------------------------------------------------------------------------------- */
 
 static void ev_deliver(struct sim_kernel *k, void *obj, void *arg);
 
@@ -472,7 +472,7 @@ static void ev_deliver(struct sim_kernel *k, void *obj, void *arg)
 		deliver_resp(eq, pk->p);
 }
 
-/* ---- the response network's entry ------------------------------------------------------------------- */
+/* ---- the response network's entry ------------------------------------------------------------ */
 
 /* Bank answered p: the response goes to SM msg->src. */
 static bool resp_offer(struct noc_ep *bank, struct tlm_payload *p, bool owed)
@@ -492,7 +492,7 @@ static bool resp_offer(struct noc_ep *bank, struct tlm_payload *p, bool owed)
 	return inj_offer(bank, pk, owed);
 }
 
-/* ---- TLM: SM side (target sockets) -------------------------------------------------------------- */
+/* ---- TLM: SM side (target sockets) ----------------------------------------------------------- */
 
 static enum tlm_sync_enum sm_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
 				   sim_time_t *delay)
@@ -572,7 +572,7 @@ const struct tlm_fw_ops noc_sm_fw_ops = {
     .transport_dbg = sm_transport_dbg,
 };
 
-/* ---- TLM: bank side (initiator sockets) -------------------------------------------------------- */
+/* ---- TLM: bank side (initiator sockets) ------------------------------------------------------ */
 
 static enum tlm_sync_enum mem_nb_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
 				    sim_time_t *delay)

@@ -121,6 +121,7 @@ struct gpu_sys {
 	unsigned next_cta, ctas_done, rr;
 	unsigned ends_pending;
 	bool running;
+	struct gpu_cta *live; /* resident CTAs (a failed run leaves some) */
 	struct kernel_rec *kernels;
 	unsigned nkernels, kernels_cap;
 
@@ -148,6 +149,18 @@ static void gpu_fail(void *obj, int code, const char *msg)
 
 /* ---- CTA scheduling ------------------------------------------------------------------------------ */
 
+static void cta_unlink(struct gpu_sys *g, struct gpu_cta *cta)
+{
+	if (cta->prev)
+		cta->prev->next = cta->next;
+	else
+		g->live = cta->next;
+	if (cta->next)
+		cta->next->prev = cta->prev;
+	free(cta->smem);
+	free(cta);
+}
+
 static int cta_start(struct gpu_sys *g, unsigned smi)
 {
 	const struct gpu_kernel *k = g->kern;
@@ -159,32 +172,50 @@ static int cta_start(struct gpu_sys *g, unsigned smi)
 	}
 	cta->kernel = k;
 	cta->id = g->next_cta++;
+	cta->next = g->live;
+	cta->prev = NULL;
+	if (g->live)
+		g->live->prev = cta;
+	g->live = cta;
 	return gpu_sm_launch(g->sm[smi], cta);
 }
 
 /* Round robin over the SMs, one CTA at a time, until none can take one or none are left. */
 static void cta_fill(struct gpu_sys *g)
 {
-	unsigned n = g->ctx.sms;
-	bool placed = true;
+	unsigned n = g->ctx.sms, refused = 0;
 
-	while (placed && g->next_cta < g->kern->ctas) {
-		placed = false;
-		for (unsigned i = 0; i < n && g->next_cta < g->kern->ctas; i++) {
-			unsigned smi = (g->rr + i) % n;
-			int rc;
+	while (refused < n && g->next_cta < g->kern->ctas) {
+		unsigned smi = g->rr;
+		int rc;
 
-			if (!gpu_sm_can_take(g->sm[smi], g->kern))
-				continue;
-			rc = cta_start(g, smi);
-			if (rc) {
-				gpu_fail(g, rc, "cannot start a CTA: out of memory");
-				return;
-			}
-			g->rr = (smi + 1) % n;
-			placed = true;
+		g->rr = (g->rr + 1) % n;
+		if (!gpu_sm_can_take(g->sm[smi], g->kern)) {
+			refused++;
+			continue;
+		}
+		refused = 0;
+		rc = cta_start(g, smi);
+		if (rc) {
+			gpu_fail(g, rc, "cannot start a CTA: out of memory");
+			return;
 		}
 	}
+}
+
+/* The host's copies see the values in the L2 and in DRAM, not those still travelling between
+ * them: a kernel's end is reported once every bank has drained its write-backs. */
+static void drain_poll(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_sys *g = obj;
+
+	(void)arg;
+	for (unsigned b = 0; b < g->l2.banks; b++)
+		if (!g->proto->l2->idle(g->bank[b])) {
+			sim_schedule(k, 10 * SIM_NS, drain_poll, g, NULL);
+			return;
+		}
+	sim_event_notify_delayed(g->kernel_done, 0);
 }
 
 static void kernel_end_one(void *arg)
@@ -195,15 +226,14 @@ static void kernel_end_one(void *arg)
 		return;
 	g->running = false;
 	g->kernels[g->nkernels - 1].end = sim_now(g->s->k);
-	sim_event_notify_delayed(g->kernel_done, 0);
+	drain_poll(g->s->k, g, NULL);
 }
 
 static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
 {
 	struct gpu_sys *g = obj;
 
-	free(cta->smem);
-	free(cta);
+	cta_unlink(g, cta);
 	g->ctas_done++;
 	if (g->next_cta < g->kern->ctas) {
 		g->rr = smi;
@@ -392,6 +422,8 @@ static void gpu_destroy(struct cs_system *s)
 	for (unsigned i = 0; g->dram && i < g->channels; i++)
 		dram_ctrl_destroy(g->dram[i]);
 	noc_destroy(g->noc);
+	while (g->live)
+		cta_unlink(g, g->live);
 	free(g->sm);
 	free(g->bank);
 	free(g->dram);
