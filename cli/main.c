@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
 #include "workloads/workload.h"
@@ -145,8 +146,11 @@ static void list_components(void)
 
 static void list_protocols(void)
 {
-	/* The protocol registry arrives with the GPU memory system (tlm/coherence). */
-	printf("protocols:\n  (none registered yet)\n");
+	const struct gpu_protocol *const *p = gpu_protocol_registry();
+
+	printf("protocols (coherence.protocol):\n");
+	for (size_t i = 0; p[i]; i++)
+		printf("  %-14s %-6s %s\n", p[i]->name, p[i]->label, p[i]->help);
 }
 
 static int cmp_str(const void *a, const void *b)

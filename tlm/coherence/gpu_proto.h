@@ -149,6 +149,7 @@ struct gpu_protocol {
 	const struct gpu_l2_ops *l2;
 	/* The paper's label ("BL", "W/L1") for reports. */
 	const char *label;
+	bool has_l1; /* false: every access goes to the L2 (nothing cached in the SM) */
 };
 
 /* NULL-terminated, in the order `cohscope list protocols` shows them. */

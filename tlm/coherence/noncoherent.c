@@ -15,4 +15,5 @@ const struct gpu_protocol gpu_protocol_noncoherent = {
 	.n_msgs = GPU_MSG_BASE_COUNT,
 	.l1 = &gpu_l1_nc_ops,
 	.l2 = &gpu_l2_base_ops,
+	.has_l1 = true,
 };

@@ -14,4 +14,5 @@ const struct gpu_protocol gpu_protocol_none = {
 	.n_msgs = GPU_MSG_BASE_COUNT,
 	.l1 = &gpu_l1_bypass_ops,
 	.l2 = &gpu_l2_base_ops,
+	.has_l1 = false,
 };

@@ -414,6 +414,15 @@ static void gpu_destroy(struct cs_system *s)
 
 	if (!g)
 		return;
+	/* checkers first: they hang off sockets the components own */
+	for (unsigned i = 0; g->sm && i < g->ctx.sms; i++)
+		if (g->sm[i])
+			tlm_checker_detach(g->proto->l1->noc_port(gpu_sm_l1(g->sm[i])));
+	for (unsigned b = 0; g->bank && b < g->l2.banks; b++)
+		if (g->bank[b]) {
+			tlm_checker_detach(g->proto->l2->dram_port(g->bank[b]));
+			tlm_checker_detach(noc_mem_port(g->noc, b));
+		}
 	for (unsigned i = 0; g->sm && i < g->ctx.sms; i++)
 		gpu_sm_destroy(g->sm[i]);
 	for (unsigned i = 0; g->bank && i < g->l2.banks; i++)
@@ -729,7 +738,7 @@ static int gpu_report(struct cs_system *s, FILE *f)
 			g->kernels[i].ctas,
 			core_cycles(g, g->kernels[i].end) - core_cycles(g, g->kernels[i].start));
 	fprintf(f, "  warp memory insts %.0f\n", m.mem_insts);
-	if (m.l1_loads > 0)
+	if (g->proto->has_l1)
 		fprintf(f, "  L1 load hit rate  %.1f%% of %.0f loads\n",
 			100 * ratio(m.l1_hits, m.l1_loads), m.l1_loads);
 	else
@@ -790,7 +799,8 @@ static json_t *gpu_result(struct cs_system *s)
 	}
 	json_object_set_new(r, "kernels", ks);
 	json_object_set_new(r, "mem_insts", json_real(m.mem_insts));
-	json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
+	if (g->proto->has_l1)
+		json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
 	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
 	json_object_set_new(r, "noc_bytes", json_real(m.noc_req_bytes + m.noc_resp_bytes));
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
