@@ -18,10 +18,15 @@ for t in "$build"/test_*; do
 		grep -E "Checks:" /tmp/valgrind.$$.log || true
 	fi
 done
-echo "valgrind: cohscope run (small default job)"
-if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/default.cfg" -q \
+echo "valgrind: cohscope run (small self-check, tiny default GPU job)"
+if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/selfcheck.cfg" -q \
 	--set pingpong.procs=64 --set pingpong.end_ns=2000 --set traffic.iterations=500 \
 	>/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
+if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/default.cfg" -q \
+	--set workload.size=tiny >/tmp/valgrind.$$.log 2>&1; then
 	tail -40 /tmp/valgrind.$$.log
 	status=1
 fi

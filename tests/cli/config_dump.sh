@@ -40,7 +40,7 @@ same_but_first() {
 dump d1.cfg -c "$DEF" "${SETS[@]}" || exit 1
 dump d2.cfg -c d1.cfg || exit 1
 same_but_first d1.cfg d2.cfg && echo "ok   dump of the dump is the same"
-grep -q '^# .*default\.cfg' d1.cfg || fail "d1.cfg: first line does not name default.cfg"
+grep -q "^# .*selfcheck\.cfg" d1.cfg || fail "d1.cfg: first line does not name selfcheck.cfg"
 grep -q '^# .*d1\.cfg' d2.cfg || fail "d2.cfg: first line does not name d1.cfg"
 grep -q '^  latency_ns = 33;$' d1.cfg || fail "d1.cfg: memory.latency_ns = 33 missing"
 grep -q '^  seed = 9;$' d1.cfg || fail "d1.cfg: sim.seed = 9 missing"
@@ -68,7 +68,7 @@ rc1=$?
 timeout 20 "$BIN" run -c "$DEF" "${SETS[@]}" "${SMALL[@]}" -q -o r2.json 2>r2.err
 rc2=$?
 if [ "$rc1" -ne 0 ] || [ "$rc2" -ne 0 ]; then
-	fail "run of d1.cfg: status $rc1, of default.cfg with the same --set: status $rc2"
+	fail "run of d1.cfg: status $rc1, of selfcheck.cfg with the same --set: status $rc2"
 	cat r1.err r2.err
 elif python3 - r1.json r2.json <<'EOF'; then
 import json, sys
