@@ -482,7 +482,7 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	}
 	if (g->l2.banks % g->l2.banks_per_channel) {
 		cs_config_origin(cfg, "l2", "banks_per_channel", where, sizeof(where));
-		return cs_err_set(err, -CS_ECONFIG, "%s: l2.banks (%" PRIu64 ") must be a multiple",
+		return cs_err_set(err, -CS_ECONFIG, "%s: l2.banks (%" PRIu64 ") must be a multiple of it",
 				  where, g->l2.banks);
 	}
 	if (g->l2.interleave & (g->l2.interleave - 1) || g->l2.interleave < g->l2.line_bytes) {
