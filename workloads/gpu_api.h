@@ -32,11 +32,11 @@ struct gpu_host;
 
 /* ---- identity ------------------------------------------------------------------------------- */
 
-unsigned gw_cta(const struct gpu_warp *w);	    /* linear CTA id in the grid */
-unsigned gw_ctas(const struct gpu_warp *w);	    /* CTAs in the grid */
-unsigned gw_warp(const struct gpu_warp *w);	    /* warp index within its CTA */
+unsigned gw_cta(const struct gpu_warp *w);  /* linear CTA id in the grid */
+unsigned gw_ctas(const struct gpu_warp *w); /* CTAs in the grid */
+unsigned gw_warp(const struct gpu_warp *w); /* warp index within its CTA */
 unsigned gw_warps_per_cta(const struct gpu_warp *w);
-unsigned gw_sm(const struct gpu_warp *w);	    /* the SM it runs on */
+unsigned gw_sm(const struct gpu_warp *w); /* the SM it runs on */
 /* Global thread id of a lane: (cta * warps_per_cta + warp) * WARP_LANES + lane. */
 uint64_t gw_tid(const struct gpu_warp *w, unsigned lane);
 /* Global warp id: cta * warps_per_cta + warp. */
@@ -121,9 +121,9 @@ void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v);
 /* Runs the kernel to completion; returns 0, or a negative code when the run failed (a check,
  * a livelock, a model error: the host program should return it). */
 int gh_launch(struct gpu_host *h, const struct gpu_kernel *k);
-enum gpu_size gh_size(const struct gpu_host *h);  /* workload.size */
-uint64_t gh_seed(const struct gpu_host *h);	  /* sim.seed */
-unsigned gh_sms(const struct gpu_host *h);	  /* SMs in the system */
+enum gpu_size gh_size(const struct gpu_host *h); /* workload.size */
+uint64_t gh_seed(const struct gpu_host *h);	 /* sim.seed */
+unsigned gh_sms(const struct gpu_host *h);	 /* SMs in the system */
 unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k);
 /* A failed output check: recorded like gw_fail; returns -CS_ECHECK for the host to return. */
 int gh_fail(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -26,9 +26,8 @@ static const struct cs_workload wl_memtest = {
 	    "approximately timed (4 phases) and loosely timed (quantum keeper)",
 };
 
-
-#define GPU_WL(id, fn, text)                                                                      \
-	static const struct cs_workload wl_##id = {                                               \
+#define GPU_WL(id, fn, text)                        \
+	static const struct cs_workload wl_##id = { \
 	    .name = #id, .system = "gpu", .help = text, .gpu = fn}
 
 GPU_WL(stream, micro_stream_main,
@@ -48,20 +47,8 @@ GPU_WL(barrier, micro_barrier_main,
 GPU_WL(histo, micro_histo_main, "histogram with per-lane atomic adds at the L2");
 
 static const struct cs_workload *const workloads[] = {
-    &wl_selfcheck,
-    &wl_pingpong,
-    &wl_memtest,
-    &wl_stream,
-    &wl_streamw,
-    &wl_chase,
-    &wl_chase_l1,
-    &wl_chase_l2,
-    &wl_chase_dram,
-    &wl_prodcons,
-    &wl_lock,
-    &wl_barrier,
-    &wl_histo,
-    NULL,
+    &wl_selfcheck, &wl_pingpong,   &wl_memtest,	 &wl_stream, &wl_streamw, &wl_chase, &wl_chase_l1,
+    &wl_chase_l2,  &wl_chase_dram, &wl_prodcons, &wl_lock,   &wl_barrier, &wl_histo, NULL,
 };
 
 const struct cs_workload *const *cs_workload_registry(void)

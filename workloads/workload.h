@@ -14,7 +14,7 @@ struct cs_workload {
 	const char *name;
 	const char *system; /* the system type it runs on */
 	const char *help;
-	gpu_host_fn gpu;    /* system "gpu": the host program */
+	gpu_host_fn gpu; /* system "gpu": the host program */
 };
 
 /* NULL-terminated, in the order `cohscope list workloads` shows them. */

@@ -9,7 +9,7 @@
 
 G=$SRC/configs/gtsc-16sm.cfg
 X=$SRC/configs/gtx480-15sm.cfg
-TINY=(--set workload.size=tiny --set core.spin_limit=5000)
+TINY=(--set workload.size=tiny --set core.spin_limit=5000 --set gpu.check=true)
 
 expect() { # expect STATUS GREP-PATTERN NAME -- ARGS...
 	local want=$1 pat=$2 name=$3 rc

@@ -35,7 +35,7 @@ struct run {
 static void run_start(struct run *r, const char *text, const char *const *sets,
 		      const struct cs_workload *wl)
 {
-	struct cs_err err = { 0 };
+	struct cs_err err = {0};
 
 	memset(r, 0, sizeof(*r));
 	if (cs_config_open_string(text, "test", &r->cfg, &err))
@@ -51,7 +51,7 @@ static void run_start(struct run *r, const char *text, const char *const *sets,
 
 static int run_go(struct run *r, char *msg, size_t len)
 {
-	struct cs_err err = { 0 };
+	struct cs_err err = {0};
 	int rc = cs_system_run(r->sys, &err);
 
 	if (msg)
@@ -100,15 +100,15 @@ static void probe_kernel(struct gpu_warp *w)
 
 static int probe_host(struct gpu_host *h)
 {
-	struct gpu_kernel k = { .name = "probe", .ctas = 1, .warps_per_cta = 1, .fn = probe_kernel,
-				.args = &probe };
+	struct gpu_kernel k = {
+	    .name = "probe", .ctas = 1, .warps_per_cta = 1, .fn = probe_kernel, .args = &probe};
 
 	for (unsigned i = 0; i < probe.n; i++)
 		gh_write32(h, probe.addr[i], 1000 + i);
 	return gh_launch(h, &k);
 }
 
-static const struct cs_workload probe_wl = { .name = "probe", .system = "gpu", .gpu = probe_host };
+static const struct cs_workload probe_wl = {.name = "probe", .system = "gpu", .gpu = probe_host};
 
 /* Channel-local = global with one bank; DRAM row index r = addr / row_bytes, bank = r % banks. */
 static uint64_t dram_addr(unsigned bank, unsigned row, unsigned col)
@@ -120,12 +120,12 @@ static uint64_t dram_addr(unsigned bank, unsigned row, unsigned col)
  * router 2 + link 1 cycles; DRAM GDDR5: tCL = tRCD = tRP = 12, tCCD 2, 8-beat bursts at 4
  * beats per clock on 8 B: a 128 B line is 2 bursts of 2 cycles). */
 enum {
-	NOC_REQ = 1 * (2 + 1) + 1 - 1,	  /* crossbar: 1 router stage; 8 B header = 1 flit */
-	NOC_RESP = 1 * (2 + 1) + 5 - 1,	  /* 8 + 128 B = 5 flits */
+	NOC_REQ = 1 * (2 + 1) + 1 - 1,	/* crossbar: 1 router stage; 8 B header = 1 flit */
+	NOC_RESP = 1 * (2 + 1) + 5 - 1, /* 8 + 128 B = 5 flits */
 	L2_TAG = 50,
 	L1_HIT = 20,
-	DRAM_HIT = 12 + (2 - 1) * 2 + 2, /* tCL + (bursts - 1) * max(tCCD, burst) + burst */
-	DRAM_CLOSED = 12 + DRAM_HIT,	 /* + tRCD */
+	DRAM_HIT = 12 + (2 - 1) * 2 + 2,  /* tCL + (bursts - 1) * max(tCCD, burst) + burst */
+	DRAM_CLOSED = 12 + DRAM_HIT,	  /* + tRCD */
 	DRAM_CONFLICT = 12 + DRAM_CLOSED, /* + tRP */
 	FILL = 1,			  /* the L2 answers the cycle after its fill */
 };
@@ -134,12 +134,12 @@ START_TEST(test_latency_paths_no_l1)
 {
 	struct run r;
 	uint64_t want[4] = {
-		NOC_REQ + L2_TAG + DRAM_CLOSED + FILL + NOC_RESP, /* first touch of bank 0 */
-		NOC_REQ + L2_TAG + NOC_RESP,			   /* L2 hit */
-		NOC_REQ + L2_TAG + DRAM_HIT + FILL + NOC_RESP,	   /* next line, same row */
-		NOC_REQ + L2_TAG + DRAM_CONFLICT + FILL + NOC_RESP, /* another row, same bank */
+	    NOC_REQ + L2_TAG + DRAM_CLOSED + FILL + NOC_RESP,	/* first touch of bank 0 */
+	    NOC_REQ + L2_TAG + NOC_RESP,			/* L2 hit */
+	    NOC_REQ + L2_TAG + DRAM_HIT + FILL + NOC_RESP,	/* next line, same row */
+	    NOC_REQ + L2_TAG + DRAM_CONFLICT + FILL + NOC_RESP, /* another row, same bank */
 	};
-	const char *sets[] = { "coherence.protocol=none", NULL };
+	const char *sets[] = {"coherence.protocol=none", NULL};
 
 	memset(&probe, 0, sizeof(probe));
 	probe.n = 4;
@@ -150,8 +150,9 @@ START_TEST(test_latency_paths_no_l1)
 	run_start(&r, base_cfg, sets, &probe_wl);
 	ck_assert_int_eq(run_go(&r, NULL, 0), 0);
 	for (unsigned i = 0; i < 4; i++) {
-		ck_assert_msg(probe.took[i] == want[i], "path %u: %" PRIu64 " cycles, want %" PRIu64,
-			      i, probe.took[i], want[i]);
+		ck_assert_msg(probe.took[i] == want[i],
+			      "path %u: %" PRIu64 " cycles, want %" PRIu64, i, probe.took[i],
+			      want[i]);
 		ck_assert_uint_eq(probe.val[i], i < 2 ? 1001 : 1000 + i);
 	}
 	ck_assert_double_eq(stat(&r, "gpu.dram0.row_hits"), 1);
@@ -163,7 +164,7 @@ END_TEST
 START_TEST(test_latency_l1_hit)
 {
 	struct run r;
-	const char *sets[] = { "coherence.protocol=noncoherent", NULL };
+	const char *sets[] = {"coherence.protocol=noncoherent", NULL};
 
 	memset(&probe, 0, sizeof(probe));
 	probe.n = 3;
@@ -186,7 +187,7 @@ END_TEST
 START_TEST(test_latency_l2_clock_domain)
 {
 	struct run r;
-	const char *sets[] = { "coherence.protocol=none", "l2.clock_mhz=500", NULL };
+	const char *sets[] = {"coherence.protocol=none", "l2.clock_mhz=500", NULL};
 
 	memset(&probe, 0, sizeof(probe));
 	probe.n = 2;
@@ -201,8 +202,8 @@ START_TEST(test_latency_l2_clock_domain)
 		uint64_t enter = (arrive + 1) / 2 * 2;
 		uint64_t want = enter + 2 * L2_TAG + NOC_RESP - start;
 
-		ck_assert_msg(probe.took[1] == want, "L2 hit at 500 MHz: %" PRIu64 ", want %" PRIu64,
-			      probe.took[1], want);
+		ck_assert_msg(probe.took[1] == want,
+			      "L2 hit at 500 MHz: %" PRIu64 ", want %" PRIu64, probe.took[1], want);
 	}
 	run_end(&r);
 }
@@ -238,8 +239,8 @@ static void sweep_kernel(struct gpu_warp *w)
 
 static int sweep_host(struct gpu_host *h)
 {
-	struct gpu_kernel k = { .name = "sweep", .ctas = 8, .warps_per_cta = 24, .fn = sweep_kernel,
-				.args = &sweep };
+	struct gpu_kernel k = {
+	    .name = "sweep", .ctas = 8, .warps_per_cta = 24, .fn = sweep_kernel, .args = &sweep};
 	uint32_t *init = calloc(sweep.lines * 32, 4);
 	uint64_t want = 0;
 	int rc;
@@ -260,15 +261,20 @@ static int sweep_host(struct gpu_host *h)
 	return rc;
 }
 
-static const struct cs_workload sweep_wl = { .name = "sweep", .system = "gpu", .gpu = sweep_host };
+static const struct cs_workload sweep_wl = {.name = "sweep", .system = "gpu", .gpu = sweep_host};
 
 START_TEST(test_dram_bandwidth_saturates)
 {
 	/* one channel at 1 GHz x 4 beats x 8 B = 32 GB/s; the NoC (64 B flits) and the L2 (one
 	 * request per cycle, 128 MSHRs) have headroom, so DRAM is the bottleneck */
-	const char *sets[] = { "coherence.protocol=none", "gpu.sms=4", "gpu.check=false",
-			       "noc.flit_bytes=64", "l2.mshrs=128", "l2.mshr_merge=4",
-			       "l2.size_kib=64", NULL };
+	const char *sets[] = {"coherence.protocol=none",
+			      "gpu.sms=4",
+			      "gpu.check=false",
+			      "noc.flit_bytes=64",
+			      "l2.mshrs=128",
+			      "l2.mshr_merge=4",
+			      "l2.size_kib=64",
+			      NULL};
 	struct run r;
 	double bytes, secs, peak = 32e9, bw;
 
@@ -290,20 +296,29 @@ END_TEST
  * nothing leaks (the run checks that the message pool is empty and every part idle). */
 START_TEST(test_backpressure_loses_nothing)
 {
-	const char *sets[] = { "coherence.protocol=noncoherent", "gpu.sms=4", "l2.banks=2",
-			       "l1.miss_queue=1", "l1.mshrs=2", "l1.mshr_merge=1",
-			       "l2.input_queue=1", "l2.response_queue=1", "l2.dram_queue=1",
-			       "l2.mshrs=2", "l2.mshr_merge=1", "dram.queue=1",
-			       "noc.buffer_flits=5", "core.ldst_queue=32", NULL };
+	const char *sets[] = {"coherence.protocol=noncoherent",
+			      "gpu.sms=4",
+			      "l2.banks=2",
+			      "l1.miss_queue=1",
+			      "l1.mshrs=2",
+			      "l1.mshr_merge=1",
+			      "l2.input_queue=1",
+			      "l2.response_queue=1",
+			      "l2.dram_queue=1",
+			      "l2.mshrs=2",
+			      "l2.mshr_merge=1",
+			      "dram.queue=1",
+			      "noc.buffer_flits=5",
+			      "core.ldst_queue=32",
+			      NULL};
 	struct run r;
 	char msg[512];
 
 	sweep.lines = 2048;
 	run_start(&r, base_cfg, sets, &sweep_wl);
 	ck_assert_msg(run_go(&r, msg, sizeof(msg)) == 0, "%s", msg);
-	ck_assert_double_gt(stat(&r, "gpu.sm0.l1.stall.miss_queue") +
-				stat(&r, "gpu.sm0.l1.stall.mshr_full"),
-			    0);
+	ck_assert_double_gt(
+	    stat(&r, "gpu.sm0.l1.stall.miss_queue") + stat(&r, "gpu.sm0.l1.stall.mshr_full"), 0);
 	ck_assert_double_gt(stat(&r, "gpu.l2.bank0.stall.mshr_full") +
 				stat(&r, "gpu.l2.bank0.stall.merge_full") +
 				stat(&r, "gpu.l2.bank0.stall.response_queue") +
@@ -320,7 +335,7 @@ static void run_named(const char *workload, const char *protocol, int want_rc, c
 		      size_t len, double *violations)
 {
 	char w[96], p[96];
-	const char *sets[] = { w, p, "gpu.sms=4", "l2.banks=4", NULL };
+	const char *sets[] = {w, p, "gpu.sms=4", "l2.banks=4", NULL};
 	struct run r;
 	int rc;
 
@@ -337,8 +352,8 @@ static void run_named(const char *workload, const char *protocol, int want_rc, c
 
 START_TEST(test_micro_correct_without_l1)
 {
-	static const char *const names[] = { "stream", "streamw", "chase", "prodcons", "lock",
-					     "barrier", "histo" };
+	static const char *const names[] = {"stream", "streamw", "chase", "prodcons",
+					    "lock",   "barrier", "histo"};
 	char msg[512];
 	double v;
 
@@ -365,8 +380,8 @@ END_TEST
 
 START_TEST(test_same_seed_same_stats)
 {
-	const char *sets[] = { "coherence.protocol=noncoherent", "gpu.sms=4", "l2.banks=2",
-			       "system.workload=histo", NULL };
+	const char *sets[] = {"coherence.protocol=noncoherent", "gpu.sms=4", "l2.banks=2",
+			      "system.workload=histo", NULL};
 	char *js[2];
 
 	for (unsigned i = 0; i < 2; i++) {

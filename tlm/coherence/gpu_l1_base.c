@@ -119,8 +119,8 @@ static void l1_pump(struct gpu_l1 *l1)
 		if (r == TLM_UPDATED && ph == TLM_END_REQ) {
 			l1->req_open = false;
 		} else if (r == TLM_COMPLETED) {
-			sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: the NoC completed a request early",
-				 l1->sm);
+			sim_fail(l1->ctx->k, -CS_EPROTO,
+				 "sm%u.l1: the NoC completed a request early", l1->sm);
 			return;
 		} else if (l1->req_open) {
 			return; /* END_REQ comes later */
@@ -460,9 +460,8 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			 l1->sm, (unsigned long long)m->p.addr);
 		return;
 	}
-	cs_stat_avg_sample(l1->st.miss_latency,
-			   (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
-			       sim_clock_period_ps(&l1->ctx->core_clk));
+	cs_stat_avg_sample(l1->st.miss_latency, (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
+						    sim_clock_period_ps(&l1->ctx->core_clk));
 	l = cache_lookup(l1->cache, m->p.addr);
 	if (!l) {
 		l = cache_victim(l1->cache, m->p.addr, NULL, NULL);
@@ -589,7 +588,7 @@ static enum tlm_sync_enum l1_nb_bw(void *obj, struct tlm_payload *p, enum tlm_ph
 	return TLM_COMPLETED;
 }
 
-static const struct tlm_bw_ops l1_bw = { .nb_transport_bw = l1_nb_bw };
+static const struct tlm_bw_ops l1_bw = {.nb_transport_bw = l1_nb_bw};
 
 /* ---- kernel boundaries ------------------------------------------------------------------------ */
 
@@ -661,7 +660,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->stores = cs_stat_counter(g, "stores", "", "store accesses");
 	s->atomics = cs_stat_counter(g, "atomics", "", "atomic accesses (performed at the L2)");
 	s->load_hits = cs_stat_counter(g, "load_hits", "", "loads served by the L1");
-	s->load_misses = cs_stat_counter(g, "load_misses", "", "loads sent to (or merged for) the L2");
+	s->load_misses =
+	    cs_stat_counter(g, "load_misses", "", "loads sent to (or merged for) the L2");
 	s->mshr_merges = cs_stat_counter(g, "mshr_merges", "", "misses merged into an MSHR entry");
 	s->store_hits = cs_stat_counter(g, "store_hits", "", "stores finding the line present");
 	s->store_misses = cs_stat_counter(g, "store_misses", "", "stores to lines not present");
@@ -669,8 +669,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->refused_mshr = cs_stat_counter(g, "stall.mshr_full", "", "accesses refused: MSHRs full");
 	s->refused_merge = cs_stat_counter(g, "stall.merge_full", "",
 					   "accesses refused: MSHR entry's merge slots full");
-	s->refused_queue = cs_stat_counter(g, "stall.miss_queue", "",
-					   "accesses refused: miss queue full");
+	s->refused_queue =
+	    cs_stat_counter(g, "stall.miss_queue", "", "accesses refused: miss queue full");
 	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
 	s->msgs_sent = cs_stat_counter(g, "messages", "", "messages sent to the NoC");
@@ -707,11 +707,11 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 		goto fail;
 	if (!bypass) {
 		struct cache_geom geom = {
-			.size_bytes = cfg->size_kib * 1024,
-			.assoc = (unsigned)cfg->assoc,
-			.line_bytes = (unsigned)cfg->line_bytes,
-			.sector_bytes = (unsigned)cfg->sector_bytes,
-			.repl = (enum cache_repl)cfg->repl,
+		    .size_bytes = cfg->size_kib * 1024,
+		    .assoc = (unsigned)cfg->assoc,
+		    .line_bytes = (unsigned)cfg->line_bytes,
+		    .sector_bytes = (unsigned)cfg->sector_bytes,
+		    .repl = (enum cache_repl)cfg->repl,
 		};
 
 		rc = cache_create(&geom, &l1->cache);
@@ -747,31 +747,30 @@ static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu
 	return l1_create_common(ctx, sm, cl, g, false, out, err);
 }
 
-static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm,
-			    const struct gpu_l1_client *cl, struct cs_stat_group *g,
-			    struct gpu_l1 **out, struct cs_err *err)
+static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
 	return l1_create_common(ctx, sm, cl, g, true, out, err);
 }
 
 const struct gpu_l1_ops gpu_l1_nc_ops = {
-	.create = l1_create_nc,
-	.destroy = l1_destroy,
-	.noc_port = l1_noc_port,
-	.access = l1_access,
-	.kernel_begin = l1_kernel_begin,
-	.kernel_end = l1_kernel_end,
-	.idle = l1_idle,
-	.digest = l1_digest,
+    .create = l1_create_nc,
+    .destroy = l1_destroy,
+    .noc_port = l1_noc_port,
+    .access = l1_access,
+    .kernel_begin = l1_kernel_begin,
+    .kernel_end = l1_kernel_end,
+    .idle = l1_idle,
+    .digest = l1_digest,
 };
 
 const struct gpu_l1_ops gpu_l1_bypass_ops = {
-	.create = l1_create_bypass,
-	.destroy = l1_destroy,
-	.noc_port = l1_noc_port,
-	.access = l1_access,
-	.kernel_begin = l1_kernel_begin,
-	.kernel_end = l1_kernel_end,
-	.idle = l1_idle,
-	.digest = l1_digest,
+    .create = l1_create_bypass,
+    .destroy = l1_destroy,
+    .noc_port = l1_noc_port,
+    .access = l1_access,
+    .kernel_begin = l1_kernel_begin,
+    .kernel_end = l1_kernel_end,
+    .idle = l1_idle,
+    .digest = l1_digest,
 };

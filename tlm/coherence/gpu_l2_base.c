@@ -52,10 +52,10 @@ struct gpu_l2 {
 	struct tlm_target_socket noc;
 	struct tlm_initiator_socket dram;
 
-	struct l2_ring in;   /* accepted, waiting to enter the pipeline */
-	struct l2_ring pipe; /* in the pipeline, ready = tag result time */
-	struct l2_ring resp; /* answers waiting for the NoC */
-	struct l2_ring dq;   /* requests waiting for DRAM */
+	struct l2_ring in;	 /* accepted, waiting to enter the pipeline */
+	struct l2_ring pipe;	 /* in the pipeline, ready = tag result time */
+	struct l2_ring resp;	 /* answers waiting for the NoC */
+	struct l2_ring dq;	 /* requests waiting for DRAM */
 	struct mem_msg *refused; /* BEGIN_REQ taken while the input queue was full */
 	sim_time_t next_enter;	 /* the first cycle the next request may enter the pipeline */
 	bool resp_open, dram_open;
@@ -91,7 +91,7 @@ static bool ring_push(struct l2_ring *r, struct mem_msg *m, sim_time_t ready)
 		r->head = 0;
 		r->cap = ncap;
 	}
-	r->s[(r->head + r->n) % r->cap] = (struct l2_slot){ m, ready };
+	r->s[(r->head + r->n) % r->cap] = (struct l2_slot){m, ready};
 	r->n++;
 	return true;
 }
@@ -324,9 +324,9 @@ static uint8_t l2_needed(const struct gpu_l2 *b, const struct mem_msg *m)
 
 		touched = 0;
 		for (unsigned i = 0; i < al->n; i++)
-			touched |= (uint8_t)(b->sector_bytes ? 1u << (al->lane[i].offset /
-								     b->sector_bytes)
-							   : b->all_sectors);
+			touched |=
+			    (uint8_t)(b->sector_bytes ? 1u << (al->lane[i].offset / b->sector_bytes)
+						      : b->all_sectors);
 		return touched;
 	}
 	/* a write needs the sectors it touches only partly */
@@ -372,9 +372,9 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 	}
 	if (l && !(l->flags & L2_RESERVED) && (l->valid_sectors & need) == need) {
 		if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
-			l->valid_sectors |= gpu_mask_full_sectors(
-			    m->byte_mask, b->line_bytes, b->sector_bytes ? b->sector_bytes
-									  : b->line_bytes);
+			l->valid_sectors |= gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
+								  b->sector_bytes ? b->sector_bytes
+										  : b->line_bytes);
 		l2_count(b, m, true);
 		l2_serve(b, l, m, now);
 		return true;
@@ -409,9 +409,9 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 		l->dirty_sectors = 0;
 		if (!need) {
 			/* a write of whole sectors allocates without a fetch */
-			l->valid_sectors = gpu_mask_full_sectors(
-			    m->byte_mask, b->line_bytes,
-			    b->sector_bytes ? b->sector_bytes : b->line_bytes);
+			l->valid_sectors = gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
+								 b->sector_bytes ? b->sector_bytes
+										 : b->line_bytes);
 			(*b->st.write_allocs)++;
 			l2_count(b, m, false);
 			l2_serve(b, l, m, now);
@@ -424,7 +424,8 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 	l->flags |= L2_RESERVED;
 	{
 		/* fetch what is missing: the sectors needed, or the whole line */
-		uint8_t fetch = b->sector_bytes ? (uint8_t)(need & ~l->valid_sectors) : b->all_sectors;
+		uint8_t fetch =
+		    b->sector_bytes ? (uint8_t)(need & ~l->valid_sectors) : b->all_sectors;
 		unsigned first = fetch ? (unsigned)__builtin_ctz(fetch) : 0;
 		unsigned last = fetch ? 31u - (unsigned)__builtin_clz(fetch) : 0;
 		unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
@@ -646,8 +647,8 @@ static enum tlm_sync_enum l2_dram_bw(void *obj, struct tlm_payload *p, enum tlm_
 	return TLM_COMPLETED;
 }
 
-static const struct tlm_fw_ops l2_fw = { .nb_transport_fw = l2_nb_fw };
-static const struct tlm_bw_ops l2_bw = { .nb_transport_bw = l2_dram_bw };
+static const struct tlm_fw_ops l2_fw = {.nb_transport_fw = l2_nb_fw};
+static const struct tlm_bw_ops l2_bw = {.nb_transport_bw = l2_dram_bw};
 
 /* ---- host copies ------------------------------------------------------------------------------- */
 
@@ -664,8 +665,8 @@ static void l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_
 		mem_store_read(b->ctx->store, addr, out, n);
 		if (l) {
 			for (size_t i = 0; i < n; i++) {
-				unsigned s = b->sector_bytes ? (unsigned)(off + i) / b->sector_bytes
-							     : 0;
+				unsigned s =
+				    b->sector_bytes ? (unsigned)(off + i) / b->sector_bytes : 0;
 
 				if ((l->valid_sectors >> s) & 1)
 					out[i] = l->data[off + i];
@@ -699,8 +700,8 @@ static int l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf,
 
 static bool l2_idle(const struct gpu_l2 *b)
 {
-	return !b->in.n && !b->pipe.n && !b->resp.n && !b->dq.n && !b->resp_open &&
-	       !b->dram_open && !b->dram_out && !b->refused && !mshr_used(b->mshr);
+	return !b->in.n && !b->pipe.n && !b->resp.n && !b->dq.n && !b->resp_open && !b->dram_open &&
+	       !b->dram_out && !b->refused && !mshr_used(b->mshr);
 }
 
 static uint64_t l2_digest(const struct gpu_l2 *b)
@@ -752,13 +753,13 @@ static void l2_stats_register(struct gpu_l2 *b, struct cs_stat_group *g)
 	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written to DRAM");
 	s->fills = cs_stat_counter(g, "fills", "", "fills from DRAM");
-	s->write_allocs = cs_stat_counter(g, "write_allocs", "",
-					  "write misses allocated without a fetch");
+	s->write_allocs =
+	    cs_stat_counter(g, "write_allocs", "", "write misses allocated without a fetch");
 	s->dram_reads = cs_stat_counter(g, "dram_reads", "", "reads sent to DRAM");
 	s->stall_mshr = cs_stat_counter(g, "stall.mshr_full", "cycles", "pipeline stalls");
 	s->stall_merge = cs_stat_counter(g, "stall.merge_full", "cycles", "pipeline stalls");
-	s->stall_victim = cs_stat_counter(g, "stall.no_victim", "cycles",
-					  "pipeline stalls: every way reserved");
+	s->stall_victim =
+	    cs_stat_counter(g, "stall.no_victim", "cycles", "pipeline stalls: every way reserved");
 	s->stall_resp = cs_stat_counter(g, "stall.response_queue", "cycles", "pipeline stalls");
 	s->stall_dram = cs_stat_counter(g, "stall.dram_queue", "cycles", "pipeline stalls");
 	s->miss_latency = cs_stat_average(g, "miss_latency", "L2 cycles", "miss to fill");
@@ -781,11 +782,11 @@ static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_gr
 	b->sector_bytes = (unsigned)cfg->sector_bytes;
 	b->all_sectors = gpu_all_sectors(b->line_bytes, b->sector_bytes);
 	geom = (struct cache_geom){
-		.size_bytes = cfg->size_kib * 1024,
-		.assoc = (unsigned)cfg->assoc,
-		.line_bytes = (unsigned)cfg->line_bytes,
-		.sector_bytes = (unsigned)cfg->sector_bytes,
-		.repl = (enum cache_repl)cfg->repl,
+	    .size_bytes = cfg->size_kib * 1024,
+	    .assoc = (unsigned)cfg->assoc,
+	    .line_bytes = (unsigned)cfg->line_bytes,
+	    .sector_bytes = (unsigned)cfg->sector_bytes,
+	    .repl = (enum cache_repl)cfg->repl,
 	};
 	rc = cache_create(&geom, &b->cache);
 	if (rc) {
@@ -816,12 +817,12 @@ fail_quiet:
 }
 
 const struct gpu_l2_ops gpu_l2_base_ops = {
-	.create = l2_create,
-	.destroy = l2_destroy,
-	.noc_port = l2_noc_port,
-	.dram_port = l2_dram_port,
-	.functional_read = l2_functional_read,
-	.functional_write = l2_functional_write,
-	.idle = l2_idle,
-	.digest = l2_digest,
+    .create = l2_create,
+    .destroy = l2_destroy,
+    .noc_port = l2_noc_port,
+    .dram_port = l2_dram_port,
+    .functional_read = l2_functional_read,
+    .functional_write = l2_functional_write,
+    .idle = l2_idle,
+    .digest = l2_digest,
 };

@@ -41,8 +41,8 @@ struct gpu_l1_cfg {
 	unsigned write;	       /* enum gpu_l1_write */
 	uint64_t latency;      /* hit latency, core cycles */
 	uint64_t mshrs;
-	uint64_t mshr_merge;   /* accesses one MSHR entry holds */
-	uint64_t miss_queue;   /* messages waiting for the NoC */
+	uint64_t mshr_merge; /* accesses one MSHR entry holds */
+	uint64_t miss_queue; /* messages waiting for the NoC */
 };
 
 struct gpu_l2_cfg {
@@ -94,7 +94,7 @@ struct gpu_access {
 	uint32_t id;	     /* the SM's request record, given back in done() */
 	uint64_t line_addr;
 	uint64_t byte_mask[2]; /* bytes of the line touched */
-	uint8_t *data;	       /* ST: the bytes at their line offsets; ATOM: struct mem_atom_lanes */
+	uint8_t *data; /* ST: the bytes at their line offsets; ATOM: struct mem_atom_lanes */
 };
 
 /* How an L1 answers its SM. */

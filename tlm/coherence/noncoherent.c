@@ -8,12 +8,12 @@
 #include "tlm/coherence/gpu_base.h"
 
 const struct gpu_protocol gpu_protocol_noncoherent = {
-	.name = "noncoherent",
-	.help = "L1 without coherence, invalidated at kernel launch (the papers' W/L1)",
-	.label = "W/L1",
-	.msg_names = gpu_base_msg_names,
-	.n_msgs = GPU_MSG_BASE_COUNT,
-	.l1 = &gpu_l1_nc_ops,
-	.l2 = &gpu_l2_base_ops,
-	.has_l1 = true,
+    .name = "noncoherent",
+    .help = "L1 without coherence, invalidated at kernel launch (the papers' W/L1)",
+    .label = "W/L1",
+    .msg_names = gpu_base_msg_names,
+    .n_msgs = GPU_MSG_BASE_COUNT,
+    .l1 = &gpu_l1_nc_ops,
+    .l2 = &gpu_l2_base_ops,
+    .has_l1 = true,
 };

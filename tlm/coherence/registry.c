@@ -9,9 +9,9 @@ extern const struct gpu_protocol gpu_protocol_none;
 extern const struct gpu_protocol gpu_protocol_noncoherent;
 
 static const struct gpu_protocol *const protocols[] = {
-	&gpu_protocol_none,
-	&gpu_protocol_noncoherent,
-	NULL,
+    &gpu_protocol_none,
+    &gpu_protocol_noncoherent,
+    NULL,
 };
 
 const struct gpu_protocol *const *gpu_protocol_registry(void)

@@ -13,12 +13,12 @@
 #include "tlm/kernel/coro.h"
 
 enum warp_state {
-	W_FREE = 0,  /* slot unused */
-	W_READY,     /* an op is posted and may issue */
-	W_WAIT_MEM,  /* a memory instruction is being performed */
+	W_FREE = 0,   /* slot unused */
+	W_READY,      /* an op is posted and may issue */
+	W_WAIT_MEM,   /* a memory instruction is being performed */
 	W_WAIT_DRAIN, /* the posted op waits until every earlier access is performed */
-	W_WAIT_BAR,  /* at the CTA barrier */
-	W_WAIT_TIME, /* compute or scratchpad latency */
+	W_WAIT_BAR,   /* at the CTA barrier */
+	W_WAIT_TIME,  /* compute or scratchpad latency */
 };
 
 enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE, OP_SMEM, OP_EXIT };
@@ -119,53 +119,48 @@ struct gpu_sm {
 
 /* ---- parameters ------------------------------------------------------------------------------- */
 
-static const char *const sched_names[] = { "lrr", "gto", NULL };
-static const char *const cons_names[] = { "sc", "rc", NULL };
-static const char *const coal_names[] = { "line", "sector", NULL };
+static const char *const sched_names[] = {"lrr", "gto", NULL};
+static const char *const cons_names[] = {"sc", "rc", NULL};
+static const char *const coal_names[] = {"line", "sector", NULL};
 
 #define CF(f) offsetof(struct gpu_core_cfg, f)
 static const struct cs_param core_rows[] = {
-	{ "clock_mhz", CS_P_UINT, CF(clock_mhz), "1400", "MHz", "SM clock (Table 3.3: 1.4 GHz)", 1,
-	  100000, NULL },
-	{ "warps", CS_P_UINT, CF(warps), "48", "", "warp slots per SM (Table 3.3: 48)", 1, 1024, NULL },
-	{ "ctas", CS_P_UINT, CF(ctas), "8", "", "CTA slots per SM (GPGPU-Sim GTX480: 8)", 1, 256, NULL },
-	{ "regs", CS_P_UINT, CF(regs), "32768", "", "registers per SM (Table 2.1: 32768)", 1,
-	  1 << 24, NULL },
-	{ "smem_kib", CS_P_UINT, CF(smem_kib), "48", "KiB", "scratchpad per SM (Table 3.3: 48 KB)", 0,
-	  1 << 20, NULL },
-	{ "schedulers", CS_P_UINT, CF(schedulers), "2", "",
-	  "warp schedulers per SM, each issuing one instruction per cycle (GTX480: 2)", 1, 64,
-	  NULL },
-	{ "scheduler", CS_P_ENUM, CF(scheduler), "lrr", "",
-	  "warp scheduling: lrr (loose round robin) or gto (greedy then oldest)", 0, 0,
-	  sched_names },
-	{ "consistency", CS_P_ENUM, CF(consistency), "rc", "",
-	  "memory model: sc (one outstanding memory op per warp) or rc (fences wait)", 0, 0,
-	  cons_names },
-	{ "coalesce", CS_P_ENUM, CF(coalesce), "line", "",
-	  "coalescing granularity: line (128 B requests, Fermi) or sector (32 B sectors)", 0, 0,
-	  coal_names },
-	{ "ldst_queue", CS_P_UINT, CF(ldst_queue), "64", "requests",
-	  "requests the LD/ST unit holds for the L1 (at least one warp's worth: 32)", 32, 65536,
-	  NULL },
-	{ "smem_latency", CS_P_UINT, CF(smem_latency), "26", "cycles",
-	  "scratchpad access latency (GPGPU-Sim GTX480 -gpgpu_smem_latency 26)", 1, 10000, NULL },
-	{ "compute_chunk", CS_P_UINT, CF(compute_chunk), "16", "cycles",
-	  "a compute op issues in chunks of at most this many cycles, so warps interleave", 1,
-	  1 << 20, NULL },
-	{ "spin_limit", CS_P_UINT, CF(spin_limit), "100000", "iterations",
-	  "spin iterations after which a flag wait is reported as a livelock", 1, UINT32_MAX,
-	  NULL },
-	{ "stack_kib", CS_P_UINT, CF(stack_kib), "64", "KiB", "stack of each warp's coroutine", 16,
-	  65536, NULL },
-	{ NULL },
+    {"clock_mhz", CS_P_UINT, CF(clock_mhz), "1400", "MHz", "SM clock (Table 3.3: 1.4 GHz)", 1,
+     100000, NULL},
+    {"warps", CS_P_UINT, CF(warps), "48", "", "warp slots per SM (Table 3.3: 48)", 1, 1024, NULL},
+    {"ctas", CS_P_UINT, CF(ctas), "8", "", "CTA slots per SM (GPGPU-Sim GTX480: 8)", 1, 256, NULL},
+    {"regs", CS_P_UINT, CF(regs), "32768", "", "registers per SM (Table 2.1: 32768)", 1, 1 << 24,
+     NULL},
+    {"smem_kib", CS_P_UINT, CF(smem_kib), "48", "KiB", "scratchpad per SM (Table 3.3: 48 KB)", 0,
+     1 << 20, NULL},
+    {"schedulers", CS_P_UINT, CF(schedulers), "2", "",
+     "warp schedulers per SM, each issuing one instruction per cycle (GTX480: 2)", 1, 64, NULL},
+    {"scheduler", CS_P_ENUM, CF(scheduler), "lrr", "",
+     "warp scheduling: lrr (loose round robin) or gto (greedy then oldest)", 0, 0, sched_names},
+    {"consistency", CS_P_ENUM, CF(consistency), "rc", "",
+     "memory model: sc (one outstanding memory op per warp) or rc (fences wait)", 0, 0, cons_names},
+    {"coalesce", CS_P_ENUM, CF(coalesce), "line", "",
+     "coalescing granularity: line (128 B requests, Fermi) or sector (32 B sectors)", 0, 0,
+     coal_names},
+    {"ldst_queue", CS_P_UINT, CF(ldst_queue), "64", "requests",
+     "requests the LD/ST unit holds for the L1 (at least one warp's worth: 32)", 32, 65536, NULL},
+    {"smem_latency", CS_P_UINT, CF(smem_latency), "26", "cycles",
+     "scratchpad access latency (GPGPU-Sim GTX480 -gpgpu_smem_latency 26)", 1, 10000, NULL},
+    {"compute_chunk", CS_P_UINT, CF(compute_chunk), "16", "cycles",
+     "a compute op issues in chunks of at most this many cycles, so warps interleave", 1, 1 << 20,
+     NULL},
+    {"spin_limit", CS_P_UINT, CF(spin_limit), "100000", "iterations",
+     "spin iterations after which a flag wait is reported as a livelock", 1, UINT32_MAX, NULL},
+    {"stack_kib", CS_P_UINT, CF(stack_kib), "64", "KiB", "stack of each warp's coroutine", 16,
+     65536, NULL},
+    {NULL},
 };
 
 const struct cs_param_table gpu_core_params = {
-	.section = "core",
-	.help = "the SMs: warps, schedulers, LD/ST unit, memory model",
-	.params = core_rows,
-	.size = sizeof(struct gpu_core_cfg),
+    .section = "core",
+    .help = "the SMs: warps, schedulers, LD/ST unit, memory model",
+    .params = core_rows,
+    .size = sizeof(struct gpu_core_cfg),
 };
 
 /* ---- records ---------------------------------------------------------------------------------- */
@@ -377,13 +372,13 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 		r->blocking = blocking;
 		r->lane_mask = c->lane_mask;
 		r->acc = (struct gpu_access){
-			.sector_mask = c->sector_mask,
-			.scope = op->scope,
-			.order = op->order,
-			.warp = (uint16_t)w->slot,
-			.id = id,
-			.line_addr = c->line_addr,
-			.byte_mask = { c->byte_mask[0], c->byte_mask[1] },
+		    .sector_mask = c->sector_mask,
+		    .scope = op->scope,
+		    .order = op->order,
+		    .warp = (uint16_t)w->slot,
+		    .id = id,
+		    .line_addr = c->line_addr,
+		    .byte_mask = {c->byte_mask[0], c->byte_mask[1]},
 		};
 		if (op->kind == OP_LD) {
 			r->acc.kind = GPU_ACC_LD;
@@ -466,7 +461,8 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 			warp_drained(w);
 		break;
 	case OP_COMPUTE: {
-		uint64_t c = op->cycles < sm->cfg->compute_chunk ? op->cycles : sm->cfg->compute_chunk;
+		uint64_t c =
+		    op->cycles < sm->cfg->compute_chunk ? op->cycles : sm->cfg->compute_chunk;
 
 		op->cycles -= c;
 		sm->sched_busy[s] = sm_cycles(sm, now, c);
@@ -665,8 +661,8 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 
 unsigned gpu_sm_max_ctas(const struct gpu_core_cfg *cfg, const struct gpu_kernel *k)
 {
-	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
-			WARP_LANES;
+	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) *
+			k->warps_per_cta * WARP_LANES;
 	uint64_t n = cfg->ctas;
 
 	if (!k->warps_per_cta)
@@ -682,8 +678,8 @@ unsigned gpu_sm_max_ctas(const struct gpu_core_cfg *cfg, const struct gpu_kernel
 
 bool gpu_sm_can_take(const struct gpu_sm *sm, const struct gpu_kernel *k)
 {
-	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
-			WARP_LANES;
+	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) *
+			k->warps_per_cta * WARP_LANES;
 
 	return sm->cta_used < sm->cfg->ctas && sm->warps_used + k->warps_per_cta <= sm->nwarps &&
 	       sm->regs_used + regs <= sm->cfg->regs &&
@@ -703,8 +699,8 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 		}
 	sm->cta_used++;
 	sm->warps_used += k->warps_per_cta;
-	sm->regs_used += (k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
-			 WARP_LANES;
+	sm->regs_used +=
+	    (k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta * WARP_LANES;
 	sm->smem_used += k->smem_bytes;
 	cta->live = k->warps_per_cta;
 	cta->arrived = 0;
@@ -725,7 +721,8 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 		w->outstanding = 0;
 		w->pending = 0;
 		w->age = sm->next_age++;
-		w->rng = sm->env.seed ^ (0x9e3779b97f4a7c15ull * (gw_gwid((struct gpu_warp *)w) + 1));
+		w->rng =
+		    sm->env.seed ^ (0x9e3779b97f4a7c15ull * (gw_gwid((struct gpu_warp *)w) + 1));
 		(*sm->st.warps)++;
 		warp_advance(w);
 	}
@@ -788,11 +785,12 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 	s->requests = cs_stat_counter(g, "requests", "", "coalesced requests sent to the L1");
 	s->fences = cs_stat_counter(g, "fences", "", "fences issued");
 	s->barriers = cs_stat_counter(g, "barriers", "", "CTA barriers issued");
-	s->compute_cycles = cs_stat_counter(g, "compute_cycles", "cycles", "issue slots of compute");
+	s->compute_cycles =
+	    cs_stat_counter(g, "compute_cycles", "cycles", "issue slots of compute");
 	s->ctas = cs_stat_counter(g, "ctas", "", "CTAs run");
 	s->warps = cs_stat_counter(g, "warps", "", "warps run");
-	s->stall_ldst = cs_stat_counter(g, "stall.ldst_full", "",
-					"issue attempts refused: LD/ST queue full");
+	s->stall_ldst =
+	    cs_stat_counter(g, "stall.ldst_full", "", "issue attempts refused: LD/ST queue full");
 	s->stall_l1 = cs_stat_counter(g, "stall.l1_busy", "", "L1 refused a request");
 }
 
@@ -938,8 +936,8 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 	n = coalesce(addr, mask, bytes, sm->line_bytes, sm->sector_bytes, op->req, &bad);
 	if (n < 0) {
 		sm_fail(sm, -CS_EINVAL,
-			"sm%u: warp %llu lane %u: address %#llx is not aligned to %u bytes",
-			sm->id, (unsigned long long)gw_gwid((struct gpu_warp *)w), bad,
+			"sm%u: warp %llu lane %u: address %#llx is not aligned to %u bytes", sm->id,
+			(unsigned long long)gw_gwid((struct gpu_warp *)w), bad,
 			(unsigned long long)(bad < WARP_LANES ? addr[bad] : 0), bytes);
 		n = 0;
 	}
@@ -1005,7 +1003,7 @@ static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, const
 void gw_st32(struct gpu_warp *gw, uint64_t addr, uint32_t v)
 {
 	struct warp *w = W(gw);
-	uint32_t val[1] = { v };
+	uint32_t val[1] = {v};
 
 	w->u_addr[0] = addr;
 	st_v(gw, w->u_addr, 1, val, 4);

@@ -34,7 +34,8 @@ static inline uint64_t addrmap_local(const struct addr_map *m, uint64_t addr)
 	uint64_t chunk = addr >> m->interleave_shift;
 	uint64_t off = addr & ((UINT64_C(1) << m->interleave_shift) - 1);
 	uint64_t bank = chunk % m->banks;
-	uint64_t local_chunk = chunk / m->banks * m->banks_per_channel + bank % m->banks_per_channel;
+	uint64_t local_chunk =
+	    chunk / m->banks * m->banks_per_channel + bank % m->banks_per_channel;
 
 	return (local_chunk << m->interleave_shift) | off;
 }

@@ -171,8 +171,7 @@ void cohcheck_write(struct cohcheck *c, uint64_t addr, unsigned bytes, uint64_t 
 		write_word(c, (addr >> 2) + i, (uint32_t)(v >> (32 * i)));
 }
 
-static void violation(struct cohcheck *c, const char *fmt, unsigned who, uint64_t addr,
-		      uint32_t v)
+static void violation(struct cohcheck *c, const char *fmt, unsigned who, uint64_t addr, uint32_t v)
 {
 	if (!c->violations++)
 		snprintf(c->first, sizeof(c->first), fmt, who, addr, v);
@@ -197,8 +196,9 @@ static void read_word(struct cohcheck *c, unsigned who, uint64_t word, uint32_t 
 		}
 	for (uint32_t j = 0; j < from; j++)
 		if (h->v[j] == v) {
-			violation(c, "warp %u read an older value of %#" PRIx64 " (%u) than it had seen",
-				  who, word << 2, v);
+			violation(
+			    c, "warp %u read an older value of %#" PRIx64 " (%u) than it had seen",
+			    who, word << 2, v);
 			return;
 		}
 	violation(c, "warp %u read %#" PRIx64 " = %u, a value no write produced", who, word << 2,

@@ -42,18 +42,18 @@ enum mem_scope { MEM_SCOPE_WG = 0, MEM_SCOPE_DEVICE, MEM_SCOPE_SYSTEM };
 enum mem_order { MEM_ORDER_RELAXED = 0, MEM_ORDER_ACQUIRE, MEM_ORDER_RELEASE, MEM_ORDER_ACQ_REL };
 
 struct mem_msg {
-	struct tlm_payload p; /* first: container_of(p) is the message */
-	uint16_t src;	      /* requester node (SM index) */
-	uint16_t dst;	      /* memory node (L2 bank index) */
-	uint8_t type;	      /* request type, an index in the protocol's message table */
-	uint8_t resp_type;    /* response type, set by the target before BEGIN_RESP */
-	uint16_t req_bytes;   /* payload bytes of the request on the wire (0: header only) */
-	uint16_t resp_bytes;  /* payload bytes of the response on the wire */
-	uint8_t atomic_op;    /* enum mem_atomic_op */
-	uint8_t scope;	      /* enum mem_scope */
-	uint8_t order;	      /* enum mem_order */
-	uint8_t sector_mask;  /* sectors requested / carried (bit per 32 B) */
-	uint32_t txn;	      /* the requester's record (MSHR entry or SM request) this answers */
+	struct tlm_payload p;  /* first: container_of(p) is the message */
+	uint16_t src;	       /* requester node (SM index) */
+	uint16_t dst;	       /* memory node (L2 bank index) */
+	uint8_t type;	       /* request type, an index in the protocol's message table */
+	uint8_t resp_type;     /* response type, set by the target before BEGIN_RESP */
+	uint16_t req_bytes;    /* payload bytes of the request on the wire (0: header only) */
+	uint16_t resp_bytes;   /* payload bytes of the response on the wire */
+	uint8_t atomic_op;     /* enum mem_atomic_op */
+	uint8_t scope;	       /* enum mem_scope */
+	uint8_t order;	       /* enum mem_order */
+	uint8_t sector_mask;   /* sectors requested / carried (bit per 32 B) */
+	uint32_t txn;	       /* the requester's record (MSHR entry or SM request) this answers */
 	uint64_t byte_mask[2]; /* writes: bytes of the line written (bit i = byte i) */
 	uint64_t ts[MEM_MSG_TS]; /* protocol fields: wts, rts, warp_ts, lease / GWCT */
 	uint64_t sent_ps;	 /* when the requester sent it (latency statistics) */

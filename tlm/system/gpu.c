@@ -33,49 +33,49 @@
 /* ---- parameters ------------------------------------------------------------------------------- */
 
 static const struct cs_param gpu_rows[] = {
-	{ "sms", CS_P_UINT, offsetof(struct gpu_cfg, sms), "16", "", "SMs (Table 3.3: 16)", 1, 1024,
-	  NULL },
-	{ "check", CS_P_BOOL, offsetof(struct gpu_cfg, check), "false", "",
-	  "run the TLM base-protocol checker on every binding and the coherence checker on every "
-	  "load (tests turn it on)",
-	  0, 0, NULL },
-	{ NULL },
+    {"sms", CS_P_UINT, offsetof(struct gpu_cfg, sms), "16", "", "SMs (Table 3.3: 16)", 1, 1024,
+     NULL},
+    {"check", CS_P_BOOL, offsetof(struct gpu_cfg, check), "false", "",
+     "run the TLM base-protocol checker on every binding and the coherence checker on every "
+     "load (tests turn it on)",
+     0, 0, NULL},
+    {NULL},
 };
 
 const struct cs_param_table gpu_params = {
-	.section = "gpu",
-	.help = "the GPU as a whole",
-	.params = gpu_rows,
-	.size = sizeof(struct gpu_cfg),
+    .section = "gpu",
+    .help = "the GPU as a whole",
+    .params = gpu_rows,
+    .size = sizeof(struct gpu_cfg),
 };
 
 static const struct cs_param coherence_rows[] = {
-	{ "protocol", CS_P_STRING, offsetof(struct gpu_coherence_cfg, protocol), "none", "",
-	  "coherence protocol (cohscope list protocols)", 0, 0, NULL },
-	{ NULL },
+    {"protocol", CS_P_STRING, offsetof(struct gpu_coherence_cfg, protocol), "none", "",
+     "coherence protocol (cohscope list protocols)", 0, 0, NULL},
+    {NULL},
 };
 
 const struct cs_param_table gpu_coherence_params = {
-	.section = "coherence",
-	.help = "the coherence protocol of the GPU's caches",
-	.params = coherence_rows,
-	.size = sizeof(struct gpu_coherence_cfg),
+    .section = "coherence",
+    .help = "the coherence protocol of the GPU's caches",
+    .params = coherence_rows,
+    .size = sizeof(struct gpu_coherence_cfg),
 };
 
-static const char *const size_names[] = { "tiny", "small", "default", NULL };
+static const char *const size_names[] = {"tiny", "small", "default", NULL};
 
 static const struct cs_param workload_rows[] = {
-	{ "size", CS_P_ENUM, offsetof(struct gpu_workload_cfg, size), "small", "",
-	  "input size: tiny (unit tests), small (CI), default (sized like the papers' runs)", 0, 0,
-	  size_names },
-	{ NULL },
+    {"size", CS_P_ENUM, offsetof(struct gpu_workload_cfg, size), "small", "",
+     "input size: tiny (unit tests), small (CI), default (sized like the papers' runs)", 0, 0,
+     size_names},
+    {NULL},
 };
 
 const struct cs_param_table gpu_workload_params = {
-	.section = "workload",
-	.help = "the workload's inputs",
-	.params = workload_rows,
-	.size = sizeof(struct gpu_workload_cfg),
+    .section = "workload",
+    .help = "the workload's inputs",
+    .params = workload_rows,
+    .size = sizeof(struct gpu_workload_cfg),
 };
 
 /* ---- state ------------------------------------------------------------------------------------ */
@@ -443,7 +443,8 @@ static void gpu_destroy(struct cs_system *s)
 	free(g); /* the pool (s->pool) goes after the kernel, in cs_system_destroy */
 }
 
-static int bind_checked(struct gpu_sys *g, struct tlm_initiator_socket *i, struct tlm_target_socket *t)
+static int bind_checked(struct gpu_sys *g, struct tlm_initiator_socket *i,
+			struct tlm_target_socket *t)
 {
 	int rc = tlm_bind(i, t);
 
@@ -473,17 +474,20 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 		size_t n = 0;
 		const char *near;
 
-		for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p && n < 32; p++)
+		for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p && n < 32;
+		     p++)
 			names[n++] = (*p)->name;
 		near = cs_nearest(g->coh.protocol, names, n);
 		cs_config_origin(cfg, "coherence", "protocol", where, sizeof(where));
 		return cs_err_set(err, -CS_ECONFIG, "%s: unknown protocol%s%s%s", where,
-				  near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+				  near ? " (did you mean '" : "", near ? near : "",
+				  near ? "'?)" : "");
 	}
 	if (g->l2.banks % g->l2.banks_per_channel) {
 		cs_config_origin(cfg, "l2", "banks_per_channel", where, sizeof(where));
-		return cs_err_set(err, -CS_ECONFIG, "%s: l2.banks (%" PRIu64 ") must be a multiple of it",
-				  where, g->l2.banks);
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: l2.banks (%" PRIu64 ") must be a multiple of it", where,
+				  g->l2.banks);
 	}
 	if (g->l2.interleave & (g->l2.interleave - 1) || g->l2.interleave < g->l2.line_bytes) {
 		cs_config_origin(cfg, "l2", "interleave", where, sizeof(where));
@@ -553,8 +557,8 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 			return cs_err_set(err, -CS_ENOMEM, "out of memory");
 		g->ctx.chk = g->chk;
 		g->chk_reads = cs_stat_counter(cg, "reads", "", "loads checked");
-		g->chk_violations = cs_stat_counter(cg, "violations", "",
-						    "loads that saw a value out of coherence order");
+		g->chk_violations = cs_stat_counter(
+		    cg, "violations", "", "loads that saw a value out of coherence order");
 	}
 	g->channels = (unsigned)(g->l2.banks / g->l2.banks_per_channel);
 
@@ -584,18 +588,18 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 			return rc;
 		rc = bind_checked(g, noc_mem_port(g->noc, b), g->proto->l2->noc_port(g->bank[b]));
 		if (!rc)
-			rc = bind_checked(g, g->proto->l2->dram_port(g->bank[b]),
-					  dram_ctrl_port(g->dram[c],
-							 b % (unsigned)g->l2.banks_per_channel));
+			rc = bind_checked(
+			    g, g->proto->l2->dram_port(g->bank[b]),
+			    dram_ctrl_port(g->dram[c], b % (unsigned)g->l2.banks_per_channel));
 		if (rc)
 			return cs_err_set(err, rc, "cannot bind L2 bank %u", b);
 	}
 	env = (struct gpu_sm_env){
-		.gpu = g,
-		.cta_done = cta_done,
-		.fail = gpu_fail,
-		.observe_read = g->chk ? observe_read : NULL,
-		.seed = s->sim.seed,
+	    .gpu = g,
+	    .cta_done = cta_done,
+	    .fail = gpu_fail,
+	    .observe_read = g->chk ? observe_read : NULL,
+	    .seed = s->sim.seed,
 	};
 	for (unsigned i = 0; i < g->ctx.sms; i++) {
 		snprintf(name, sizeof(name), "sm%u", i);
@@ -713,8 +717,8 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 	m->dram_writes = stat_sum(g, "gpu.dram%u.writes", nc);
 	m->dram_acts = stat_sum(g, "gpu.dram%u.activations", nc);
 	m->dram_row_hits = stat_sum(g, "gpu.dram%u.row_hits", nc);
-	m->dram_bytes = stat_sum(g, "gpu.dram%u.bytes_read", nc) +
-			stat_sum(g, "gpu.dram%u.bytes_written", nc);
+	m->dram_bytes =
+	    stat_sum(g, "gpu.dram%u.bytes_read", nc) + stat_sum(g, "gpu.dram%u.bytes_written", nc);
 	m->noc_req_pkts = stat_one(g, "gpu.noc.req.packets");
 	m->noc_req_bytes = stat_one(g, "gpu.noc.req.bytes");
 	m->noc_resp_pkts = stat_one(g, "gpu.noc.resp.packets");
@@ -743,9 +747,10 @@ static int gpu_report(struct cs_system *s, FILE *f)
 			100 * ratio(m.l1_hits, m.l1_loads), m.l1_loads);
 	else
 		fprintf(f, "  L1                off (every access goes to the L2)\n");
-	fprintf(f, "  L2 hit rate       %.1f%% of %.0f accesses\n", 100 * ratio(m.l2_hits, m.l2_acc),
-		m.l2_acc);
-	fprintf(f, "  NoC               request %.0f packets %.0f B, response %.0f packets %.0f B\n",
+	fprintf(f, "  L2 hit rate       %.1f%% of %.0f accesses\n",
+		100 * ratio(m.l2_hits, m.l2_acc), m.l2_acc);
+	fprintf(f,
+		"  NoC               request %.0f packets %.0f B, response %.0f packets %.0f B\n",
 		m.noc_req_pkts, m.noc_req_bytes, m.noc_resp_pkts, m.noc_resp_bytes);
 	for (unsigned t = 0; t < g->proto->n_msgs; t++) {
 		char n1[96], n2[96];
@@ -758,11 +763,12 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		pk = stat_one(g, n1);
 		by = stat_one(g, n2);
 		if (pk > 0)
-			fprintf(f, "    %-12s %10.0f packets %12.0f B\n", g->proto->msg_names[t], pk,
-				by);
+			fprintf(f, "    %-12s %10.0f packets %12.0f B\n", g->proto->msg_names[t],
+				pk, by);
 	}
-	fprintf(f, "  DRAM              %.0f reads, %.0f writes, %.0f activations, row hit rate "
-		   "%.1f%%, %.2f GB/s\n",
+	fprintf(f,
+		"  DRAM              %.0f reads, %.0f writes, %.0f activations, row hit rate "
+		"%.1f%%, %.2f GB/s\n",
 		m.dram_reads, m.dram_writes, m.dram_acts,
 		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
 		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
@@ -783,7 +789,8 @@ static json_t *gpu_result(struct cs_system *s)
 
 	summarize(g, &m);
 	json_object_set_new(r, "protocol", json_string(g->proto->name));
-	json_object_set_new(r, "consistency", json_string(g->core.consistency == GPU_SC ? "sc" : "rc"));
+	json_object_set_new(r, "consistency",
+			    json_string(g->core.consistency == GPU_SC ? "sc" : "rc"));
 	json_object_set_new(r, "workload", json_string(s->workload->name));
 	json_object_set_new(r, "size", json_string(size_names[g->wl.size]));
 	json_object_set_new(r, "cycles", json_integer((json_int_t)m.cycles));
@@ -792,9 +799,10 @@ static json_t *gpu_result(struct cs_system *s)
 
 		json_object_set_new(k, "name", json_string(g->kernels[i].name));
 		json_object_set_new(k, "ctas", json_integer(g->kernels[i].ctas));
-		json_object_set_new(k, "cycles",
-				    json_integer((json_int_t)(core_cycles(g, g->kernels[i].end) -
-							      core_cycles(g, g->kernels[i].start))));
+		json_object_set_new(
+		    k, "cycles",
+		    json_integer((json_int_t)(core_cycles(g, g->kernels[i].end) -
+					      core_cycles(g, g->kernels[i].start))));
 		json_array_append_new(ks, k);
 	}
 	json_object_set_new(r, "kernels", ks);
@@ -816,13 +824,13 @@ static json_t *gpu_result(struct cs_system *s)
 }
 
 const struct cs_system_ops cs_gpu_system = {
-	.version = 1,
-	.name = "gpu",
-	.help = "a GPU: SMs, L1s, NoC, banked L2, DRAM channels (detailed mode)",
-	.modes = 1u << CS_MODE_DETAILED,
-	.build = gpu_build,
-	.run = gpu_run,
-	.report = gpu_report,
-	.result = gpu_result,
-	.destroy = gpu_destroy,
+    .version = 1,
+    .name = "gpu",
+    .help = "a GPU: SMs, L1s, NoC, banked L2, DRAM channels (detailed mode)",
+    .modes = 1u << CS_MODE_DETAILED,
+    .build = gpu_build,
+    .run = gpu_run,
+    .report = gpu_report,
+    .result = gpu_result,
+    .destroy = gpu_destroy,
 };
