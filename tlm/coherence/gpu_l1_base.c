@@ -20,6 +20,7 @@
 
 #include "tlm/coherence/gpu_base.h"
 #include "tlm/mem/cache.h"
+#include "tlm/mem/msgq.h"
 #include "tlm/mem/mshr.h"
 
 #define L1_VALID     1
@@ -63,8 +64,8 @@ struct gpu_l1 {
 	struct tlm_initiator_socket noc;
 
 	/* messages waiting for the NoC */
-	struct mem_msg **q; /* ring of q_cap slots; accesses are refused beyond q_limit */
-	unsigned q_head, q_n, q_cap, q_limit;
+	struct msgq q; /* accesses are refused once it holds q_limit */
+	unsigned q_limit;
 	bool req_open; /* a BEGIN_REQ is waiting for its END_REQ */
 	bool want_retry;
 	bool pump_pending;
@@ -106,8 +107,8 @@ static void l1_maybe_retry(struct gpu_l1 *l1)
 
 static void l1_pump(struct gpu_l1 *l1)
 {
-	while (!l1->req_open && l1->q_n) {
-		struct mem_msg *m = l1->q[l1->q_head];
+	while (!l1->req_open && l1->q.n) {
+		struct mem_msg *m = msgq_head(&l1->q)->m;
 		enum tlm_phase ph = TLM_BEGIN_REQ;
 		sim_time_t d = 0;
 		enum tlm_sync_enum r;
@@ -125,8 +126,7 @@ static void l1_pump(struct gpu_l1 *l1)
 		} else if (l1->req_open) {
 			return; /* END_REQ comes later */
 		}
-		l1->q_head = (l1->q_head + 1) % l1->q_cap;
-		l1->q_n--;
+		msgq_pop(&l1->q);
 		l1->outstanding++;
 	}
 	l1_maybe_retry(l1);
@@ -134,7 +134,7 @@ static void l1_pump(struct gpu_l1 *l1)
 
 static bool l1_queue_room(const struct gpu_l1 *l1, unsigned n)
 {
-	return l1->q_n + n <= l1->q_limit;
+	return l1->q.n + n <= l1->q_limit;
 }
 
 static struct mem_msg *l1_msg(struct gpu_l1 *l1, uint8_t type, uint64_t addr, uint32_t txn)
@@ -158,24 +158,11 @@ static struct mem_msg *l1_msg(struct gpu_l1 *l1, uint8_t type, uint64_t addr, ui
 
 static void l1_send(struct gpu_l1 *l1, struct mem_msg *m)
 {
-	if (l1->q_n == l1->q_cap) {
-		unsigned ncap = l1->q_cap * 2;
-		struct mem_msg **nq = malloc(ncap * sizeof(*nq));
-
-		if (!nq) {
-			sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->sm);
-			tlm_payload_release(&m->p);
-			return;
-		}
-		for (unsigned i = 0; i < l1->q_n; i++)
-			nq[i] = l1->q[(l1->q_head + i) % l1->q_cap];
-		free(l1->q);
-		l1->q = nq;
-		l1->q_head = 0;
-		l1->q_cap = ncap;
+	if (!msgq_push(&l1->q, m, 0)) {
+		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->sm);
+		tlm_payload_release(&m->p);
+		return;
 	}
-	l1->q[(l1->q_head + l1->q_n) % l1->q_cap] = m;
-	l1->q_n++;
 	if (!l1->req_open && !l1->pump_pending) {
 		l1->pump_pending = true;
 		sim_schedule(l1->ctx->k, 0, l1_pump_cb, l1, NULL);
@@ -570,8 +557,7 @@ static enum tlm_sync_enum l1_nb_bw(void *obj, struct tlm_payload *p, enum tlm_ph
 	(void)d;
 	if (*ph == TLM_END_REQ) {
 		l1->req_open = false;
-		l1->q_head = (l1->q_head + 1) % l1->q_cap;
-		l1->q_n--;
+		msgq_pop(&l1->q);
 		l1->outstanding++;
 		if (!l1->pump_pending) {
 			l1->pump_pending = true;
@@ -624,7 +610,7 @@ static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 
 static bool l1_idle(const struct gpu_l1 *l1)
 {
-	return !l1->q_n && !l1->outstanding && !l1->h_n && !l1->req_open &&
+	return !l1->q.n && !l1->outstanding && !l1->h_n && !l1->req_open &&
 	       (l1->bypass || !mshr_used(l1->mshr));
 }
 
@@ -642,11 +628,10 @@ static void l1_destroy(struct gpu_l1 *l1)
 {
 	if (!l1)
 		return;
-	for (unsigned i = 0; i < l1->q_n; i++)
-		tlm_payload_release(&l1->q[(l1->q_head + i) % l1->q_cap]->p);
+	msgq_release_all(&l1->q);
 	cache_destroy(l1->cache);
 	mshr_destroy(l1->mshr);
-	free(l1->q);
+	msgq_free(&l1->q);
 	free(l1->hits);
 	free(l1);
 }
@@ -699,11 +684,9 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 	l1->line_bytes = (unsigned)cfg->line_bytes;
 	l1->sector_bytes = (unsigned)cfg->sector_bytes;
 	l1->q_limit = (unsigned)cfg->miss_queue;
-	l1->q_cap = l1->q_limit;
-	l1->q = calloc(l1->q_cap, sizeof(*l1->q));
 	l1->h_cap = (unsigned)cfg->latency + 2;
 	l1->hits = calloc(l1->h_cap, sizeof(*l1->hits));
-	if (!l1->q || !l1->hits)
+	if (msgq_init(&l1->q, l1->q_limit) || !l1->hits)
 		goto fail;
 	if (!bypass) {
 		struct cache_geom geom = {

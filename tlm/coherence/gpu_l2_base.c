@@ -16,22 +16,12 @@
 
 #include "tlm/coherence/gpu_base.h"
 #include "tlm/mem/cache.h"
+#include "tlm/mem/msgq.h"
 #include "tlm/mem/mshr.h"
 
 #define L2_VALID    1
 #define L2_RESERVED 1 /* cache_line.flags: waiting for its fill */
 #define TXN_WB	    0x80000000u
-
-struct l2_slot {
-	struct mem_msg *m;
-	sim_time_t ready;
-};
-
-/* A ring of messages with a ready time each. */
-struct l2_ring {
-	struct l2_slot *s;
-	unsigned head, n, cap;
-};
 
 struct l2_stats {
 	uint64_t *accesses, *reads, *writes, *atomics;
@@ -52,10 +42,10 @@ struct gpu_l2 {
 	struct tlm_target_socket noc;
 	struct tlm_initiator_socket dram;
 
-	struct l2_ring in;	 /* accepted, waiting to enter the pipeline */
-	struct l2_ring pipe;	 /* in the pipeline, ready = tag result time */
-	struct l2_ring resp;	 /* answers waiting for the NoC */
-	struct l2_ring dq;	 /* requests waiting for DRAM */
+	struct msgq in;		 /* accepted, waiting to enter the pipeline */
+	struct msgq pipe;	 /* in the pipeline, ready = tag result time */
+	struct msgq resp;	 /* answers waiting for the NoC */
+	struct msgq dq;		 /* requests waiting for DRAM */
 	struct mem_msg *refused; /* BEGIN_REQ taken while the input queue was full */
 	sim_time_t next_enter;	 /* the first cycle the next request may enter the pipeline */
 	bool resp_open, dram_open;
@@ -65,47 +55,6 @@ struct gpu_l2 {
 
 	struct l2_stats st;
 };
-
-/* ---- rings ----------------------------------------------------------------------------------- */
-
-static int ring_init(struct l2_ring *r, unsigned cap)
-{
-	r->s = calloc(cap, sizeof(*r->s));
-	r->cap = cap;
-	r->head = r->n = 0;
-	return r->s ? 0 : -CS_ENOMEM;
-}
-
-static bool ring_push(struct l2_ring *r, struct mem_msg *m, sim_time_t ready)
-{
-	if (r->n == r->cap) {
-		unsigned ncap = r->cap * 2;
-		struct l2_slot *ns = malloc(ncap * sizeof(*ns));
-
-		if (!ns)
-			return false;
-		for (unsigned i = 0; i < r->n; i++)
-			ns[i] = r->s[(r->head + i) % r->cap];
-		free(r->s);
-		r->s = ns;
-		r->head = 0;
-		r->cap = ncap;
-	}
-	r->s[(r->head + r->n) % r->cap] = (struct l2_slot){m, ready};
-	r->n++;
-	return true;
-}
-
-static inline struct l2_slot *ring_head(struct l2_ring *r)
-{
-	return r->n ? &r->s[r->head] : NULL;
-}
-
-static inline void ring_pop(struct l2_ring *r)
-{
-	r->head = (r->head + 1) % r->cap;
-	r->n--;
-}
 
 /* ---- scheduling -------------------------------------------------------------------------------- */
 
@@ -161,7 +110,7 @@ static bool l2_dram_pump(struct gpu_l2 *b)
 	bool sent = false;
 
 	while (!b->dram_open && b->dq.n) {
-		struct mem_msg *m = ring_head(&b->dq)->m;
+		struct mem_msg *m = msgq_head(&b->dq)->m;
 		enum tlm_phase ph = TLM_BEGIN_REQ;
 		sim_time_t d = 0;
 		enum tlm_sync_enum r;
@@ -172,7 +121,7 @@ static bool l2_dram_pump(struct gpu_l2 *b)
 			b->dram_open = false;
 		else if (b->dram_open)
 			return sent;
-		ring_pop(&b->dq);
+		msgq_pop(&b->dq);
 		b->dram_out++;
 		sent = true;
 	}
@@ -202,7 +151,7 @@ static bool l2_writeback(struct gpu_l2 *b, struct cache_line *v)
 		if (!m)
 			return false;
 		memcpy(m->p.data, v->data + s0 * sb, (s1 - s0 + 1) * sb);
-		ring_push(&b->dq, m, 0);
+		msgq_push(&b->dq, m, 0);
 		s0 = s1 + 1;
 	}
 	(*b->st.writebacks)++;
@@ -235,7 +184,7 @@ static bool l2_victim_ok(void *ctx, const struct cache_line *l)
 
 static void l2_answer(struct gpu_l2 *b, struct mem_msg *m, sim_time_t ready)
 {
-	ring_push(&b->resp, m, ready);
+	msgq_push(&b->resp, m, ready);
 }
 
 static void l2_apply_atomic(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m)
@@ -441,7 +390,7 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 			return false;
 		d->sector_mask = fetch;
 		(*b->st.dram_reads)++;
-		ring_push(&b->dq, d, 0);
+		msgq_push(&b->dq, d, 0);
 	}
 	l2_count(b, m, false);
 	return true;
@@ -483,7 +432,7 @@ static void l2_fill(struct gpu_l2 *b, struct mem_msg *d)
 		t = l2_cycles(b, t, 1);
 		if ((l->valid_sectors & need) != need) {
 			/* merged for sectors this fill did not bring: run it through again */
-			ring_push(&b->in, m, 0);
+			msgq_push(&b->in, m, 0);
 			continue;
 		}
 		l2_serve(b, l, m, t);
@@ -495,13 +444,13 @@ static bool l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
 {
 	bool sent = false;
 
-	while (!b->resp_open && b->resp.n && ring_head(&b->resp)->ready <= now) {
-		struct mem_msg *m = ring_head(&b->resp)->m;
+	while (!b->resp_open && b->resp.n && msgq_head(&b->resp)->ready <= now) {
+		struct mem_msg *m = msgq_head(&b->resp)->m;
 		enum tlm_phase ph = TLM_BEGIN_RESP;
 		sim_time_t d = 0;
 		enum tlm_sync_enum r;
 
-		ring_pop(&b->resp);
+		msgq_pop(&b->resp);
 		b->resp_open = true;
 		r = tlm_nb_transport_bw(&b->noc, &m->p, &ph, &d);
 		if (r == TLM_COMPLETED || (r == TLM_UPDATED && ph == TLM_END_RESP))
@@ -520,7 +469,7 @@ static void l2_accept_refused(struct gpu_l2 *b)
 	if (!m || b->in.n >= b->ctx->l2->input_queue)
 		return;
 	b->refused = NULL;
-	ring_push(&b->in, m, 0);
+	msgq_push(&b->in, m, 0);
 	(*b->st.accesses)++;
 	tlm_nb_transport_bw(&b->noc, &m->p, &ph, &d);
 }
@@ -530,7 +479,7 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 	struct gpu_l2 *b = obj;
 	sim_time_t now = sim_now(k);
 	sim_time_t next = SIM_TIME_MAX;
-	struct l2_slot *h;
+	struct msgq_slot *h;
 	bool freed;
 
 	if ((sim_time_t)(uintptr_t)arg != b->tick_at || !b->tick_pending)
@@ -538,18 +487,18 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 	b->tick_pending = false;
 
 	/* the head of the pipeline, in order */
-	while ((h = ring_head(&b->pipe)) && h->ready <= now) {
+	while ((h = msgq_head(&b->pipe)) && h->ready <= now) {
 		if (!l2_handle(b, h->m, now))
 			break;
-		ring_pop(&b->pipe);
+		msgq_pop(&b->pipe);
 	}
 	/* one request enters the pipeline per L2 cycle */
 	if (b->in.n && b->next_enter <= now && b->pipe.n < b->ctx->l2->latency + 1) {
-		struct mem_msg *m = ring_head(&b->in)->m;
+		struct mem_msg *m = msgq_head(&b->in)->m;
 
-		ring_pop(&b->in);
+		msgq_pop(&b->in);
 		b->next_enter = l2_cycles(b, now, 1);
-		ring_push(&b->pipe, m, l2_cycles(b, now, b->ctx->l2->latency));
+		msgq_push(&b->pipe, m, l2_cycles(b, now, b->ctx->l2->latency));
 		l2_accept_refused(b);
 	}
 	freed = l2_resp_pump(b, now);
@@ -558,7 +507,7 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 	/* when can something happen next by time alone? */
 	if (b->in.n && b->pipe.n < b->ctx->l2->latency + 1)
 		next = b->next_enter > now ? b->next_enter : l2_cycles(b, now, 1);
-	h = ring_head(&b->pipe);
+	h = msgq_head(&b->pipe);
 	if (h && h->ready > now && h->ready < next)
 		next = h->ready;
 	/* a stalled head waits for a fill, an END_RESP or an END_REQ, which wake the bank; room
@@ -570,7 +519,7 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 			next = c;
 	}
 	if (!b->resp_open && b->resp.n) {
-		sim_time_t r = ring_head(&b->resp)->ready;
+		sim_time_t r = msgq_head(&b->resp)->ready;
 
 		if (r > now && r < next)
 			next = r;
@@ -605,7 +554,7 @@ static enum tlm_sync_enum l2_nb_fw(void *obj, struct tlm_payload *p, enum tlm_ph
 			b->refused = m;
 			return TLM_ACCEPTED;
 		}
-		ring_push(&b->in, m, 0);
+		msgq_push(&b->in, m, 0);
 		(*b->st.accesses)++;
 		*ph = TLM_END_REQ;
 		return TLM_UPDATED;
@@ -629,7 +578,7 @@ static enum tlm_sync_enum l2_dram_bw(void *obj, struct tlm_payload *p, enum tlm_
 	(void)d;
 	if (*ph == TLM_END_REQ) {
 		b->dram_open = false;
-		ring_pop(&b->dq);
+		msgq_pop(&b->dq);
 		b->dram_out++;
 		l2_wake(b);
 		return TLM_ACCEPTED;
@@ -724,14 +673,13 @@ static void l2_destroy(struct gpu_l2 *b)
 	if (!b)
 		return;
 	/* requests belong to their L1s; DRAM requests are ours */
-	for (unsigned i = 0; i < b->dq.n; i++)
-		tlm_payload_release(&b->dq.s[(b->dq.head + i) % b->dq.cap].m->p);
+	msgq_release_all(&b->dq);
 	cache_destroy(b->cache);
 	mshr_destroy(b->mshr);
-	free(b->in.s);
-	free(b->pipe.s);
-	free(b->resp.s);
-	free(b->dq.s);
+	msgq_free(&b->in);
+	msgq_free(&b->pipe);
+	msgq_free(&b->resp);
+	msgq_free(&b->dq);
 	free(b);
 }
 
@@ -799,10 +747,10 @@ static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_gr
 	}
 	rc = mshr_create((unsigned)cfg->mshrs, (unsigned)cfg->mshr_merge, sizeof(struct mem_msg *),
 			 &b->mshr);
-	if (rc || (rc = ring_init(&b->in, (unsigned)cfg->input_queue + 1)) ||
-	    (rc = ring_init(&b->pipe, (unsigned)cfg->latency + 2)) ||
-	    (rc = ring_init(&b->resp, (unsigned)cfg->response_queue + 1)) ||
-	    (rc = ring_init(&b->dq, (unsigned)cfg->dram_queue + 1)))
+	if (rc || (rc = msgq_init(&b->in, (unsigned)cfg->input_queue + 1)) ||
+	    (rc = msgq_init(&b->pipe, (unsigned)cfg->latency + 2)) ||
+	    (rc = msgq_init(&b->resp, (unsigned)cfg->response_queue + 1)) ||
+	    (rc = msgq_init(&b->dq, (unsigned)cfg->dram_queue + 1)))
 		goto fail;
 	tlm_target_init(&b->noc, "l2.noc", &l2_fw, b);
 	tlm_initiator_init(&b->dram, "l2.dram", &l2_bw, b);
