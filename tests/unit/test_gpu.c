@@ -73,7 +73,7 @@ static double stat(struct run *r, const char *name)
 	return v;
 }
 
-/* ---- path latencies ---------------------------------------------------------------------------- */
+/* ---- path latencies -------------------------------------------------------------------------- */
 
 #define PROBES 8
 
@@ -209,7 +209,7 @@ START_TEST(test_latency_l2_clock_domain)
 }
 END_TEST
 
-/* ---- bandwidth ---------------------------------------------------------------------------------- */
+/* ---- bandwidth ------------------------------------------------------------------------------- */
 
 struct sweep_args {
 	uint64_t base;
@@ -329,7 +329,7 @@ START_TEST(test_backpressure_loses_nothing)
 }
 END_TEST
 
-/* ---- microbenchmarks under the checker ----------------------------------------------------------- */
+/* ---- microbenchmarks under the checker ------------------------------------------------------- */
 
 static void run_named(const char *workload, const char *protocol, int want_rc, char *msg,
 		      size_t len, double *violations)

@@ -24,7 +24,6 @@
 #include "tlm/mem/mshr.h"
 
 #define L1_VALID     1
-#define TXN_WB	     0x80000000u /* write-backs: txn carries no SM record */
 #define HIT_RING_MAX 1024
 
 /* What an MSHR entry remembers per merged access (the transaction record). */
@@ -83,7 +82,7 @@ struct gpu_l1 {
 	struct l1_stats st;
 };
 
-/* ---- sending ---------------------------------------------------------------------------------- */
+/* ---- sending --------------------------------------------------------------------------------- */
 
 static void l1_pump(struct gpu_l1 *l1);
 
@@ -169,7 +168,7 @@ static void l1_send(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 }
 
-/* ---- hits --------------------------------------------------------------------------------------- */
+/* ---- hits ------------------------------------------------------------------------------------ */
 
 static void l1_hit_cb(struct sim_kernel *k, void *obj, void *arg)
 {
@@ -219,7 +218,7 @@ static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 
 	if (!v->state || !v->dirty_sectors)
 		return true;
-	m = l1_msg(l1, GPU_MSG_WRITEBACK, v->addr, TXN_WB);
+	m = l1_msg(l1, GPU_MSG_WRITEBACK, v->addr, GPU_TXN_WRITEBACK);
 	if (!m)
 		return false;
 	memcpy(m->p.data, v->data, l1->line_bytes);
@@ -434,7 +433,7 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	return ok;
 }
 
-/* ---- responses -------------------------------------------------------------------------------- */
+/* ---- responses ------------------------------------------------------------------------------- */
 
 static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 {
@@ -526,7 +525,7 @@ static void l1_response(struct gpu_l1 *l1, struct mem_msg *m)
 			l1_fill(l1, m);
 		break;
 	case GPU_MSG_WRITE_ACK:
-		if (m->txn & TXN_WB) {
+		if (m->txn & GPU_TXN_WRITEBACK) {
 			l1->wb_pending--;
 			if (!l1->wb_pending && l1->flush_cb) {
 				void (*cb)(void *) = l1->flush_cb;
@@ -576,7 +575,7 @@ static enum tlm_sync_enum l1_nb_bw(void *obj, struct tlm_payload *p, enum tlm_ph
 
 static const struct tlm_bw_ops l1_bw = {.nb_transport_bw = l1_nb_bw};
 
-/* ---- kernel boundaries ------------------------------------------------------------------------ */
+/* ---- kernel boundaries ----------------------------------------------------------------------- */
 
 static void l1_kernel_begin(struct gpu_l1 *l1)
 {

@@ -21,7 +21,6 @@
 
 #define L2_VALID    1
 #define L2_RESERVED 1 /* cache_line.flags: waiting for its fill */
-#define TXN_WB	    0x80000000u
 
 struct l2_stats {
 	uint64_t *accesses, *reads, *writes, *atomics;
@@ -56,7 +55,7 @@ struct gpu_l2 {
 	struct l2_stats st;
 };
 
-/* ---- scheduling -------------------------------------------------------------------------------- */
+/* ---- scheduling ------------------------------------------------------------------------------ */
 
 static void l2_tick(struct sim_kernel *k, void *obj, void *arg);
 
@@ -83,7 +82,7 @@ static void l2_wake(struct gpu_l2 *b)
 	l2_wake_at(b, sim_now(b->ctx->k));
 }
 
-/* ---- DRAM side ----------------------------------------------------------------------------------- */
+/* ---- DRAM side ------------------------------------------------------------------------------- */
 
 static struct mem_msg *l2_dram_msg(struct gpu_l2 *b, uint64_t addr, uint32_t len, bool write,
 				   uint32_t txn)
@@ -147,7 +146,7 @@ static bool l2_writeback(struct gpu_l2 *b, struct cache_line *v)
 		}
 		while (s1 + 1 < ns && ((v->dirty_sectors >> (s1 + 1)) & 1))
 			s1++;
-		m = l2_dram_msg(b, v->addr + s0 * sb, (s1 - s0 + 1) * sb, true, TXN_WB);
+		m = l2_dram_msg(b, v->addr + s0 * sb, (s1 - s0 + 1) * sb, true, GPU_TXN_WRITEBACK);
 		if (!m)
 			return false;
 		memcpy(m->p.data, v->data + s0 * sb, (s1 - s0 + 1) * sb);
@@ -174,7 +173,7 @@ static uint8_t l2_touched(const struct gpu_l2 *b, const uint64_t mask[2])
 	return b->sector_bytes ? t : (t ? b->all_sectors : 0);
 }
 
-/* ---- the pipeline ------------------------------------------------------------------------------ */
+/* ---- the pipeline ---------------------------------------------------------------------------- */
 
 static bool l2_victim_ok(void *ctx, const struct cache_line *l)
 {
@@ -228,7 +227,7 @@ static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const 
 	}
 }
 
-/* Serve m from line l (present with the sectors it needs). Returns the answer's ready time. */
+/* Serve m from line l (present with the sectors it needs) and queue its answer. */
 static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, sim_time_t now)
 {
 	const struct gpu_l2_cfg *cfg = b->ctx->l2;
@@ -528,7 +527,7 @@ static void l2_tick(struct sim_kernel *k, void *obj, void *arg)
 		l2_wake_at(b, next);
 }
 
-/* ---- sockets ----------------------------------------------------------------------------------- */
+/* ---- sockets --------------------------------------------------------------------------------- */
 
 static enum tlm_sync_enum l2_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
 				   sim_time_t *d)
@@ -585,7 +584,7 @@ static enum tlm_sync_enum l2_dram_bw(void *obj, struct tlm_payload *p, enum tlm_
 	}
 	if (*ph == TLM_BEGIN_RESP) {
 		b->dram_out--;
-		if (!(m->txn & TXN_WB))
+		if (!(m->txn & GPU_TXN_WRITEBACK))
 			l2_fill(b, m);
 		tlm_payload_release(p);
 		l2_wake(b);
@@ -599,7 +598,7 @@ static enum tlm_sync_enum l2_dram_bw(void *obj, struct tlm_payload *p, enum tlm_
 static const struct tlm_fw_ops l2_fw = {.nb_transport_fw = l2_nb_fw};
 static const struct tlm_bw_ops l2_bw = {.nb_transport_bw = l2_dram_bw};
 
-/* ---- host copies ------------------------------------------------------------------------------- */
+/* ---- host copies ----------------------------------------------------------------------------- */
 
 static void l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t len)
 {
@@ -704,12 +703,16 @@ static void l2_stats_register(struct gpu_l2 *b, struct cs_stat_group *g)
 	s->write_allocs =
 	    cs_stat_counter(g, "write_allocs", "", "write misses allocated without a fetch");
 	s->dram_reads = cs_stat_counter(g, "dram_reads", "", "reads sent to DRAM");
-	s->stall_mshr = cs_stat_counter(g, "stall.mshr_full", "cycles", "pipeline stalls");
-	s->stall_merge = cs_stat_counter(g, "stall.merge_full", "cycles", "pipeline stalls");
-	s->stall_victim =
-	    cs_stat_counter(g, "stall.no_victim", "cycles", "pipeline stalls: every way reserved");
-	s->stall_resp = cs_stat_counter(g, "stall.response_queue", "cycles", "pipeline stalls");
-	s->stall_dram = cs_stat_counter(g, "stall.dram_queue", "cycles", "pipeline stalls");
+	s->stall_mshr =
+	    cs_stat_counter(g, "stall.mshr_full", "", "times the pipeline head stalled");
+	s->stall_merge =
+	    cs_stat_counter(g, "stall.merge_full", "", "times the pipeline head stalled");
+	s->stall_victim = cs_stat_counter(g, "stall.no_victim", "",
+					  "times the pipeline head stalled: every way reserved");
+	s->stall_resp =
+	    cs_stat_counter(g, "stall.response_queue", "", "times the pipeline head stalled");
+	s->stall_dram =
+	    cs_stat_counter(g, "stall.dram_queue", "", "times the pipeline head stalled");
 	s->miss_latency = cs_stat_average(g, "miss_latency", "L2 cycles", "miss to fill");
 }
 

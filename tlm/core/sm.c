@@ -29,7 +29,6 @@ struct warp_op {
 	uint8_t atom_op, scope, order;
 	bool want_old; /* atomics: the warp needs the old values */
 	bool drained;  /* the drain this op needs has happened */
-	uint32_t mask;
 	const uint64_t *addr;
 	void *out;	 /* loads: uint32_t/uint64_t per lane; atomics: uint64_t old per lane */
 	const void *val; /* stores: values per lane */
@@ -61,7 +60,6 @@ struct warp {
 /* The transaction record of one request the LD/ST unit sent (what the SM remembers). */
 struct sm_req {
 	struct warp *w;
-	uint8_t kind; /* enum gpu_access_kind */
 	bool blocking;
 	uint32_t lane_mask;
 	uint32_t next_free;
@@ -71,10 +69,9 @@ struct sm_req {
 };
 
 struct sm_stats {
-	uint64_t *insts, *mem_insts, *loads, *stores, *atomics, *fences, *barriers, *compute_cycles;
+	uint64_t *insts, *mem_insts, *fences, *barriers, *compute_cycles;
 	uint64_t *requests, *ctas, *warps;
-	uint64_t *stall_ldst, *stall_l1, *idle_cycles;
-	struct cs_stat_avg *load_latency;
+	uint64_t *stall_ldst, *stall_l1;
 };
 
 struct gpu_sm {
@@ -111,13 +108,12 @@ struct gpu_sm {
 	bool ldst_pending;
 	sim_time_t ldst_next; /* first cycle it may send again */
 
-	uint64_t mem_insts;
 	struct sm_stats st;
 };
 
 #define REQ_NONE UINT32_MAX
 
-/* ---- parameters ------------------------------------------------------------------------------- */
+/* ---- parameters ------------------------------------------------------------------------------ */
 
 static const char *const sched_names[] = {"lrr", "gto", NULL};
 static const char *const cons_names[] = {"sc", "rc", NULL};
@@ -163,7 +159,7 @@ const struct cs_param_table gpu_core_params = {
     .size = sizeof(struct gpu_core_cfg),
 };
 
-/* ---- records ---------------------------------------------------------------------------------- */
+/* ---- records --------------------------------------------------------------------------------- */
 
 static struct sm_req *req_alloc(struct gpu_sm *sm, uint32_t *id)
 {
@@ -199,7 +195,16 @@ static void req_free(struct gpu_sm *sm, uint32_t id)
 	sm->req_free = id;
 }
 
-/* ---- scheduling ------------------------------------------------------------------------------- */
+/* ---- CTA resources --------------------------------------------------------------------------- */
+
+/* Registers a CTA of k holds (regs_per_thread 0 means 16). */
+static uint64_t cta_regs(const struct gpu_kernel *k)
+{
+	return (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
+	       WARP_LANES;
+}
+
+/* ---- scheduling ------------------------------------------------------------------------------ */
 
 static void sm_tick(struct sim_kernel *k, void *obj, void *arg);
 static void ldst_kick(struct gpu_sm *sm);
@@ -303,8 +308,7 @@ static void warp_exit(struct warp *w)
 
 		sm->cta_slots[cta->slot] = NULL;
 		sm->cta_used--;
-		sm->regs_used -= (kn->regs_per_thread ? kn->regs_per_thread : 16) *
-				 kn->warps_per_cta * WARP_LANES;
+		sm->regs_used -= (unsigned)cta_regs(kn);
 		sm->smem_used -= kn->smem_bytes;
 		sm->env.cta_done(sm->env.gpu, sm->id, cta);
 	}
@@ -333,7 +337,7 @@ static void warp_drained(struct warp *w)
 	}
 }
 
-/* ---- issue ------------------------------------------------------------------------------------ */
+/* ---- issue ----------------------------------------------------------------------------------- */
 
 static void compute_done(struct sim_kernel *k, void *obj, void *arg)
 {
@@ -413,13 +417,11 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 				ln->old = 0;
 			}
 		}
-		r->kind = r->acc.kind;
 		sm->ldq[(sm->ldq_head + sm->ldq_n) % sm->ldq_cap] = id;
 		sm->ldq_n++;
 	}
 	(*sm->st.requests) += op->nreq;
 	(*sm->st.mem_insts)++;
-	sm->mem_insts++;
 	w->outstanding += op->nreq;
 	if (blocking) {
 		w->pending = op->nreq;
@@ -563,7 +565,7 @@ static void sm_tick(struct sim_kernel *k, void *obj, void *arg)
 	}
 }
 
-/* ---- the LD/ST unit --------------------------------------------------------------------------- */
+/* ---- the LD/ST unit -------------------------------------------------------------------------- */
 
 static void ldst_tick(struct sim_kernel *k, void *obj, void *arg)
 {
@@ -634,7 +636,7 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	struct warp *w = r->w;
 	struct warp_op *op = &w->op;
 
-	if (r->kind == GPU_ACC_LD) {
+	if (r->acc.kind == GPU_ACC_LD) {
 		for (uint32_t m = r->lane_mask; m; m &= m - 1) {
 			unsigned lane = (unsigned)__builtin_ctz(m);
 			unsigned off = (unsigned)(op->addr[lane] - r->acc.line_addr);
@@ -649,7 +651,8 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 				sm->env.observe_read(sm->env.gpu, sm->id, w->slot, op->addr[lane],
 						     op->bytes, v);
 		}
-	} else if (r->kind == GPU_ACC_ATOM && r->blocking && op->kind == OP_ATOM && op->want_old) {
+	} else if (r->acc.kind == GPU_ACC_ATOM && r->blocking && op->want_old) {
+		/* a blocking request is the instruction the warp waits on: this atomic */
 		for (unsigned i = 0; i < r->atom.n; i++)
 			((uint64_t *)op->out)[r->atom.lane[i].lane] = r->atom.lane[i].old;
 	}
@@ -657,12 +660,11 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	warp_request_done(w, r->blocking);
 }
 
-/* ---- CTAs ------------------------------------------------------------------------------------- */
+/* ---- CTAs ------------------------------------------------------------------------------------ */
 
 unsigned gpu_sm_max_ctas(const struct gpu_core_cfg *cfg, const struct gpu_kernel *k)
 {
-	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) *
-			k->warps_per_cta * WARP_LANES;
+	uint64_t regs = cta_regs(k);
 	uint64_t n = cfg->ctas;
 
 	if (!k->warps_per_cta)
@@ -678,8 +680,7 @@ unsigned gpu_sm_max_ctas(const struct gpu_core_cfg *cfg, const struct gpu_kernel
 
 bool gpu_sm_can_take(const struct gpu_sm *sm, const struct gpu_kernel *k)
 {
-	uint64_t regs = (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) *
-			k->warps_per_cta * WARP_LANES;
+	uint64_t regs = cta_regs(k);
 
 	return sm->cta_used < sm->cfg->ctas && sm->warps_used + k->warps_per_cta <= sm->nwarps &&
 	       sm->regs_used + regs <= sm->cfg->regs &&
@@ -699,8 +700,7 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 		}
 	sm->cta_used++;
 	sm->warps_used += k->warps_per_cta;
-	sm->regs_used +=
-	    (k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta * WARP_LANES;
+	sm->regs_used += (unsigned)cta_regs(k);
 	sm->smem_used += k->smem_bytes;
 	cta->live = k->warps_per_cta;
 	cta->arrived = 0;
@@ -744,17 +744,12 @@ bool gpu_sm_idle(const struct gpu_sm *sm)
 	return !sm->warps_used && !sm->ldq_n && sm->proto->l1->idle(sm->l1);
 }
 
-uint64_t gpu_sm_mem_insts(const struct gpu_sm *sm)
-{
-	return sm->mem_insts;
-}
-
 struct gpu_l1 *gpu_sm_l1(struct gpu_sm *sm)
 {
 	return sm->l1;
 }
 
-/* ---- create / destroy ------------------------------------------------------------------------- */
+/* ---- create / destroy ------------------------------------------------------------------------ */
 
 void gpu_sm_destroy(struct gpu_sm *sm)
 {
@@ -930,7 +925,6 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 
 	op->kind = kind;
 	op->bytes = (uint8_t)bytes;
-	op->mask = mask;
 	op->addr = addr;
 	op->drained = false;
 	n = coalesce(addr, mask, bytes, sm->line_bytes, sm->sector_bytes, op->req, &bad);

@@ -85,7 +85,5 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta);
 void gpu_sm_kernel_begin(struct gpu_sm *sm);
 void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *arg), void *arg);
 bool gpu_sm_idle(const struct gpu_sm *sm);
-/* Warp memory instructions issued so far (the speed benchmarks' unit). */
-uint64_t gpu_sm_mem_insts(const struct gpu_sm *sm);
 
 #endif

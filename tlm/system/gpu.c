@@ -30,7 +30,7 @@
 #define HEAP_BASE 0x10000000ull
 #define MAX_NOTES 16
 
-/* ---- parameters ------------------------------------------------------------------------------- */
+/* ---- parameters ------------------------------------------------------------------------------ */
 
 static const struct cs_param gpu_rows[] = {
     {"sms", CS_P_UINT, offsetof(struct gpu_cfg, sms), "16", "", "SMs (Table 3.3: 16)", 1, 1024,
@@ -78,7 +78,7 @@ const struct cs_param_table gpu_workload_params = {
     .size = sizeof(struct gpu_workload_cfg),
 };
 
-/* ---- state ------------------------------------------------------------------------------------ */
+/* ---- state ----------------------------------------------------------------------------------- */
 
 struct kernel_rec {
 	char name[48];
@@ -147,7 +147,7 @@ static void gpu_fail(void *obj, int code, const char *msg)
 	sim_fail(g->s->k, code, "%s", msg);
 }
 
-/* ---- CTA scheduling ------------------------------------------------------------------------------ */
+/* ---- CTA scheduling -------------------------------------------------------------------------- */
 
 static void cta_unlink(struct gpu_sys *g, struct gpu_cta *cta)
 {
@@ -247,7 +247,7 @@ static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
 	}
 }
 
-/* ---- host API ------------------------------------------------------------------------------------ */
+/* ---- host API -------------------------------------------------------------------------------- */
 
 int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 {
@@ -260,13 +260,15 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 		return gh_fail(h, "kernel '%s': a grid needs at least one CTA and a function",
 			       k->name ? k->name : "?");
 	if (!gpu_sm_max_ctas(&g->core, k)) {
-		gpu_fail(g, -CS_ECONFIG, "");
-		snprintf(g->fail_msg, sizeof(g->fail_msg),
+		char msg[400];
+
+		snprintf(msg, sizeof(msg),
 			 "kernel '%s' does not fit on an SM: %u warps per CTA, %u registers per "
 			 "thread, %u B of scratchpad (core.warps %" PRIu64 ", core.regs %" PRIu64
 			 ", core.smem_kib %" PRIu64 ")",
 			 k->name, k->warps_per_cta, k->regs_per_thread, k->smem_bytes,
 			 g->core.warps, g->core.regs, g->core.smem_kib);
+		gpu_fail(g, -CS_ECONFIG, msg);
 		return -CS_ECONFIG;
 	}
 	if (g->nkernels == g->kernels_cap) {
@@ -406,7 +408,7 @@ void gh_note(struct gpu_host *h, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- build ------------------------------------------------------------------------------------ */
+/* ---- build ----------------------------------------------------------------------------------- */
 
 static void gpu_destroy(struct cs_system *s)
 {
@@ -615,7 +617,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	return 0;
 }
 
-/* ---- run and report ----------------------------------------------------------------------------- */
+/* ---- run and report -------------------------------------------------------------------------- */
 
 static void host_main(struct sim_kernel *k, void *ctx)
 {
