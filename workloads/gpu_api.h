@@ -106,6 +106,8 @@ struct gpu_kernel {
 	unsigned smem_bytes;	  /* occupancy: scratchpad per CTA */
 	void (*fn)(struct gpu_warp *w);
 	const void *args; /* passed to every warp (gw_args) */
+	/* Placement: CTA i runs on SM cta_sm[i] (litmus tests pin threads); NULL: round robin. */
+	const uint16_t *cta_sm;
 };
 
 enum gpu_size { GPU_SIZE_TINY = 0, GPU_SIZE_SMALL, GPU_SIZE_DEFAULT };
@@ -123,6 +125,7 @@ void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v);
 int gh_launch(struct gpu_host *h, const struct gpu_kernel *k);
 enum gpu_size gh_size(const struct gpu_host *h); /* workload.size */
 uint64_t gh_seed(const struct gpu_host *h);	 /* sim.seed */
+void *gh_arg(const struct gpu_host *h);		 /* cs_run_opts.arg of a custom workload */
 unsigned gh_sms(const struct gpu_host *h);	 /* SMs in the system */
 unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k);
 /* A failed output check: recorded like gw_fail; returns -CS_ECHECK for the host to return. */

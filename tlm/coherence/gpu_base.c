@@ -43,6 +43,10 @@ static const struct cs_param l1_rows[] = {
      "accesses one MSHR entry holds (GPGPU-Sim GTX480: 8)", 1, 64, NULL},
     {"miss_queue", CS_P_UINT, L1F(miss_queue), "8", "messages",
      "messages waiting for the NoC (GPGPU-Sim GTX480 miss queue: 8)", 1, 4096, NULL},
+    {"fence_invalidate", CS_P_BOOL, L1F(fence_invalidate), "false", "",
+     "noncoherent: an acquire fence of device or system scope invalidates the L1 (software-"
+     "managed coherence, as HSA GPUs do); the papers' W/L1 does not",
+     0, 0, NULL},
     {NULL},
 };
 

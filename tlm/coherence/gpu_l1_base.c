@@ -47,7 +47,7 @@ struct l1_stats {
 	uint64_t *load_hits, *load_misses, *mshr_merges, *store_hits, *store_misses;
 	uint64_t *refused_mshr, *refused_merge, *refused_queue;
 	uint64_t *evictions, *writebacks, *sector_misses;
-	uint64_t *msgs_sent;
+	uint64_t *msgs_sent, *fence_invalidations;
 	struct cs_stat_avg *miss_latency;
 };
 
@@ -593,6 +593,14 @@ static void l1_flush_one(void *ctx, struct cache_line *l)
 	}
 }
 
+static void l1_drop_clean(void *ctx, struct cache_line *l)
+{
+	struct gpu_l1 *l1 = ctx;
+
+	if (!l->dirty_sectors)
+		cache_invalidate(l1->cache, l);
+}
+
 static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 {
 	if (!l1->bypass && l1->write_back) {
@@ -605,6 +613,22 @@ static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 	}
 	l1->flush_cb = cb;
 	l1->flush_arg = arg;
+}
+
+/* Non-coherent L1: an acquire of device or system scope drops every line (nothing is dirty in
+ * a write-through L1; a write-back L1 keeps its dirty lines, which are the SM's own data). */
+static sim_time_t l1_nc_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope)
+{
+	(void)warp;
+	if (l1->ctx->l1->fence_invalidate &&
+	    (order == MEM_ORDER_ACQUIRE || order == MEM_ORDER_ACQ_REL) && scope != MEM_SCOPE_WG) {
+		(*l1->st.fence_invalidations)++;
+		if (l1->write_back)
+			cache_for_each(l1->cache, l1_drop_clean, l1);
+		else
+			cache_invalidate_all(l1->cache);
+	}
+	return 0;
 }
 
 static bool l1_idle(const struct gpu_l1 *l1)
@@ -659,6 +683,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
 	s->msgs_sent = cs_stat_counter(g, "messages", "", "messages sent to the NoC");
 	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to fill");
+	s->fence_invalidations =
+	    cs_stat_counter(g, "fence_invalidations", "", "acquire fences that invalidated the L1");
 	if (!l1->bypass) {
 		cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
 	}
@@ -742,6 +768,7 @@ const struct gpu_l1_ops gpu_l1_nc_ops = {
     .access = l1_access,
     .kernel_begin = l1_kernel_begin,
     .kernel_end = l1_kernel_end,
+    .fence = l1_nc_fence,
     .idle = l1_idle,
     .digest = l1_digest,
 };

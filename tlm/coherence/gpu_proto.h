@@ -32,6 +32,9 @@
 
 enum gpu_l1_write { GPU_L1_WRITE_THROUGH = 0, GPU_L1_WRITE_BACK };
 
+/* The SMs' memory model (core.consistency). */
+enum gpu_consistency { GPU_SC = 0, GPU_RC };
+
 struct gpu_l1_cfg {
 	uint64_t size_kib;
 	uint64_t assoc;
@@ -41,8 +44,9 @@ struct gpu_l1_cfg {
 	unsigned write;	       /* enum gpu_l1_write */
 	uint64_t latency;      /* hit latency, core cycles */
 	uint64_t mshrs;
-	uint64_t mshr_merge; /* accesses one MSHR entry holds */
-	uint64_t miss_queue; /* messages waiting for the NoC */
+	uint64_t mshr_merge;   /* accesses one MSHR entry holds */
+	uint64_t miss_queue;   /* messages waiting for the NoC */
+	bool fence_invalidate; /* noncoherent: acquire fences invalidate the L1 */
 };
 
 struct gpu_l2_cfg {
@@ -78,7 +82,10 @@ struct gpu_ctx {
 	const struct gpu_l1_cfg *l1;
 	const struct gpu_l2_cfg *l2;
 	unsigned sms;
-	struct cohcheck *chk; /* NULL unless gpu.check: controllers report performed writes */
+	unsigned warps;	       /* warp slots per SM (per-warp protocol state: warp_ts, GWCT) */
+	unsigned consistency;  /* enum gpu_consistency of the SMs */
+	const void *proto_cfg; /* the protocol's own section (gpu_protocol.params), or NULL */
+	struct cohcheck *chk;  /* NULL unless gpu.check: controllers report performed writes */
 };
 
 /* ---- SM <-> L1 ------------------------------------------------------------------------------ */
@@ -122,6 +129,11 @@ struct gpu_l1_ops {
 	 * once the L1 is ready (at once when nothing is to be done). */
 	void (*kernel_begin)(struct gpu_l1 *l1);
 	void (*kernel_end)(struct gpu_l1 *l1, void (*cb)(void *arg), void *arg);
+	/* A fence of warp `warp` once every earlier access of the warp is performed (an explicit
+	 * fence, a barrier, a release atomic, and under SC every store and atomic). Returns the
+	 * time until which the warp must still wait (<= now: none): TC-Weak's GWCT. May act on
+	 * the L1 (an acquire invalidates a non-coherent L1). NULL: nothing to do. */
+	sim_time_t (*fence)(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope);
 	/* Nothing in flight. */
 	bool (*idle)(const struct gpu_l1 *l1);
 	uint64_t (*digest)(const struct gpu_l1 *l1);
@@ -136,6 +148,8 @@ struct gpu_l2_ops {
 	/* Host copies (cudaMemcpy): read through the bank's copy if it has one; write both. */
 	void (*functional_read)(struct gpu_l2 *l2, uint64_t addr, void *buf, size_t len);
 	int (*functional_write)(struct gpu_l2 *l2, uint64_t addr, const void *buf, size_t len);
+	/* A kernel launch (protocols reset their timestamps here); NULL: nothing to do. */
+	void (*kernel_begin)(struct gpu_l2 *l2);
 	bool (*idle)(const struct gpu_l2 *l2);
 	uint64_t (*digest)(const struct gpu_l2 *l2);
 };
@@ -150,6 +164,12 @@ struct gpu_protocol {
 	/* The paper's label ("BL", "W/L1") for reports. */
 	const char *label;
 	bool has_l1; /* false: every access goes to the L2 (nothing cached in the SM) */
+	/* false: the L1 may return stale data to accesses no fence orders (litmus and random
+	 * tests then hold it only to the fenced outcomes of RC) */
+	bool coherent;
+	/* its own configuration section (loaded for every registered protocol, so that sweeps
+	 * may set it whatever the protocol), NULL when it has none */
+	const struct cs_param_table *params;
 };
 
 /* NULL-terminated, in the order `cohscope list protocols` shows them. */

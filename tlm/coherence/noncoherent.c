@@ -3,7 +3,10 @@
  *
  * The papers' "W/L1" configuration: the Fermi baseline, correct only for programs that do not
  * communicate between SMs within a kernel (L1s are invalidated at each launch). Programs that
- * do can read stale data; the stale-data tests show it.
+ * do can read stale data; the stale-data tests show it. With l1.fence_invalidate an acquire
+ * fence of device or system scope invalidates the SM's L1, as GPUs that keep release
+ * consistency in software-managed L1s do (stores are written through and performed at the L2
+ * before a release lets the warp go on), so fence-ordered communication sees fresh data.
  */
 #include "tlm/coherence/gpu_base.h"
 
@@ -16,4 +19,5 @@ const struct gpu_protocol gpu_protocol_noncoherent = {
     .l1 = &gpu_l1_nc_ops,
     .l2 = &gpu_l2_base_ops,
     .has_l1 = true,
+    .coherent = false,
 };

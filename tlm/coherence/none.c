@@ -15,4 +15,5 @@ const struct gpu_protocol gpu_protocol_none = {
     .l1 = &gpu_l1_bypass_ops,
     .l2 = &gpu_l2_base_ops,
     .has_l1 = false,
+    .coherent = true,
 };

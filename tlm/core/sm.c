@@ -19,6 +19,7 @@ enum warp_state {
 	W_WAIT_DRAIN, /* the posted op waits until every earlier access is performed */
 	W_WAIT_BAR,   /* at the CTA barrier */
 	W_WAIT_TIME,  /* compute or scratchpad latency */
+	W_WAIT_FENCE, /* performed, waiting for the protocol's fence time (TC-Weak: GWCT) */
 };
 
 enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE, OP_SMEM, OP_EXIT };
@@ -29,6 +30,7 @@ struct warp_op {
 	uint8_t atom_op, scope, order;
 	bool want_old; /* atomics: the warp needs the old values */
 	bool drained;  /* the drain this op needs has happened */
+	bool fenced;   /* the protocol's fence for this op is over */
 	const uint64_t *addr;
 	void *out;	 /* loads: uint32_t/uint64_t per lane; atomics: uint64_t old per lane */
 	const void *val; /* stores: values per lane */
@@ -72,6 +74,7 @@ struct sm_stats {
 	uint64_t *insts, *mem_insts, *fences, *barriers, *compute_cycles;
 	uint64_t *requests, *ctas, *warps;
 	uint64_t *stall_ldst, *stall_l1;
+	uint64_t *fence_waits, *fence_wait_cycles, *mem_stall_cycles;
 };
 
 struct gpu_sm {
@@ -90,7 +93,8 @@ struct gpu_sm {
 	unsigned *sched_last;	/* per scheduler: last slot issued */
 	bool tick_pending;
 	bool ticked;
-	sim_time_t tick_done; /* when the schedulers last issued */
+	sim_time_t tick_done;	    /* when the schedulers last issued */
+	sim_time_t mem_stall_since; /* no warp ready, some waiting on memory, since (0: not) */
 	uint64_t next_age;
 
 	/* CTA slots */
@@ -222,6 +226,13 @@ static void sm_wake(struct gpu_sm *sm)
 
 	if (sm->tick_pending)
 		return;
+	if (sm->mem_stall_since) {
+		if (now > sm->mem_stall_since)
+			*sm->st.mem_stall_cycles +=
+			    sim_clock_cycle(&sm->ctx->core_clk, now) -
+			    sim_clock_cycle(&sm->ctx->core_clk, sm->mem_stall_since);
+		sm->mem_stall_since = 0;
+	}
 	at = sim_clock_next_edge(&sm->ctx->core_clk, now);
 	if (at <= sm->tick_done && sm->ticked)
 		at = sm_cycles(sm, now, 1); /* this cycle's issue is over */
@@ -266,11 +277,43 @@ static void warp_main(void *arg)
 /* Every earlier access of the warp is performed: continue what waited for that. */
 static void warp_drained(struct warp *w);
 
+static void fence_over(struct sim_kernel *k, void *obj, void *arg);
+
+/* The protocol's part of a fence, once the warp's earlier accesses are performed: true when
+ * the warp may go on now; otherwise it waits and fence_over() continues it. */
+static bool warp_fence(struct warp *w, uint8_t order, uint8_t scope)
+{
+	struct gpu_sm *sm = w->sm;
+	sim_time_t now = sim_now(sm->ctx->k), until;
+
+	if (w->op.fenced || !sm->proto->l1->fence)
+		return true;
+	until = sm->proto->l1->fence(sm->l1, w->slot, order, scope);
+	if (until <= now)
+		return true;
+	(*sm->st.fence_waits)++;
+	*sm->st.fence_wait_cycles +=
+	    sim_clock_cycle(&sm->ctx->core_clk, until) - sim_clock_cycle(&sm->ctx->core_clk, now);
+	w->state = W_WAIT_FENCE;
+	sim_schedule_at(sm->ctx->k, until, SIM_PRIO_DEFAULT, fence_over, w, NULL);
+	return false;
+}
+
+/* Under SC a store or an atomic is over when the protocol says it is visible to all. */
+static bool sc_store_visible(struct warp *w)
+{
+	if (w->sm->cfg->consistency != GPU_SC || w->op.kind == OP_LD)
+		return true;
+	w->op.drained = true; /* fence_over() then continues with the next op */
+	return warp_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+}
+
 static void warp_request_done(struct warp *w, bool blocking)
 {
 	w->outstanding--;
 	if (blocking && !--w->pending) {
-		warp_advance(w);
+		if (sc_store_visible(w))
+			warp_advance(w);
 		return;
 	}
 	if (!w->outstanding && w->state == W_WAIT_DRAIN)
@@ -316,6 +359,14 @@ static void warp_exit(struct warp *w)
 
 static void warp_drained(struct warp *w)
 {
+	uint8_t order = w->op.order, scope = w->op.scope;
+
+	if (w->op.kind == OP_BAR) {
+		order = MEM_ORDER_ACQ_REL;
+		scope = MEM_SCOPE_WG;
+	}
+	if (w->op.kind != OP_EXIT && !warp_fence(w, order, scope))
+		return;
 	switch (w->op.kind) {
 	case OP_EXIT:
 		warp_exit(w);
@@ -335,6 +386,19 @@ static void warp_drained(struct warp *w)
 		sm_wake(w->sm);
 		break;
 	}
+}
+
+static void fence_over(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct warp *w = obj;
+
+	(void)k;
+	(void)arg;
+	w->op.fenced = true;
+	if (w->op.kind == OP_FENCE || w->op.kind == OP_BAR || !w->op.drained)
+		warp_drained(w);
+	else
+		warp_advance(w);
 }
 
 /* ---- issue ----------------------------------------------------------------------------------- */
@@ -443,9 +507,11 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 	case OP_LD:
 	case OP_ST:
 	case OP_ATOM:
-		if (op->kind == OP_ATOM && rc && !op->drained && w->outstanding &&
+		if (op->kind == OP_ATOM && rc && !op->drained &&
 		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
 			w->state = W_WAIT_DRAIN;
+			if (!w->outstanding)
+				warp_drained(w); /* the protocol's release may still wait */
 			return true;
 		}
 		if (!issue_mem(sm, w))
@@ -526,6 +592,17 @@ static struct warp *pick(struct gpu_sm *sm, unsigned s, bool skip_mem)
 	return NULL;
 }
 
+static bool sm_waits_on_memory(const struct gpu_sm *sm)
+{
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		uint8_t st = sm->warps[i].state;
+
+		if (st == W_WAIT_MEM || st == W_WAIT_DRAIN || st == W_WAIT_FENCE)
+			return true;
+	}
+	return false;
+}
+
 static void sm_tick(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct gpu_sm *sm = obj;
@@ -559,6 +636,8 @@ static void sm_tick(struct sim_kernel *k, void *obj, void *arg)
 		if (sm->warps[i].state == W_READY)
 			more = true;
 	sm->tick_pending = false;
+	if (!more && sm_waits_on_memory(sm))
+		sm->mem_stall_since = sm_cycles(sm, now, 1);
 	if (more) {
 		sm->tick_pending = true;
 		sim_schedule_at(k, sm_cycles(sm, now, 1), SIM_PRIO_DEFAULT + 1, sm_tick, sm, NULL);
@@ -787,6 +866,13 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 	s->stall_ldst =
 	    cs_stat_counter(g, "stall.ldst_full", "", "issue attempts refused: LD/ST queue full");
 	s->stall_l1 = cs_stat_counter(g, "stall.l1_busy", "", "L1 refused a request");
+	s->fence_waits = cs_stat_counter(
+	    g, "stall.fence", "", "fences (and SC stores) the protocol held after their drain");
+	s->fence_wait_cycles = cs_stat_counter(g, "stall.fence_cycles", "cycles",
+					       "cycles warps waited for the protocol at fences");
+	s->mem_stall_cycles =
+	    cs_stat_counter(g, "stall.memory_cycles", "cycles",
+			    "cycles no warp could issue while some waited for memory or a fence");
 }
 
 int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
@@ -927,6 +1013,7 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 	op->bytes = (uint8_t)bytes;
 	op->addr = addr;
 	op->drained = false;
+	op->fenced = false;
 	n = coalesce(addr, mask, bytes, sm->line_bytes, sm->sector_bytes, op->req, &bad);
 	if (n < 0) {
 		sm_fail(sm, -CS_EINVAL,

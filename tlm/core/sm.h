@@ -22,7 +22,6 @@
 #include "workloads/gpu_api.h"
 
 enum gpu_sched_policy { GPU_SCHED_LRR = 0, GPU_SCHED_GTO };
-enum gpu_consistency { GPU_SC = 0, GPU_RC };
 enum gpu_coalesce_mode { GPU_COALESCE_LINE = 0, GPU_COALESCE_SECTOR };
 
 struct gpu_core_cfg {

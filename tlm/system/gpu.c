@@ -27,8 +27,9 @@
 #include "workloads/gpu_api.h"
 #include "workloads/workload.h"
 
-#define HEAP_BASE 0x10000000ull
-#define MAX_NOTES 16
+#define HEAP_BASE	  0x10000000ull
+#define GPU_MAX_PROTOCOLS 16
+#define MAX_NOTES	  16
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -97,6 +98,7 @@ struct gpu_sys {
 	struct gpu_coherence_cfg coh;
 	struct gpu_workload_cfg wl;
 	const struct gpu_protocol *proto;
+	void *proto_cfg[GPU_MAX_PROTOCOLS]; /* each registered protocol's section */
 	struct gpu_ctx ctx;
 	struct tlm_pool *pool;
 	struct mem_store *store;
@@ -180,10 +182,27 @@ static int cta_start(struct gpu_sys *g, unsigned smi)
 	return gpu_sm_launch(g->sm[smi], cta);
 }
 
-/* Round robin over the SMs, one CTA at a time, until none can take one or none are left. */
+/* Round robin over the SMs, one CTA at a time, until none can take one or none are left. A
+ * kernel that places its CTAs starts each on its SM, in order, as soon as that SM has room. */
 static void cta_fill(struct gpu_sys *g)
 {
 	unsigned n = g->ctx.sms, refused = 0;
+
+	if (g->kern->cta_sm) {
+		while (g->next_cta < g->kern->ctas) {
+			unsigned smi = g->kern->cta_sm[g->next_cta] % n;
+			int rc;
+
+			if (!gpu_sm_can_take(g->sm[smi], g->kern))
+				return;
+			rc = cta_start(g, smi);
+			if (rc) {
+				gpu_fail(g, rc, "cannot start a CTA: out of memory");
+				return;
+			}
+		}
+		return;
+	}
 
 	while (refused < n && g->next_cta < g->kern->ctas) {
 		unsigned smi = g->rr;
@@ -292,6 +311,9 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 	g->running = true;
 	for (unsigned i = 0; i < g->ctx.sms; i++)
 		gpu_sm_kernel_begin(g->sm[i]);
+	if (g->proto->l2->kernel_begin)
+		for (unsigned b = 0; b < g->l2.banks; b++)
+			g->proto->l2->kernel_begin(g->bank[b]);
 	cta_fill(g);
 	sim_wait_event(g->s->k, g->kernel_done);
 	return g->failed ? g->fail_code : 0;
@@ -373,6 +395,11 @@ uint64_t gh_seed(const struct gpu_host *h)
 	return ((const struct gpu_sys *)h)->s->sim.seed;
 }
 
+void *gh_arg(const struct gpu_host *h)
+{
+	return G((struct gpu_host *)h)->s->workload_arg;
+}
+
 unsigned gh_sms(const struct gpu_host *h)
 {
 	return ((const struct gpu_sys *)h)->ctx.sms;
@@ -439,6 +466,8 @@ static void gpu_destroy(struct cs_system *s)
 	free(g->bank);
 	free(g->dram);
 	free(g->kernels);
+	for (unsigned i = 0; i < GPU_MAX_PROTOCOLS; i++)
+		free(g->proto_cfg[i]);
 	mem_store_destroy(g->store);
 	cohcheck_destroy(g->chk);
 	s->priv = NULL;
@@ -453,6 +482,17 @@ static int bind_checked(struct gpu_sys *g, struct tlm_initiator_socket *i,
 	if (!rc && g->gpu.check)
 		rc = tlm_checker_attach(i, g->s->k);
 	return rc;
+}
+
+/* Protocols sharing a section (tc-strong, tc-weak) share its slot. */
+static unsigned proto_table_index(const struct gpu_protocol *proto)
+{
+	unsigned i = 0;
+
+	for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p; p++, i++)
+		if ((*p)->params && (*p)->params == proto->params)
+			return i;
+	return GPU_MAX_PROTOCOLS - 1; /* no section: an empty slot */
 }
 
 static int load_sections(struct gpu_sys *g, struct cs_err *err)
@@ -484,6 +524,19 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 		return cs_err_set(err, -CS_ECONFIG, "%s: unknown protocol%s%s%s", where,
 				  near ? " (did you mean '" : "", near ? near : "",
 				  near ? "'?)" : "");
+	}
+	/* every protocol's section, whichever runs: a sweep may set them all */
+	for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p; p++) {
+		unsigned i = proto_table_index(*p);
+
+		if (!(*p)->params || g->proto_cfg[i])
+			continue;
+		g->proto_cfg[i] = calloc(1, (*p)->params->size);
+		if (!g->proto_cfg[i])
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		rc = cs_config_section(cfg, (*p)->params, g->proto_cfg[i], err);
+		if (rc)
+			return rc;
 	}
 	if (g->l2.banks % g->l2.banks_per_channel) {
 		cs_config_origin(cfg, "l2", "banks_per_channel", where, sizeof(where));
@@ -552,6 +605,9 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->ctx.l1 = &g->l1;
 	g->ctx.l2 = &g->l2;
 	g->ctx.sms = (unsigned)g->gpu.sms;
+	g->ctx.warps = (unsigned)g->core.warps;
+	g->ctx.consistency = g->core.consistency;
+	g->ctx.proto_cfg = g->proto_cfg[proto_table_index(g->proto)];
 	if (g->gpu.check) {
 		struct cs_stat_group *cg = cs_stat_group(root, "coherence_check");
 

@@ -126,6 +126,14 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 	if (!(s->ops->modes & (1u << s->sys.mode)))
 		return cs_err_set(err, -CS_EUNSUP, "mode '%s' is not available for system '%s'",
 				  cs_mode_names[s->sys.mode], s->ops->name);
+	if (opts && opts->custom) {
+		if (strcmp(opts->custom->system, s->ops->name) != 0)
+			return cs_err_set(err, -CS_ECONFIG, "%s runs on system '%s', not '%s'",
+					  opts->custom->name, opts->custom->system, s->ops->name);
+		s->workload = opts->custom;
+		s->workload_arg = opts->arg;
+		return 0;
+	}
 	want = opts && opts->workload ? opts->workload : s->sys.workload;
 	for (size_t i = 0; wl[i]; i++) {
 		if (strcmp(wl[i]->system, s->ops->name) != 0)

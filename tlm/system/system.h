@@ -81,6 +81,10 @@ struct cs_component {
 struct cs_run_opts {
 	const char *workload;
 	int mode;
+	/* A workload that is not in the registry (the litmus runner's), with an argument its
+	 * host program reads with gh_arg(); it must name this system type. */
+	const struct cs_workload *custom;
+	void *arg;
 };
 
 /* Fields builders and components use. */
@@ -93,6 +97,7 @@ struct cs_system {
 	struct cs_sim_cfg sim;
 	struct cs_system_cfg sys;
 	const struct cs_workload *workload;
+	void *workload_arg; /* cs_run_opts.arg */
 	void *priv; /* the system type's state */
 	struct cs_component *components;
 };
