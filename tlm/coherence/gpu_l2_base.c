@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tlm/coherence/gpu_base.h"
-#include "tlm/mem/cache.h"
+#include "tlm/coherence/gpu_l2_base.h"
 #include "tlm/mem/msgq.h"
 #include "tlm/mem/mshr.h"
 
 #define L2_VALID    1
-#define L2_RESERVED 1 /* cache_line.flags: waiting for its fill */
+#define L2_RESERVED 1 /* cache_line.flags: waiting for its fill (or a held write) */
+#define L2_HELD	    1 /* mshr_user(e)[1]: the entry waits for ready_at, not for DRAM */
 
 struct l2_stats {
 	uint64_t *accesses, *reads, *writes, *atomics;
@@ -28,6 +28,7 @@ struct l2_stats {
 	uint64_t *mshr_merges, *evictions, *writebacks, *fills, *write_allocs;
 	uint64_t *stall_mshr, *stall_victim, *stall_resp, *stall_dram, *stall_merge;
 	uint64_t *dram_reads;
+	uint64_t *stall_leased, *held, *held_cycles;
 	struct cs_stat_avg *miss_latency;
 };
 
@@ -51,6 +52,9 @@ struct gpu_l2 {
 	bool tick_pending;
 	sim_time_t tick_at;
 	unsigned dram_out; /* DRAM requests not yet answered */
+
+	const struct l2_policy *pol; /* NULL: no coherence state */
+	void *ps;
 
 	struct l2_stats st;
 };
@@ -175,10 +179,19 @@ static uint8_t l2_touched(const struct gpu_l2 *b, const uint64_t mask[2])
 
 /* ---- the pipeline ---------------------------------------------------------------------------- */
 
+struct l2_victim_ctx {
+	struct gpu_l2 *b;
+	sim_time_t now, retry;
+};
+
 static bool l2_victim_ok(void *ctx, const struct cache_line *l)
 {
-	(void)ctx;
-	return !(l->flags & L2_RESERVED);
+	struct l2_victim_ctx *v = ctx;
+
+	if (l->flags & L2_RESERVED)
+		return false;
+	return !v->b->pol || !v->b->pol->may_evict ||
+	       v->b->pol->may_evict(v->b->ps, l, v->now, &v->retry);
 }
 
 static void l2_answer(struct gpu_l2 *b, struct mem_msg *m, sim_time_t ready)
@@ -255,6 +268,8 @@ static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, 
 	}
 	if (b->ctx->chk && m->type != GPU_MSG_READ)
 		l2_check_writes(b, l, m);
+	if (b->pol && b->pol->served)
+		b->pol->served(b->ps, l, m, ready);
 	cache_touch(b->cache, l);
 	m->p.status = TLM_OK_RESPONSE;
 	l2_answer(b, m, ready);
@@ -303,6 +318,80 @@ static void l2_count(struct gpu_l2 *b, const struct mem_msg *m, bool hit)
 	}
 }
 
+static sim_time_t l2_ready(struct gpu_l2 *b, const struct cache_line *l, const struct mem_msg *m,
+			   sim_time_t now)
+{
+	if (!b->pol || !b->pol->ready_at)
+		return now;
+	return b->pol->ready_at(b->ps, l, m, now);
+}
+
+static void l2_hold_over(struct sim_kernel *k, void *obj, void *arg);
+
+/* Entry e waits until `until` before its first target may be performed. */
+static void l2_hold(struct gpu_l2 *b, struct mshr_entry *e, sim_time_t until, sim_time_t now)
+{
+	mshr_user(e)[1] |= L2_HELD;
+	mshr_user(e)[2] = until;
+	(*b->st.held)++;
+	*b->st.held_cycles +=
+	    sim_clock_cycle(&b->ctx->l2_clk, until) - sim_clock_cycle(&b->ctx->l2_clk, now);
+	sim_schedule_at(b->ctx->k, until, SIM_PRIO_DEFAULT, l2_hold_over, b,
+			(void *)(uintptr_t)mshr_index(b->mshr, e));
+}
+
+/* Serve the targets of e from l, one per L2 cycle from t, in order; a target the policy holds
+ * back holds the rest behind it. */
+static void l2_run_targets(struct gpu_l2 *b, struct mshr_entry *e, struct cache_line *l,
+			   sim_time_t t)
+{
+	while (mshr_targets(e)) {
+		struct mem_msg *m = *(struct mem_msg **)mshr_target(e, 0);
+		uint8_t need = l2_needed(b, m);
+		sim_time_t r;
+
+		t = l2_cycles(b, t, 1);
+		if ((l->valid_sectors & need) != need) {
+			/* merged for sectors this fill did not bring: run it through again */
+			msgq_push(&b->in, m, 0);
+			mshr_remove(e, 0);
+			continue;
+		}
+		r = l2_ready(b, l, m, t);
+		if (r > t) {
+			l2_hold(b, e, r, sim_now(b->ctx->k));
+			return;
+		}
+		if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
+			l->valid_sectors |= gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
+								  b->sector_bytes ? b->sector_bytes
+										  : b->line_bytes);
+		l2_serve(b, l, m, t);
+		mshr_remove(e, 0);
+	}
+	l->flags &= (uint8_t)~L2_RESERVED;
+	mshr_free(b->mshr, e);
+}
+
+static void l2_hold_over(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_l2 *b = obj;
+	struct mshr_entry *e = mshr_at(b->mshr, (unsigned)(uintptr_t)arg);
+	struct cache_line *l;
+
+	if (!e || !(mshr_user(e)[1] & L2_HELD) || mshr_user(e)[2] != sim_now(k))
+		return;
+	mshr_user(e)[1] &= ~(uint64_t)L2_HELD;
+	l = cache_lookup(b->cache, mshr_line(e));
+	if (!l) {
+		sim_fail(k, -CS_EPROTO, "l2.bank%u: a held line %#llx is gone", b->bank,
+			 (unsigned long long)mshr_line(e));
+		return;
+	}
+	l2_run_targets(b, e, l, sim_clock_next_edge(&b->ctx->l2_clk, sim_now(k)));
+	l2_wake(b);
+}
+
 /* Handle the message at the head of the pipeline. false: stalled (nothing changed). */
 static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 {
@@ -317,6 +406,21 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 	if (b->dq.n + 2 > b->ctx->l2->dram_queue + 1) {
 		(*b->st.stall_dram)++;
 		return false;
+	}
+	if (l && !(l->flags & L2_RESERVED) && (l->valid_sectors & need) == need &&
+	    l2_ready(b, l, m, now) > now) {
+		/* the line's state keeps m back (TC-Strong: unexpired leases): hold it in an MSHR
+		 * entry, and later requests to the line behind it */
+		if (mshr_full(b->mshr)) {
+			(*b->st.stall_mshr)++;
+			return false;
+		}
+		e = mshr_alloc(b->mshr, m->p.addr);
+		mshr_merge(b->mshr, e, &m);
+		l->flags |= L2_RESERVED;
+		l2_count(b, m, true);
+		l2_hold(b, e, l2_ready(b, l, m, now), now);
+		return true;
 	}
 	if (l && !(l->flags & L2_RESERVED) && (l->valid_sectors & need) == need) {
 		if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
@@ -342,19 +446,31 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 		return false;
 	}
 	if (!l) {
-		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, NULL);
+		struct l2_victim_ctx vc = {.b = b, .now = now, .retry = SIM_TIME_MAX};
+
+		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
 		if (!l) {
-			(*b->st.stall_victim)++;
+			if (vc.retry != SIM_TIME_MAX) {
+				/* every way is leased: time alone frees one (TC's delayed eviction) */
+				(*b->st.stall_leased)++;
+				l2_wake_at(b, vc.retry);
+			} else {
+				(*b->st.stall_victim)++;
+			}
 			return false;
 		}
 		if (l->state) {
 			(*b->st.evictions)++;
+			if (b->pol && b->pol->evicted)
+				b->pol->evicted(b->ps, l);
 			if (!l2_writeback(b, l))
 				return false;
 		}
 		cache_install(b->cache, l, m->p.addr, L2_VALID);
 		l->valid_sectors = 0;
 		l->dirty_sectors = 0;
+		if (b->pol && b->pol->installed)
+			b->pol->installed(b->ps, l);
 		if (!need) {
 			/* a write of whole sectors allocates without a fetch */
 			l->valid_sectors = gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
@@ -404,7 +520,6 @@ static void l2_fill(struct gpu_l2 *b, struct mem_msg *d)
 	sim_time_t t = sim_clock_next_edge(&b->ctx->l2_clk, now);
 	struct cache_line *l;
 	unsigned off = (unsigned)(d->p.addr - line);
-	unsigned n;
 
 	if (!e || mshr_line(e) != line || !(l = cache_lookup(b->cache, line))) {
 		sim_fail(b->ctx->k, -CS_EPROTO, "l2.bank%u: a fill for %#llx matches no MSHR entry",
@@ -422,21 +537,7 @@ static void l2_fill(struct gpu_l2 *b, struct mem_msg *d)
 			l->data[off + i] = d->p.data[i];
 	}
 	l->valid_sectors |= b->sector_bytes ? d->sector_mask : b->all_sectors;
-	l->flags &= (uint8_t)~L2_RESERVED;
-	n = mshr_targets(e);
-	for (unsigned i = 0; i < n; i++) {
-		struct mem_msg *m = *(struct mem_msg **)mshr_target(e, i);
-		uint8_t need = l2_needed(b, m);
-
-		t = l2_cycles(b, t, 1);
-		if ((l->valid_sectors & need) != need) {
-			/* merged for sectors this fill did not bring: run it through again */
-			msgq_push(&b->in, m, 0);
-			continue;
-		}
-		l2_serve(b, l, m, t);
-	}
-	mshr_free(b->mshr, e);
+	l2_run_targets(b, e, l, t);
 }
 
 static bool l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
@@ -600,7 +701,7 @@ static const struct tlm_bw_ops l2_bw = {.nb_transport_bw = l2_dram_bw};
 
 /* ---- host copies ----------------------------------------------------------------------------- */
 
-static void l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t len)
+void gpu_l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t len)
 {
 	uint8_t *out = buf;
 
@@ -626,7 +727,7 @@ static void l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_
 	}
 }
 
-static int l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf, size_t len)
+int gpu_l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf, size_t len)
 {
 	const uint8_t *in = buf;
 	int rc = mem_store_write(b->ctx->store, addr, buf, len);
@@ -646,28 +747,28 @@ static int l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf,
 	return rc;
 }
 
-static bool l2_idle(const struct gpu_l2 *b)
+bool gpu_l2_idle(const struct gpu_l2 *b)
 {
 	return !b->in.n && !b->pipe.n && !b->resp.n && !b->dq.n && !b->resp_open && !b->dram_open &&
 	       !b->dram_out && !b->refused && !mshr_used(b->mshr);
 }
 
-static uint64_t l2_digest(const struct gpu_l2 *b)
+uint64_t gpu_l2_digest(const struct gpu_l2 *b)
 {
 	return cache_digest(b->cache);
 }
 
-static struct tlm_target_socket *l2_noc_port(struct gpu_l2 *b)
+struct tlm_target_socket *gpu_l2_noc_port(struct gpu_l2 *b)
 {
 	return &b->noc;
 }
 
-static struct tlm_initiator_socket *l2_dram_port(struct gpu_l2 *b)
+struct tlm_initiator_socket *gpu_l2_dram_port(struct gpu_l2 *b)
 {
 	return &b->dram;
 }
 
-static void l2_destroy(struct gpu_l2 *b)
+void gpu_l2_destroy(struct gpu_l2 *b)
 {
 	if (!b)
 		return;
@@ -675,6 +776,7 @@ static void l2_destroy(struct gpu_l2 *b)
 	msgq_release_all(&b->dq);
 	cache_destroy(b->cache);
 	mshr_destroy(b->mshr);
+	free(b->ps);
 	msgq_free(&b->in);
 	msgq_free(&b->pipe);
 	msgq_free(&b->resp);
@@ -713,11 +815,18 @@ static void l2_stats_register(struct gpu_l2 *b, struct cs_stat_group *g)
 	    cs_stat_counter(g, "stall.response_queue", "", "times the pipeline head stalled");
 	s->stall_dram =
 	    cs_stat_counter(g, "stall.dram_queue", "", "times the pipeline head stalled");
+	s->stall_leased = cs_stat_counter(
+	    g, "stall.leased_set", "",
+	    "times the pipeline head stalled: every way of the set holds an unexpired lease");
+	s->held = cs_stat_counter(g, "held", "",
+				  "requests held until the line's state allowed them (TC writes)");
+	s->held_cycles =
+	    cs_stat_counter(g, "held_cycles", "L2 cycles", "cycles those requests were held");
 	s->miss_latency = cs_stat_average(g, "miss_latency", "L2 cycles", "miss to fill");
 }
 
-static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
-		     struct gpu_l2 **out, struct cs_err *err)
+int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx, unsigned bank,
+			 struct cs_stat_group *g, struct gpu_l2 **out, struct cs_err *err)
 {
 	const struct gpu_l2_cfg *cfg = ctx->l2;
 	struct gpu_l2 *b = calloc(1, sizeof(*b));
@@ -729,6 +838,9 @@ static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_gr
 		goto fail;
 	b->ctx = ctx;
 	b->bank = bank;
+	b->pol = pol;
+	if (pol && pol->state_size && !(b->ps = calloc(1, pol->state_size)))
+		goto fail;
 	b->line_bytes = (unsigned)cfg->line_bytes;
 	b->sector_bytes = (unsigned)cfg->sector_bytes;
 	b->all_sectors = gpu_all_sectors(b->line_bytes, b->sector_bytes);
@@ -758,22 +870,46 @@ static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_gr
 	tlm_target_init(&b->noc, "l2.noc", &l2_fw, b);
 	tlm_initiator_init(&b->dram, "l2.dram", &l2_bw, b);
 	l2_stats_register(b, g);
+	if (pol && pol->init && (rc = pol->init(b->ps, ctx, bank, g)))
+		goto fail;
 	*out = b;
 	return 0;
 fail:
 	cs_err_set(err, rc, "l2.bank%u: %s", bank, cs_strerror(rc));
 fail_quiet:
-	l2_destroy(b);
+	gpu_l2_destroy(b);
 	return rc;
+}
+
+static int l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+		     struct gpu_l2 **out, struct cs_err *err)
+{
+	return gpu_l2_create_policy(NULL, ctx, bank, g, out, err);
+}
+
+void gpu_l2_kernel_begin(struct gpu_l2 *b)
+{
+	if (b->pol && b->pol->kernel_begin)
+		b->pol->kernel_begin(b->ps, b->cache);
+}
+
+void *gpu_l2_policy_state(struct gpu_l2 *b)
+{
+	return b->ps;
+}
+
+struct cache *gpu_l2_cache(struct gpu_l2 *b)
+{
+	return b->cache;
 }
 
 const struct gpu_l2_ops gpu_l2_base_ops = {
     .create = l2_create,
-    .destroy = l2_destroy,
-    .noc_port = l2_noc_port,
-    .dram_port = l2_dram_port,
-    .functional_read = l2_functional_read,
-    .functional_write = l2_functional_write,
-    .idle = l2_idle,
-    .digest = l2_digest,
+    .destroy = gpu_l2_destroy,
+    .noc_port = gpu_l2_noc_port,
+    .dram_port = gpu_l2_dram_port,
+    .functional_read = gpu_l2_functional_read,
+    .functional_write = gpu_l2_functional_write,
+    .idle = gpu_l2_idle,
+    .digest = gpu_l2_digest,
 };

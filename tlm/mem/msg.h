@@ -26,7 +26,7 @@
 
 #define MEM_LINE_MAX	 TLM_INLINE_DATA /* bytes of data a message carries inline */
 #define MEM_MSG_TYPE_MAX 16		 /* message types a protocol may define */
-#define MEM_MSG_TS	 4		 /* protocol timestamp / lease fields */
+#define MEM_MSG_TS	 5		 /* protocol timestamp / lease fields */
 
 /* Atomic operations performed at the L2 bank (value semantics in tlm/mem/store.h). */
 enum mem_atomic_op {
@@ -55,7 +55,7 @@ struct mem_msg {
 	uint8_t sector_mask;   /* sectors requested / carried (bit per 32 B) */
 	uint32_t txn;	       /* the requester's record (MSHR entry or SM request) this answers */
 	uint64_t byte_mask[2]; /* writes: bytes of the line written (bit i = byte i) */
-	uint64_t ts[MEM_MSG_TS]; /* protocol fields: wts, rts, warp_ts, lease / GWCT */
+	uint64_t ts[MEM_MSG_TS]; /* protocol fields (G-TSC: wts, rts, warp_ts...; TC: lease) */
 	uint64_t sent_ps;	 /* when the requester sent it (latency statistics) */
 };
 

@@ -177,6 +177,14 @@ void *mshr_target(struct mshr_entry *e, unsigned i)
 	return e->tgt + i * e->stride;
 }
 
+void mshr_remove(struct mshr_entry *e, unsigned i)
+{
+	assert(i < e->ntargets);
+	memmove(e->tgt + i * e->stride, e->tgt + (i + 1) * e->stride,
+		(e->ntargets - i - 1) * e->stride);
+	e->ntargets--;
+}
+
 uint64_t mshr_line(const struct mshr_entry *e)
 {
 	return e->line;

@@ -45,6 +45,8 @@ bool mshr_merge(struct mshr_table *t, struct mshr_entry *e, const void *target);
 unsigned mshr_targets(const struct mshr_entry *e);
 /* Target i (0..mshr_targets()-1) in arrival order; writable in place. */
 void *mshr_target(struct mshr_entry *e, unsigned i);
+/* Removes target i; later ones move up one place (arrival order kept). */
+void mshr_remove(struct mshr_entry *e, unsigned i);
 uint64_t mshr_line(const struct mshr_entry *e);
 /* 0..entries-1, stable while allocated: used as a transaction id. */
 unsigned mshr_index(const struct mshr_table *t, const struct mshr_entry *e);

@@ -1,0 +1,49 @@
+/*
+ * tlm/coherence/gpu_l2_base.h - the L2 bank of gpu_l2_base.c with a coherence policy plugged in.
+ *
+ * The bank (queues, pipeline, MSHRs, DRAM side, write-back) is the same for every protocol; a
+ * protocol that keeps state per L2 line (TC's leases, G-TSC's timestamps) supplies a policy:
+ * hooks the bank calls when a line is installed or evicted, before a request is performed
+ * (a write may have to wait: TC-Strong), after it is performed (fill in the answer's
+ * timestamps and message type), when choosing a victim (a leased line may not go: TC), and
+ * at a kernel launch. The hooks get the policy's own state (state_size bytes, zeroed).
+ */
+#ifndef COHSCOPE_TLM_COHERENCE_GPU_L2_BASE_H
+#define COHSCOPE_TLM_COHERENCE_GPU_L2_BASE_H
+
+#include "tlm/coherence/gpu_base.h"
+#include "tlm/mem/cache.h"
+
+struct l2_policy {
+	size_t state_size;
+	int (*init)(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g);
+	/* a line was allocated (before its fill or a full write) */
+	void (*installed)(void *ps, struct cache_line *l);
+	/* a valid line is being replaced */
+	void (*evicted)(void *ps, const struct cache_line *l);
+	/* may l be replaced at `now`? When not, *retry is lowered to when it may. */
+	bool (*may_evict)(void *ps, const struct cache_line *l, sim_time_t now, sim_time_t *retry);
+	/* the earliest time m may be performed on l (<= now: at once) */
+	sim_time_t (*ready_at)(void *ps, const struct cache_line *l, const struct mem_msg *m,
+			       sim_time_t now);
+	/* m was performed on l at time t: set the answer's type, size and fields */
+	void (*served)(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t);
+	/* a kernel launch: the bank's lines are in c */
+	void (*kernel_begin)(void *ps, struct cache *c);
+};
+
+int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx, unsigned bank,
+			 struct cs_stat_group *stats, struct gpu_l2 **out, struct cs_err *err);
+void gpu_l2_destroy(struct gpu_l2 *b);
+struct tlm_target_socket *gpu_l2_noc_port(struct gpu_l2 *b);
+struct tlm_initiator_socket *gpu_l2_dram_port(struct gpu_l2 *b);
+void gpu_l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t len);
+int gpu_l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf, size_t len);
+void gpu_l2_kernel_begin(struct gpu_l2 *b);
+bool gpu_l2_idle(const struct gpu_l2 *b);
+uint64_t gpu_l2_digest(const struct gpu_l2 *b);
+/* A bank's policy state and lines (a G-TSC timestamp reset reaches every bank). */
+void *gpu_l2_policy_state(struct gpu_l2 *b);
+struct cache *gpu_l2_cache(struct gpu_l2 *b);
+
+#endif
