@@ -85,7 +85,8 @@ struct gpu_ctx {
 	unsigned warps;	       /* warp slots per SM (per-warp protocol state: warp_ts, GWCT) */
 	unsigned consistency;  /* enum gpu_consistency of the SMs */
 	const void *proto_cfg; /* the protocol's own section (gpu_protocol.params), or NULL */
-	struct cohcheck *chk;  /* NULL unless gpu.check: controllers report performed writes */
+	struct gpu_l2 *const *l2_banks; /* every bank (a G-TSC timestamp reset reaches them all) */
+	struct cohcheck *chk; /* NULL unless gpu.check: controllers report performed writes */
 };
 
 /* ---- SM <-> L1 ------------------------------------------------------------------------------ */

@@ -7,11 +7,13 @@
 
 extern const struct gpu_protocol gpu_protocol_none;
 extern const struct gpu_protocol gpu_protocol_noncoherent;
+extern const struct gpu_protocol gpu_protocol_tc_strong;
+extern const struct gpu_protocol gpu_protocol_tc_weak;
+extern const struct gpu_protocol gpu_protocol_gtsc;
 
 static const struct gpu_protocol *const protocols[] = {
-    &gpu_protocol_none,
-    &gpu_protocol_noncoherent,
-    NULL,
+    &gpu_protocol_none,	   &gpu_protocol_noncoherent, &gpu_protocol_tc_strong,
+    &gpu_protocol_tc_weak, &gpu_protocol_gtsc,	      NULL,
 };
 
 const struct gpu_protocol *const *gpu_protocol_registry(void)

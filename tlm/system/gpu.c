@@ -629,6 +629,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->sm = calloc(g->ctx.sms, sizeof(*g->sm));
 	if (!g->bank || !g->dram || !g->sm)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	g->ctx.l2_banks = g->bank;
 	for (unsigned c = 0; c < g->channels; c++) {
 		snprintf(name, sizeof(name), "dram%u", c);
 		rc = dram_ctrl_create(s->k, &g->dram_cfg, c, &g->ctx.map, g->store,

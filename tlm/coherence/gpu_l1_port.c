@@ -1,0 +1,190 @@
+/*
+ * tlm/coherence/gpu_l1_port.c - the NoC port and hit path every GPU L1 shares (see the header).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/coherence/gpu_l1_port.h"
+
+static void l1_port_pump(struct l1_port *p);
+
+static void l1_port_pump_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct l1_port *p = obj;
+
+	(void)k;
+	(void)arg;
+	p->pump_pending = false;
+	l1_port_pump(p);
+}
+
+void l1_port_maybe_retry(struct l1_port *p)
+{
+	if (p->want_retry) {
+		p->want_retry = false;
+		p->cl.retry(p->cl.sm);
+	}
+}
+
+static void l1_port_pump(struct l1_port *p)
+{
+	while (!p->req_open && p->q.n) {
+		struct mem_msg *m = msgq_head(&p->q)->m;
+		enum tlm_phase ph = TLM_BEGIN_REQ;
+		sim_time_t d = 0;
+		enum tlm_sync_enum r;
+
+		m->sent_ps = sim_now(p->ctx->k);
+		p->req_open = true;
+		(*p->msgs_sent)++;
+		r = tlm_nb_transport_fw(&p->noc, &m->p, &ph, &d);
+		if (r == TLM_UPDATED && ph == TLM_END_REQ) {
+			p->req_open = false;
+		} else if (r == TLM_COMPLETED) {
+			sim_fail(p->ctx->k, -CS_EPROTO,
+				 "sm%u.l1: the NoC completed a request early", p->sm);
+			return;
+		} else if (p->req_open) {
+			return; /* END_REQ comes later */
+		}
+		msgq_pop(&p->q);
+		p->outstanding++;
+	}
+	l1_port_maybe_retry(p);
+}
+
+struct mem_msg *l1_port_msg(struct l1_port *p, uint8_t type, uint64_t addr, uint32_t txn)
+{
+	struct tlm_payload *pl = tlm_payload_alloc(p->ctx->pool);
+	struct mem_msg *m;
+
+	if (!pl) {
+		sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory for messages", p->sm);
+		return NULL;
+	}
+	m = mem_msg_of(pl);
+	pl->addr = addr;
+	pl->len = p->line_bytes;
+	m->src = (uint16_t)p->sm;
+	m->dst = (uint16_t)addrmap_bank(&p->ctx->map, addr);
+	m->type = type;
+	m->txn = txn;
+	return m;
+}
+
+void l1_port_send(struct l1_port *p, struct mem_msg *m)
+{
+	if (!msgq_push(&p->q, m, 0)) {
+		sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", p->sm);
+		tlm_payload_release(&m->p);
+		return;
+	}
+	if (!p->req_open && !p->pump_pending) {
+		p->pump_pending = true;
+		sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
+	}
+}
+
+static void l1_port_hit_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct l1_port *p = obj;
+	sim_time_t now = sim_now(k);
+
+	(void)arg;
+	p->hit_cb_pending = false;
+	while (p->h_n && p->hits[p->h_head].due <= now) {
+		struct l1_hit *h = &p->hits[p->h_head];
+
+		p->h_head = (p->h_head + 1) % p->h_cap;
+		p->h_n--;
+		p->cl.done(p->cl.sm, h->id, h->load ? h->data : NULL);
+	}
+	if (p->h_n) {
+		p->hit_cb_pending = true;
+		sim_schedule_at(k, p->hits[p->h_head].due, SIM_PRIO_DEFAULT, l1_port_hit_cb, p,
+				NULL);
+	}
+}
+
+void l1_port_hit(struct l1_port *p, uint32_t id, const uint8_t *line)
+{
+	const struct gpu_ctx *c = p->ctx;
+	struct l1_hit *h;
+	sim_time_t now = sim_now(c->k);
+	sim_time_t due = now + sim_clock_delay(&c->core_clk, now, c->l1->latency);
+
+	h = &p->hits[(p->h_head + p->h_n) % p->h_cap];
+	p->h_n++;
+	h->due = due;
+	h->id = id;
+	h->load = line != NULL;
+	if (line)
+		memcpy(h->data, line, p->line_bytes);
+	if (!p->hit_cb_pending) {
+		p->hit_cb_pending = true;
+		sim_schedule_at(c->k, due, SIM_PRIO_DEFAULT, l1_port_hit_cb, p, NULL);
+	}
+}
+
+static enum tlm_sync_enum l1_port_nb_bw(void *obj, struct tlm_payload *pl, enum tlm_phase *ph,
+					sim_time_t *d)
+{
+	struct l1_port *p = obj;
+
+	(void)d;
+	if (*ph == TLM_END_REQ) {
+		p->req_open = false;
+		msgq_pop(&p->q);
+		p->outstanding++;
+		if (!p->pump_pending) {
+			p->pump_pending = true;
+			sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
+		}
+		return TLM_ACCEPTED;
+	}
+	if (*ph == TLM_BEGIN_RESP) {
+		p->outstanding--;
+		p->response(p->owner, mem_msg_of(pl));
+		tlm_payload_release(pl);
+		return TLM_COMPLETED;
+	}
+	sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected phase %s", p->sm, tlm_phase_name(*ph));
+	return TLM_COMPLETED;
+}
+
+static const struct tlm_bw_ops l1_port_bw = {.nb_transport_bw = l1_port_nb_bw};
+
+bool l1_port_idle(const struct l1_port *p)
+{
+	return !p->q.n && !p->outstanding && !p->h_n && !p->req_open;
+}
+
+int l1_port_init(struct l1_port *p, const struct gpu_ctx *ctx, unsigned sm,
+		 const struct gpu_l1_client *cl, void (*response)(void *, struct mem_msg *),
+		 void *owner, struct cs_stat_group *g)
+{
+	memset(p, 0, sizeof(*p));
+	p->ctx = ctx;
+	p->sm = sm;
+	p->cl = *cl;
+	p->response = response;
+	p->owner = owner;
+	p->line_bytes = (unsigned)ctx->l1->line_bytes;
+	p->q_limit = (unsigned)ctx->l1->miss_queue;
+	/* one access per cycle: at most latency + 1 hits wait at once */
+	p->h_cap = (unsigned)ctx->l1->latency + 2;
+	p->hits = calloc(p->h_cap, sizeof(*p->hits));
+	if (!p->hits || msgq_init(&p->q, p->q_limit))
+		return -CS_ENOMEM;
+	tlm_initiator_init(&p->noc, "l1.noc", &l1_port_bw, p);
+	p->msgs_sent = cs_stat_counter(g, "messages", "", "messages sent to the NoC");
+	return 0;
+}
+
+void l1_port_fini(struct l1_port *p)
+{
+	msgq_release_all(&p->q);
+	msgq_free(&p->q);
+	free(p->hits);
+	p->hits = NULL;
+}

@@ -1,0 +1,63 @@
+/*
+ * tlm/coherence/gpu_l1_port.h - what every GPU L1 controller does the same way: its NoC port
+ * (a bounded queue of messages, one BEGIN_REQ open at a time, END_REQ back-pressure), the hit
+ * path (an access served by the L1 answers its SM `l1.latency` core cycles later, in order),
+ * and the refuse/retry handshake with the SM. The controllers (gpu_l1_base.c, lease_l1.c) keep
+ * their protocol logic and call these.
+ */
+#ifndef COHSCOPE_TLM_COHERENCE_GPU_L1_PORT_H
+#define COHSCOPE_TLM_COHERENCE_GPU_L1_PORT_H
+
+#include "tlm/coherence/gpu_proto.h"
+#include "tlm/mem/msgq.h"
+
+struct l1_hit {
+	sim_time_t due;
+	uint32_t id;
+	bool load;
+	uint8_t data[MEM_LINE_MAX];
+};
+
+struct l1_port {
+	const struct gpu_ctx *ctx;
+	unsigned sm;
+	unsigned line_bytes;
+	struct gpu_l1_client cl;
+	struct tlm_initiator_socket noc;
+	/* a response arrived (the port releases the message afterwards) */
+	void (*response)(void *owner, struct mem_msg *m);
+	void *owner;
+
+	struct msgq q; /* waiting for the NoC; accesses are refused once it holds q_limit */
+	unsigned q_limit;
+	bool req_open; /* a BEGIN_REQ is waiting for its END_REQ */
+	bool want_retry;
+	bool pump_pending;
+	unsigned outstanding; /* messages sent and not answered */
+
+	struct l1_hit *hits; /* waiting out the hit latency */
+	unsigned h_head, h_n, h_cap;
+	bool hit_cb_pending;
+
+	uint64_t *msgs_sent;
+};
+
+int l1_port_init(struct l1_port *p, const struct gpu_ctx *ctx, unsigned sm,
+		 const struct gpu_l1_client *cl, void (*response)(void *, struct mem_msg *),
+		 void *owner, struct cs_stat_group *g);
+void l1_port_fini(struct l1_port *p);
+/* A message of the protocol's type to the bank of addr, NULL (and the run failed) when out of
+ * memory. */
+struct mem_msg *l1_port_msg(struct l1_port *p, uint8_t type, uint64_t addr, uint32_t txn);
+void l1_port_send(struct l1_port *p, struct mem_msg *m);
+static inline bool l1_port_room(const struct l1_port *p, unsigned n)
+{
+	return p->q.n + n <= p->q_limit;
+}
+/* Answer the SM after the hit latency (line: a load's bytes, copied now; NULL otherwise). */
+void l1_port_hit(struct l1_port *p, uint32_t id, const uint8_t *line);
+/* The SM may offer a refused access again (when it was refused). */
+void l1_port_maybe_retry(struct l1_port *p);
+bool l1_port_idle(const struct l1_port *p);
+
+#endif

@@ -1,0 +1,854 @@
+/*
+ * tlm/coherence/lease_l1.c - the L1 of TC-Strong, TC-Weak and G-TSC.
+ *
+ * A load hits when the tag matches and the line's lease covers it: TC, the global time is
+ * before the lease's end (cache_line.meta[0], ps); G-TSC, the warp's timestamp is not beyond
+ * the line's rts (meta[1]; meta[0] is wts), and the warp's timestamp then rises to the line's
+ * wts. A tag match whose lease does not cover the load is a coherence miss: the L1 asks the L2
+ * again (G-TSC: a BusRd carrying the line's wts, which the L2 answers with a renewal when its
+ * copy is the same version, and the warp's timestamp).
+ *
+ * One MSHR entry per line holds what waits on it: loads waiting for a fill or a renewal, and
+ * the stores and atomics sent and not yet acknowledged. Later misses to a line in flight wait
+ * in the entry (request combining) and are checked against the lease that comes back; those it
+ * does not cover send one renewal for all of them (G-TSC), or a new read (TC). With
+ * gtsc.combining=forward every miss sends its own request instead.
+ *
+ * Stores and atomics are written through and performed at the L2. TC drops the L1's own copy
+ * (write-evict). G-TSC with gtsc.visibility=block writes a store into a present line and keeps
+ * every access to the line waiting until the store's ack has fixed the new data's timestamps
+ * (the paper's update-visibility rule, Fig. 10); with keep, other warps go on reading the old
+ * copy. Either way a warp's own loads wait for its pending stores to the line, so it sees them.
+ * TC-Weak remembers per warp the time its writes (and the writes it has read) become visible
+ * everywhere (GWCT); a fence waits for it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/coherence/gpu_l1_port.h"
+#include "tlm/coherence/lease.h"
+#include "tlm/mem/cache.h"
+#include "tlm/mem/mshr.h"
+
+#define L1_VALID 1
+
+/* mshr_user(e)[1] */
+#define E_READS	 0xffu	   /* reads (or renewals) in flight */
+#define E_MERGED (1u << 8) /* a pending store was written into the present line */
+#define E_BROKEN (1u << 9) /* another SM's write came between them: drop the line */
+/* mshr_user(e)[2]: pending stores and atomics; [3]: warps that sent them (bit per warp, all
+ * bits for warps beyond 63); [0]: when the miss started; the chain's expected wts is below */
+
+/* Why a line was last dropped (miss causes). */
+enum { SEEN_REPLACED = 1, SEEN_COHERENCE = 2 };
+
+/* What the entry remembers of one access (the transaction record). */
+struct ll1_target {
+	uint32_t id;
+	uint16_t warp;
+	uint8_t kind; /* GPU_ACC_LD / ST / ATOM */
+	uint8_t sector_mask;
+	sim_time_t issued;
+	uint64_t byte_mask[2];
+	uint8_t data[MEM_LINE_MAX]; /* a store's bytes */
+};
+
+struct ll1_stats {
+	uint64_t *accesses, *loads, *stores, *atomics;
+	uint64_t *load_hits, *miss_cold, *miss_capacity, *miss_coherence;
+	uint64_t *mshr_merges, *renewals_sent, *renewals_got, *fills, *rereads;
+	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch;
+	uint64_t *refused_mshr, *refused_merge, *refused_queue;
+	struct cs_stat_avg *miss_latency;
+};
+
+struct gpu_l1 {
+	enum lease_kind kind;
+	const struct gpu_ctx *ctx;
+	struct l1_port port;
+	struct cache *cache;
+	struct mshr_table *mshr;
+	unsigned line_bytes, sector_bytes;
+	uint8_t all_sectors;
+	/* TC */
+	sim_time_t lease_ps;
+	sim_time_t *gwct; /* per warp (TC-Weak) */
+	/* G-TSC */
+	const struct gtsc_cfg *g;
+	unsigned tsb; /* timestamp bytes on the wire */
+	uint64_t *warp_ts;
+	uint32_t *warp_hits; /* hits to warp_line since the warp's timestamp last ticked */
+	uint64_t *warp_line;
+	uint64_t *chain; /* per MSHR entry: the wts the next ack should have been applied on */
+	uint64_t epoch;
+	/* miss causes: lines seen since the launch (open addressing, line address -> cause) */
+	uint64_t *seen_key;
+	uint8_t *seen_val;
+	unsigned seen_cap, seen_n;
+
+	struct ll1_stats st;
+};
+
+static bool is_gtsc(const struct gpu_l1 *l1)
+{
+	return l1->kind == LEASE_GTSC;
+}
+
+/* ---- miss causes ----------------------------------------------------------------------------- */
+
+static unsigned seen_slot(const struct gpu_l1 *l1, uint64_t line)
+{
+	uint64_t h = (line >> 7) * 0x9e3779b97f4a7c15ull;
+	unsigned i = (unsigned)(h >> 40) & (l1->seen_cap - 1);
+
+	while (l1->seen_key[i] && l1->seen_key[i] != line + 1)
+		i = (i + 1) & (l1->seen_cap - 1);
+	return i;
+}
+
+static void seen_set(struct gpu_l1 *l1, uint64_t line, uint8_t why)
+{
+	unsigned i;
+
+	if (2 * (l1->seen_n + 1) > l1->seen_cap) {
+		uint64_t *ok = l1->seen_key;
+		uint8_t *ov = l1->seen_val;
+		unsigned oc = l1->seen_cap;
+		uint64_t *nk = calloc(2 * (size_t)oc, sizeof(*nk));
+		uint8_t *nv = calloc(2 * (size_t)oc, 1);
+
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return; /* a statistic: keep the old table */
+		}
+		l1->seen_key = nk;
+		l1->seen_val = nv;
+		l1->seen_cap = 2 * oc;
+		for (unsigned j = 0; j < oc; j++)
+			if (ok[j]) {
+				unsigned s = seen_slot(l1, ok[j] - 1);
+
+				l1->seen_key[s] = ok[j];
+				l1->seen_val[s] = ov[j];
+			}
+		free(ok);
+		free(ov);
+	}
+	i = seen_slot(l1, line);
+	if (!l1->seen_key[i]) {
+		l1->seen_key[i] = line + 1;
+		l1->seen_n++;
+	}
+	l1->seen_val[i] = why;
+}
+
+static void count_miss(struct gpu_l1 *l1, uint64_t line, const struct cache_line *l)
+{
+	unsigned i;
+
+	if (l) {
+		/* the tag matched: the lease did not cover the load, or a sector was missing */
+		(*l1->st.miss_coherence)++;
+		return;
+	}
+	i = seen_slot(l1, line);
+	if (!l1->seen_key[i])
+		(*l1->st.miss_cold)++;
+	else if (l1->seen_val[i] == SEEN_COHERENCE)
+		(*l1->st.miss_coherence)++;
+	else
+		(*l1->st.miss_capacity)++;
+}
+
+/* ---- state helpers --------------------------------------------------------------------------- */
+
+static uint64_t warp_bit(unsigned warp)
+{
+	return warp < 64 ? 1ull << warp : ~0ull;
+}
+
+static unsigned e_reads(struct mshr_entry *e)
+{
+	return (unsigned)(mshr_user(e)[1] & E_READS);
+}
+
+static bool load_blocked(struct mshr_entry *e, unsigned warp)
+{
+	uint64_t *u = mshr_user(e);
+
+	if (!u[2])
+		return false;
+	return (u[1] & E_MERGED) || (u[3] & warp_bit(warp));
+}
+
+/* Does l's lease cover a load of this warp now? */
+static bool covered(const struct gpu_l1 *l1, const struct cache_line *l, unsigned warp)
+{
+	if (is_gtsc(l1))
+		return l1->warp_ts[warp] <= l->meta[1];
+	return sim_now(l1->ctx->k) < (sim_time_t)l->meta[0];
+}
+
+/* A load is performed on l: the warp's timestamp (G-TSC) or GWCT (TC-Weak) follows. */
+static void load_performed(struct gpu_l1 *l1, const struct cache_line *l, unsigned warp)
+{
+	if (is_gtsc(l1)) {
+		if (l1->warp_ts[warp] < l->meta[0])
+			l1->warp_ts[warp] = l->meta[0];
+		/* logical time must move for a warp spinning on a cached flag to see a new
+		 * value: after repeated hits to one line the warp moves past its lease */
+		if (l1->warp_line[warp] != l->addr) {
+			l1->warp_line[warp] = l->addr;
+			l1->warp_hits[warp] = 0;
+		} else if (l1->g->tick_hits && ++l1->warp_hits[warp] >= l1->g->tick_hits) {
+			l1->warp_hits[warp] = 0;
+			if (l1->warp_ts[warp] <= l->meta[1])
+				l1->warp_ts[warp] = l->meta[1] + 1;
+		}
+	} else if (l1->kind == LEASE_TC_WEAK && l1->gwct[warp] < l->meta[1]) {
+		l1->gwct[warp] = l->meta[1];
+	}
+}
+
+/* Lines an MSHR entry waits on stay (a renewal answer carries no data). */
+static bool not_pinned(void *ctx, const struct cache_line *l)
+{
+	struct gpu_l1 *l1 = ctx;
+
+	return !mshr_find(l1->mshr, l->addr);
+}
+
+/* Drop every line and start the timestamps again (a G-TSC reset, a launch). */
+static void l1_flush_all(struct gpu_l1 *l1)
+{
+	cache_invalidate_all(l1->cache);
+	if (is_gtsc(l1))
+		for (unsigned w = 0; w < l1->ctx->warps; w++) {
+			l1->warp_ts[w] = 1;
+			l1->warp_hits[w] = 0;
+		}
+}
+
+/* ---- requests -------------------------------------------------------------------------------- */
+
+/* A read (G-TSC: BusRd; a renewal when the line is present) for the entry's waiting loads. */
+static bool send_read(struct gpu_l1 *l1, struct mshr_entry *e, uint64_t warp_ts)
+{
+	uint64_t line = mshr_line(e);
+	struct cache_line *l = cache_lookup(l1->cache, line);
+	struct mem_msg *m = l1_port_msg(&l1->port, GPU_MSG_READ, line, mshr_index(l1->mshr, e));
+
+	if (!m)
+		return false;
+	m->sector_mask = l1->sector_bytes ? l1->all_sectors : 0xff;
+	if (is_gtsc(l1)) {
+		m->ts[GTSC_WTS] = l ? l->meta[0] : 0;
+		m->ts[GTSC_WARP_TS] = warp_ts;
+		m->ts[GTSC_EPOCH] = l1->epoch;
+		m->req_bytes = (uint16_t)(2 * l1->tsb);
+		if (l)
+			(*l1->st.renewals_sent)++;
+	} else if (l) {
+		(*l1->st.rereads)++;
+	}
+	mshr_user(e)[1]++;
+	l1_port_send(&l1->port, m);
+	return true;
+}
+
+/* Serve what waits in e and may go now; ask again for the loads the lease does not cover;
+ * free the entry when nothing is left. served: when the L2 read the data just filled (TC: loads
+ * that came before may use it whatever the lease), 0 otherwise. */
+static void serve_waiting(struct gpu_l1 *l1, struct mshr_entry *e, sim_time_t served)
+{
+	struct cache_line *l = cache_lookup(l1->cache, mshr_line(e));
+	uint64_t need_ts = 0;
+	bool need = false;
+
+	for (unsigned i = 0; i < mshr_targets(e);) {
+		struct ll1_target *t = mshr_target(e, i);
+
+		if (t->kind != GPU_ACC_LD || load_blocked(e, t->warp)) {
+			i++;
+			continue;
+		}
+		if (l && (l->valid_sectors & t->sector_mask) == t->sector_mask &&
+		    (covered(l1, l, t->warp) || (served && t->issued <= served))) {
+			load_performed(l1, l, t->warp);
+			l1->port.cl.done(l1->port.cl.sm, t->id, l->data);
+			mshr_remove(e, i);
+			continue;
+		}
+		need = true;
+		if (is_gtsc(l1) && l1->warp_ts[t->warp] > need_ts)
+			need_ts = l1->warp_ts[t->warp];
+		i++;
+	}
+	if (need && !e_reads(e)) {
+		send_read(l1, e, need_ts);
+		return;
+	}
+	if (!mshr_targets(e) && !e_reads(e) && !mshr_user(e)[2]) {
+		mshr_free(l1->mshr, e);
+		l1_port_maybe_retry(&l1->port);
+	}
+}
+
+static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
+	struct ll1_target t = {
+	    .id = a->id,
+	    .warp = a->warp,
+	    .kind = GPU_ACC_LD,
+	    .sector_mask = a->sector_mask,
+	    .issued = sim_now(l1->ctx->k),
+	};
+	bool hit =
+	    l && (l->valid_sectors & a->sector_mask) == a->sector_mask && covered(l1, l, a->warp);
+
+	if (hit && (!e || !load_blocked(e, a->warp))) {
+		(*l1->st.load_hits)++;
+		load_performed(l1, l, a->warp);
+		cache_touch(l1->cache, l);
+		l1_port_hit(&l1->port, a->id, l->data);
+		return true;
+	}
+	if (e) {
+		bool forward = is_gtsc(l1) && l1->g->combining == GTSC_COMBINE_FORWARD;
+		bool send = !load_blocked(e, a->warp) && (forward || !e_reads(e));
+
+		if (send && !l1_port_room(&l1->port, 1)) {
+			(*l1->st.refused_queue)++;
+			return false;
+		}
+		if (!mshr_merge(l1->mshr, e, &t)) {
+			(*l1->st.refused_merge)++;
+			return false;
+		}
+		if (load_blocked(e, a->warp))
+			(*l1->st.blocked_loads)++;
+		(*l1->st.mshr_merges)++;
+		count_miss(l1, a->line_addr, l);
+		if (send)
+			send_read(l1, e, is_gtsc(l1) ? l1->warp_ts[a->warp] : 0);
+		return true;
+	}
+	if (mshr_full(l1->mshr)) {
+		(*l1->st.refused_mshr)++;
+		return false;
+	}
+	if (!l1_port_room(&l1->port, 1)) {
+		(*l1->st.refused_queue)++;
+		return false;
+	}
+	count_miss(l1, a->line_addr, l);
+	e = mshr_alloc(l1->mshr, a->line_addr);
+	mshr_merge(l1->mshr, e, &t);
+	mshr_user(e)[0] = sim_now(l1->ctx->k);
+	return send_read(l1, e, is_gtsc(l1) ? l1->warp_ts[a->warp] : 0);
+}
+
+/* Stores and atomics: written through, performed at the L2; the entry remembers them. */
+static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
+	bool atomic = a->kind == GPU_ACC_ATOM;
+	struct ll1_target t = {
+	    .id = a->id,
+	    .warp = a->warp,
+	    .kind = a->kind,
+	    .sector_mask = a->sector_mask,
+	    .issued = sim_now(l1->ctx->k),
+	    .byte_mask = {a->byte_mask[0], a->byte_mask[1]},
+	};
+	struct mem_msg *m;
+	uint64_t *u;
+
+	if (!l1_port_room(&l1->port, 1)) {
+		(*l1->st.refused_queue)++;
+		return false;
+	}
+	if (!e && mshr_full(l1->mshr)) {
+		(*l1->st.refused_mshr)++;
+		return false;
+	}
+	if (e && mshr_targets(e) >= mshr_max_merge(l1->mshr)) {
+		(*l1->st.refused_merge)++;
+		return false;
+	}
+	m = l1_port_msg(&l1->port, atomic ? GPU_MSG_ATOMIC : GPU_MSG_WRITE, a->line_addr, 0);
+	if (!m)
+		return false;
+	if (!e) {
+		e = mshr_alloc(l1->mshr, a->line_addr);
+		mshr_user(e)[0] = sim_now(l1->ctx->k);
+	}
+	u = mshr_user(e);
+	m->txn = mshr_index(l1->mshr, e);
+	m->scope = a->scope;
+	m->order = a->order;
+	if (atomic) {
+		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
+
+		m->p.data = a->data; /* the SM's lane records: operands out, old values back */
+		m->p.len = sizeof(struct mem_atom_lanes);
+		m->atomic_op = al->op;
+		m->req_bytes =
+		    (uint16_t)(al->n * al->bytes * (al->op == MEM_ATOM_CAS ? 2 : 1) + al->n);
+	} else {
+		gpu_mask_copy(m->p.data, a->data, a->byte_mask, l1->line_bytes);
+		gpu_mask_copy(t.data, a->data, a->byte_mask, l1->line_bytes);
+		m->byte_mask[0] = a->byte_mask[0];
+		m->byte_mask[1] = a->byte_mask[1];
+		m->sector_mask = a->sector_mask;
+		m->req_bytes = (uint16_t)gpu_mask_bytes(a->byte_mask);
+	}
+	if (is_gtsc(l1)) {
+		m->ts[GTSC_WARP_TS] = l1->warp_ts[a->warp];
+		m->ts[GTSC_EPOCH] = l1->epoch;
+		m->req_bytes = (uint16_t)(m->req_bytes + l1->tsb);
+		if (l && !u[2]) {
+			l1->chain[mshr_index(l1->mshr, e)] = l->meta[0];
+			u[1] &= ~(uint64_t)E_BROKEN;
+		}
+		if (l && l1->g->visibility == GTSC_VIS_BLOCK) {
+			if (atomic) {
+				/* the L1 will not see the atomic's result: its copy cannot follow */
+				if (u[1] & E_MERGED)
+					u[1] |= E_BROKEN;
+			} else {
+				gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
+				u[1] |= E_MERGED;
+			}
+		}
+	} else if (l) {
+		/* TC: the writer's own copy goes (write-evict); the L2 performs the write */
+		seen_set(l1, l->addr, SEEN_COHERENCE);
+		cache_invalidate(l1->cache, l);
+	}
+	mshr_merge(l1->mshr, e, &t);
+	u[2]++;
+	u[3] |= warp_bit(a->warp);
+	l1_port_send(&l1->port, m);
+	return true;
+}
+
+static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	bool ok;
+
+	if (a->kind == GPU_ACC_LD)
+		ok = l1_load(l1, a);
+	else
+		ok = l1_write(l1, a);
+	if (ok) {
+		(*l1->st.accesses)++;
+		(*(a->kind == GPU_ACC_LD   ? l1->st.loads
+		   : a->kind == GPU_ACC_ST ? l1->st.stores
+					   : l1->st.atomics))++;
+	} else {
+		l1->port.want_retry = true;
+	}
+	return ok;
+}
+
+/* ---- responses ------------------------------------------------------------------------------- */
+
+/* An answer from before a G-TSC timestamp reset this L1 has seen: its timestamps mean nothing
+ * now. */
+static bool stale_epoch(struct gpu_l1 *l1, const struct mem_msg *m)
+{
+	if (!is_gtsc(l1))
+		return false;
+	if (m->ts[GTSC_EPOCH] > l1->epoch) {
+		/* the reset signal: drop every line, start every warp again at 1 */
+		(*l1->st.resets)++;
+		l1_flush_all(l1);
+		l1->epoch = m->ts[GTSC_EPOCH];
+	}
+	if (m->ts[GTSC_EPOCH] < l1->epoch) {
+		(*l1->st.stale_epoch)++;
+		return true;
+	}
+	return false;
+}
+
+static void on_ack(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
+{
+	uint64_t *u = mshr_user(e);
+	struct cache_line *l = cache_lookup(l1->cache, mshr_line(e));
+	bool stale = stale_epoch(l1, m);
+	unsigned i;
+	struct ll1_target *t = NULL;
+
+	for (i = 0; i < mshr_targets(e); i++) {
+		t = mshr_target(e, i);
+		if (t->kind != GPU_ACC_LD)
+			break;
+	}
+	if (!t || i == mshr_targets(e) || !u[2]) {
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: an ack for %#llx answers no store",
+			 l1->port.sm, (unsigned long long)mshr_line(e));
+		return;
+	}
+	(*l1->st.write_acks)++;
+	if (is_gtsc(l1) && !stale) {
+		uint64_t *chain = &l1->chain[mshr_index(l1->mshr, e)];
+
+		l = cache_lookup(l1->cache, mshr_line(e));
+		if (l1->warp_ts[t->warp] < m->ts[GTSC_WTS])
+			l1->warp_ts[t->warp] = m->ts[GTSC_WTS];
+		if (u[1] & E_MERGED) {
+			if (m->ts[GTSC_PREV] != *chain)
+				u[1] |= E_BROKEN;
+			*chain = m->ts[GTSC_WTS];
+		} else if (l && t->kind == GPU_ACC_ST && m->ts[GTSC_PREV] == l->meta[0]) {
+			/* keep-the-old-copy: the store was applied on our version, so our copy
+			 * plus the store is the new version */
+			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
+			l->meta[0] = m->ts[GTSC_WTS];
+			l->meta[1] = m->ts[GTSC_RTS];
+		}
+	} else if (l1->kind == LEASE_TC_WEAK && l1->gwct[t->warp] < m->ts[TC_GWCT]) {
+		l1->gwct[t->warp] = m->ts[TC_GWCT];
+	}
+	l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
+	mshr_remove(e, i);
+	if (--u[2])
+		return;
+	u[3] = 0;
+	if (u[1] & E_MERGED) {
+		l = cache_lookup(l1->cache, mshr_line(e));
+		if (l && !stale && !(u[1] & E_BROKEN)) {
+			l->meta[0] = m->ts[GTSC_WTS];
+			l->meta[1] = m->ts[GTSC_RTS];
+		} else if (l) {
+			seen_set(l1, l->addr, SEEN_COHERENCE);
+			cache_invalidate(l1->cache, l);
+		}
+		u[1] &= ~(uint64_t)(E_MERGED | E_BROKEN);
+	}
+	serve_waiting(l1, e, 0);
+}
+
+/* A fill (data) or a G-TSC renewal (rts only) for the entry's reads. */
+static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
+{
+	uint64_t *u = mshr_user(e);
+	uint64_t line = mshr_line(e);
+	bool renew = m->resp_type == GPU_MSG_RENEW;
+	struct cache_line *l;
+
+	if (!e_reads(e)) {
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: data for %#llx answers no read",
+			 l1->port.sm, (unsigned long long)line);
+		return;
+	}
+	u[1]--;
+	if (stale_epoch(l1, m)) {
+		serve_waiting(l1, e, 0); /* the loads ask again, in the new epoch */
+		return;
+	}
+	cs_stat_avg_sample(l1->st.miss_latency, (double)(sim_now(l1->ctx->k) - u[0]) /
+						    sim_clock_period_ps(&l1->ctx->core_clk));
+	l = cache_lookup(l1->cache, line);
+	if (renew) {
+		(*l1->st.renewals_got)++;
+		if (l && l->meta[1] < m->ts[GTSC_RTS])
+			l->meta[1] = m->ts[GTSC_RTS];
+		serve_waiting(l1, e, 0);
+		return;
+	}
+	(*l1->st.fills)++;
+	if (!l) {
+		l = cache_victim(l1->cache, line, not_pinned, l1);
+		if (!l) {
+			/* every way waits on something: serve from the message, keep nothing */
+			uint8_t buf[MEM_LINE_MAX];
+			struct cache_line tmp = {.addr = line, .state = L1_VALID, .data = buf};
+
+			tmp.valid_sectors = l1->all_sectors;
+			memcpy(tmp.data, m->p.data, l1->line_bytes);
+			tmp.meta[0] = is_gtsc(l1) ? m->ts[GTSC_WTS] : m->ts[TC_EXPIRE];
+			tmp.meta[1] = is_gtsc(l1) ? m->ts[GTSC_RTS] : m->ts[TC_GWCT];
+			for (unsigned i = 0; i < mshr_targets(e);) {
+				struct ll1_target *t = mshr_target(e, i);
+
+				if (t->kind == GPU_ACC_LD && !load_blocked(e, t->warp) &&
+				    (covered(l1, &tmp, t->warp) ||
+				     (!is_gtsc(l1) && t->issued <= m->ts[TC_SERVED]))) {
+					load_performed(l1, &tmp, t->warp);
+					l1->port.cl.done(l1->port.cl.sm, t->id, tmp.data);
+					mshr_remove(e, i);
+				} else {
+					i++;
+				}
+			}
+			serve_waiting(l1, e, 0);
+			return;
+		}
+		if (l->state)
+			seen_set(l1, l->addr, SEEN_REPLACED);
+		cache_install(l1->cache, l, line, L1_VALID);
+	}
+	memcpy(l->data, m->p.data, l1->line_bytes);
+	l->valid_sectors = l1->all_sectors;
+	seen_set(l1, line, SEEN_REPLACED);
+	if (is_gtsc(l1)) {
+		l->meta[0] = m->ts[GTSC_WTS];
+		l->meta[1] = m->ts[GTSC_RTS];
+		if (u[2] && (u[1] & E_MERGED)) {
+			/* stores written into the old copy: write them again over the new one */
+			for (unsigned i = 0; i < mshr_targets(e); i++) {
+				struct ll1_target *t = mshr_target(e, i);
+
+				if (t->kind == GPU_ACC_ST)
+					gpu_mask_copy(l->data, t->data, t->byte_mask,
+						      l1->line_bytes);
+			}
+			l1->chain[mshr_index(l1->mshr, e)] = m->ts[GTSC_WTS];
+			u[1] &= ~(uint64_t)E_BROKEN;
+		}
+	} else {
+		l->meta[0] = m->ts[TC_EXPIRE];
+		l->meta[1] = m->ts[TC_GWCT];
+	}
+	cache_touch(l1->cache, l);
+	serve_waiting(l1, e, is_gtsc(l1) ? 0 : m->ts[TC_SERVED]);
+}
+
+static void l1_response(void *owner, struct mem_msg *m)
+{
+	struct gpu_l1 *l1 = owner;
+	struct mshr_entry *e = mshr_at(l1->mshr, m->txn);
+
+	if (!e || mshr_line(e) != m->p.addr) {
+		sim_fail(l1->ctx->k, -CS_EPROTO,
+			 "sm%u.l1: an answer for %#llx matches no MSHR entry", l1->port.sm,
+			 (unsigned long long)m->p.addr);
+		return;
+	}
+	switch (m->resp_type) {
+	case GPU_MSG_DATA:
+	case GPU_MSG_RENEW:
+		on_data(l1, e, m);
+		break;
+	case GPU_MSG_WRITE_ACK:
+	case GPU_MSG_ATOMIC_ACK:
+		on_ack(l1, e, m);
+		break;
+	default:
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected answer type %u", l1->port.sm,
+			 m->resp_type);
+		break;
+	}
+}
+
+/* ---- fences, kernel boundaries --------------------------------------------------------------- */
+
+static sim_time_t l1_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope)
+{
+	(void)scope;
+	/* TC-Weak: a release waits until the warp's writes (and those it read) are visible
+	 * everywhere; an acquire needs nothing, since expired leases already miss */
+	if (l1->kind == LEASE_TC_WEAK && order != MEM_ORDER_ACQUIRE)
+		return l1->gwct[warp];
+	return 0;
+}
+
+static void l1_kernel_begin(struct gpu_l1 *l1)
+{
+	l1_flush_all(l1);
+	memset(l1->seen_key, 0, l1->seen_cap * sizeof(*l1->seen_key));
+	l1->seen_n = 0;
+	if (l1->gwct)
+		memset(l1->gwct, 0, l1->ctx->warps * sizeof(*l1->gwct));
+}
+
+static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
+{
+	(void)l1;
+	cb(arg); /* write-through: the L2 has everything */
+}
+
+static bool l1_idle(const struct gpu_l1 *l1)
+{
+	return l1_port_idle(&l1->port) && !mshr_used(l1->mshr);
+}
+
+static uint64_t l1_digest(const struct gpu_l1 *l1)
+{
+	return cache_digest(l1->cache);
+}
+
+static struct tlm_initiator_socket *l1_noc_port(struct gpu_l1 *l1)
+{
+	return &l1->port.noc;
+}
+
+static void l1_destroy(struct gpu_l1 *l1)
+{
+	if (!l1)
+		return;
+	l1_port_fini(&l1->port);
+	cache_destroy(l1->cache);
+	mshr_destroy(l1->mshr);
+	free(l1->gwct);
+	free(l1->warp_ts);
+	free(l1->warp_hits);
+	free(l1->warp_line);
+	free(l1->chain);
+	free(l1->seen_key);
+	free(l1->seen_val);
+	free(l1);
+}
+
+static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
+{
+	struct ll1_stats *s = &l1->st;
+
+	s->accesses = cs_stat_counter(g, "accesses", "", "accesses taken from the LD/ST unit");
+	s->loads = cs_stat_counter(g, "loads", "", "load accesses");
+	s->stores = cs_stat_counter(g, "stores", "", "store accesses (written through)");
+	s->atomics = cs_stat_counter(g, "atomics", "", "atomic accesses (performed at the L2)");
+	s->load_hits = cs_stat_counter(g, "load_hits", "", "loads served by the L1");
+	s->miss_cold =
+	    cs_stat_counter(g, "miss.cold", "", "load misses to lines not seen since the launch");
+	s->miss_capacity = cs_stat_counter(
+	    g, "miss.capacity", "", "load misses to lines replaced since (capacity, conflict)");
+	s->miss_coherence =
+	    cs_stat_counter(g, "miss.coherence", "",
+			    "load misses on a tag match whose lease did not cover the load, or to "
+			    "lines the protocol dropped (lease expiry, write-evict, reset)");
+	s->mshr_merges =
+	    cs_stat_counter(g, "mshr_merges", "", "loads waiting in an MSHR entry (combining)");
+	s->renewals_sent = cs_stat_counter(g, "renewals", "",
+					   "G-TSC: BusRd for a line present with an expired lease");
+	s->renewals_got =
+	    cs_stat_counter(g, "renewal_answers", "", "G-TSC: BusRnw received (no data)");
+	s->rereads = cs_stat_counter(g, "rereads", "", "TC: reads of a line present but expired");
+	s->fills = cs_stat_counter(g, "fills", "", "data answers received");
+	s->blocked_loads = cs_stat_counter(g, "blocked_loads", "",
+					   "loads held behind a pending store to their line");
+	s->write_acks = cs_stat_counter(g, "write_acks", "", "store and atomic acks received");
+	s->resets = cs_stat_counter(g, "ts_resets", "", "G-TSC: timestamp resets seen");
+	s->stale_epoch =
+	    cs_stat_counter(g, "stale_answers", "", "G-TSC: answers from before a reset");
+	s->refused_mshr = cs_stat_counter(g, "stall.mshr_full", "", "accesses refused: MSHRs full");
+	s->refused_merge = cs_stat_counter(g, "stall.merge_full", "",
+					   "accesses refused: MSHR entry's merge slots full");
+	s->refused_queue =
+	    cs_stat_counter(g, "stall.miss_queue", "", "accesses refused: miss queue full");
+	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to answer");
+	cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
+}
+
+static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned sm,
+		     const struct gpu_l1_client *cl, struct cs_stat_group *g, struct gpu_l1 **out,
+		     struct cs_err *err)
+{
+	const struct gpu_l1_cfg *cfg = ctx->l1;
+	struct gpu_l1 *l1 = calloc(1, sizeof(*l1));
+	struct cache_geom geom = {
+	    .size_bytes = cfg->size_kib * 1024,
+	    .assoc = (unsigned)cfg->assoc,
+	    .line_bytes = (unsigned)cfg->line_bytes,
+	    .sector_bytes = 0,
+	    .repl = (enum cache_repl)cfg->repl,
+	};
+	int rc = -CS_ENOMEM;
+
+	*out = NULL;
+	if (!l1)
+		goto fail;
+	l1->kind = kind;
+	l1->ctx = ctx;
+	l1->line_bytes = (unsigned)cfg->line_bytes;
+	l1->sector_bytes = 0; /* the lease protocols keep whole lines */
+	l1->all_sectors = gpu_all_sectors(l1->line_bytes, 0);
+	l1->seen_cap = 1024;
+	l1->seen_key = calloc(l1->seen_cap, sizeof(*l1->seen_key));
+	l1->seen_val = calloc(l1->seen_cap, 1);
+	if (!l1->seen_key || !l1->seen_val)
+		goto fail;
+	if (kind == LEASE_GTSC) {
+		l1->g = ctx->proto_cfg;
+		l1->tsb = gtsc_ts_bytes(l1->g);
+		l1->warp_ts = calloc(ctx->warps, sizeof(*l1->warp_ts));
+		l1->warp_hits = calloc(ctx->warps, sizeof(*l1->warp_hits));
+		l1->warp_line = calloc(ctx->warps, sizeof(*l1->warp_line));
+		l1->chain = calloc(cfg->mshrs, sizeof(*l1->chain));
+		if (!l1->warp_ts || !l1->warp_hits || !l1->warp_line || !l1->chain)
+			goto fail;
+		for (unsigned w = 0; w < ctx->warps; w++)
+			l1->warp_ts[w] = 1;
+	} else {
+		const struct tc_cfg *tc = ctx->proto_cfg;
+
+		l1->lease_ps = tc->lease * sim_clock_period_ps(&ctx->core_clk);
+		l1->gwct = calloc(ctx->warps, sizeof(*l1->gwct));
+		if (!l1->gwct)
+			goto fail;
+	}
+	rc = cache_create(&geom, &l1->cache);
+	if (rc) {
+		cs_err_set(err, rc,
+			   "l1: a %llu KiB %llu-way cache of %llu B lines cannot be built: sizes "
+			   "must give a power-of-two number of sets",
+			   (unsigned long long)cfg->size_kib, (unsigned long long)cfg->assoc,
+			   (unsigned long long)cfg->line_bytes);
+		goto fail_quiet;
+	}
+	rc = mshr_create((unsigned)cfg->mshrs, (unsigned)cfg->mshr_merge, sizeof(struct ll1_target),
+			 &l1->mshr);
+	if (rc || (rc = l1_port_init(&l1->port, ctx, sm, cl, l1_response, l1, g)))
+		goto fail;
+	l1_stats_register(l1, g);
+	*out = l1;
+	return 0;
+fail:
+	cs_err_set(err, rc, "sm%u.l1: %s", sm, cs_strerror(rc));
+fail_quiet:
+	l1_destroy(l1);
+	return rc;
+}
+
+static int l1_create_tc_strong(const struct gpu_ctx *ctx, unsigned sm,
+			       const struct gpu_l1_client *cl, struct cs_stat_group *g,
+			       struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create(LEASE_TC_STRONG, ctx, sm, cl, g, out, err);
+}
+
+static int l1_create_tc_weak(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			     struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create(LEASE_TC_WEAK, ctx, sm, cl, g, out, err);
+}
+
+static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			  struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create(LEASE_GTSC, ctx, sm, cl, g, out, err);
+}
+
+#define LEASE_L1_OPS(id)                                \
+	const struct gpu_l1_ops lease_l1_##id##_ops = { \
+	    .create = l1_create_##id,                   \
+	    .destroy = l1_destroy,                      \
+	    .noc_port = l1_noc_port,                    \
+	    .access = l1_access,                        \
+	    .kernel_begin = l1_kernel_begin,            \
+	    .kernel_end = l1_kernel_end,                \
+	    .fence = l1_fence,                          \
+	    .idle = l1_idle,                            \
+	    .digest = l1_digest,                        \
+	}
+
+LEASE_L1_OPS(tc_strong);
+LEASE_L1_OPS(tc_weak);
+LEASE_L1_OPS(gtsc);
