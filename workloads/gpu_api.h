@@ -126,7 +126,13 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k);
 enum gpu_size gh_size(const struct gpu_host *h); /* workload.size */
 uint64_t gh_seed(const struct gpu_host *h);	 /* sim.seed */
 void *gh_arg(const struct gpu_host *h);		 /* cs_run_opts.arg of a custom workload */
-unsigned gh_sms(const struct gpu_host *h);	 /* SMs in the system */
+/* Tests and debugging: the coherence protocol's state of addr's line in SM sm's L1 (with that
+ * of the warp in slot `slot`: G-TSC wts, rts, warp_ts; TC lease end, GWCT of the line, GWCT of
+ * the warp) and in its L2 bank (G-TSC wts, rts, mem_ts; TC lease end, GWCT). false when the
+ * line is not present or the protocol keeps no such state. */
+bool gh_probe_l1(struct gpu_host *h, unsigned sm, unsigned slot, uint64_t addr, uint64_t out[3]);
+bool gh_probe_l2(struct gpu_host *h, uint64_t addr, uint64_t out[3]);
+unsigned gh_sms(const struct gpu_host *h); /* SMs in the system */
 unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k);
 /* A failed output check: recorded like gw_fail; returns -CS_ECHECK for the host to return. */
 int gh_fail(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workloads/micro.h"
+#include "workloads/rtest.h"
 
 static const struct cs_workload wl_selfcheck = {
     .name = "selfcheck",
@@ -45,10 +46,14 @@ GPU_WL(lock, micro_lock_main,
 GPU_WL(barrier, micro_barrier_main,
        "sense-reversing global barrier over every co-resident CTA (needs coherence)");
 GPU_WL(histo, micro_histo_main, "histogram with per-lane atomic adds at the L2");
+GPU_WL(rtest, rtest_main,
+       "random coherence tester: seeded loads, stores, atomics, fences on hot and conflicting "
+       "lines, every value checked (run it with gpu.check=true)");
 
 static const struct cs_workload *const workloads[] = {
-    &wl_selfcheck, &wl_pingpong,   &wl_memtest,	 &wl_stream, &wl_streamw, &wl_chase, &wl_chase_l1,
-    &wl_chase_l2,  &wl_chase_dram, &wl_prodcons, &wl_lock,   &wl_barrier, &wl_histo, NULL,
+    &wl_selfcheck, &wl_pingpong, &wl_memtest,  &wl_stream,     &wl_streamw,
+    &wl_chase,	   &wl_chase_l1, &wl_chase_l2, &wl_chase_dram, &wl_prodcons,
+    &wl_lock,	   &wl_barrier,	 &wl_histo,    &wl_rtest,      NULL,
 };
 
 const struct cs_workload *const *cs_workload_registry(void)

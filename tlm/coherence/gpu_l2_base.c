@@ -893,6 +893,18 @@ void gpu_l2_kernel_begin(struct gpu_l2 *b)
 		b->pol->kernel_begin(b->ps, b->cache);
 }
 
+bool gpu_l2_probe(const struct gpu_l2 *b, uint64_t addr, uint64_t out[3])
+{
+	struct cache_line *l = cache_lookup(b->cache, addr & ~(uint64_t)(b->line_bytes - 1));
+
+	out[2] = b->pol && b->pol->bank_state ? b->pol->bank_state(b->ps) : 0;
+	if (!l)
+		return false;
+	out[0] = l->meta[0];
+	out[1] = l->meta[1];
+	return true;
+}
+
 void *gpu_l2_policy_state(struct gpu_l2 *b)
 {
 	return b->ps;

@@ -28,6 +28,8 @@ struct l2_policy {
 			       sim_time_t now);
 	/* m was performed on l at time t: set the answer's type, size and fields */
 	void (*served)(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t);
+	/* the bank's own state for gpu_l2_probe (G-TSC: mem_ts) */
+	uint64_t (*bank_state)(const void *ps);
 	/* a kernel launch: the bank's lines are in c */
 	void (*kernel_begin)(void *ps, struct cache *c);
 };
@@ -43,6 +45,7 @@ void gpu_l2_kernel_begin(struct gpu_l2 *b);
 bool gpu_l2_idle(const struct gpu_l2 *b);
 uint64_t gpu_l2_digest(const struct gpu_l2 *b);
 /* A bank's policy state and lines (a G-TSC timestamp reset reaches every bank). */
+bool gpu_l2_probe(const struct gpu_l2 *b, uint64_t addr, uint64_t out[3]);
 void *gpu_l2_policy_state(struct gpu_l2 *b);
 struct cache *gpu_l2_cache(struct gpu_l2 *b);
 

@@ -135,6 +135,10 @@ struct gpu_l1_ops {
 	 * time until which the warp must still wait (<= now: none): TC-Weak's GWCT. May act on
 	 * the L1 (an acquire invalidates a non-coherent L1). NULL: nothing to do. */
 	sim_time_t (*fence)(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope);
+	/* Tests and debugging: the protocol state of addr's line (G-TSC: wts, rts; TC: lease end,
+	 * GWCT of the line) and of the warp (G-TSC: warp_ts; TC-Weak: GWCT). false when the
+	 * line is not present. NULL: no such state. */
+	bool (*probe)(const struct gpu_l1 *l1, uint64_t addr, unsigned warp, uint64_t out[3]);
 	/* Nothing in flight. */
 	bool (*idle)(const struct gpu_l1 *l1);
 	uint64_t (*digest)(const struct gpu_l1 *l1);
@@ -149,6 +153,9 @@ struct gpu_l2_ops {
 	/* Host copies (cudaMemcpy): read through the bank's copy if it has one; write both. */
 	void (*functional_read)(struct gpu_l2 *l2, uint64_t addr, void *buf, size_t len);
 	int (*functional_write)(struct gpu_l2 *l2, uint64_t addr, const void *buf, size_t len);
+	/* Tests and debugging: the protocol state of addr's line (out[0], out[1]) and of the bank
+	 * (out[2]: G-TSC mem_ts); false when the line is not present. */
+	bool (*probe)(const struct gpu_l2 *l2, uint64_t addr, uint64_t out[3]);
 	/* A kernel launch (protocols reset their timestamps here); NULL: nothing to do. */
 	void (*kernel_begin)(struct gpu_l2 *l2);
 	bool (*idle)(const struct gpu_l2 *l2);

@@ -184,6 +184,11 @@ static void gtsc_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_t
 	m->ts[GTSC_EPOCH] = s->epoch;
 }
 
+static uint64_t gtsc_mem_ts(const void *ps)
+{
+	return ((const struct gtsc_l2 *)ps)->mem_ts;
+}
+
 /* At a launch every L1 starts empty with its warps at 1: so do the bank's timestamps. */
 static void gtsc_kernel_begin(void *ps, struct cache *c)
 {
@@ -197,6 +202,7 @@ static const struct l2_policy gtsc_policy = {
     .evicted = gtsc_evicted,
     .served = gtsc_served,
     .kernel_begin = gtsc_kernel_begin,
+    .bank_state = gtsc_mem_ts,
 };
 
 static int gtsc_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,

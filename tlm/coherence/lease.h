@@ -86,6 +86,7 @@ static inline unsigned gtsc_ts_bytes(const struct gtsc_cfg *c)
 	    .functional_read = gpu_l2_functional_read,   \
 	    .functional_write = gpu_l2_functional_write, \
 	    .kernel_begin = gpu_l2_kernel_begin,         \
+	    .probe = gpu_l2_probe,                       \
 	    .idle = gpu_l2_idle,                         \
 	    .digest = gpu_l2_digest,                     \
 	}

@@ -33,9 +33,10 @@
 #define L1_VALID 1
 
 /* mshr_user(e)[1] */
-#define E_READS	 0xffu	   /* reads (or renewals) in flight */
-#define E_MERGED (1u << 8) /* a pending store was written into the present line */
-#define E_BROKEN (1u << 9) /* another SM's write came between them: drop the line */
+#define E_READS	 0xffu	    /* reads (or renewals) in flight */
+#define E_MERGED (1u << 8)  /* a pending store was written into the present line */
+#define E_BROKEN (1u << 9)  /* another SM's write came between them: drop the line */
+#define E_STALE	 (1u << 10) /* TC: a store went while a read was out (its warps: chain[]) */
 /* mshr_user(e)[2]: pending stores and atomics; [3]: warps that sent them (bit per warp, all
  * bits for warps beyond 63); [0]: when the miss started; the chain's expected wts is below */
 
@@ -79,7 +80,9 @@ struct gpu_l1 {
 	uint64_t *warp_ts;
 	uint32_t *warp_hits; /* hits to warp_line since the warp's timestamp last ticked */
 	uint64_t *warp_line;
-	uint64_t *chain; /* per MSHR entry: the wts the next ack should have been applied on */
+	/* per MSHR entry: G-TSC, the wts the next ack should have been applied on; TC, the warps
+	 * whose stores went while a read was out */
+	uint64_t *chain;
 	uint64_t epoch;
 	/* miss causes: lines seen since the launch (open addressing, line address -> cause) */
 	uint64_t *seen_key;
@@ -425,10 +428,17 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 				u[1] |= E_MERGED;
 			}
 		}
-	} else if (l) {
-		/* TC: the writer's own copy goes (write-evict); the L2 performs the write */
-		seen_set(l1, l->addr, SEEN_COHERENCE);
-		cache_invalidate(l1->cache, l);
+	} else {
+		/* TC: the writer's own copy goes (write-evict); the L2 performs the write, and a
+		 * fill already on its way may hold the data from before it */
+		if (l) {
+			seen_set(l1, l->addr, SEEN_COHERENCE);
+			cache_invalidate(l1->cache, l);
+		}
+		if (e_reads(e)) {
+			u[1] |= E_STALE;
+			l1->chain[mshr_index(l1->mshr, e)] |= warp_bit(a->warp);
+		}
 	}
 	mshr_merge(l1->mshr, e, &t);
 	u[2]++;
@@ -535,6 +545,35 @@ static void on_ack(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 	serve_waiting(l1, e, 0);
 }
 
+/* Serve the waiting loads the answer m covers straight from it, without keeping the line (no
+ * way is free, or the data predates a store of the SM: TC-Weak), except those of the warps in
+ * `skip`, which ask again. */
+static void serve_from_msg(struct gpu_l1 *l1, struct mshr_entry *e, const struct mem_msg *m,
+			   uint64_t skip)
+{
+	uint8_t buf[MEM_LINE_MAX];
+	struct cache_line tmp = {.addr = mshr_line(e), .state = L1_VALID, .data = buf};
+
+	tmp.valid_sectors = l1->all_sectors;
+	memcpy(tmp.data, m->p.data, l1->line_bytes);
+	tmp.meta[0] = is_gtsc(l1) ? m->ts[GTSC_WTS] : m->ts[TC_EXPIRE];
+	tmp.meta[1] = is_gtsc(l1) ? m->ts[GTSC_RTS] : m->ts[TC_GWCT];
+	for (unsigned i = 0; i < mshr_targets(e);) {
+		struct ll1_target *t = mshr_target(e, i);
+
+		if (t->kind == GPU_ACC_LD && !load_blocked(e, t->warp) &&
+		    !(skip & warp_bit(t->warp)) &&
+		    (covered(l1, &tmp, t->warp) ||
+		     (!is_gtsc(l1) && t->issued <= m->ts[TC_SERVED]))) {
+			load_performed(l1, &tmp, t->warp);
+			l1->port.cl.done(l1->port.cl.sm, t->id, tmp.data);
+			mshr_remove(e, i);
+		} else {
+			i++;
+		}
+	}
+}
+
 /* A fill (data) or a G-TSC renewal (rts only) for the entry's reads. */
 static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 {
@@ -564,30 +603,24 @@ static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 		return;
 	}
 	(*l1->st.fills)++;
+	if (u[1] & E_STALE) {
+		/* TC: read before a store of this SM was performed: the writers must not see it,
+		 * so it is not kept either (a later hit could be theirs) */
+		u[1] &= ~(uint64_t)E_STALE;
+		serve_from_msg(l1, e, m, l1->chain[mshr_index(l1->mshr, e)]);
+		l1->chain[mshr_index(l1->mshr, e)] = 0;
+		if (l) {
+			seen_set(l1, line, SEEN_COHERENCE);
+			cache_invalidate(l1->cache, l);
+		}
+		serve_waiting(l1, e, 0);
+		return;
+	}
 	if (!l) {
 		l = cache_victim(l1->cache, line, not_pinned, l1);
 		if (!l) {
 			/* every way waits on something: serve from the message, keep nothing */
-			uint8_t buf[MEM_LINE_MAX];
-			struct cache_line tmp = {.addr = line, .state = L1_VALID, .data = buf};
-
-			tmp.valid_sectors = l1->all_sectors;
-			memcpy(tmp.data, m->p.data, l1->line_bytes);
-			tmp.meta[0] = is_gtsc(l1) ? m->ts[GTSC_WTS] : m->ts[TC_EXPIRE];
-			tmp.meta[1] = is_gtsc(l1) ? m->ts[GTSC_RTS] : m->ts[TC_GWCT];
-			for (unsigned i = 0; i < mshr_targets(e);) {
-				struct ll1_target *t = mshr_target(e, i);
-
-				if (t->kind == GPU_ACC_LD && !load_blocked(e, t->warp) &&
-				    (covered(l1, &tmp, t->warp) ||
-				     (!is_gtsc(l1) && t->issued <= m->ts[TC_SERVED]))) {
-					load_performed(l1, &tmp, t->warp);
-					l1->port.cl.done(l1->port.cl.sm, t->id, tmp.data);
-					mshr_remove(e, i);
-				} else {
-					i++;
-				}
-			}
+			serve_from_msg(l1, e, m, 0);
 			serve_waiting(l1, e, 0);
 			return;
 		}
@@ -658,6 +691,18 @@ static sim_time_t l1_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint
 	if (l1->kind == LEASE_TC_WEAK && order != MEM_ORDER_ACQUIRE)
 		return l1->gwct[warp];
 	return 0;
+}
+
+static bool l1_probe(const struct gpu_l1 *l1, uint64_t addr, unsigned warp, uint64_t out[3])
+{
+	struct cache_line *l = cache_lookup(l1->cache, addr & ~(uint64_t)(l1->line_bytes - 1));
+
+	out[2] = is_gtsc(l1) ? l1->warp_ts[warp] : l1->gwct ? l1->gwct[warp] : 0;
+	if (!l)
+		return false;
+	out[0] = l->meta[0];
+	out[1] = l->meta[1];
+	return true;
 }
 
 static void l1_kernel_begin(struct gpu_l1 *l1)
@@ -791,7 +836,8 @@ static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned s
 
 		l1->lease_ps = tc->lease * sim_clock_period_ps(&ctx->core_clk);
 		l1->gwct = calloc(ctx->warps, sizeof(*l1->gwct));
-		if (!l1->gwct)
+		l1->chain = calloc(cfg->mshrs, sizeof(*l1->chain));
+		if (!l1->gwct || !l1->chain)
 			goto fail;
 	}
 	rc = cache_create(&geom, &l1->cache);
@@ -845,6 +891,7 @@ static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct g
 	    .kernel_begin = l1_kernel_begin,            \
 	    .kernel_end = l1_kernel_end,                \
 	    .fence = l1_fence,                          \
+	    .probe = l1_probe,                          \
 	    .idle = l1_idle,                            \
 	    .digest = l1_digest,                        \
 	}

@@ -400,6 +400,24 @@ void *gh_arg(const struct gpu_host *h)
 	return G((struct gpu_host *)h)->s->workload_arg;
 }
 
+bool gh_probe_l1(struct gpu_host *h, unsigned sm, unsigned slot, uint64_t addr, uint64_t out[3])
+{
+	struct gpu_sys *g = G(h);
+
+	if (sm >= g->ctx.sms || !g->proto->l1->probe)
+		return false;
+	return g->proto->l1->probe(gpu_sm_l1(g->sm[sm]), addr, slot, out);
+}
+
+bool gh_probe_l2(struct gpu_host *h, uint64_t addr, uint64_t out[3])
+{
+	struct gpu_sys *g = G(h);
+
+	if (!g->proto->l2->probe)
+		return false;
+	return g->proto->l2->probe(g->bank[addrmap_bank(&g->ctx.map, addr)], addr, out);
+}
+
 unsigned gh_sms(const struct gpu_host *h)
 {
 	return ((const struct gpu_sys *)h)->ctx.sms;
