@@ -870,8 +870,8 @@ int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx,
 	tlm_target_init(&b->noc, "l2.noc", &l2_fw, b);
 	tlm_initiator_init(&b->dram, "l2.dram", &l2_bw, b);
 	l2_stats_register(b, g);
-	if (pol && pol->init && (rc = pol->init(b->ps, ctx, bank, g)))
-		goto fail;
+	if (pol && pol->init && (rc = pol->init(b->ps, ctx, bank, g, err)))
+		goto fail_quiet;
 	*out = b;
 	return 0;
 fail:

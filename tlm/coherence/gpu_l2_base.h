@@ -16,7 +16,8 @@
 
 struct l2_policy {
 	size_t state_size;
-	int (*init)(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g);
+	int (*init)(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+		    struct cs_err *err);
 	/* a line was allocated (before its fill or a full write) */
 	void (*installed)(void *ps, struct cache_line *l);
 	/* a valid line is being replaced */

@@ -65,7 +65,8 @@ struct gtsc_l2 {
 	uint64_t *renewals, *fills, *resets, *stale;
 };
 
-static int gtsc_init(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g)
+static int gtsc_init(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+		     struct cs_err *err)
 {
 	struct gtsc_l2 *s = ps;
 	const struct gtsc_cfg *cfg = ctx->proto_cfg;
@@ -77,7 +78,12 @@ static int gtsc_init(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct 
 	s->tsb = gtsc_ts_bytes(cfg);
 	s->mem_ts = 1;
 	if (s->lease + 2 > s->ts_max)
-		return -CS_ECONFIG;
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "gtsc.lease (%llu) leaves no room in %llu-bit timestamps: it must "
+		    "be below %llu",
+		    (unsigned long long)s->lease, (unsigned long long)cfg->ts_bits,
+		    (unsigned long long)s->ts_max - 1);
 	s->renewals = cs_stat_counter(g, "gtsc.renewals", "", "BusRd answered with BusRnw");
 	s->fills = cs_stat_counter(g, "gtsc.fills", "", "BusRd answered with BusFill");
 	s->resets = cs_stat_counter(g, "gtsc.ts_resets", "", "timestamp overflow resets started");

@@ -61,15 +61,18 @@ static int tc_init(void *ps, const struct gpu_ctx *ctx, bool weak, struct cs_sta
 }
 
 static int tc_strong_init(void *ps, const struct gpu_ctx *ctx, unsigned bank,
-			  struct cs_stat_group *g)
+			  struct cs_stat_group *g, struct cs_err *err)
 {
 	(void)bank;
+	(void)err;
 	return tc_init(ps, ctx, false, g);
 }
 
-static int tc_weak_init(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g)
+static int tc_weak_init(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+			struct cs_err *err)
 {
 	(void)bank;
+	(void)err;
 	return tc_init(ps, ctx, true, g);
 }
 
