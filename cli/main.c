@@ -15,12 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
+#include "workloads/litmus/litmus.h"
+#include "workloads/litmus/run.h"
 #include "workloads/workload.h"
 
 #ifndef COHSCOPE_CONFIG_DIR
@@ -78,6 +81,7 @@ static const char main_help[] =
     "\n"
     "commands:\n"
     "  run      simulate a configuration and a workload; print a summary, write stats\n"
+    "  litmus   run litmus tests on the GPU and check their outcomes against the memory model\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
     "  help     help on a command (also: cohscope COMMAND --help)\n"
@@ -85,7 +89,7 @@ static const char main_help[] =
     "options: --help, --version\n"
     "\n"
     "exit status: 0 success, 1 simulation or self-check failed, 2 usage error,\n"
-    "3 bad input (config, --set, workload), 4 output not written, 5 out of memory\n";
+    "3 bad input (config, --set, workload, litmus file), 4 output not written, 5 out of memory\n";
 
 static const char run_help[] =
     "usage: cohscope run -c CONFIG [-w WORKLOAD] [--mode MODE] [--set SECTION.KEY=VALUE]...\n"
@@ -102,6 +106,37 @@ static const char run_help[] =
     "      --host-counters    report host cycles and instructions per simulated event (PAPI),\n"
     "                         or wall time when counters are unavailable\n"
     "  -q, --quiet            no summary on stdout\n";
+
+static const char litmus_help[] =
+    "usage: cohscope litmus FILE... -c CONFIG [--set SECTION.KEY=VALUE]... [--iterations N]\n"
+    "                       [--jitter CYCLES] [--warmup N] [--placement random|fixed]\n"
+    "                       [--seed N] [--expect FILE] [--json FILE|-] [-q]\n"
+    "\n"
+    "Runs each litmus test (herdtools7 .litmus, C or OpenCL) N times on the GPU of CONFIG, one\n"
+    "single-warp CTA per thread, and checks the outcome named by its condition against the model\n"
+    "the run is held to: core.consistency (sc or rc) under a coherent protocol; none (outcomes\n"
+    "reported, nothing enforced) under a non-coherent one. FAIL: a forbidden outcome was seen.\n"
+    "Prints a verdict table and each test's histogram of outcomes (docs/litmus.md).\n"
+    "\n"
+    "  -c, --config FILE      libconfig GPU configuration (cohscope list configs)\n"
+    "      --set K=V          override one parameter, e.g. --set coherence.protocol=noncoherent\n"
+    "                         or --set core.consistency=sc (repeatable)\n"
+    "      --iterations N     kernel launches per test (default 500)\n"
+    "      --jitter CYCLES    random delay before a thread's first op, below CYCLES (default\n"
+    "                         300); below CYCLES/8+1 between ops; 0: none\n"
+    "      --warmup N         warm the L1s in every N-th iteration (default 2; 0: never)\n"
+    "      --placement P      random (default): threads on random distinct SMs and locations\n"
+    "                         in random distinct L2 banks, drawn anew every iteration; fixed:\n"
+    "                         thread (or work-group) i on SM i, location i in bank i\n"
+    "      --seed N           the run's seed (same as --set sim.seed=N)\n"
+    "      --expect FILE      expected verdicts for tests without Cohscope.sc / Cohscope.rc\n"
+    "                         keys (tests/litmus/expected.tsv)\n"
+    "      --json FILE|-      write the report as JSON (written whole or not at all; - for\n"
+    "                         standard output, which then gets no table)\n"
+    "  -q, --quiet            no table and no histograms on stdout\n"
+    "\n"
+    "exit status: 0 every test passed, 1 a forbidden outcome was seen or a simulation failed,\n"
+    "2 usage error, 3 bad input (litmus file, --expect file, config), 4 output not written\n";
 
 static const char list_help[] =
     "usage: cohscope list [systems|workloads|components|protocols|configs]\n"
@@ -368,14 +403,26 @@ static int cmd_config(int argc, char **argv)
 
 /* ---- run ---------------------------------------------------------------------------------------- */
 
-/* Writes text to path atomically: a temporary file in the same directory, then rename. */
+/* Writes text to path atomically: a temporary file in the same directory, then rename. A path
+ * that exists and is not a regular file (/dev/stdout, a pipe) is written in place: renaming
+ * over it would replace the device or the pipe with a file. */
 static int write_atomic(const char *path, const char *text, size_t len)
 {
 	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 32);
+	char *tmp;
+	struct stat st;
 	FILE *f;
 	int ok;
 
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		f = fopen(path, "w");
+		if (!f)
+			return -CS_EIO;
+		ok = fwrite(text, 1, len, f) == len;
+		ok = (fclose(f) == 0) && ok;
+		return ok ? 0 : -CS_EIO;
+	}
+	tmp = malloc(plen + 32);
 	if (!tmp)
 		return -CS_ENOMEM;
 	snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
@@ -538,13 +585,356 @@ out_close:
 	return status;
 }
 
+/* ---- litmus ------------------------------------------------------------------------------------ */
+
+struct litmus_cli {
+	const char *config, *expect, *json;
+	const char *sets[257];
+	int nsets;
+	char seed_set[48];
+	struct litmus_opts lo;
+	bool quiet, help;
+	char **files;
+	int nfiles;
+};
+
+/* A non-negative decimal number for option `opt`. */
+static int parse_count(const char *opt, const char *text, uint64_t min, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (!text[0] || *end || errno || text[0] == '-' || v < min)
+		return fail(EXIT_USAGE,
+			    "litmus: %s %s: expected a whole number of at least %" PRIu64, opt,
+			    text, min);
+	*out = v;
+	return 0;
+}
+
+static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
+{
+	enum {
+		OPT_SET = 256,
+		OPT_ITER,
+		OPT_JITTER,
+		OPT_WARMUP,
+		OPT_PLACE,
+		OPT_SEED,
+		OPT_EXPECT,
+		OPT_JSON
+	};
+	static const struct option longopts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"set", required_argument, NULL, OPT_SET},
+	    {"iterations", required_argument, NULL, OPT_ITER},
+	    {"jitter", required_argument, NULL, OPT_JITTER},
+	    {"warmup", required_argument, NULL, OPT_WARMUP},
+	    {"placement", required_argument, NULL, OPT_PLACE},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"expect", required_argument, NULL, OPT_EXPECT},
+	    {"json", required_argument, NULL, OPT_JSON},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	uint64_t seed;
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	litmus_opts_default(&o->lo);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":c:qh", longopts, NULL)) != -1) {
+		rc = 0;
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case OPT_SET:
+			if (o->nsets == 256)
+				return fail(EXIT_USAGE, "litmus: more than 256 --set options");
+			o->sets[o->nsets++] = optarg;
+			break;
+		case OPT_ITER:
+			rc = parse_count("--iterations", optarg, 1, &o->lo.iterations);
+			break;
+		case OPT_JITTER:
+			rc = parse_count("--jitter", optarg, 0, &o->lo.jitter);
+			break;
+		case OPT_WARMUP:
+			rc = parse_count("--warmup", optarg, 0, &o->lo.warmup);
+			break;
+		case OPT_PLACE:
+			if (strcmp(optarg, "random") == 0)
+				o->lo.placement = LIT_PLACE_RANDOM;
+			else if (strcmp(optarg, "fixed") == 0)
+				o->lo.placement = LIT_PLACE_FIXED;
+			else
+				return fail(EXIT_USAGE,
+					    "litmus: --placement %s: not one of random, fixed",
+					    optarg);
+			break;
+		case OPT_SEED:
+			rc = parse_count("--seed", optarg, 0, &seed);
+			snprintf(o->seed_set, sizeof(o->seed_set), "sim.seed=%" PRIu64, seed);
+			break;
+		case OPT_EXPECT:
+			o->expect = optarg;
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case ':':
+			return fail(EXIT_USAGE, "litmus: option %s needs a value",
+				    argv[optind - 1]);
+		default:
+			return fail(EXIT_USAGE,
+				    "litmus: unknown option '%s' (see cohscope litmus --help)",
+				    argv[optind - 1]);
+		}
+		if (rc)
+			return rc;
+	}
+	/* --seed last: it wins over a --set sim.seed */
+	if (o->seed_set[0])
+		o->sets[o->nsets++] = o->seed_set;
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+	return 0;
+}
+
+/* The condition as written: "exists (1:r0=1 /\ 1:r1=0)". */
+static void format_cond(const struct litmus_test *t, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%sexists (", t->cond.negated ? "~" : "");
+
+	for (unsigned i = 0; i < t->cond.natoms && n < len; i++) {
+		const struct lit_atom *a = &t->cond.atoms[i];
+		const char *sep = i ? " /\\ " : "";
+
+		if (a->is_loc)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s=%" PRId64, sep,
+					      t->locs[a->loc].name, a->value);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%u:%s=%" PRId64, sep, a->thread,
+					      t->threads[a->thread].regs[a->reg], a->value);
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, ")");
+}
+
+static const char *expect_text(const struct litmus_result *r, const struct litmus_verdict *v)
+{
+	return r->model == LIT_MODEL_NONE ? "-" : litmus_expect_name(v->expect);
+}
+
+static void print_litmus(struct litmus_test **t, const struct litmus_result *r,
+			 const struct litmus_verdict *v, int n)
+{
+	int w = 4, passed = 0;
+	char cond[1024];
+
+	for (int i = 0; i < n; i++) {
+		int len = (int)strlen(t[i]->name);
+
+		w = len > w ? (len < 48 ? len : 48) : w;
+	}
+	printf("%-*s  %-5s %-12s %7s %8s %7s  %-8s %s\n", w, "test", "model", "protocol", "iters",
+	       "outcomes", "seen", "expected", "result");
+	for (int i = 0; i < n; i++) {
+		printf("%-*.*s  %-5s %-12s %7" PRIu64 " %8u %7" PRIu64 "  %-8s %s (%s)\n", w, w,
+		       t[i]->name, litmus_model_name(r[i].model), r[i].protocol, r[i].iterations,
+		       r[i].noutcomes, r[i].condition_count, expect_text(&r[i], &v[i]),
+		       v[i].pass ? "PASS" : "FAIL", v[i].text);
+		passed += v[i].pass;
+	}
+	printf("%d tests: %d passed, %d failed\n", n, passed, n - passed);
+	for (int i = 0; i < n; i++) {
+		format_cond(t[i], cond, sizeof(cond));
+		printf("\n%s (%s, %s, seed %" PRIu64 ", %" PRIu64 " cycles): %s\n", t[i]->name,
+		       t[i]->path, litmus_model_name(r[i].model), r[i].seed, r[i].cycles, cond);
+		for (unsigned k = 0; k < r[i].noutcomes; k++)
+			printf("  %8" PRIu64 "  %s%s\n", r[i].outcomes[k].count,
+			       r[i].outcomes[k].text,
+			       r[i].outcomes[k].condition ? "   <- condition" : "");
+	}
+}
+
+static json_t *litmus_json(const struct litmus_cli *o, struct litmus_test **t,
+			   const struct litmus_result *r, const struct litmus_verdict *v, int n)
+{
+	json_t *root = json_object(), *tests = json_array();
+	int passed = 0;
+	char cond[1024];
+
+	if (!root || !tests) {
+		json_decref(root);
+		json_decref(tests);
+		return NULL;
+	}
+	json_object_set_new(
+	    root, "cohscope",
+	    json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s?}", "version", COHSCOPE_VERSION,
+		      "config", o->config, "seed", (json_int_t)(n ? r[0].seed : 0), "iterations",
+		      (json_int_t)o->lo.iterations, "jitter", (json_int_t)o->lo.jitter, "warmup",
+		      (json_int_t)o->lo.warmup, "placement",
+		      o->lo.placement == LIT_PLACE_FIXED ? "fixed" : "random", "expect",
+		      o->expect));
+	for (int i = 0; i < n; i++) {
+		json_t *outs = json_array(), *jt;
+
+		for (unsigned k = 0; k < r[i].noutcomes; k++)
+			json_array_append_new(
+			    outs, json_pack("{s:s, s:I, s:b}", "outcome", r[i].outcomes[k].text,
+					    "count", (json_int_t)r[i].outcomes[k].count,
+					    "condition", r[i].outcomes[k].condition));
+		format_cond(t[i], cond, sizeof(cond));
+		jt = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:I, s:s, s:b, s:s}",
+			       "name", t[i]->name, "file", t[i]->path, "arch", t[i]->arch,
+			       "condition", cond, "model", litmus_model_name(r[i].model),
+			       "protocol", r[i].protocol, "iterations", (json_int_t)r[i].iterations,
+			       "cycles", (json_int_t)r[i].cycles, "outcomes", outs,
+			       "condition_observed", (json_int_t)r[i].condition_count, "expected",
+			       expect_text(&r[i], &v[i]), "pass", v[i].pass, "verdict", v[i].text);
+		json_array_append_new(tests, jt);
+		passed += v[i].pass;
+	}
+	json_object_set_new(root, "tests", tests);
+	json_object_set_new(
+	    root, "summary",
+	    json_pack("{s:i, s:i, s:i}", "tests", n, "passed", passed, "failed", n - passed));
+	return root;
+}
+
+static int write_litmus_json(const struct litmus_cli *o, struct litmus_test **t,
+			     const struct litmus_result *r, const struct litmus_verdict *v, int n)
+{
+	json_t *root = litmus_json(o, t, r, v, n);
+	char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
+	int rc;
+
+	json_decref(root);
+	if (!text)
+		return fail(EXIT_INTERNAL, "out of memory");
+	if (strcmp(o->json, "-") == 0) {
+		rc = fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 ? -CS_EIO : 0;
+		free(text);
+		return rc ? fail(EXIT_OUTPUT, "standard output: cannot write") : 0;
+	}
+	rc = write_atomic(o->json, text, strlen(text));
+	free(text);
+	if (rc)
+		return fail(EXIT_OUTPUT, "%s: cannot write: %s", o->json,
+			    rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+	return 0;
+}
+
+static int cmd_litmus(int argc, char **argv)
+{
+	struct litmus_expect_table *tab = NULL;
+	struct litmus_test **tests = NULL;
+	struct litmus_result *res = NULL;
+	struct litmus_verdict *ver = NULL;
+	struct cs_config *cfg = NULL;
+	struct cs_err err = {0};
+	struct litmus_cli o;
+	struct opts co = {0};
+	int status, failed = 0;
+
+	status = parse_litmus_opts(argc, argv, &o);
+	if (status)
+		return status;
+	if (o.help) {
+		fputs(litmus_help, stdout);
+		return 0;
+	}
+	if (!o.nfiles)
+		return fail(EXIT_USAGE, "litmus: no litmus file (see cohscope litmus --help)");
+	if (!o.config)
+		return fail(EXIT_USAGE,
+			    "litmus: -c CONFIG is required (see cohscope list configs)");
+	tests = calloc((size_t)o.nfiles, sizeof(*tests));
+	res = calloc((size_t)o.nfiles, sizeof(*res));
+	ver = calloc((size_t)o.nfiles, sizeof(*ver));
+	if (!tests || !res || !ver) {
+		status = fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	/* every input is read before anything runs: bad input costs no simulation */
+	if (o.expect) {
+		int rc = litmus_expect_load(o.expect, &tab, &err);
+
+		if (rc) {
+			status = fail(exit_status(rc), "%s", err.msg);
+			goto out;
+		}
+	}
+	for (int i = 0; i < o.nfiles; i++) {
+		int rc = litmus_parse_file(o.files[i], &tests[i], &err);
+
+		if (rc) {
+			status = fail(exit_status(rc), "%s", err.msg);
+			goto out;
+		}
+	}
+	co.config = o.config;
+	memcpy(co.sets, o.sets, sizeof(co.sets[0]) * (size_t)o.nsets);
+	co.nsets = o.nsets;
+	status = open_config(&co, &cfg);
+	if (status)
+		goto out;
+	for (int i = 0; i < o.nfiles; i++) {
+		int rc = litmus_run(tests[i], cfg, &o.lo, &res[i], &err);
+
+		if (rc) {
+			status = exit_status(rc);
+			status = status == EXIT_SIM
+				     ? fail(status, "%s: %s", tests[i]->path, err.msg)
+				     : fail(status, "%s", err.msg);
+			goto out;
+		}
+		litmus_judge(tests[i], &res[i], tab, &ver[i]);
+		failed += !ver[i].pass;
+	}
+	if (!o.quiet && !(o.json && strcmp(o.json, "-") == 0))
+		print_litmus(tests, res, ver, o.nfiles);
+	if (o.json) {
+		status = write_litmus_json(&o, tests, res, ver, o.nfiles);
+		if (status)
+			goto out;
+	}
+	if (failed)
+		status = fail(EXIT_SIM, "litmus: %d of %d tests saw an outcome their model forbids",
+			      failed, o.nfiles);
+out:
+	for (int i = 0; res && i < o.nfiles; i++)
+		litmus_result_free(&res[i]);
+	for (int i = 0; tests && i < o.nfiles; i++)
+		litmus_free(tests[i]);
+	free(tests);
+	free(res);
+	free(ver);
+	litmus_expect_free(tab);
+	cs_config_close(cfg);
+	return status;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd)
 		return fail(EXIT_USAGE,
-			    "no command (run, list, config, help; see cohscope --help)");
+			    "no command (run, litmus, list, config, help; see cohscope --help)");
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(main_help, stdout);
 		return 0;
@@ -555,6 +945,8 @@ static int dispatch(int argc, char **argv)
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (strcmp(cmd, "litmus") == 0)
+		return cmd_litmus(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
@@ -563,16 +955,18 @@ static int dispatch(int argc, char **argv)
 		const char *what = argc > 2 ? argv[2] : "";
 
 		if (argc > 3 || (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
-				 strcmp(what, "config")))
-			return fail(EXIT_USAGE, "help: no command '%s' (run, list, config)", what);
+				 strcmp(what, "config") && strcmp(what, "litmus")))
+			return fail(EXIT_USAGE, "help: no command '%s' (run, litmus, list, config)",
+				    what);
 		fputs(strcmp(what, "run") == 0	    ? run_help
+		      : strcmp(what, "litmus") == 0 ? litmus_help
 		      : strcmp(what, "list") == 0   ? list_help
 		      : strcmp(what, "config") == 0 ? config_help
 						    : main_help,
 		      stdout);
 		return 0;
 	}
-	return fail(EXIT_USAGE, "unknown command '%s' (run, list, config, help)", cmd);
+	return fail(EXIT_USAGE, "unknown command '%s' (run, litmus, list, config, help)", cmd);
 }
 
 int main(int argc, char **argv)

@@ -299,10 +299,11 @@ static bool warp_fence(struct warp *w, uint8_t order, uint8_t scope)
 	return false;
 }
 
-/* Under SC a store or an atomic is over when the protocol says it is visible to all. */
-static bool sc_store_visible(struct warp *w)
+/* Under SC an access is over when the protocol says what it wrote, or what it read, is
+ * visible to all (TC-Weak: GWCT, which reads of a recent write raise too). */
+static bool sc_access_visible(struct warp *w)
 {
-	if (w->sm->cfg->consistency != GPU_SC || w->op.kind == OP_LD)
+	if (w->sm->cfg->consistency != GPU_SC)
 		return true;
 	w->op.drained = true; /* fence_over() then continues with the next op */
 	return warp_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
@@ -312,7 +313,7 @@ static void warp_request_done(struct warp *w, bool blocking)
 {
 	w->outstanding--;
 	if (blocking && !--w->pending) {
-		if (sc_store_visible(w))
+		if (sc_access_visible(w))
 			warp_advance(w);
 		return;
 	}

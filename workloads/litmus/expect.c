@@ -1,0 +1,189 @@
+/*
+ * workloads/litmus/expect.c - expected verdicts (a test's Cohscope.sc / Cohscope.rc keys, an
+ * expectations file) and the verdict of a run: FAIL when an outcome the model forbids was seen.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "workloads/litmus/run.h"
+
+struct expect_row {
+	char path[256];
+	unsigned sc, rc; /* enum litmus_expect */
+};
+
+struct litmus_expect_table {
+	struct expect_row *rows;
+	unsigned n, cap;
+};
+
+/* "Forbid" / "F", "Allow" / "A", "-" / "?" (unknown); -1 for anything else. */
+static int parse_verdict(const char *s)
+{
+	if (!strcasecmp(s, "Forbid") || !strcasecmp(s, "F"))
+		return LIT_EXPECT_FORBID;
+	if (!strcasecmp(s, "Allow") || !strcasecmp(s, "A"))
+		return LIT_EXPECT_ALLOW;
+	if (!strcmp(s, "-") || !strcmp(s, "?") || !s[0])
+		return LIT_EXPECT_UNKNOWN;
+	return -1;
+}
+
+static int add_row(struct litmus_expect_table *tab, const struct expect_row *row)
+{
+	if (tab->n == tab->cap) {
+		unsigned n = tab->cap ? tab->cap * 2 : 32;
+		struct expect_row *nr = realloc(tab->rows, n * sizeof(*nr));
+
+		if (!nr)
+			return -CS_ENOMEM;
+		tab->rows = nr;
+		tab->cap = n;
+	}
+	tab->rows[tab->n++] = *row;
+	return 0;
+}
+
+/* One line: PATH \t SC \t RC [\t NOTE]. */
+static int parse_line(struct litmus_expect_table *tab, char *line, const char *path, unsigned ln,
+		      struct cs_err *err)
+{
+	char *field[3], *p = line;
+	struct expect_row row = {0};
+	int v[2];
+
+	for (unsigned i = 0; i < 3; i++) {
+		char *tab_ch = strchr(p, '\t');
+
+		if (!tab_ch && i < 2)
+			return cs_err_set(err, -CS_EINVAL,
+					  "%s:%u: expected PATH<TAB>SC<TAB>RC[<TAB>NOTE]", path,
+					  ln);
+		field[i] = p;
+		if (tab_ch) {
+			*tab_ch = '\0';
+			p = tab_ch + 1;
+		}
+	}
+	if (!field[0][0] || strlen(field[0]) >= sizeof(row.path))
+		return cs_err_set(err, -CS_EINVAL, "%s:%u: empty or too long test path", path, ln);
+	for (unsigned i = 0; i < 2; i++) {
+		v[i] = parse_verdict(field[i + 1]);
+		if (v[i] < 0)
+			return cs_err_set(err, -CS_EINVAL,
+					  "%s:%u: verdict '%s' is not Forbid, Allow or -", path, ln,
+					  field[i + 1]);
+	}
+	snprintf(row.path, sizeof(row.path), "%s", field[0]);
+	row.sc = (unsigned)v[0];
+	row.rc = (unsigned)v[1];
+	if (add_row(tab, &row))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	return 0;
+}
+
+int litmus_expect_load(const char *path, struct litmus_expect_table **out, struct cs_err *err)
+{
+	struct litmus_expect_table *tab;
+	char line[1024];
+	unsigned ln = 0;
+	FILE *f;
+	int rc = 0;
+
+	*out = NULL;
+	f = fopen(path, "r");
+	if (!f)
+		return cs_err_set(err, -CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+	tab = calloc(1, sizeof(*tab));
+	if (!tab) {
+		fclose(f);
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	}
+	while (!rc && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+
+		ln++;
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+			rc = cs_err_set(err, -CS_EINVAL, "%s:%u: line too long", path, ln);
+			break;
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!len || line[0] == '#')
+			continue;
+		rc = parse_line(tab, line, path, ln, err);
+	}
+	if (!rc && ferror(f))
+		rc = cs_err_set(err, -CS_EIO, "%s: cannot read: %s", path, strerror(errno));
+	fclose(f);
+	if (rc) {
+		litmus_expect_free(tab);
+		return rc;
+	}
+	*out = tab;
+	return 0;
+}
+
+void litmus_expect_free(struct litmus_expect_table *tab)
+{
+	if (!tab)
+		return;
+	free(tab->rows);
+	free(tab);
+}
+
+/* The row whose path is the longest suffix of the test's file path (at a '/'). */
+static const struct expect_row *find_row(const struct litmus_expect_table *tab, const char *file)
+{
+	const struct expect_row *best = NULL;
+	size_t flen = strlen(file), best_len = 0;
+
+	for (unsigned i = 0; tab && i < tab->n; i++) {
+		size_t klen = strlen(tab->rows[i].path);
+
+		if (klen > flen || strcmp(file + flen - klen, tab->rows[i].path) ||
+		    (klen < flen && file[flen - klen - 1] != '/'))
+			continue;
+		if (klen > best_len) {
+			best = &tab->rows[i];
+			best_len = klen;
+		}
+	}
+	return best;
+}
+
+unsigned litmus_expected(const struct litmus_test *t, const struct litmus_expect_table *tab,
+			 unsigned model)
+{
+	const struct expect_row *row;
+	int v;
+
+	if (model == LIT_MODEL_NONE)
+		return LIT_EXPECT_UNKNOWN;
+	v = parse_verdict(model == LIT_MODEL_SC ? t->expect_sc : t->expect_rc);
+	if (v > 0)
+		return (unsigned)v;
+	row = find_row(tab, t->path);
+	if (row && (model == LIT_MODEL_SC ? row->sc : row->rc) != LIT_EXPECT_UNKNOWN)
+		return model == LIT_MODEL_SC ? row->sc : row->rc;
+	/* every coherent protocol keeps a single order of the writes to one location */
+	return t->coherence ? LIT_EXPECT_FORBID : LIT_EXPECT_UNKNOWN;
+}
+
+void litmus_judge(const struct litmus_test *t, const struct litmus_result *r,
+		  const struct litmus_expect_table *tab, struct litmus_verdict *v)
+{
+	static const char *const what[] = {"", "allowed, ", "forbidden, "};
+	uint64_t seen = r->condition_count;
+
+	v->expect = litmus_expected(t, tab, r->model);
+	v->pass = !(v->expect == LIT_EXPECT_FORBID && seen);
+	if (seen)
+		snprintf(v->text, sizeof(v->text), "%sseen %" PRIu64, what[v->expect], seen);
+	else
+		snprintf(v->text, sizeof(v->text), "%snot seen", what[v->expect]);
+}
