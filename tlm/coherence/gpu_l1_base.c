@@ -19,12 +19,11 @@
 #include <string.h>
 
 #include "tlm/coherence/gpu_base.h"
+#include "tlm/coherence/gpu_l1_port.h"
 #include "tlm/mem/cache.h"
-#include "tlm/mem/msgq.h"
 #include "tlm/mem/mshr.h"
 
-#define L1_VALID     1
-#define HIT_RING_MAX 1024
+#define L1_VALID 1
 
 /* What an MSHR entry remembers per merged access (the transaction record). */
 struct l1_target {
@@ -35,180 +34,30 @@ struct l1_target {
 	uint8_t data[MEM_LINE_MAX]; /* a store's bytes */
 };
 
-struct l1_hit {
-	sim_time_t due;
-	uint32_t id;
-	bool load;
-	uint8_t data[MEM_LINE_MAX];
-};
-
 struct l1_stats {
 	uint64_t *accesses, *loads, *stores, *atomics;
 	uint64_t *load_hits, *load_misses, *mshr_merges, *store_hits, *store_misses;
 	uint64_t *refused_mshr, *refused_merge, *refused_queue;
 	uint64_t *evictions, *writebacks, *sector_misses;
-	uint64_t *msgs_sent, *fence_invalidations;
+	uint64_t *fence_invalidations;
 	struct cs_stat_avg *miss_latency;
 };
 
 struct gpu_l1 {
 	const struct gpu_ctx *ctx;
-	unsigned sm;
 	bool bypass;
 	bool write_back;
 	unsigned line_bytes, sector_bytes;
-	struct gpu_l1_client cl;
+	struct l1_port port;
 	struct cache *cache;
 	struct mshr_table *mshr;
-	struct tlm_initiator_socket noc;
 
-	/* messages waiting for the NoC */
-	struct msgq q; /* accesses are refused once it holds q_limit */
-	unsigned q_limit;
-	bool req_open; /* a BEGIN_REQ is waiting for its END_REQ */
-	bool want_retry;
-	bool pump_pending;
-
-	/* hits waiting out the hit latency (one access per cycle: at most latency + 1) */
-	struct l1_hit *hits;
-	unsigned h_head, h_n, h_cap;
-	bool hit_cb_pending;
-
-	unsigned outstanding; /* messages sent and not answered */
 	unsigned wb_pending;
 	void (*flush_cb)(void *arg);
 	void *flush_arg;
 
 	struct l1_stats st;
 };
-
-/* ---- sending --------------------------------------------------------------------------------- */
-
-static void l1_pump(struct gpu_l1 *l1);
-
-static void l1_pump_cb(struct sim_kernel *k, void *obj, void *arg)
-{
-	struct gpu_l1 *l1 = obj;
-
-	(void)k;
-	(void)arg;
-	l1->pump_pending = false;
-	l1_pump(l1);
-}
-
-static void l1_maybe_retry(struct gpu_l1 *l1)
-{
-	if (l1->want_retry) {
-		l1->want_retry = false;
-		l1->cl.retry(l1->cl.sm);
-	}
-}
-
-static void l1_pump(struct gpu_l1 *l1)
-{
-	while (!l1->req_open && l1->q.n) {
-		struct mem_msg *m = msgq_head(&l1->q)->m;
-		enum tlm_phase ph = TLM_BEGIN_REQ;
-		sim_time_t d = 0;
-		enum tlm_sync_enum r;
-
-		m->sent_ps = sim_now(l1->ctx->k);
-		l1->req_open = true;
-		(*l1->st.msgs_sent)++;
-		r = tlm_nb_transport_fw(&l1->noc, &m->p, &ph, &d);
-		if (r == TLM_UPDATED && ph == TLM_END_REQ) {
-			l1->req_open = false;
-		} else if (r == TLM_COMPLETED) {
-			sim_fail(l1->ctx->k, -CS_EPROTO,
-				 "sm%u.l1: the NoC completed a request early", l1->sm);
-			return;
-		} else if (l1->req_open) {
-			return; /* END_REQ comes later */
-		}
-		msgq_pop(&l1->q);
-		l1->outstanding++;
-	}
-	l1_maybe_retry(l1);
-}
-
-static bool l1_queue_room(const struct gpu_l1 *l1, unsigned n)
-{
-	return l1->q.n + n <= l1->q_limit;
-}
-
-static struct mem_msg *l1_msg(struct gpu_l1 *l1, uint8_t type, uint64_t addr, uint32_t txn)
-{
-	struct tlm_payload *p = tlm_payload_alloc(l1->ctx->pool);
-	struct mem_msg *m;
-
-	if (!p) {
-		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory for messages", l1->sm);
-		return NULL;
-	}
-	m = mem_msg_of(p);
-	p->addr = addr;
-	p->len = l1->line_bytes;
-	m->src = (uint16_t)l1->sm;
-	m->dst = (uint16_t)addrmap_bank(&l1->ctx->map, addr);
-	m->type = type;
-	m->txn = txn;
-	return m;
-}
-
-static void l1_send(struct gpu_l1 *l1, struct mem_msg *m)
-{
-	if (!msgq_push(&l1->q, m, 0)) {
-		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->sm);
-		tlm_payload_release(&m->p);
-		return;
-	}
-	if (!l1->req_open && !l1->pump_pending) {
-		l1->pump_pending = true;
-		sim_schedule(l1->ctx->k, 0, l1_pump_cb, l1, NULL);
-	}
-}
-
-/* ---- hits ------------------------------------------------------------------------------------ */
-
-static void l1_hit_cb(struct sim_kernel *k, void *obj, void *arg)
-{
-	struct gpu_l1 *l1 = obj;
-	sim_time_t now = sim_now(k);
-
-	(void)arg;
-	l1->hit_cb_pending = false;
-	while (l1->h_n && l1->hits[l1->h_head].due <= now) {
-		struct l1_hit *h = &l1->hits[l1->h_head];
-
-		l1->h_head = (l1->h_head + 1) % l1->h_cap;
-		l1->h_n--;
-		l1->cl.done(l1->cl.sm, h->id, h->load ? h->data : NULL);
-	}
-	if (l1->h_n) {
-		l1->hit_cb_pending = true;
-		sim_schedule_at(k, l1->hits[l1->h_head].due, SIM_PRIO_DEFAULT, l1_hit_cb, l1, NULL);
-	}
-}
-
-static void l1_hit(struct gpu_l1 *l1, uint32_t id, const uint8_t *line)
-{
-	const struct gpu_ctx *c = l1->ctx;
-	struct l1_hit *h;
-	sim_time_t now = sim_now(c->k);
-	sim_time_t due = now + sim_clock_delay(&c->core_clk, now, c->l1->latency);
-
-	h = &l1->hits[(l1->h_head + l1->h_n) % l1->h_cap];
-	l1->h_n++;
-	h->due = due;
-	h->id = id;
-	h->load = line != NULL;
-	if (line)
-		memcpy(h->data, line, l1->line_bytes);
-	if (!l1->hit_cb_pending) {
-		l1->hit_cb_pending = true;
-		sim_schedule_at(c->k, due, SIM_PRIO_DEFAULT, l1_hit_cb, l1, NULL);
-	}
-}
 
 /* ---- the cached L1 -------------------------------------------------------------------------- */
 
@@ -218,7 +67,7 @@ static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 
 	if (!v->state || !v->dirty_sectors)
 		return true;
-	m = l1_msg(l1, GPU_MSG_WRITEBACK, v->addr, GPU_TXN_WRITEBACK);
+	m = l1_port_msg(&l1->port, GPU_MSG_WRITEBACK, v->addr, GPU_TXN_WRITEBACK);
 	if (!m)
 		return false;
 	memcpy(m->p.data, v->data, l1->line_bytes);
@@ -233,7 +82,7 @@ static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 	m->sector_mask = v->dirty_sectors;
 	l1->wb_pending++;
 	(*l1->st.writebacks)++;
-	l1_send(l1, m);
+	l1_port_send(&l1->port, m);
 	return true;
 }
 
@@ -255,19 +104,19 @@ static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_tar
 		(*l1->st.refused_mshr)++;
 		return false;
 	}
-	if (!l1_queue_room(l1, 1)) {
+	if (!l1_port_room(&l1->port, 1)) {
 		(*l1->st.refused_queue)++;
 		return false;
 	}
 	e = mshr_alloc(l1->mshr, a->line_addr);
 	mshr_merge(l1->mshr, e, t);
 	mshr_user(e)[0] = sim_now(l1->ctx->k);
-	m = l1_msg(l1, GPU_MSG_READ, a->line_addr, mshr_index(l1->mshr, e));
+	m = l1_port_msg(&l1->port, GPU_MSG_READ, a->line_addr, mshr_index(l1->mshr, e));
 	if (!m)
 		return false;
 	m->sector_mask = l1->sector_bytes ? t->sector_mask : 0xff;
 	mshr_user(e)[1] = m->sector_mask;
-	l1_send(l1, m);
+	l1_port_send(&l1->port, m);
 	return true;
 }
 
@@ -279,7 +128,7 @@ static bool l1_cached_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
 		cache_touch(l1->cache, l);
 		(*l1->st.load_hits)++;
-		l1_hit(l1, a->id, l->data);
+		l1_port_hit(&l1->port, a->id, l->data);
 		return true;
 	}
 	t.id = a->id;
@@ -297,7 +146,7 @@ static bool l1_cached_load(struct gpu_l1 *l1, const struct gpu_access *a)
 
 static bool l1_store_msg(struct gpu_l1 *l1, const struct gpu_access *a)
 {
-	struct mem_msg *m = l1_msg(l1, GPU_MSG_WRITE, a->line_addr, a->id);
+	struct mem_msg *m = l1_port_msg(&l1->port, GPU_MSG_WRITE, a->line_addr, a->id);
 
 	if (!m)
 		return false;
@@ -308,7 +157,7 @@ static bool l1_store_msg(struct gpu_l1 *l1, const struct gpu_access *a)
 	m->req_bytes = (uint16_t)gpu_mask_bytes(a->byte_mask);
 	m->scope = a->scope;
 	m->order = a->order;
-	l1_send(l1, m);
+	l1_port_send(&l1->port, m);
 	return true;
 }
 
@@ -318,7 +167,7 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 	struct l1_target t;
 
 	if (!l1->write_back) {
-		if (!l1_queue_room(l1, 1)) {
+		if (!l1_port_room(&l1->port, 1)) {
 			(*l1->st.refused_queue)++;
 			return false;
 		}
@@ -337,7 +186,7 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 		l->dirty_sectors |= a->sector_mask;
 		cache_touch(l1->cache, l);
 		(*l1->st.store_hits)++;
-		l1_hit(l1, a->id, NULL);
+		l1_port_hit(&l1->port, a->id, NULL);
 		return true;
 	}
 	/* write-back: allocate, fetch the line, merge the store when it arrives */
@@ -358,7 +207,7 @@ static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
 	struct mem_msg *m;
 
-	if (!l1_queue_room(l1, 1)) {
+	if (!l1_port_room(&l1->port, 1)) {
 		(*l1->st.refused_queue)++;
 		return false;
 	}
@@ -370,7 +219,7 @@ static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 		if (l)
 			cache_invalidate(l1->cache, l);
 	}
-	m = l1_msg(l1, GPU_MSG_ATOMIC, a->line_addr, a->id);
+	m = l1_port_msg(&l1->port, GPU_MSG_ATOMIC, a->line_addr, a->id);
 	if (!m)
 		return false;
 	m->p.data = a->data; /* the SM's lane records: operands out, old values back */
@@ -379,7 +228,7 @@ static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	m->scope = a->scope;
 	m->order = a->order;
 	m->req_bytes = (uint16_t)(al->n * al->bytes * (al->op == MEM_ATOM_CAS ? 2 : 1) + al->n);
-	l1_send(l1, m);
+	l1_port_send(&l1->port, m);
 	return true;
 }
 
@@ -392,16 +241,16 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 		if (l1->bypass) {
 			struct mem_msg *m;
 
-			if (!l1_queue_room(l1, 1)) {
+			if (!l1_port_room(&l1->port, 1)) {
 				(*l1->st.refused_queue)++;
 				ok = false;
 				break;
 			}
-			m = l1_msg(l1, GPU_MSG_READ, a->line_addr, a->id);
+			m = l1_port_msg(&l1->port, GPU_MSG_READ, a->line_addr, a->id);
 			ok = m != NULL;
 			if (ok) {
 				m->sector_mask = a->sector_mask;
-				l1_send(l1, m);
+				l1_port_send(&l1->port, m);
 			}
 		} else {
 			ok = l1_cached_load(l1, a);
@@ -411,7 +260,7 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 		break;
 	case GPU_ACC_ST:
 		if (l1->bypass) {
-			ok = l1_queue_room(l1, 1) && l1_store_msg(l1, a);
+			ok = l1_port_room(&l1->port, 1) && l1_store_msg(l1, a);
 			if (!ok)
 				(*l1->st.refused_queue)++;
 		} else {
@@ -429,7 +278,7 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	if (ok)
 		(*l1->st.accesses)++;
 	else
-		l1->want_retry = true;
+		l1->port.want_retry = true;
 	return ok;
 }
 
@@ -443,7 +292,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 
 	if (!e || mshr_line(e) != m->p.addr) {
 		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: a fill for %#llx matches no MSHR entry",
-			 l1->sm, (unsigned long long)m->p.addr);
+			 l1->port.sm, (unsigned long long)m->p.addr);
 		return;
 	}
 	cs_stat_avg_sample(l1->st.miss_latency, (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
@@ -474,7 +323,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 
 		if ((l->valid_sectors & t->sector_mask) != t->sector_mask) {
 			/* merged while a fill for other sectors was in flight: ask again */
-			struct mem_msg *r = l1_msg(l1, GPU_MSG_READ, m->p.addr, m->txn);
+			struct mem_msg *r = l1_port_msg(&l1->port, GPU_MSG_READ, m->p.addr, m->txn);
 			uint8_t missing = (uint8_t)(t->sector_mask & ~l->valid_sectors);
 
 			if (!r)
@@ -498,29 +347,30 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 				mshr_user(e)[0] = sim_now(l1->ctx->k);
 				r->txn = mshr_index(l1->mshr, e);
 			}
-			l1_send(l1, r);
+			l1_port_send(&l1->port, r);
 			return;
 		}
 		if (t->kind == GPU_ACC_ST) {
 			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
 			l->dirty_sectors |= t->sector_mask;
-			l1->cl.done(l1->cl.sm, t->id, NULL);
+			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else {
-			l1->cl.done(l1->cl.sm, t->id, l->data);
+			l1->port.cl.done(l1->port.cl.sm, t->id, l->data);
 		}
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
-	l1_maybe_retry(l1);
+	l1_port_maybe_retry(&l1->port);
 }
 
-static void l1_response(struct gpu_l1 *l1, struct mem_msg *m)
+static void l1_response(void *owner, struct mem_msg *m)
 {
-	l1->outstanding--;
+	struct gpu_l1 *l1 = owner;
+
 	switch (m->resp_type) {
 	case GPU_MSG_DATA:
 		if (l1->bypass)
-			l1->cl.done(l1->cl.sm, m->txn, m->p.data);
+			l1->port.cl.done(l1->port.cl.sm, m->txn, m->p.data);
 		else
 			l1_fill(l1, m);
 		break;
@@ -534,46 +384,18 @@ static void l1_response(struct gpu_l1 *l1, struct mem_msg *m)
 				cb(l1->flush_arg);
 			}
 		} else {
-			l1->cl.done(l1->cl.sm, m->txn, NULL);
+			l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
 		}
 		break;
 	case GPU_MSG_ATOMIC_ACK:
-		l1->cl.done(l1->cl.sm, m->txn, NULL);
+		l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
 		break;
 	default:
-		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected response type %u", l1->sm,
-			 m->resp_type);
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected response type %u",
+			 l1->port.sm, m->resp_type);
 		break;
 	}
-	tlm_payload_release(&m->p);
 }
-
-static enum tlm_sync_enum l1_nb_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
-				   sim_time_t *d)
-{
-	struct gpu_l1 *l1 = obj;
-
-	(void)d;
-	if (*ph == TLM_END_REQ) {
-		l1->req_open = false;
-		msgq_pop(&l1->q);
-		l1->outstanding++;
-		if (!l1->pump_pending) {
-			l1->pump_pending = true;
-			sim_schedule(l1->ctx->k, 0, l1_pump_cb, l1, NULL);
-		}
-		return TLM_ACCEPTED;
-	}
-	if (*ph == TLM_BEGIN_RESP) {
-		l1_response(l1, mem_msg_of(p));
-		return TLM_COMPLETED;
-	}
-	sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected phase %s", l1->sm,
-		 tlm_phase_name(*ph));
-	return TLM_COMPLETED;
-}
-
-static const struct tlm_bw_ops l1_bw = {.nb_transport_bw = l1_nb_bw};
 
 /* ---- kernel boundaries ----------------------------------------------------------------------- */
 
@@ -633,8 +455,7 @@ static sim_time_t l1_nc_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, u
 
 static bool l1_idle(const struct gpu_l1 *l1)
 {
-	return !l1->q.n && !l1->outstanding && !l1->h_n && !l1->req_open &&
-	       (l1->bypass || !mshr_used(l1->mshr));
+	return l1_port_idle(&l1->port) && (l1->bypass || !mshr_used(l1->mshr));
 }
 
 static uint64_t l1_digest(const struct gpu_l1 *l1)
@@ -644,18 +465,16 @@ static uint64_t l1_digest(const struct gpu_l1 *l1)
 
 static struct tlm_initiator_socket *l1_noc_port(struct gpu_l1 *l1)
 {
-	return &l1->noc;
+	return &l1->port.noc;
 }
 
 static void l1_destroy(struct gpu_l1 *l1)
 {
 	if (!l1)
 		return;
-	msgq_release_all(&l1->q);
+	l1_port_fini(&l1->port);
 	cache_destroy(l1->cache);
 	mshr_destroy(l1->mshr);
-	msgq_free(&l1->q);
-	free(l1->hits);
 	free(l1);
 }
 
@@ -681,7 +500,6 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	    cs_stat_counter(g, "stall.miss_queue", "", "accesses refused: miss queue full");
 	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
-	s->msgs_sent = cs_stat_counter(g, "messages", "", "messages sent to the NoC");
 	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to fill");
 	s->fence_invalidations =
 	    cs_stat_counter(g, "fence_invalidations", "", "acquire fences that invalidated the L1");
@@ -702,16 +520,12 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 	if (!l1)
 		goto fail;
 	l1->ctx = ctx;
-	l1->sm = sm;
-	l1->cl = *cl;
 	l1->bypass = bypass;
 	l1->write_back = cfg->write == GPU_L1_WRITE_BACK;
 	l1->line_bytes = (unsigned)cfg->line_bytes;
 	l1->sector_bytes = (unsigned)cfg->sector_bytes;
-	l1->q_limit = (unsigned)cfg->miss_queue;
-	l1->h_cap = (unsigned)cfg->latency + 2;
-	l1->hits = calloc(l1->h_cap, sizeof(*l1->hits));
-	if (msgq_init(&l1->q, l1->q_limit) || !l1->hits)
+	rc = l1_port_init(&l1->port, ctx, sm, cl, l1_response, l1, g);
+	if (rc)
 		goto fail;
 	if (!bypass) {
 		struct cache_geom geom = {
@@ -738,7 +552,6 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 		if (rc)
 			goto fail;
 	}
-	tlm_initiator_init(&l1->noc, "l1.noc", &l1_bw, l1);
 	l1_stats_register(l1, g);
 	*out = l1;
 	return 0;

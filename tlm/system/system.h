@@ -98,7 +98,7 @@ struct cs_system {
 	struct cs_system_cfg sys;
 	const struct cs_workload *workload;
 	void *workload_arg; /* cs_run_opts.arg */
-	void *priv; /* the system type's state */
+	void *priv;	    /* the system type's state */
 	struct cs_component *components;
 };
 
