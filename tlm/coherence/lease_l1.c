@@ -49,7 +49,9 @@ struct ll1_target {
 	uint16_t warp;
 	uint8_t kind; /* GPU_ACC_LD / ST / ATOM */
 	uint8_t sector_mask;
+	bool after_store; /* G-TSC: waited for its warp's store: it follows the store's ts */
 	sim_time_t issued;
+	uint64_t ts; /* G-TSC: the warp's timestamp when the load was issued */
 	uint64_t byte_mask[2];
 	uint8_t data[MEM_LINE_MAX]; /* a store's bytes */
 };
@@ -193,6 +195,22 @@ static bool covered(const struct gpu_l1 *l1, const struct cache_line *l, unsigne
 	return sim_now(l1->ctx->k) < (sim_time_t)l->meta[0];
 }
 
+/* The timestamp a waiting G-TSC load needs covered: its warp's when it was issued (under RC a
+ * store acked meanwhile may come after it), unless it waited for a store of its warp to the
+ * line, which it must follow. */
+static uint64_t target_ts(const struct gpu_l1 *l1, const struct ll1_target *t)
+{
+	return t->after_store ? l1->warp_ts[t->warp] : t->ts;
+}
+
+static bool target_covered(const struct gpu_l1 *l1, const struct cache_line *l,
+			   const struct ll1_target *t)
+{
+	if (is_gtsc(l1))
+		return target_ts(l1, t) <= l->meta[1];
+	return covered(l1, l, t->warp);
+}
+
 /* A load is performed on l: the warp's timestamp (G-TSC) or GWCT (TC-Weak) follows. */
 static void load_performed(struct gpu_l1 *l1, const struct cache_line *l, unsigned warp)
 {
@@ -272,20 +290,25 @@ static void serve_waiting(struct gpu_l1 *l1, struct mshr_entry *e, sim_time_t se
 	for (unsigned i = 0; i < mshr_targets(e);) {
 		struct ll1_target *t = mshr_target(e, i);
 
-		if (t->kind != GPU_ACC_LD || load_blocked(e, t->warp)) {
+		if (t->kind != GPU_ACC_LD) {
+			i++;
+			continue;
+		}
+		if (load_blocked(e, t->warp)) {
+			t->after_store = true;
 			i++;
 			continue;
 		}
 		if (l && (l->valid_sectors & t->sector_mask) == t->sector_mask &&
-		    (covered(l1, l, t->warp) || (served && t->issued <= served))) {
+		    (target_covered(l1, l, t) || (served && t->issued <= served))) {
 			load_performed(l1, l, t->warp);
 			l1->port.cl.done(l1->port.cl.sm, t->id, l->data);
 			mshr_remove(e, i);
 			continue;
 		}
 		need = true;
-		if (is_gtsc(l1) && l1->warp_ts[t->warp] > need_ts)
-			need_ts = l1->warp_ts[t->warp];
+		if (is_gtsc(l1) && target_ts(l1, t) > need_ts)
+			need_ts = target_ts(l1, t);
 		i++;
 	}
 	if (need && !e_reads(e)) {
@@ -308,6 +331,8 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	    .kind = GPU_ACC_LD,
 	    .sector_mask = a->sector_mask,
 	    .issued = sim_now(l1->ctx->k),
+	    .ts = is_gtsc(l1) ? l1->warp_ts[a->warp] : 0,
+	    .after_store = e && load_blocked(e, a->warp),
 	};
 	bool hit =
 	    l && (l->valid_sectors & a->sector_mask) == a->sector_mask && covered(l1, l, a->warp);
@@ -563,7 +588,7 @@ static void serve_from_msg(struct gpu_l1 *l1, struct mshr_entry *e, const struct
 
 		if (t->kind == GPU_ACC_LD && !load_blocked(e, t->warp) &&
 		    !(skip & warp_bit(t->warp)) &&
-		    (covered(l1, &tmp, t->warp) ||
+		    (target_covered(l1, &tmp, t) ||
 		     (!is_gtsc(l1) && t->issued <= m->ts[TC_SERVED]))) {
 			load_performed(l1, &tmp, t->warp);
 			l1->port.cl.done(l1->port.cl.sm, t->id, tmp.data);
