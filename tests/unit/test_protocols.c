@@ -373,6 +373,36 @@ START_TEST(test_gtsc_overflow_reset)
 }
 END_TEST
 
+/* Fig. 6: an L2 eviction raises mem_ts to the evicted rts; the next line from DRAM starts its
+ * lease there. The L2 is not inclusive: SM0 still hits its copy of the evicted line. A 1 KiB
+ * direct-mapped bank: lines 8 apart share its one way per set. */
+START_TEST(test_gtsc_eviction_mem_ts)
+{
+	static const struct step a[] = {
+	    {0, S_LD, X, 0},	       /* 0: X [1, 11] */
+	    {1000, S_LD, 8, 0},	       /* 1: evicts X: mem_ts 11; line 8 [11, 21] */
+	    {1001, S_PROBE_L2, 8, 0},  /* 2 */
+	    {1002, S_LD, X, 0},	       /* 3: still a hit in the L1: [1, 11] covers warp_ts 11 */
+	    {1003, S_PROBE_L1, X, 0},  /* 4 */
+	    {2000, S_ST, 16, 1},       /* 5: evicts line 8: mem_ts 21; line 16 from [21, 31] */
+	    {2001, S_PROBE_L2, 16, 0}, /* 6: the store: wts = max(31 + 1, 11) = 32 */
+	    {S_END},
+	};
+	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10", "l2.assoc=1",
+					   "l2.size_kib=1", NULL};
+	struct run r;
+
+	script_setup(a, NULL);
+	run_script(&r, sets);
+	expect_ts(0, 2, 11, 21, 11);
+	ck_assert_uint_lt(sc.done[0][3] - sc.done[0][2], 40); /* an L1 hit */
+	expect_ts(0, 4, 1, 11, 11);
+	expect_ts(0, 6, 32, 42, 21);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.evictions"), 2);
+	run_end(&r);
+}
+END_TEST
+
 /* ---- TC -------------------------------------------------------------------------------------- */
 
 #define TC_LEASE 1000
@@ -506,6 +536,7 @@ static Suite *protocols_suite(void)
 	tcase_add_test(g, test_gtsc_fig10_block);
 	tcase_add_test(g, test_gtsc_fig10_keep);
 	tcase_add_test(g, test_gtsc_overflow_reset);
+	tcase_add_test(g, test_gtsc_eviction_mem_ts);
 	tcase_add_test(t, test_tc_strong_write_waits_for_lease);
 	tcase_add_test(t, test_tc_weak_fence_waits_for_gwct);
 	tcase_add_test(t, test_tc_weak_sc_store_waits_for_gwct);
