@@ -35,12 +35,10 @@ struct l1_target {
 };
 
 struct l1_stats {
-	uint64_t *accesses, *loads, *stores, *atomics;
-	uint64_t *load_hits, *load_misses, *mshr_merges, *store_hits, *store_misses;
-	uint64_t *refused_mshr, *refused_merge, *refused_queue;
+	struct l1_common_stats c;
+	uint64_t *load_misses, *mshr_merges, *store_hits, *store_misses;
 	uint64_t *evictions, *writebacks, *sector_misses;
 	uint64_t *fence_invalidations;
-	struct cs_stat_avg *miss_latency;
 };
 
 struct gpu_l1 {
@@ -93,7 +91,7 @@ static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_tar
 
 	if (e) {
 		if (!mshr_merge(l1->mshr, e, t)) {
-			(*l1->st.refused_merge)++;
+			(*l1->st.c.refused_merge)++;
 			return false;
 		}
 		(*l1->st.mshr_merges)++;
@@ -101,11 +99,11 @@ static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_tar
 		return true;
 	}
 	if (mshr_full(l1->mshr)) {
-		(*l1->st.refused_mshr)++;
+		(*l1->st.c.refused_mshr)++;
 		return false;
 	}
 	if (!l1_port_room(&l1->port, 1)) {
-		(*l1->st.refused_queue)++;
+		(*l1->st.c.refused_queue)++;
 		return false;
 	}
 	e = mshr_alloc(l1->mshr, a->line_addr);
@@ -127,7 +125,7 @@ static bool l1_cached_load(struct gpu_l1 *l1, const struct gpu_access *a)
 
 	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
 		cache_touch(l1->cache, l);
-		(*l1->st.load_hits)++;
+		(*l1->st.c.load_hits)++;
 		l1_port_hit(&l1->port, a->id, l->data);
 		return true;
 	}
@@ -168,7 +166,7 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 
 	if (!l1->write_back) {
 		if (!l1_port_room(&l1->port, 1)) {
-			(*l1->st.refused_queue)++;
+			(*l1->st.c.refused_queue)++;
 			return false;
 		}
 		if (l) {
@@ -208,7 +206,7 @@ static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	struct mem_msg *m;
 
 	if (!l1_port_room(&l1->port, 1)) {
-		(*l1->st.refused_queue)++;
+		(*l1->st.c.refused_queue)++;
 		return false;
 	}
 	if (!l1->bypass) {
@@ -242,7 +240,7 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 			struct mem_msg *m;
 
 			if (!l1_port_room(&l1->port, 1)) {
-				(*l1->st.refused_queue)++;
+				(*l1->st.c.refused_queue)++;
 				ok = false;
 				break;
 			}
@@ -256,27 +254,27 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 			ok = l1_cached_load(l1, a);
 		}
 		if (ok)
-			(*l1->st.loads)++;
+			(*l1->st.c.loads)++;
 		break;
 	case GPU_ACC_ST:
 		if (l1->bypass) {
 			ok = l1_port_room(&l1->port, 1) && l1_store_msg(l1, a);
 			if (!ok)
-				(*l1->st.refused_queue)++;
+				(*l1->st.c.refused_queue)++;
 		} else {
 			ok = l1_cached_store(l1, a);
 		}
 		if (ok)
-			(*l1->st.stores)++;
+			(*l1->st.c.stores)++;
 		break;
 	default:
 		ok = l1_atomic(l1, a);
 		if (ok)
-			(*l1->st.atomics)++;
+			(*l1->st.c.atomics)++;
 		break;
 	}
 	if (ok)
-		(*l1->st.accesses)++;
+		(*l1->st.c.accesses)++;
 	else
 		l1->port.want_retry = true;
 	return ok;
@@ -295,8 +293,8 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			 l1->port.sm, (unsigned long long)m->p.addr);
 		return;
 	}
-	cs_stat_avg_sample(l1->st.miss_latency, (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
-						    sim_clock_period_ps(&l1->ctx->core_clk));
+	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
+						      sim_clock_period_ps(&l1->ctx->core_clk));
 	l = cache_lookup(l1->cache, m->p.addr);
 	if (!l) {
 		l = cache_victim(l1->cache, m->p.addr, NULL, NULL);
@@ -482,30 +480,17 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 {
 	struct l1_stats *s = &l1->st;
 
-	s->accesses = cs_stat_counter(g, "accesses", "", "accesses taken from the LD/ST unit");
-	s->loads = cs_stat_counter(g, "loads", "", "load accesses");
-	s->stores = cs_stat_counter(g, "stores", "", "store accesses");
-	s->atomics = cs_stat_counter(g, "atomics", "", "atomic accesses (performed at the L2)");
-	s->load_hits = cs_stat_counter(g, "load_hits", "", "loads served by the L1");
+	l1_common_stats_register(&s->c, g, !l1->bypass);
 	s->load_misses =
 	    cs_stat_counter(g, "load_misses", "", "loads sent to (or merged for) the L2");
 	s->mshr_merges = cs_stat_counter(g, "mshr_merges", "", "misses merged into an MSHR entry");
 	s->store_hits = cs_stat_counter(g, "store_hits", "", "stores finding the line present");
 	s->store_misses = cs_stat_counter(g, "store_misses", "", "stores to lines not present");
 	s->sector_misses = cs_stat_counter(g, "sector_misses", "", "misses on a present line");
-	s->refused_mshr = cs_stat_counter(g, "stall.mshr_full", "", "accesses refused: MSHRs full");
-	s->refused_merge = cs_stat_counter(g, "stall.merge_full", "",
-					   "accesses refused: MSHR entry's merge slots full");
-	s->refused_queue =
-	    cs_stat_counter(g, "stall.miss_queue", "", "accesses refused: miss queue full");
 	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
-	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to fill");
 	s->fence_invalidations =
 	    cs_stat_counter(g, "fence_invalidations", "", "acquire fences that invalidated the L1");
-	if (!l1->bypass) {
-		cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
-	}
 }
 
 static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,

@@ -188,3 +188,20 @@ void l1_port_fini(struct l1_port *p)
 	free(p->hits);
 	p->hits = NULL;
 }
+
+void l1_common_stats_register(struct l1_common_stats *s, struct cs_stat_group *g, bool hit_rate)
+{
+	s->accesses = cs_stat_counter(g, "accesses", "", "accesses taken from the LD/ST unit");
+	s->loads = cs_stat_counter(g, "loads", "", "load accesses");
+	s->stores = cs_stat_counter(g, "stores", "", "store accesses");
+	s->atomics = cs_stat_counter(g, "atomics", "", "atomic accesses (performed at the L2)");
+	s->load_hits = cs_stat_counter(g, "load_hits", "", "loads served by the L1");
+	s->refused_mshr = cs_stat_counter(g, "stall.mshr_full", "", "accesses refused: MSHRs full");
+	s->refused_merge = cs_stat_counter(g, "stall.merge_full", "",
+					   "accesses refused: MSHR entry's merge slots full");
+	s->refused_queue =
+	    cs_stat_counter(g, "stall.miss_queue", "", "accesses refused: miss queue full");
+	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to its answer");
+	if (hit_rate)
+		cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
+}

@@ -42,6 +42,16 @@ struct l1_port {
 	uint64_t *msgs_sent;
 };
 
+/* The counters every L1 keeps (registered once, incremented through the pointers). */
+struct l1_common_stats {
+	uint64_t *accesses, *loads, *stores, *atomics, *load_hits;
+	uint64_t *refused_mshr, *refused_merge, *refused_queue;
+	struct cs_stat_avg *miss_latency;
+};
+
+/* hit_rate: also the ratio load_hits / loads (an L1 that caches). */
+void l1_common_stats_register(struct l1_common_stats *s, struct cs_stat_group *g, bool hit_rate);
+
 int l1_port_init(struct l1_port *p, const struct gpu_ctx *ctx, unsigned sm,
 		 const struct gpu_l1_client *cl, void (*response)(void *, struct mem_msg *),
 		 void *owner, struct cs_stat_group *g);

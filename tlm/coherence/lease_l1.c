@@ -57,12 +57,10 @@ struct ll1_target {
 };
 
 struct ll1_stats {
-	uint64_t *accesses, *loads, *stores, *atomics;
-	uint64_t *load_hits, *miss_cold, *miss_capacity, *miss_coherence;
+	struct l1_common_stats c;
+	uint64_t *miss_cold, *miss_capacity, *miss_coherence;
 	uint64_t *mshr_merges, *renewals_sent, *renewals_got, *fills, *rereads;
 	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch;
-	uint64_t *refused_mshr, *refused_merge, *refused_queue;
-	struct cs_stat_avg *miss_latency;
 };
 
 struct gpu_l1 {
@@ -338,7 +336,7 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	    l && (l->valid_sectors & a->sector_mask) == a->sector_mask && covered(l1, l, a->warp);
 
 	if (hit && (!e || !load_blocked(e, a->warp))) {
-		(*l1->st.load_hits)++;
+		(*l1->st.c.load_hits)++;
 		load_performed(l1, l, a->warp);
 		cache_touch(l1->cache, l);
 		l1_port_hit(&l1->port, a->id, l->data);
@@ -349,11 +347,11 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 		bool send = !load_blocked(e, a->warp) && (forward || !e_reads(e));
 
 		if (send && !l1_port_room(&l1->port, 1)) {
-			(*l1->st.refused_queue)++;
+			(*l1->st.c.refused_queue)++;
 			return false;
 		}
 		if (!mshr_merge(l1->mshr, e, &t)) {
-			(*l1->st.refused_merge)++;
+			(*l1->st.c.refused_merge)++;
 			return false;
 		}
 		if (load_blocked(e, a->warp))
@@ -365,11 +363,11 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 		return true;
 	}
 	if (mshr_full(l1->mshr)) {
-		(*l1->st.refused_mshr)++;
+		(*l1->st.c.refused_mshr)++;
 		return false;
 	}
 	if (!l1_port_room(&l1->port, 1)) {
-		(*l1->st.refused_queue)++;
+		(*l1->st.c.refused_queue)++;
 		return false;
 	}
 	count_miss(l1, a->line_addr, l);
@@ -397,15 +395,15 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 	uint64_t *u;
 
 	if (!l1_port_room(&l1->port, 1)) {
-		(*l1->st.refused_queue)++;
+		(*l1->st.c.refused_queue)++;
 		return false;
 	}
 	if (!e && mshr_full(l1->mshr)) {
-		(*l1->st.refused_mshr)++;
+		(*l1->st.c.refused_mshr)++;
 		return false;
 	}
 	if (e && mshr_targets(e) >= mshr_max_merge(l1->mshr)) {
-		(*l1->st.refused_merge)++;
+		(*l1->st.c.refused_merge)++;
 		return false;
 	}
 	m = l1_port_msg(&l1->port, atomic ? GPU_MSG_ATOMIC : GPU_MSG_WRITE, a->line_addr, 0);
@@ -481,10 +479,10 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	else
 		ok = l1_write(l1, a);
 	if (ok) {
-		(*l1->st.accesses)++;
-		(*(a->kind == GPU_ACC_LD   ? l1->st.loads
-		   : a->kind == GPU_ACC_ST ? l1->st.stores
-					   : l1->st.atomics))++;
+		(*l1->st.c.accesses)++;
+		(*(a->kind == GPU_ACC_LD   ? l1->st.c.loads
+		   : a->kind == GPU_ACC_ST ? l1->st.c.stores
+					   : l1->st.c.atomics))++;
 	} else {
 		l1->port.want_retry = true;
 	}
@@ -617,8 +615,8 @@ static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 		serve_waiting(l1, e, 0); /* the loads ask again, in the new epoch */
 		return;
 	}
-	cs_stat_avg_sample(l1->st.miss_latency, (double)(sim_now(l1->ctx->k) - u[0]) /
-						    sim_clock_period_ps(&l1->ctx->core_clk));
+	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(sim_now(l1->ctx->k) - u[0]) /
+						      sim_clock_period_ps(&l1->ctx->core_clk));
 	l = cache_lookup(l1->cache, line);
 	if (renew) {
 		(*l1->st.renewals_got)++;
@@ -781,11 +779,7 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 {
 	struct ll1_stats *s = &l1->st;
 
-	s->accesses = cs_stat_counter(g, "accesses", "", "accesses taken from the LD/ST unit");
-	s->loads = cs_stat_counter(g, "loads", "", "load accesses");
-	s->stores = cs_stat_counter(g, "stores", "", "store accesses (written through)");
-	s->atomics = cs_stat_counter(g, "atomics", "", "atomic accesses (performed at the L2)");
-	s->load_hits = cs_stat_counter(g, "load_hits", "", "loads served by the L1");
+	l1_common_stats_register(&s->c, g, true);
 	s->miss_cold =
 	    cs_stat_counter(g, "miss.cold", "", "load misses to lines not seen since the launch");
 	s->miss_capacity = cs_stat_counter(
@@ -808,13 +802,6 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->resets = cs_stat_counter(g, "ts_resets", "", "G-TSC: timestamp resets seen");
 	s->stale_epoch =
 	    cs_stat_counter(g, "stale_answers", "", "G-TSC: answers from before a reset");
-	s->refused_mshr = cs_stat_counter(g, "stall.mshr_full", "", "accesses refused: MSHRs full");
-	s->refused_merge = cs_stat_counter(g, "stall.merge_full", "",
-					   "accesses refused: MSHR entry's merge slots full");
-	s->refused_queue =
-	    cs_stat_counter(g, "stall.miss_queue", "", "accesses refused: miss queue full");
-	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to answer");
-	cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
 }
 
 static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned sm,
