@@ -276,15 +276,16 @@ static bool send_read(struct gpu_l1 *l1, struct mshr_entry *e, uint64_t warp_ts)
 	return true;
 }
 
-/* Serve what waits in e and may go now; ask again for the loads the lease does not cover;
- * free the entry when nothing is left. served: when the L2 read the data just filled (TC: loads
- * that came before may use it whatever the lease), 0 otherwise. */
-static void serve_waiting(struct gpu_l1 *l1, struct mshr_entry *e, sim_time_t served)
+/* Serve the loads waiting in e that line l (NULL: none) covers, except those of the warps in
+ * `skip`. served: when the L2 read the data just filled (TC: loads that came before may use it
+ * whatever the lease), 0 otherwise. Returns whether some load still needs a read, and in
+ * *need_ts the largest timestamp it must cover (G-TSC). */
+static bool serve_loads(struct gpu_l1 *l1, struct mshr_entry *e, const struct cache_line *l,
+			sim_time_t served, uint64_t skip, uint64_t *need_ts)
 {
-	struct cache_line *l = cache_lookup(l1->cache, mshr_line(e));
-	uint64_t need_ts = 0;
 	bool need = false;
 
+	*need_ts = 0;
 	for (unsigned i = 0; i < mshr_targets(e);) {
 		struct ll1_target *t = mshr_target(e, i);
 
@@ -297,7 +298,8 @@ static void serve_waiting(struct gpu_l1 *l1, struct mshr_entry *e, sim_time_t se
 			i++;
 			continue;
 		}
-		if (l && (l->valid_sectors & t->sector_mask) == t->sector_mask &&
+		if (l && !(skip & warp_bit(t->warp)) &&
+		    (l->valid_sectors & t->sector_mask) == t->sector_mask &&
 		    (target_covered(l1, l, t) || (served && t->issued <= served))) {
 			load_performed(l1, l, t->warp);
 			l1->port.cl.done(l1->port.cl.sm, t->id, l->data);
@@ -305,10 +307,20 @@ static void serve_waiting(struct gpu_l1 *l1, struct mshr_entry *e, sim_time_t se
 			continue;
 		}
 		need = true;
-		if (is_gtsc(l1) && target_ts(l1, t) > need_ts)
-			need_ts = target_ts(l1, t);
+		if (is_gtsc(l1) && target_ts(l1, t) > *need_ts)
+			*need_ts = target_ts(l1, t);
 		i++;
 	}
+	return need;
+}
+
+/* Serve what waits in e and may go now; ask again for the loads the lease does not cover;
+ * free the entry when nothing is left. served: as for serve_loads(). */
+static void serve_waiting(struct gpu_l1 *l1, struct mshr_entry *e, sim_time_t served)
+{
+	uint64_t need_ts;
+	bool need = serve_loads(l1, e, cache_lookup(l1->cache, mshr_line(e)), served, 0, &need_ts);
+
 	if (need && !e_reads(e)) {
 		send_read(l1, e, need_ts);
 		return;
@@ -576,25 +588,13 @@ static void serve_from_msg(struct gpu_l1 *l1, struct mshr_entry *e, const struct
 {
 	uint8_t buf[MEM_LINE_MAX];
 	struct cache_line tmp = {.addr = mshr_line(e), .state = L1_VALID, .data = buf};
+	uint64_t need_ts;
 
 	tmp.valid_sectors = l1->all_sectors;
 	memcpy(tmp.data, m->p.data, l1->line_bytes);
 	tmp.meta[0] = is_gtsc(l1) ? m->ts[GTSC_WTS] : m->ts[TC_EXPIRE];
 	tmp.meta[1] = is_gtsc(l1) ? m->ts[GTSC_RTS] : m->ts[TC_GWCT];
-	for (unsigned i = 0; i < mshr_targets(e);) {
-		struct ll1_target *t = mshr_target(e, i);
-
-		if (t->kind == GPU_ACC_LD && !load_blocked(e, t->warp) &&
-		    !(skip & warp_bit(t->warp)) &&
-		    (target_covered(l1, &tmp, t) ||
-		     (!is_gtsc(l1) && t->issued <= m->ts[TC_SERVED]))) {
-			load_performed(l1, &tmp, t->warp);
-			l1->port.cl.done(l1->port.cl.sm, t->id, tmp.data);
-			mshr_remove(e, i);
-		} else {
-			i++;
-		}
-	}
+	serve_loads(l1, e, &tmp, is_gtsc(l1) ? 0 : m->ts[TC_SERVED], skip, &need_ts);
 }
 
 /* A fill (data) or a G-TSC renewal (rts only) for the entry's reads. */

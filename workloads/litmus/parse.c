@@ -286,6 +286,20 @@ static int expect(struct parser *p, const char *str, const char *where)
 	return advance(p);
 }
 
+/* `[name]` (the current token is the '['): the location name into *name. */
+static int bracketed_loc(struct parser *p, struct token *name)
+{
+	int rc = advance(p);
+
+	if (rc)
+		return rc;
+	if (p->tok.kind != TK_IDENT)
+		return unexpected(p, "a location name after '['");
+	*name = p->tok;
+	rc = advance(p);
+	return rc ? rc : expect(p, "]", "after the location name");
+}
+
 static bool name_eq(const char *name, const char *s, size_t len)
 {
 	return strlen(name) == len && memcmp(name, s, len) == 0;
@@ -690,15 +704,7 @@ static int parse_init(struct parser *p)
 		if (at(p, "[")) {
 			struct token name;
 
-			rc = advance(p);
-			if (rc)
-				return rc;
-			if (p->tok.kind != TK_IDENT)
-				return unexpected(p, "a location name after '['");
-			name = p->tok;
-			rc = advance(p);
-			if (!rc)
-				rc = expect(p, "]", "after the location name");
+			rc = bracketed_loc(p, &name);
 			if (!rc)
 				rc = init_loc(p, &name, false, true);
 		} else if (first.kind == TK_NUM) {
@@ -1754,15 +1760,7 @@ static int parse_atom(struct parser *p)
 		return perr(p, first.line, "too many atoms in the condition (max %d)",
 			    LIT_MAX_ATOMS);
 	if (at(p, "[")) {
-		rc = advance(p);
-		if (rc)
-			return rc;
-		if (p->tok.kind != TK_IDENT)
-			return unexpected(p, "a location name after '['");
-		first = p->tok;
-		rc = advance(p);
-		if (!rc)
-			rc = expect(p, "]", "after the location name");
+		rc = bracketed_loc(p, &first);
 		if (rc)
 			return rc;
 	} else if (first.kind == TK_NUM || first.kind == TK_IDENT) {
