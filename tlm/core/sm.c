@@ -510,10 +510,14 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 	case OP_ATOM:
 		if (op->kind == OP_ATOM && rc && !op->drained &&
 		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
-			w->state = W_WAIT_DRAIN;
-			if (!w->outstanding)
-				warp_drained(w); /* the protocol's release may still wait */
-			return true;
+			if (w->outstanding) {
+				w->state = W_WAIT_DRAIN;
+				return true;
+			}
+			/* nothing to drain: the protocol's release may still hold it */
+			if (!warp_fence(w, op->order, op->scope))
+				return true;
+			op->drained = true;
 		}
 		if (!issue_mem(sm, w))
 			return false;
@@ -867,8 +871,9 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 	s->stall_ldst =
 	    cs_stat_counter(g, "stall.ldst_full", "", "issue attempts refused: LD/ST queue full");
 	s->stall_l1 = cs_stat_counter(g, "stall.l1_busy", "", "L1 refused a request");
-	s->fence_waits = cs_stat_counter(
-	    g, "stall.fence", "", "fences (and SC stores) the protocol held after their drain");
+	s->fence_waits = cs_stat_counter(g, "stall.fence", "",
+					 "fences, barriers, release atomics and SC accesses the "
+					 "protocol held after their drain");
 	s->fence_wait_cycles = cs_stat_counter(g, "stall.fence_cycles", "cycles",
 					       "cycles warps waited for the protocol at fences");
 	s->mem_stall_cycles =
