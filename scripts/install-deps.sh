@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config
-      libconfig-dev libgsl-dev check libjansson-dev libpapi-dev libzstd-dev
+      libconfig-dev libgsl-dev check libjansson-dev libpapi-dev libzstd-dev liblzma-dev
       valgrind)
 if [ "${1:-}" = "--with-systemc" ]; then
 	pkgs+=(libsystemc-dev g++)
