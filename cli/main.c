@@ -24,6 +24,8 @@
 #include "util/hostperf.h"
 #include "workloads/litmus/litmus.h"
 #include "workloads/litmus/run.h"
+#include "workloads/trace/replay.h"
+#include "workloads/trace/trace.h"
 #include "workloads/workload.h"
 
 #ifndef COHSCOPE_CONFIG_DIR
@@ -81,6 +83,7 @@ static const char main_help[] =
     "\n"
     "commands:\n"
     "  run      simulate a configuration and a workload; print a summary, write stats\n"
+    "  suite    run the G-TSC benchmark suite and print a table of the results\n"
     "  litmus   run litmus tests on the GPU and check their outcomes against the memory model\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
@@ -93,19 +96,40 @@ static const char main_help[] =
 
 static const char run_help[] =
     "usage: cohscope run -c CONFIG [-w WORKLOAD] [--mode MODE] [--set SECTION.KEY=VALUE]...\n"
-    "                    [-o FILE.json] [--csv FILE.csv] [--host-counters] [-q]\n"
+    "                    [-o FILE.json] [--csv FILE.csv] [--record FILE] [--host-counters] [-q]\n"
     "\n"
     "  -c, --config FILE      libconfig system configuration (cohscope list configs)\n"
     "  -w, --workload NAME    workload to run (cohscope list workloads); default: the\n"
-    "                         configuration's system.workload\n"
+    "                         configuration's system.workload. trace:PATH replays a trace: a\n"
+    "                         file written by --record, or an Accel-Sim trace (its\n"
+    "                         kernelslist.g or the directory holding it)\n"
     "      --mode MODE        detailed | hybrid | analytic (default: system.mode)\n"
     "      --set K=V          override one parameter, e.g. --set sim.seed=7 (repeatable)\n"
     "  -o, --output FILE      write results and every statistic as JSON (written whole or not\n"
     "                         at all)\n"
     "      --csv FILE         write every statistic as CSV (name,value,unit,description)\n"
+    "      --record FILE      write every warp's ops and the host's copies to a trace file\n"
+    "                         (zstd, checksummed; written only when the run succeeds)\n"
     "      --host-counters    report host cycles and instructions per simulated event (PAPI),\n"
     "                         or wall time when counters are unavailable\n"
     "  -q, --quiet            no summary on stdout\n";
+
+static const char suite_help[] =
+    "usage: cohscope suite -c CONFIG [-w NAME,NAME...] [--set SECTION.KEY=VALUE]...\n"
+    "                      [-o FILE.json] [-q]\n"
+    "\n"
+    "Runs the G-TSC benchmark suite (set 1: bh cc dlb vpr stn bfs, needs coherence; set 2: ge\n"
+    "hs km bp sgm ccp) one benchmark after another on CONFIG and prints a table: cycles, L1\n"
+    "and L2 hit rates, NoC and DRAM traffic, host time and whether the output verified. A\n"
+    "benchmark that fails is reported in its row and the others still run (exit status 1).\n"
+    "\n"
+    "  -c, --config FILE      libconfig GPU configuration (cohscope list configs)\n"
+    "  -w, --workload LIST    comma-separated subset of the suite (default: all twelve)\n"
+    "      --set K=V          override one parameter for every run, e.g.\n"
+    "                         --set workload.size=small --set coherence.protocol=gtsc\n"
+    "  -o, --output FILE      write every run's results as a JSON array (written whole or not\n"
+    "                         at all)\n"
+    "  -q, --quiet            no table\n";
 
 static const char litmus_help[] =
     "usage: cohscope litmus FILE... -c CONFIG [--set SECTION.KEY=VALUE]... [--iterations N]\n"
@@ -167,7 +191,11 @@ static void list_workloads(void)
 
 	printf("workloads:\n");
 	for (size_t i = 0; w[i]; i++)
-		printf("  %-14s [%s] %s\n", w[i]->name, w[i]->system, w[i]->help);
+		printf("  %-14s [%s%s] %s\n", w[i]->name, w[i]->system,
+		       w[i]->suite_set == 1   ? ", suite set 1"
+		       : w[i]->suite_set == 2 ? ", suite set 2"
+					      : "",
+		       w[i]->help);
 }
 
 static void list_components(void)
@@ -255,6 +283,7 @@ struct opts {
 	const char *workload;
 	const char *output;
 	const char *csv;
+	const char *record;
 	int mode;
 	bool dump, host_counters, quiet, help;
 	const char *sets[256];
@@ -263,7 +292,7 @@ struct opts {
 
 static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 {
-	enum { OPT_MODE = 256, OPT_SET, OPT_DUMP, OPT_CSV, OPT_HOST };
+	enum { OPT_MODE = 256, OPT_SET, OPT_DUMP, OPT_CSV, OPT_HOST, OPT_RECORD };
 	static const struct option longopts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"workload", required_argument, NULL, 'w'},
@@ -273,6 +302,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 	    {"dump", no_argument, NULL, OPT_DUMP},
 	    {"csv", required_argument, NULL, OPT_CSV},
 	    {"host-counters", no_argument, NULL, OPT_HOST},
+	    {"record", required_argument, NULL, OPT_RECORD},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -324,6 +354,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 		case OPT_HOST:
 			o->host_counters = true;
 			break;
+		case OPT_RECORD:
+			o->record = optarg;
+			break;
 		case ':':
 			return fail(EXIT_USAGE, "%s: option %s needs a value", cmd,
 				    argv[optind - 1]);
@@ -354,12 +387,43 @@ static int open_config(const struct opts *o, struct cs_config **cfg)
 	return 0;
 }
 
-static int create_system(const struct opts *o, struct cs_config *cfg, struct cs_system **sys)
-{
-	struct cs_run_opts ro = {.workload = o->workload, .mode = o->mode};
-	struct cs_err err = {0};
-	int rc = cs_system_create(cfg, &ro, sys, &err);
+#define TRACE_PREFIX "trace:"
 
+/* Loads the trace of `-w trace:PATH` into *replay (NULL for any other workload). */
+static int load_replay(const struct opts *o, struct trace **replay)
+{
+	struct cs_err err = {0};
+	int rc;
+
+	*replay = NULL;
+	if (!o->workload || strncmp(o->workload, TRACE_PREFIX, strlen(TRACE_PREFIX)) != 0)
+		return 0;
+	if (!o->workload[strlen(TRACE_PREFIX)])
+		return fail(EXIT_USAGE, "-w trace:PATH: the path is missing");
+	rc = trace_load(o->workload + strlen(TRACE_PREFIX), replay, &err);
+	if (rc)
+		return fail(exit_status(rc), "%s", err.msg);
+	return 0;
+}
+
+/* record: an empty trace to fill (--record), or NULL. *replay: the loaded trace of
+ * -w trace:PATH, for the caller to free after the system. */
+static int create_system(const struct opts *o, struct cs_config *cfg, struct cs_system **sys,
+			 struct trace **replay, struct trace *record)
+{
+	struct cs_run_opts ro = {.workload = o->workload, .mode = o->mode, .record = record};
+	struct cs_err err = {0};
+	int rc = load_replay(o, replay);
+
+	*sys = NULL;
+	if (rc)
+		return rc;
+	if (*replay) {
+		ro.workload = NULL;
+		ro.custom = &trace_replay_workload;
+		ro.arg = *replay;
+	}
+	rc = cs_system_create(cfg, &ro, sys, &err);
 	if (!rc)
 		rc = cs_config_check_unused(cfg, NULL, 0, &err);
 	if (rc) {
@@ -376,6 +440,7 @@ static int cmd_config(int argc, char **argv)
 {
 	struct cs_config *cfg = NULL;
 	struct cs_system *sys = NULL;
+	struct trace *replay = NULL;
 	struct opts o;
 	int rc;
 
@@ -388,15 +453,17 @@ static int cmd_config(int argc, char **argv)
 	}
 	if (!o.dump)
 		return fail(EXIT_USAGE, "config: nothing to do (use --dump)");
-	if (o.output || o.csv || o.host_counters)
-		return fail(EXIT_USAGE, "config: -o, --csv and --host-counters belong to 'run'");
+	if (o.output || o.csv || o.host_counters || o.record)
+		return fail(EXIT_USAGE,
+			    "config: -o, --csv, --host-counters and --record belong to 'run'");
 	rc = open_config(&o, &cfg);
 	if (rc)
 		return rc;
-	rc = create_system(&o, cfg, &sys);
+	rc = create_system(&o, cfg, &sys, &replay, NULL);
 	if (!rc && cs_config_dump(cfg, stdout))
 		rc = fail(EXIT_OUTPUT, "config: cannot write the dump");
 	cs_system_destroy(sys);
+	trace_free(replay);
 	cs_config_close(cfg);
 	return rc;
 }
@@ -538,6 +605,7 @@ static int cmd_run(int argc, char **argv)
 	struct cs_hostperf *perf = NULL;
 	struct cs_config *cfg = NULL;
 	struct cs_system *sys = NULL;
+	struct trace *replay = NULL, *record = NULL;
 	struct cs_err err = {0};
 	struct opts o;
 	int rc, status;
@@ -556,9 +624,18 @@ static int cmd_run(int argc, char **argv)
 	status = open_config(&o, &cfg);
 	if (status)
 		return status;
-	status = create_system(&o, cfg, &sys);
+	if (o.record && trace_new(&record)) {
+		status = fail(EXIT_INTERNAL, "out of memory");
+		goto out_close;
+	}
+	status = create_system(&o, cfg, &sys, &replay, record);
 	if (status)
 		goto out_close;
+	if (record && strcmp(cs_system_type_name(sys), "gpu") != 0) {
+		status = fail(EXIT_USAGE, "run: --record records GPU workloads, not system '%s'",
+			      cs_system_type_name(sys));
+		goto out_close;
+	}
 	if (cs_hostperf_open(&perf)) {
 		status = fail(EXIT_INTERNAL, "out of memory");
 		goto out_close;
@@ -577,11 +654,186 @@ static int cmd_run(int argc, char **argv)
 	if (!o.quiet)
 		print_summary(sys, &o, &hp);
 	status = write_outputs(sys, &o, &hp);
+	if (!status && record && trace_save(record, o.record, &err))
+		status = fail(EXIT_OUTPUT, "%s", err.msg);
 
 out_close:
 	cs_hostperf_close(perf);
 	cs_system_destroy(sys);
+	trace_free(replay);
+	trace_free(record);
 	cs_config_close(cfg);
+	return status;
+}
+
+/* ---- suite ------------------------------------------------------------------------------------- */
+
+#define SUITE_MAX 32
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The suite's workloads, or the comma-separated subset `list` (each must be in the suite). */
+static int suite_select(const char *list, const struct cs_workload *out[SUITE_MAX], unsigned *n)
+{
+	const struct cs_workload *const *w = cs_workload_registry();
+	char name[64];
+
+	*n = 0;
+	if (!list) {
+		for (size_t i = 0; w[i] && *n < SUITE_MAX; i++)
+			if (w[i]->suite_set)
+				out[(*n)++] = w[i];
+		return 0;
+	}
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		const struct cs_workload *found;
+
+		if (!len || len >= sizeof(name))
+			return fail(EXIT_USAGE, "suite: -w %s: expected NAME,NAME,...", list);
+		memcpy(name, p, len);
+		name[len] = 0;
+		found = cs_workload_find(name);
+		if (!found || !found->suite_set)
+			return fail(EXIT_INPUT, "suite: -w: '%s' is not a benchmark of the suite",
+				    name);
+		if (*n == SUITE_MAX)
+			return fail(EXIT_USAGE, "suite: -w: more than %d benchmarks", SUITE_MAX);
+		out[(*n)++] = found;
+		p += len;
+		p += *p == ',';
+	}
+	return 0;
+}
+
+static double json_num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return v ? json_number_value(v) : -1;
+}
+
+static void suite_row(FILE *f, const struct cs_workload *w, json_t *r, double secs,
+		      const char *error)
+{
+	double l1 = json_num(r, "l1_load_hit_rate");
+	char l1s[16];
+
+	if (l1 < 0)
+		snprintf(l1s, sizeof(l1s), "-");
+	else
+		snprintf(l1s, sizeof(l1s), "%.1f%%", 100 * l1);
+	fprintf(f, "  %-5s %3u %11.0f %7s %6.1f%% %10.2f %10.2f %8.2f  %s\n", w->name, w->suite_set,
+		json_num(r, "cycles"), l1s, 100 * json_num(r, "l2_hit_rate"),
+		json_num(r, "noc_bytes") / 1e6, json_num(r, "dram_bytes") / 1e6, secs,
+		error ? error : "verified");
+}
+
+/* One benchmark: a fresh system on the same configuration and overrides. Returns its
+ * result (NULL when it did not get that far) and fills *error on failure. */
+static json_t *suite_run_one(const struct opts *o, const struct cs_workload *w, double *secs,
+			     char *error, size_t error_len)
+{
+	struct opts one = *o;
+	struct cs_config *cfg = NULL;
+	struct cs_system *sys = NULL;
+	struct trace *replay = NULL;
+	struct cs_err err = {0};
+	json_t *r = NULL;
+	double t0 = wall_seconds();
+	int rc;
+
+	error[0] = 0;
+	one.workload = w->name;
+	one.quiet = true;
+	if (open_config(&one, &cfg) || create_system(&one, cfg, &sys, &replay, NULL)) {
+		snprintf(error, error_len, "could not start (see above)");
+		goto out;
+	}
+	rc = cs_system_run(sys, &err);
+	if (rc)
+		snprintf(error, error_len, "FAILED: %s", err.msg);
+	if (!rc || rc == -CS_ECHECK)
+		r = sys->ops->result ? sys->ops->result(sys) : NULL;
+out:
+	*secs = wall_seconds() - t0;
+	cs_system_destroy(sys);
+	trace_free(replay);
+	cs_config_close(cfg);
+	return r;
+}
+
+static int cmd_suite(int argc, char **argv)
+{
+	const struct cs_workload *sel[SUITE_MAX];
+	json_t *all = json_array();
+	double total = 0;
+	unsigned n, failed = 0;
+	struct opts o;
+	int status;
+
+	if (!all)
+		return fail(EXIT_INTERNAL, "out of memory");
+	status = parse_opts(argc, argv, "suite", &o);
+	if (!status && o.help) {
+		fputs(suite_help, stdout);
+		goto out;
+	}
+	if (!status && (o.dump || o.csv || o.record || o.host_counters || o.mode >= 0))
+		status =
+		    fail(EXIT_USAGE,
+			 "suite: --dump, --csv, --record, --host-counters and --mode belong to "
+			 "other commands");
+	if (!status && !o.config)
+		status =
+		    fail(EXIT_USAGE, "suite: -c CONFIG is required (see cohscope list configs)");
+	if (!status)
+		status = suite_select(o.workload, sel, &n);
+	if (status)
+		goto out;
+	if (!o.quiet)
+		printf("  bench set      cycles  L1 hit L2 hit     NoC MB    DRAM MB   host s  "
+		       "check\n");
+	for (unsigned i = 0; i < n; i++) {
+		char error[600];
+		double secs;
+		json_t *r = suite_run_one(&o, sel[i], &secs, error, sizeof(error));
+		json_t *row = r ? r : json_object();
+
+		total += secs;
+		failed += error[0] != 0;
+		if (!o.quiet)
+			suite_row(stdout, sel[i], row, secs, error[0] ? error : NULL);
+		fflush(stdout);
+		json_object_set_new(row, "benchmark", json_string(sel[i]->name));
+		json_object_set_new(row, "set", json_integer(sel[i]->suite_set));
+		json_object_set_new(row, "host_seconds", json_real(secs));
+		json_object_set_new(row, "verified", json_boolean(!error[0]));
+		if (error[0])
+			json_object_set_new(row, "error", json_string(error));
+		json_array_append_new(all, row);
+	}
+	if (!o.quiet)
+		printf("  %u benchmarks, %u failed, host %.2f s in all\n", n, failed, total);
+	if (o.output) {
+		char *text = json_dumps(all, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+		int rc = text ? write_atomic(o.output, text, strlen(text)) : -CS_ENOMEM;
+
+		free(text);
+		if (rc)
+			status = fail(EXIT_OUTPUT, "%s: cannot write: %s", o.output,
+				      rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+	}
+	if (!status && failed)
+		status = EXIT_SIM;
+out:
+	json_decref(all);
 	return status;
 }
 
@@ -933,8 +1185,9 @@ static int dispatch(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd)
-		return fail(EXIT_USAGE,
-			    "no command (run, litmus, list, config, help; see cohscope --help)");
+		return fail(
+		    EXIT_USAGE,
+		    "no command (run, suite, litmus, list, config, help; see cohscope --help)");
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(main_help, stdout);
 		return 0;
@@ -947,6 +1200,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(cmd, "litmus") == 0)
 		return cmd_litmus(argc - 1, argv + 1);
+	if (strcmp(cmd, "suite") == 0)
+		return cmd_suite(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
@@ -954,11 +1209,14 @@ static int dispatch(int argc, char **argv)
 	if (strcmp(cmd, "help") == 0) {
 		const char *what = argc > 2 ? argv[2] : "";
 
-		if (argc > 3 || (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
-				 strcmp(what, "config") && strcmp(what, "litmus")))
-			return fail(EXIT_USAGE, "help: no command '%s' (run, litmus, list, config)",
+		if (argc > 3 ||
+		    (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
+		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite")))
+			return fail(EXIT_USAGE,
+				    "help: no command '%s' (run, suite, litmus, list, config)",
 				    what);
 		fputs(strcmp(what, "run") == 0	    ? run_help
+		      : strcmp(what, "suite") == 0  ? suite_help
 		      : strcmp(what, "litmus") == 0 ? litmus_help
 		      : strcmp(what, "list") == 0   ? list_help
 		      : strcmp(what, "config") == 0 ? config_help
@@ -966,7 +1224,8 @@ static int dispatch(int argc, char **argv)
 		      stdout);
 		return 0;
 	}
-	return fail(EXIT_USAGE, "unknown command '%s' (run, litmus, list, config, help)", cmd);
+	return fail(EXIT_USAGE, "unknown command '%s' (run, suite, litmus, list, config, help)",
+		    cmd);
 }
 
 int main(int argc, char **argv)

@@ -68,6 +68,13 @@ void gw_st32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask
 	      const uint32_t v[WARP_LANES]);
 void gw_st64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
 	      const uint64_t v[WARP_LANES]);
+/* Any width the coalescer takes (1, 2, 4, 8 or 16 bytes per lane; trace replay uses them):
+ * values travel in a uint64_t per lane, the low `bytes` bytes; a 16-byte lane carries its low
+ * 8 bytes (a store writes zeros above them, a load returns them). */
+void gw_ldv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
+	    uint64_t out[WARP_LANES]);
+void gw_stv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
+	    const uint64_t v[WARP_LANES]);
 /* Per-lane atomics; old[] may be NULL (a reduction: the warp need not wait under RC). Lanes
  * that hit the same word are applied one after another in lane order. */
 void gw_atomv(struct gpu_warp *w, enum mem_atomic_op op, const uint64_t addr[WARP_LANES],

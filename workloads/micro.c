@@ -19,11 +19,11 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/wl_util.h"
 
-#define LINE_BYTES  128	 /* one cache line: chase nodes, flags and counters own one each */
-#define CHUNK_WORDS 8192 /* host copies go through a buffer of this many uint32 */
-#define KIB	    UINT64_C(1024)
-#define MIB	    (KIB * KIB)
+#define LINE_BYTES 128 /* one cache line: chase nodes, flags and counters own one each */
+#define KIB	   UINT64_C(1024)
+#define MIB	   (KIB * KIB)
 
 /* Per-workload seed tweaks, so two workloads never share values. */
 #define TAG_CHASE    0x6368617365000000ull
@@ -34,36 +34,14 @@
 #define TAG_BARRIER  0x6261727269657200ull
 #define TAG_HISTO    0x686973746f000000ull
 
-/* ---- deterministic values (splitmix64) ------------------------------------------------------ */
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t splitmix64(uint64_t *state)
-{
-	return mix64(*state += 0x9e3779b97f4a7c15ull);
-}
-
-/* The value of word `idx` of object `id` at generation `gen`: what the host writes and the
- * kernels expect (splitmix64 run as a counter-based generator). */
-static uint32_t value32(uint64_t seed, uint64_t id, uint64_t gen, uint64_t idx)
-{
-	uint64_t z = mix64(seed + 0x9e3779b97f4a7c15ull);
-	z = mix64(z ^ (id + 0x9e3779b97f4a7c15ull));
-	z = mix64(z ^ (gen + 0x632be59bd9b4e019ull));
-	return (uint32_t)mix64(z ^ (idx + 0x85157af5ull));
-}
+/* ---- deterministic values ----------------------------------------------------------------- */
 
 /* The generation before `gen` (0 = the host's initial value) whose value of the word is
  * `got`, or -1: tells a stale copy from a value never written there. */
 static long older_generation(uint64_t seed, uint64_t id, uint64_t idx, uint64_t gen, uint32_t got)
 {
 	for (uint64_t g = gen; g-- > 0;)
-		if (value32(seed, id, g, idx) == got)
+		if (wl_value32(seed, id, g, idx) == got)
 			return (long)g;
 	return -1;
 }
@@ -77,114 +55,14 @@ static void describe_generation(char *buf, size_t len, long gen)
 		snprintf(buf, len, "round %ld's value", gen - 1);
 }
 
-static uint64_t by_size(const struct gpu_host *h, uint64_t tiny, uint64_t small, uint64_t dflt)
-{
-	switch (gh_size(h)) {
-	case GPU_SIZE_TINY:
-		return tiny;
-	case GPU_SIZE_SMALL:
-		return small;
-	default:
-		return dflt;
-	}
-}
-
 /* ---- warp-side helpers ---------------------------------------------------------------------- */
-
-/* Addresses of the WARP_LANES consecutive `bytes`-wide elements of the array at base from
- * element `first`; returns the mask of the lanes below element n. */
-static uint32_t lane_addrs(uint64_t addr[WARP_LANES], uint64_t base, uint64_t first, uint64_t n,
-			   unsigned bytes)
-{
-	uint32_t mask = 0;
-
-	for (unsigned l = 0; l < WARP_LANES; l++) {
-		addr[l] = base + (first + l) * bytes;
-		if (first + l < n)
-			mask |= 1u << l;
-	}
-	return mask;
-}
 
 static uint64_t line_addr(uint64_t base, uint64_t i)
 {
 	return base + i * LINE_BYTES;
 }
 
-/* An atomic add of 0 performed at the L2 bank: a read that always sees the latest value. */
-static uint32_t atomic_read32(struct gpu_warp *w, uint64_t addr)
-{
-	return (uint32_t)gw_atom(w, MEM_ATOM_ADD, addr, 4, 0, 0, MEM_SCOPE_DEVICE,
-				 MEM_ORDER_RELAXED);
-}
-
-static uint64_t grid_warps(const struct gpu_warp *w)
-{
-	return (uint64_t)gw_ctas(w) * gw_warps_per_cta(w);
-}
-
 /* ---- host-side helpers ---------------------------------------------------------------------- */
-
-typedef uint32_t (*gen32_fn)(const void *ctx, uint64_t i);
-
-/* Writes n generated uint32 at base. Returns 0 or -CS_ENOMEM. */
-static int fill32(struct gpu_host *h, uint64_t base, uint64_t n, gen32_fn gen, const void *ctx)
-{
-	uint32_t *buf = malloc(CHUNK_WORDS * sizeof(*buf));
-
-	if (!buf)
-		return -CS_ENOMEM;
-	for (uint64_t i = 0; i < n; i += CHUNK_WORDS) {
-		uint64_t len = n - i < CHUNK_WORDS ? n - i : CHUNK_WORDS;
-
-		for (uint64_t j = 0; j < len; j++)
-			buf[j] = gen(ctx, i + j);
-		gh_write(h, base + i * 4, buf, len * 4);
-	}
-	free(buf);
-	return 0;
-}
-
-struct mismatch {
-	uint64_t count; /* words that differ */
-	uint64_t first; /* index of the first one */
-	uint32_t got, want;
-};
-
-/* Compares n uint32 at base with the generated values. Returns 0 or -CS_ENOMEM. */
-static int check32(struct gpu_host *h, uint64_t base, uint64_t n, gen32_fn gen, const void *ctx,
-		   struct mismatch *m)
-{
-	uint32_t *buf = malloc(CHUNK_WORDS * sizeof(*buf));
-
-	*m = (struct mismatch){0};
-	if (!buf)
-		return -CS_ENOMEM;
-	for (uint64_t i = 0; i < n; i += CHUNK_WORDS) {
-		uint64_t len = n - i < CHUNK_WORDS ? n - i : CHUNK_WORDS;
-
-		gh_read(h, base + i * 4, buf, len * 4);
-		for (uint64_t j = 0; j < len; j++) {
-			uint32_t want = gen(ctx, i + j);
-
-			if (buf[j] == want)
-				continue;
-			if (m->count++ == 0) {
-				m->first = i + j;
-				m->got = buf[j];
-				m->want = want;
-			}
-		}
-	}
-	free(buf);
-	return 0;
-}
-
-/* CTAs of k that fit on the whole GPU at once (every SM full; 0 if none fits). */
-static unsigned resident_ctas(struct gpu_host *h, const struct gpu_kernel *k)
-{
-	return gh_sms(h) * gh_max_ctas_per_sm(h, k);
-}
 
 /* ==== chase: pointer chasing, load-to-use latency ============================================ */
 
@@ -222,7 +100,7 @@ static void random_cycle(uint64_t *next, uint64_t count, uint64_t *rng)
 	for (uint64_t i = 0; i < count; i++)
 		next[i] = i;
 	for (uint64_t i = count - 1; i > 0; i--) {
-		uint64_t j = splitmix64(rng) % i;
+		uint64_t j = wl_splitmix64(rng) % i;
 		uint64_t t = next[i];
 
 		next[i] = next[j];
@@ -245,8 +123,8 @@ static int chase_run(struct gpu_host *h, const char *level, uint64_t footprint)
 	if (!next)
 		return -CS_ENOMEM;
 	random_cycle(next, a.count, &rng);
-	a.hops = by_size(h, 2048, 50000, 1000000);
-	a.start = splitmix64(&rng) % a.count;
+	a.hops = wl_by_size(h, 2048, 50000, 1000000);
+	a.start = wl_splitmix64(&rng) % a.count;
 	a.nodes = gh_alloc(h, footprint, 0);
 	a.out = gh_alloc(h, 8, 0);
 	for (uint64_t i = 0; i < a.count; i++)
@@ -309,31 +187,31 @@ struct stream_args {
 static void stream_kernel(struct gpu_warp *w)
 {
 	const struct stream_args *arg = gw_args(w);
-	uint64_t stride = grid_warps(w) * WARP_LANES;
+	uint64_t stride = wl_grid_warps(w) * WARP_LANES;
 	uint64_t addr[WARP_LANES];
 	uint32_t x[WARP_LANES] = {0}, y[WARP_LANES] = {0};
 
 	for (uint64_t i = gw_gwid(w) * WARP_LANES; i < arg->n; i += stride) {
-		uint32_t mask = lane_addrs(addr, arg->a, i, arg->n, 4);
+		uint32_t mask = wl_lane_addrs(addr, arg->a, i, arg->n, 4);
 
 		gw_ld32v(w, addr, mask, x);
-		lane_addrs(addr, arg->b, i, arg->n, 4);
+		wl_lane_addrs(addr, arg->b, i, arg->n, 4);
 		gw_ld32v(w, addr, mask, y);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			x[l] += y[l];
-		lane_addrs(addr, arg->c, i, arg->n, 4);
+		wl_lane_addrs(addr, arg->c, i, arg->n, 4);
 		gw_st32v(w, addr, mask, x);
 	}
 }
 
 static uint32_t stream_a(const void *seed, uint64_t i)
 {
-	return value32(*(const uint64_t *)seed ^ TAG_STREAM_A, 0, 0, i);
+	return wl_value32(*(const uint64_t *)seed ^ TAG_STREAM_A, 0, 0, i);
 }
 
 static uint32_t stream_b(const void *seed, uint64_t i)
 {
-	return value32(*(const uint64_t *)seed ^ TAG_STREAM_B, 0, 0, i);
+	return wl_value32(*(const uint64_t *)seed ^ TAG_STREAM_B, 0, 0, i);
 }
 
 static uint32_t stream_sum(const void *seed, uint64_t i)
@@ -343,26 +221,26 @@ static uint32_t stream_sum(const void *seed, uint64_t i)
 
 int micro_stream_main(struct gpu_host *h)
 {
-	struct stream_args a = {.n = by_size(h, 32 * KIB, 1 * MIB, 12 * MIB)};
+	struct stream_args a = {.n = wl_by_size(h, 32 * KIB, 1 * MIB, 12 * MIB)};
 	struct gpu_kernel k = {
 	    .name = "stream", .warps_per_cta = 8, .fn = stream_kernel, .args = &a};
 	uint64_t seed = gh_seed(h);
-	struct mismatch m;
+	struct wl_mismatch m;
 	int err;
 
-	k.ctas = resident_ctas(h, &k);
+	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
 		return gh_fail(h, "stream: a CTA of %u warps fits on no SM", k.warps_per_cta);
 	a.a = gh_alloc(h, a.n * 4, 0);
 	a.b = gh_alloc(h, a.n * 4, 0);
 	a.c = gh_alloc(h, a.n * 4, 0);
-	err = fill32(h, a.a, a.n, stream_a, &seed);
+	err = wl_fill32(h, a.a, a.n, stream_a, &seed);
 	if (!err)
-		err = fill32(h, a.b, a.n, stream_b, &seed);
+		err = wl_fill32(h, a.b, a.n, stream_b, &seed);
 	if (!err)
 		err = gh_launch(h, &k);
 	if (!err)
-		err = check32(h, a.c, a.n, stream_sum, &seed, &m);
+		err = wl_check32(h, a.c, a.n, stream_sum, &seed, &m);
 	if (err)
 		return err;
 	if (m.count)
@@ -388,12 +266,12 @@ struct streamw_args {
 static void streamw_kernel(struct gpu_warp *w)
 {
 	const struct streamw_args *arg = gw_args(w);
-	uint64_t stride = grid_warps(w) * WARP_LANES;
+	uint64_t stride = wl_grid_warps(w) * WARP_LANES;
 	uint64_t addr[WARP_LANES];
 	uint32_t v[WARP_LANES];
 
 	for (uint64_t i = gw_gwid(w) * WARP_LANES; i < arg->n; i += stride) {
-		uint32_t mask = lane_addrs(addr, arg->c, i, arg->n, 4);
+		uint32_t mask = wl_lane_addrs(addr, arg->c, i, arg->n, 4);
 
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			v[l] = (uint32_t)((i + l) ^ arg->seed);
@@ -408,19 +286,20 @@ static uint32_t streamw_value(const void *seed, uint64_t i)
 
 int micro_streamw_main(struct gpu_host *h)
 {
-	struct streamw_args a = {.n = by_size(h, 64 * KIB, 4 * MIB, 32 * MIB), .seed = gh_seed(h)};
+	struct streamw_args a = {.n = wl_by_size(h, 64 * KIB, 4 * MIB, 32 * MIB),
+				 .seed = gh_seed(h)};
 	struct gpu_kernel k = {
 	    .name = "streamw", .warps_per_cta = 8, .fn = streamw_kernel, .args = &a};
-	struct mismatch m;
+	struct wl_mismatch m;
 	int err;
 
-	k.ctas = resident_ctas(h, &k);
+	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
 		return gh_fail(h, "streamw: a CTA of %u warps fits on no SM", k.warps_per_cta);
 	a.c = gh_alloc(h, a.n * 4, 0);
 	err = gh_launch(h, &k);
 	if (!err)
-		err = check32(h, a.c, a.n, streamw_value, &a.seed, &m);
+		err = wl_check32(h, a.c, a.n, streamw_value, &a.seed, &m);
 	if (err)
 		return err;
 	if (m.count)
@@ -460,7 +339,7 @@ struct prodcons_args {
 static uint32_t prodcons_value(const struct prodcons_args *a, unsigned pair, unsigned gen,
 			       unsigned i)
 {
-	return value32(a->seed, pair, gen, i);
+	return wl_value32(a->seed, pair, gen, i);
 }
 
 /* Spins with atomic reads until the flag word equals want: 0, or -1 after a livelock report. */
@@ -470,7 +349,7 @@ static int prodcons_wait(struct gpu_warp *w, uint64_t addr, uint32_t want, const
 	uint64_t spins = 0;
 	uint32_t v;
 
-	while ((v = atomic_read32(w, addr)) != want) {
+	while ((v = wl_atomic_read32(w, addr)) != want) {
 		if (gw_spin_guard(w, &spins)) {
 			gw_fail(w,
 				"prodcons: livelock: %s of pair %u (CTA %u, SM %u) spun %" PRIu64
@@ -494,7 +373,7 @@ static void prodcons_produce(struct gpu_warp *w, const struct prodcons_args *a, 
 			return;
 		gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
 		for (unsigned i = 0; i < a->words; i += WARP_LANES) {
-			lane_addrs(addr, block, i, a->words, 4);
+			wl_lane_addrs(addr, block, i, a->words, 4);
 			for (unsigned l = 0; l < WARP_LANES; l++)
 				v[l] = prodcons_value(a, pair, r + 1, i + l);
 			gw_st32v(w, addr, LANES_ALL, v);
@@ -535,7 +414,7 @@ static int prodcons_read_block(struct gpu_warp *w, const struct prodcons_args *a
 	uint32_t v[WARP_LANES];
 
 	for (unsigned i = 0; i < a->words; i += WARP_LANES) {
-		lane_addrs(addr, a->data + offset, i, a->words, 4);
+		wl_lane_addrs(addr, a->data + offset, i, a->words, 4);
 		gw_ld32v(w, addr, LANES_ALL, v);
 		if (warm_only)
 			continue;
@@ -545,7 +424,7 @@ static int prodcons_read_block(struct gpu_warp *w, const struct prodcons_args *a
 				return -1;
 			}
 		}
-		lane_addrs(addr, a->out + offset, i, a->words, 4);
+		wl_lane_addrs(addr, a->out + offset, i, a->words, 4);
 		gw_st32v(w, addr, LANES_ALL, v);
 	}
 	return 0;
@@ -608,27 +487,27 @@ int micro_prodcons_main(struct gpu_host *h)
 	struct gpu_kernel k = {
 	    .name = "prodcons", .warps_per_cta = 1, .fn = prodcons_kernel, .args = &a};
 	unsigned pairs = gh_sms(h), split;
-	struct mismatch m;
+	struct wl_mismatch m;
 	int err;
 
-	if (pairs > resident_ctas(h, &k) / 2)
-		pairs = resident_ctas(h, &k) / 2;
+	if (pairs > wl_resident_ctas(h, &k) / 2)
+		pairs = wl_resident_ctas(h, &k) / 2;
 	if (pairs == 0)
 		return gh_fail(h, "prodcons: needs 2 resident CTAs, the GPU holds %u",
-			       resident_ctas(h, &k));
+			       wl_resident_ctas(h, &k));
 	k.ctas = 2 * pairs;
-	a.words = (unsigned)by_size(h, 256, 1024, 1024);
-	a.rounds = (unsigned)by_size(h, 4, 32, 512);
+	a.words = (unsigned)wl_by_size(h, 256, 1024, 1024);
+	a.rounds = (unsigned)wl_by_size(h, 4, 32, 512);
 	a.data = gh_alloc(h, (uint64_t)pairs * a.words * 4, 0);
 	a.out = gh_alloc(h, (uint64_t)pairs * a.words * 4, 0);
 	a.flags = gh_alloc(h, (uint64_t)pairs * LINE_BYTES, 0);
 	a.acks = gh_alloc(h, (uint64_t)pairs * LINE_BYTES, 0);
 	a.sms = gh_alloc(h, 8ull * pairs, 0);
-	err = fill32(h, a.data, (uint64_t)pairs * a.words, prodcons_initial, &a);
+	err = wl_fill32(h, a.data, (uint64_t)pairs * a.words, prodcons_initial, &a);
 	if (!err)
 		err = gh_launch(h, &k);
 	if (!err)
-		err = check32(h, a.out, (uint64_t)pairs * a.words, prodcons_final, &a, &m);
+		err = wl_check32(h, a.out, (uint64_t)pairs * a.words, prodcons_final, &a, &m);
 	if (err)
 		return err;
 	if (m.count)
@@ -662,7 +541,7 @@ struct lock_args {
 
 static unsigned lock_slot(const struct lock_args *a, uint64_t gwid, unsigned iter)
 {
-	return value32(a->seed, gwid, 0, iter) % a->nslots;
+	return wl_value32(a->seed, gwid, 0, iter) % a->nslots;
 }
 
 /* CAS 0 -> 1 with acquire order, exponential back-off: 0, or -1 after a livelock report. */
@@ -747,11 +626,11 @@ int micro_lock_main(struct gpu_host *h)
 	uint64_t warps;
 	int err;
 
-	k.ctas = gh_sms(h) < resident_ctas(h, &k) ? gh_sms(h) : resident_ctas(h, &k);
+	k.ctas = gh_sms(h) < wl_resident_ctas(h, &k) ? gh_sms(h) : wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
 		return gh_fail(h, "lock: a CTA of %u warps fits on no SM", k.warps_per_cta);
 	warps = (uint64_t)k.ctas * k.warps_per_cta;
-	a.iters = (unsigned)by_size(h, 4, 32, 512);
+	a.iters = (unsigned)wl_by_size(h, 4, 32, 512);
 	a.lock = gh_alloc(h, LINE_BYTES, 0);
 	a.counter = gh_alloc(h, LINE_BYTES, 0);
 	a.slots = gh_alloc(h, 4 * LOCK_SLOTS, 0);
@@ -789,7 +668,7 @@ struct barrier_args {
 static uint64_t barrier_slot(const struct barrier_args *a, const struct gpu_warp *w, unsigned round,
 			     uint64_t slot)
 {
-	uint64_t per_buffer = grid_warps(w) * LINE_BYTES;
+	uint64_t per_buffer = wl_grid_warps(w) * LINE_BYTES;
 
 	return a->slots + (round % 2) * per_buffer + slot * LINE_BYTES;
 }
@@ -800,17 +679,17 @@ static void barrier_write_slot(struct gpu_warp *w, const struct barrier_args *a,
 	uint64_t addr[WARP_LANES];
 	uint32_t v[WARP_LANES];
 
-	lane_addrs(addr, barrier_slot(a, w, r, slot), 0, WARP_LANES, 4);
+	wl_lane_addrs(addr, barrier_slot(a, w, r, slot), 0, WARP_LANES, 4);
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		v[l] = value32(a->seed, slot, r + 1, l);
+		v[l] = wl_value32(a->seed, slot, r + 1, l);
 	gw_st32v(w, addr, LANES_ALL, v);
 }
 
 static void barrier_livelock(struct gpu_warp *w, const struct barrier_args *a, unsigned r,
 			     uint32_t sense, uint32_t seen, uint64_t spins)
 {
-	uint32_t at_l2 = atomic_read32(w, a->sense);
-	uint32_t arrived = atomic_read32(w, a->count);
+	uint32_t at_l2 = wl_atomic_read32(w, a->sense);
+	uint32_t arrived = wl_atomic_read32(w, a->count);
 
 	if (at_l2 == sense)
 		gw_fail(w,
@@ -855,7 +734,7 @@ static int barrier_grid(struct gpu_warp *w, const struct barrier_args *a, unsign
 static void barrier_report(struct gpu_warp *w, const struct barrier_args *a, unsigned r,
 			   uint64_t slot, unsigned lane, uint32_t got)
 {
-	uint32_t want = value32(a->seed, slot, r + 1, lane);
+	uint32_t want = wl_value32(a->seed, slot, r + 1, lane);
 	long gen = older_generation(a->seed, slot, lane, r + 1, got);
 	char what[48];
 
@@ -886,10 +765,10 @@ static int barrier_read_neighbour(struct gpu_warp *w, const struct barrier_args 
 	uint64_t addr[WARP_LANES];
 	uint32_t v[WARP_LANES];
 
-	lane_addrs(addr, barrier_slot(a, w, r, slot), 0, WARP_LANES, 4);
+	wl_lane_addrs(addr, barrier_slot(a, w, r, slot), 0, WARP_LANES, 4);
 	gw_ld32v(w, addr, LANES_ALL, v);
 	for (unsigned l = 0; l < WARP_LANES; l++) {
-		if (v[l] != value32(a->seed, slot, r + 1, l)) {
+		if (v[l] != wl_value32(a->seed, slot, r + 1, l)) {
 			barrier_report(w, a, r, slot, l, v[l]);
 			return -1;
 		}
@@ -923,7 +802,7 @@ static uint32_t barrier_initial(const void *args, uint64_t i)
 {
 	const struct barrier_args *a = args;
 
-	return value32(a->seed, i / WARP_LANES, 0, i % WARP_LANES);
+	return wl_value32(a->seed, i / WARP_LANES, 0, i % WARP_LANES);
 }
 
 /* The checksum warp `wid` of a grid of ctas x wpc warps must have. */
@@ -935,7 +814,7 @@ static uint64_t barrier_checksum(const struct barrier_args *a, unsigned ctas, un
 
 	for (unsigned r = 0; r < a->rounds; r++)
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			sum += value32(a->seed, slot, r + 1, l);
+			sum += wl_value32(a->seed, slot, r + 1, l);
 	return sum;
 }
 
@@ -948,19 +827,19 @@ int micro_barrier_main(struct gpu_host *h)
 	int err;
 
 	/* Exactly the CTAs that can be resident together: one more and the barrier deadlocks. */
-	k.ctas = resident_ctas(h, &k);
+	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
 		return gh_fail(h, "barrier: a CTA of %u warps fits on no SM", k.warps_per_cta);
 	warps = (uint64_t)k.ctas * k.warps_per_cta;
 	slots = 2 * warps * WARP_LANES;
-	a.rounds = (unsigned)by_size(h, 2, 32, 512);
+	a.rounds = (unsigned)wl_by_size(h, 2, 32, 512);
 	a.slots = gh_alloc(h, slots * 4, 0);
 	a.count = gh_alloc(h, LINE_BYTES, 0);
 	a.sense = gh_alloc(h, LINE_BYTES, 0);
 	a.out = gh_alloc(h, warps * 8, 0);
-	err = fill32(h, a.slots, slots / 2, barrier_initial, &a);
+	err = wl_fill32(h, a.slots, slots / 2, barrier_initial, &a);
 	if (!err)
-		err = fill32(h, a.slots + slots / 2 * 4, slots / 2, barrier_initial, &a);
+		err = wl_fill32(h, a.slots + slots / 2 * 4, slots / 2, barrier_initial, &a);
 	if (!err)
 		err = gh_launch(h, &k);
 	if (err)
@@ -998,14 +877,14 @@ struct histo_args {
 static void histo_kernel(struct gpu_warp *w)
 {
 	const struct histo_args *a = gw_args(w);
-	uint64_t stride = grid_warps(w) * WARP_LANES;
+	uint64_t stride = wl_grid_warps(w) * WARP_LANES;
 	uint64_t addr[WARP_LANES], one[WARP_LANES];
 	uint32_t v[WARP_LANES] = {0};
 
 	for (unsigned l = 0; l < WARP_LANES; l++)
 		one[l] = 1;
 	for (uint64_t i = gw_gwid(w) * WARP_LANES; i < a->n; i += stride) {
-		uint32_t mask = lane_addrs(addr, a->in, i, a->n, 4);
+		uint32_t mask = wl_lane_addrs(addr, a->in, i, a->n, 4);
 
 		gw_ld32v(w, addr, mask, v);
 		for (unsigned l = 0; l < WARP_LANES; l++)
@@ -1018,7 +897,7 @@ static void histo_kernel(struct gpu_warp *w)
 /* Random values; one in four is moved into one of the HISTO_HOT hot bins. */
 static uint32_t histo_value(const void *seed, uint64_t i)
 {
-	uint64_t r = mix64(*(const uint64_t *)seed ^ mix64(i + 0x9e3779b97f4a7c15ull));
+	uint64_t r = wl_mix64(*(const uint64_t *)seed ^ wl_mix64(i + 0x9e3779b97f4a7c15ull));
 	uint32_t v = (uint32_t)(r >> 32);
 
 	if ((r & 3) == 0)
@@ -1028,19 +907,20 @@ static uint32_t histo_value(const void *seed, uint64_t i)
 
 int micro_histo_main(struct gpu_host *h)
 {
-	struct histo_args a = {.n = by_size(h, 32 * KIB, 2 * MIB, 16 * MIB), .nbins = HISTO_BINS};
+	struct histo_args a = {.n = wl_by_size(h, 32 * KIB, 2 * MIB, 16 * MIB),
+			       .nbins = HISTO_BINS};
 	struct gpu_kernel k = {.name = "histo", .warps_per_cta = 8, .fn = histo_kernel, .args = &a};
 	uint64_t seed = gh_seed(h) ^ TAG_HISTO;
 	uint32_t want[HISTO_BINS] = {0}, got[HISTO_BINS];
 	uint64_t sum = 0;
 	int err;
 
-	k.ctas = resident_ctas(h, &k);
+	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
 		return gh_fail(h, "histo: a CTA of %u warps fits on no SM", k.warps_per_cta);
 	a.in = gh_alloc(h, a.n * 4, 0);
 	a.bins = gh_alloc(h, 4 * HISTO_BINS, 0);
-	err = fill32(h, a.in, a.n, histo_value, &seed);
+	err = wl_fill32(h, a.in, a.n, histo_value, &seed);
 	if (!err)
 		err = gh_launch(h, &k);
 	if (err)

@@ -71,8 +71,8 @@ uint64_t wl_grid_warps(const struct gpu_warp *w);
  * after gw_fail() (livelock; the kernel must return).
  */
 struct wl_grid_barrier {
-	uint64_t count; /* uint32 on its own line */
-	uint64_t gen;	/* uint32 on its own line */
+	uint64_t count;	 /* uint32 on its own line */
+	uint64_t gen;	 /* uint32 on its own line */
 	const char *who; /* workload name for the livelock report */
 };
 

@@ -15,6 +15,9 @@ struct cs_workload {
 	const char *system; /* the system type it runs on */
 	const char *help;
 	gpu_host_fn gpu; /* system "gpu": the host program */
+	/* The G-TSC benchmark suite (`cohscope suite`): 1 = set 1 (needs coherence), 2 = set 2
+	 * (no coherence needed), 0 = not in the suite. */
+	unsigned suite_set;
 };
 
 /* NULL-terminated, in the order `cohscope list workloads` shows them. */

@@ -26,6 +26,8 @@ enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE,
 
 struct warp_op {
 	uint8_t kind;
+	uint32_t mask; /* memory ops: the active lanes */
+	bool vals32;   /* load results and store values are uint32_t per lane (else uint64_t) */
 	uint8_t bytes; /* per lane */
 	uint8_t atom_op, scope, order;
 	bool want_old; /* atomics: the warp needs the old values */
@@ -458,10 +460,16 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 				unsigned lane = (unsigned)__builtin_ctz(m);
 				unsigned off = (unsigned)(op->addr[lane] - c->line_addr);
 
-				if (op->bytes == 4)
+				if (op->vals32) {
 					memcpy(r->data + off, (const uint32_t *)op->val + lane, 4);
-				else
-					memcpy(r->data + off, (const uint64_t *)op->val + lane, 8);
+				} else {
+					/* 1, 2, 8 bytes: the low bytes of the uint64; 16: the
+					 * uint64 then zeros (little endian) */
+					memcpy(r->data + off, (const uint64_t *)op->val + lane,
+					       op->bytes < 8 ? op->bytes : 8);
+					if (op->bytes > 8)
+						memset(r->data + off + 8, 0, op->bytes - 8u);
+				}
 			}
 		} else {
 			struct mem_atom_lanes *al = &r->atom;
@@ -724,16 +732,17 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 		for (uint32_t m = r->lane_mask; m; m &= m - 1) {
 			unsigned lane = (unsigned)__builtin_ctz(m);
 			unsigned off = (unsigned)(op->addr[lane] - r->acc.line_addr);
+			unsigned n = op->bytes < 8 ? op->bytes : 8; /* 16: the low 8 */
 			uint64_t v = 0;
 
-			memcpy(&v, line + off, op->bytes);
-			if (op->bytes == 4)
+			memcpy(&v, line + off, n);
+			if (op->vals32)
 				((uint32_t *)op->out)[lane] = (uint32_t)v;
 			else
 				((uint64_t *)op->out)[lane] = v;
 			if (sm->env.observe_read)
 				sm->env.observe_read(sm->env.gpu, sm->id, w->slot, op->addr[lane],
-						     op->bytes, v);
+						     n, v);
 		}
 	} else if (r->acc.kind == GPU_ACC_ATOM && r->blocking && op->want_old) {
 		/* a blocking request is the instruction the warp waits on: this atomic */
@@ -1001,9 +1010,33 @@ uint64_t gw_rand(struct gpu_warp *gw)
 	return z ^ (z >> 31);
 }
 
+static void record_op(struct warp *w)
+{
+	const struct warp_op *op = &w->op;
+	struct sm_op_view v = {
+	    .kind = op->kind, /* OP_LD..OP_SMEM number as enum trace_op_kind does */
+	    .bytes = op->bytes,
+	    .atom_op = op->atom_op,
+	    .scope = op->scope,
+	    .order = op->order,
+	    .want_old = op->want_old,
+	    .vals32 = op->vals32,
+	    .mask = op->mask,
+	    .cycles = op->cycles,
+	    .addr = op->addr,
+	    .val = op->val,
+	    .a = op->a,
+	    .b = op->b,
+	};
+
+	w->sm->env.record(w->sm->env.gpu, gw_gwid((struct gpu_warp *)w), &v);
+}
+
 /* Posts the op and waits until the SM lets the warp go on. */
 static void post(struct warp *w)
 {
+	if (w->sm->env.record)
+		record_op(w);
 	sim_coro_yield(w->co);
 }
 
@@ -1016,6 +1049,7 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 	int n;
 
 	op->kind = kind;
+	op->mask = mask;
 	op->bytes = (uint8_t)bytes;
 	op->addr = addr;
 	op->drained = false;
@@ -1036,12 +1070,14 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 	post(w);
 }
 
+/* vals32: out is uint32_t per lane (the 32-bit forms), else uint64_t */
 static void ld_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, void *out,
-		 unsigned bytes)
+		 unsigned bytes, bool vals32)
 {
 	struct warp *w = W(gw);
 
 	w->op.out = out;
+	w->op.vals32 = vals32;
 	post_mem(w, OP_LD, addr, mask, bytes);
 }
 
@@ -1051,7 +1087,7 @@ uint32_t gw_ld32(struct gpu_warp *gw, uint64_t addr)
 	uint32_t v[WARP_LANES];
 
 	w->u_addr[0] = addr;
-	ld_v(gw, w->u_addr, 1, v, 4);
+	ld_v(gw, w->u_addr, 1, v, 4, true);
 	return v[0];
 }
 
@@ -1060,28 +1096,29 @@ uint64_t gw_ld64(struct gpu_warp *gw, uint64_t addr)
 	struct warp *w = W(gw);
 
 	w->u_addr[0] = addr;
-	ld_v(gw, w->u_addr, 1, w->u_out, 8);
+	ld_v(gw, w->u_addr, 1, w->u_out, 8, false);
 	return w->u_out[0];
 }
 
 void gw_ld32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
 	      uint32_t out[WARP_LANES])
 {
-	ld_v(w, addr, mask, out, 4);
+	ld_v(w, addr, mask, out, 4, true);
 }
 
 void gw_ld64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
 	      uint64_t out[WARP_LANES])
 {
-	ld_v(w, addr, mask, out, 8);
+	ld_v(w, addr, mask, out, 8, false);
 }
 
 static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, const void *val,
-		 unsigned bytes)
+		 unsigned bytes, bool vals32)
 {
 	struct warp *w = W(gw);
 
 	w->op.val = val;
+	w->op.vals32 = vals32;
 	w->op.order = MEM_ORDER_RELAXED;
 	w->op.scope = MEM_SCOPE_DEVICE;
 	post_mem(w, OP_ST, addr, mask, bytes);
@@ -1093,7 +1130,7 @@ void gw_st32(struct gpu_warp *gw, uint64_t addr, uint32_t v)
 	uint32_t val[1] = {v};
 
 	w->u_addr[0] = addr;
-	st_v(gw, w->u_addr, 1, val, 4);
+	st_v(gw, w->u_addr, 1, val, 4, true);
 }
 
 void gw_st64(struct gpu_warp *gw, uint64_t addr, uint64_t v)
@@ -1102,19 +1139,31 @@ void gw_st64(struct gpu_warp *gw, uint64_t addr, uint64_t v)
 
 	w->u_addr[0] = addr;
 	w->u_val[0] = v;
-	st_v(gw, w->u_addr, 1, w->u_val, 8);
+	st_v(gw, w->u_addr, 1, w->u_val, 8, false);
+}
+
+void gw_ldv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
+	    uint64_t out[WARP_LANES])
+{
+	ld_v(w, addr, mask, out, bytes, false);
+}
+
+void gw_stv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
+	    const uint64_t v[WARP_LANES])
+{
+	st_v(w, addr, mask, v, bytes, false);
 }
 
 void gw_st32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
 	      const uint32_t v[WARP_LANES])
 {
-	st_v(w, addr, mask, v, 4);
+	st_v(w, addr, mask, v, 4, true);
 }
 
 void gw_st64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
 	      const uint64_t v[WARP_LANES])
 {
-	st_v(w, addr, mask, v, 8);
+	st_v(w, addr, mask, v, 8, false);
 }
 
 void gw_atomv(struct gpu_warp *gw, enum mem_atomic_op aop, const uint64_t addr[WARP_LANES],

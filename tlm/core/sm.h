@@ -54,6 +54,23 @@ struct gpu_cta {
 	struct gpu_cta *prev, *next; /* the GPU's list of resident CTAs */
 };
 
+/* An op as a warp posts it, for recording (`cohscope run --record`): pointers into the warp's
+ * arguments, valid during the call. kind: the numbering of enum trace_op_kind
+ * (workloads/trace/trace.h): 1 load, 2 store, 3 atomic, 4 fence, 5 barrier, 6 compute,
+ * 7 scratchpad. A memory op with no active lane is recorded as one cycle of compute, which is
+ * what it costs. */
+struct sm_op_view {
+	uint8_t kind;
+	uint8_t bytes, atom_op, scope, order;
+	bool want_old;
+	bool vals32; /* stores: val is uint32_t per lane, else uint64_t */
+	uint32_t mask;
+	uint64_t cycles;
+	const uint64_t *addr;
+	const void *val;
+	const uint64_t *a, *b;
+};
+
 /* What an SM asks of the GPU around it. */
 struct gpu_sm_env {
 	void *gpu;
@@ -63,6 +80,8 @@ struct gpu_sm_env {
 	/* the coherence checker's hook: a warp read `bytes` at addr and saw v (may be NULL) */
 	void (*observe_read)(void *gpu, unsigned sm, unsigned slot, uint64_t addr, unsigned bytes,
 			     uint64_t v);
+	/* --record: every op a warp posts (NULL when not recording) */
+	void (*record)(void *gpu, uint64_t gwid, const struct sm_op_view *op);
 	uint64_t seed;
 };
 

@@ -25,6 +25,7 @@
 #include "tlm/system/gpu.h"
 #include "tlm/system/system.h"
 #include "workloads/gpu_api.h"
+#include "workloads/trace/trace.h"
 #include "workloads/workload.h"
 
 #define HEAP_BASE	  0x10000000ull
@@ -117,6 +118,10 @@ struct gpu_sys {
 	uint64_t heap;
 	char notes[MAX_NOTES][160];
 	unsigned nnotes;
+
+	/* --record: the trace being filled and the running kernel's entry in it */
+	struct trace *rec;
+	struct trace_kernel *rec_k;
 
 	/* the running kernel */
 	const struct gpu_kernel *kern;
@@ -299,6 +304,14 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 		g->kernels = nk;
 		g->kernels_cap = n;
 	}
+	if (g->rec) {
+		int rc = trace_add_kernel(g->rec, k->name ? k->name : "kernel", k->ctas,
+					  k->warps_per_cta, k->regs_per_thread, k->smem_bytes,
+					  k->cta_sm, &g->rec_k);
+
+		if (rc)
+			return gh_fail(h, "recording: out of memory");
+	}
 	r = &g->kernels[g->nkernels++];
 	snprintf(r->name, sizeof(r->name), "%s", k->name ? k->name : "kernel");
 	r->ctas = k->ctas;
@@ -330,6 +343,8 @@ uint64_t gh_alloc(struct gpu_host *h, uint64_t bytes, uint64_t align)
 		align = 128;
 	a = (g->heap + align - 1) & ~(align - 1);
 	g->heap = a + (bytes ? bytes : 1);
+	if (g->rec)
+		g->rec->heap_end = g->heap;
 	return a;
 }
 
@@ -364,7 +379,11 @@ static void host_copy(struct gpu_sys *g, uint64_t addr, void *rbuf, const void *
 
 void gh_write(struct gpu_host *h, uint64_t addr, const void *buf, size_t len)
 {
-	host_copy(G(h), addr, NULL, buf, len);
+	struct gpu_sys *g = G(h);
+
+	if (g->rec && trace_add_copy(g->rec, addr, buf, len))
+		gpu_fail(g, -CS_ENOMEM, "recording: out of memory");
+	host_copy(g, addr, NULL, buf, len);
 }
 
 void gh_read(struct gpu_host *h, uint64_t addr, void *buf, size_t len)
@@ -587,6 +606,46 @@ static void observe_read(void *obj, unsigned sm, unsigned slot, uint64_t addr, u
 	*g->chk_violations = cohcheck_violations(g->chk);
 }
 
+/* The SM numbers its ops as the trace does (sm.h); a recorded op goes to its warp's stream. */
+_Static_assert(TRACE_LD == 1 && TRACE_ST == 2 && TRACE_ATOM == 3 && TRACE_FENCE == 4 &&
+		   TRACE_BAR == 5 && TRACE_COMPUTE == 6 && TRACE_SMEM == 7,
+	       "sm_op_view.kind numbers as enum trace_op_kind");
+
+static void record_op(void *gpu, uint64_t gwid, const struct sm_op_view *v)
+{
+	struct gpu_sys *g = gpu;
+	struct trace_op op;
+	int rc;
+
+	op.kind = v->kind;
+	op.bytes = v->bytes;
+	op.atom_op = v->atom_op;
+	op.scope = v->scope;
+	op.order = v->order;
+	op.want_old = v->want_old;
+	op.mask = v->mask;
+	op.cycles = v->cycles;
+	if (v->kind == TRACE_LD || v->kind == TRACE_ST || v->kind == TRACE_ATOM) {
+		for (uint32_t m = v->mask; m; m &= m - 1) {
+			unsigned l = (unsigned)__builtin_ctz(m);
+
+			op.addr[l] = v->addr[l];
+			if (v->kind == TRACE_ST)
+				op.val[l] = v->vals32 ? ((const uint32_t *)v->val)[l]
+						      : ((const uint64_t *)v->val)[l];
+			if (v->kind == TRACE_ATOM) { /* b (and a) may be NULL for a reduction */
+				op.val[l] = v->a ? v->a[l] : 0;
+				op.b[l] = v->b ? v->b[l] : 0;
+			}
+		}
+	}
+	rc = trace_buf_put(&g->rec_k->warp[gwid], &op);
+	if (rc)
+		gpu_fail(g, rc,
+			 rc == -CS_ENOMEM ? "recording: out of memory"
+					  : "recording: an op the trace cannot hold");
+}
+
 static int gpu_build(struct cs_system *s, struct cs_err *err)
 {
 	struct gpu_sys *g = calloc(1, sizeof(*g));
@@ -671,11 +730,19 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		if (rc)
 			return cs_err_set(err, rc, "cannot bind L2 bank %u", b);
 	}
+	g->rec = s->record;
+	if (g->rec) {
+		snprintf(g->rec->source, sizeof(g->rec->source), "cohscope");
+		snprintf(g->rec->workload, sizeof(g->rec->workload), "%s", s->workload->name);
+		g->rec->heap_base = HEAP_BASE;
+		g->rec->heap_end = HEAP_BASE;
+	}
 	env = (struct gpu_sm_env){
 	    .gpu = g,
 	    .cta_done = cta_done,
 	    .fail = gpu_fail,
 	    .observe_read = g->chk ? observe_read : NULL,
+	    .record = g->rec ? record_op : NULL,
 	    .seed = s->sim.seed,
 	};
 	for (unsigned i = 0; i < g->ctx.sms; i++) {

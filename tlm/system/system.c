@@ -123,6 +123,8 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 	}
 	if (opts && opts->mode >= 0)
 		s->sys.mode = (unsigned)opts->mode;
+	if (opts)
+		s->record = opts->record;
 	if (!(s->ops->modes & (1u << s->sys.mode)))
 		return cs_err_set(err, -CS_EUNSUP, "mode '%s' is not available for system '%s'",
 				  cs_mode_names[s->sys.mode], s->ops->name);

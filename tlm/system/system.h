@@ -43,6 +43,7 @@ struct cs_system_cfg {
 
 struct cs_system;
 struct cs_component;
+struct trace;
 
 struct cs_system_ops {
 	unsigned version;
@@ -85,6 +86,9 @@ struct cs_run_opts {
 	 * host program reads with gh_arg(); it must name this system type. */
 	const struct cs_workload *custom;
 	void *arg;
+	/* --record: an empty trace (workloads/trace/trace.h) the GPU system fills with the host's
+	 * copies and every warp's ops; the caller saves it after a successful run. */
+	struct trace *record;
 };
 
 /* Fields builders and components use. */
@@ -97,8 +101,9 @@ struct cs_system {
 	struct cs_sim_cfg sim;
 	struct cs_system_cfg sys;
 	const struct cs_workload *workload;
-	void *workload_arg; /* cs_run_opts.arg */
-	void *priv;	    /* the system type's state */
+	void *workload_arg;   /* cs_run_opts.arg */
+	struct trace *record; /* cs_run_opts.record */
+	void *priv;	      /* the system type's state */
 	struct cs_component *components;
 };
 

@@ -28,13 +28,13 @@
 #define TRACE_FORMAT_VERSION 1
 
 enum trace_op_kind {
-	TRACE_LD = 1,	/* per-lane load */
-	TRACE_ST,	/* per-lane store: val[] */
-	TRACE_ATOM,	/* per-lane atomic: atom_op, val[] (operand a), b[] (CAS new value) */
-	TRACE_FENCE,	/* order, scope */
-	TRACE_BAR,	/* CTA barrier */
-	TRACE_COMPUTE,	/* cycles issue slots */
-	TRACE_SMEM,	/* one warp-wide scratchpad access */
+	TRACE_LD = 1,  /* per-lane load */
+	TRACE_ST,      /* per-lane store: val[] */
+	TRACE_ATOM,    /* per-lane atomic: atom_op, val[] (operand a), b[] (CAS new value) */
+	TRACE_FENCE,   /* order, scope */
+	TRACE_BAR,     /* CTA barrier */
+	TRACE_COMPUTE, /* cycles issue slots */
+	TRACE_SMEM,    /* one warp-wide scratchpad access */
 };
 
 /* One op, decoded. Only the fields of its kind are meaningful; lanes outside mask are ignored
@@ -58,6 +58,8 @@ struct trace_buf {
 	uint8_t *p;
 	size_t len, cap;
 	uint64_t ops; /* ops appended */
+	/* encoder state: first lane address of the last LD/ST/ATOM appended (0 at the start) */
+	uint64_t prev_addr;
 };
 
 /* Appends op (validated: a bad kind, width, empty mask or zero cycles is -CS_EINVAL). Returns 0,
@@ -83,7 +85,7 @@ struct trace_copy {
 struct trace_kernel {
 	char *name;
 	unsigned ctas, warps_per_cta, regs_per_thread, smem_bytes;
-	uint16_t *cta_sm;      /* placement (CTA i on SM cta_sm[i]); NULL: round robin */
+	uint16_t *cta_sm;	/* placement (CTA i on SM cta_sm[i]); NULL: round robin */
 	struct trace_buf *warp; /* ctas * warps_per_cta streams, by global warp id */
 };
 
@@ -96,9 +98,9 @@ struct trace_event {
 };
 
 struct trace {
-	char source[32];     /* "cohscope" (recorded) or "accelsim" (imported) */
-	char workload[64];   /* recorded workload (or the Accel-Sim directory's name) */
-	uint64_t heap_base;  /* device addresses used lie in [heap_base, heap_end) */
+	char source[32];    /* "cohscope" (recorded) or "accelsim" (imported) */
+	char workload[64];  /* recorded workload (or the Accel-Sim directory's name) */
+	uint64_t heap_base; /* device addresses used lie in [heap_base, heap_end) */
 	uint64_t heap_end;
 	struct trace_event *ev;
 	size_t nev, cap;
