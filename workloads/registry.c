@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "workloads/bench/bench.h"
 #include "workloads/micro.h"
 #include "workloads/rtest.h"
 
@@ -50,10 +51,28 @@ GPU_WL(rtest, rtest_main,
        "random coherence tester: seeded loads, stores, atomics, fences on hot and conflicting "
        "lines, every value checked (run it with gpu.check=true)");
 
+/* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
+#define SUITE_WL(id, set, text)                                              \
+	static const struct cs_workload wl_##id = {.name = #id,              \
+						   .system = "gpu",          \
+						   .help = text,             \
+						   .gpu = bench_##id##_main, \
+						   .suite_set = set}
+
+SUITE_WL(bp, 2,
+	 "back-propagation (Rodinia backprop): layer-forward reduction in shared memory, host "
+	 "layers, weight adjustment (no coherence needed)");
+SUITE_WL(sgm, 2,
+	 "SGEMM (Parboil sgemm): register-tiled C = A*B^T + beta*C, B tiles in shared memory (no "
+	 "coherence needed)");
+SUITE_WL(ccp, 2,
+	 "cutoff Coulombic potential (Parboil cutcp): atom bins staged in shared memory, "
+	 "compute-bound (no coherence needed)");
+
 static const struct cs_workload *const workloads[] = {
-    &wl_selfcheck, &wl_pingpong, &wl_memtest,  &wl_stream,     &wl_streamw,
-    &wl_chase,	   &wl_chase_l1, &wl_chase_l2, &wl_chase_dram, &wl_prodcons,
-    &wl_lock,	   &wl_barrier,	 &wl_histo,    &wl_rtest,      NULL,
+    &wl_selfcheck, &wl_pingpong, &wl_memtest,	 &wl_stream,   &wl_streamw, &wl_chase,
+    &wl_chase_l1,  &wl_chase_l2, &wl_chase_dram, &wl_prodcons, &wl_lock,    &wl_barrier,
+    &wl_histo,	   &wl_rtest,	 &wl_bp,	 &wl_sgm,      &wl_ccp,	    NULL,
 };
 
 const struct cs_workload *const *cs_workload_registry(void)
