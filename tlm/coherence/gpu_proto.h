@@ -135,6 +135,10 @@ struct gpu_l1_ops {
 	 * time until which the warp must still wait (<= now: none): TC-Weak's GWCT. May act on
 	 * the L1 (an acquire invalidates a non-coherent L1). NULL: nothing to do. */
 	sim_time_t (*fence)(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope);
+	/* A CTA barrier releases the n warps (slots) of a CTA, after each one's fence: protocols
+	 * with per-warp logical time join it there (G-TSC: every warp goes on at the largest
+	 * warp_ts of the CTA, so what one warp has seen, the others see too). NULL: nothing. */
+	void (*barrier)(struct gpu_l1 *l1, const unsigned *warps, unsigned n);
 	/* Tests and debugging: the protocol state of addr's line (G-TSC: wts, rts; TC: lease end,
 	 * GWCT of the line) and of the warp (G-TSC: warp_ts; TC-Weak: GWCT). false when the
 	 * line is not present. NULL: no such state. */

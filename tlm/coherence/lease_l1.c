@@ -242,11 +242,23 @@ static bool not_pinned(void *ctx, const struct cache_line *l)
 static void l1_flush_all(struct gpu_l1 *l1)
 {
 	cache_invalidate_all(l1->cache);
-	if (is_gtsc(l1))
-		for (unsigned w = 0; w < l1->ctx->warps; w++) {
-			l1->warp_ts[w] = 1;
-			l1->warp_hits[w] = 0;
+	if (!is_gtsc(l1))
+		return;
+	for (unsigned w = 0; w < l1->ctx->warps; w++) {
+		l1->warp_ts[w] = 1;
+		l1->warp_hits[w] = 0;
+	}
+	/* loads waiting from before the reset start again at 1 too: asking with their old
+	 * timestamps in the new epoch would overflow it at once (a storm of resets) */
+	for (unsigned i = 0; i < mshr_capacity(l1->mshr); i++) {
+		struct mshr_entry *e = mshr_at(l1->mshr, i);
+
+		for (unsigned j = 0; e && j < mshr_targets(e); j++) {
+			struct ll1_target *t = mshr_target(e, j);
+
+			t->ts = 1;
 		}
+	}
 }
 
 /* ---- requests -------------------------------------------------------------------------------- */
@@ -716,6 +728,24 @@ static sim_time_t l1_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint
 	return 0;
 }
 
+/* G-TSC: the warps of a CTA leave a barrier at the largest warp_ts among them. A barrier
+ * orders every warp's earlier accesses before every warp's later ones; in logical time that
+ * means a common timestamp (Tardis joins timestamps at synchronisation the same way) [INF: the
+ * papers do not say]. Without it a warp that did not itself read the flag of a grid barrier
+ * would keep hitting copies older than what the flag published. */
+static void l1_barrier(struct gpu_l1 *l1, const unsigned *warps, unsigned n)
+{
+	uint64_t ts = 0;
+
+	if (!is_gtsc(l1))
+		return;
+	for (unsigned i = 0; i < n; i++)
+		if (l1->warp_ts[warps[i]] > ts)
+			ts = l1->warp_ts[warps[i]];
+	for (unsigned i = 0; i < n; i++)
+		l1->warp_ts[warps[i]] = ts;
+}
+
 static bool l1_probe(const struct gpu_l1 *l1, uint64_t addr, unsigned warp, uint64_t out[3])
 {
 	struct cache_line *l = cache_lookup(l1->cache, addr & ~(uint64_t)(l1->line_bytes - 1));
@@ -903,6 +933,7 @@ static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct g
 	    .kernel_begin = l1_kernel_begin,            \
 	    .kernel_end = l1_kernel_end,                \
 	    .fence = l1_fence,                          \
+	    .barrier = l1_barrier,                      \
 	    .probe = l1_probe,                          \
 	    .idle = l1_idle,                            \
 	    .digest = l1_digest,                        \

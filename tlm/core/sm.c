@@ -90,6 +90,7 @@ struct gpu_sm {
 
 	struct warp *warps;
 	unsigned nwarps;
+	unsigned *bar_slots; /* scratch: the slots a CTA barrier releases */
 	unsigned nsched;
 	sim_time_t *sched_busy; /* per scheduler: busy until */
 	unsigned *sched_last;	/* per scheduler: last slot issued */
@@ -327,13 +328,16 @@ static void warp_request_done(struct warp *w, bool blocking)
 
 static void cta_release_barrier(struct gpu_sm *sm, struct gpu_cta *cta)
 {
-	cta->arrived = 0;
-	for (unsigned i = 0; i < sm->nwarps; i++) {
-		struct warp *o = &sm->warps[i];
+	unsigned n = 0;
 
-		if (o->cta == cta && o->state == W_WAIT_BAR)
-			warp_advance(o);
-	}
+	cta->arrived = 0;
+	for (unsigned i = 0; i < sm->nwarps; i++)
+		if (sm->warps[i].cta == cta && sm->warps[i].state == W_WAIT_BAR)
+			sm->bar_slots[n++] = i;
+	if (sm->proto->l1->barrier)
+		sm->proto->l1->barrier(sm->l1, sm->bar_slots, n);
+	for (unsigned i = 0; i < n; i++)
+		warp_advance(&sm->warps[sm->bar_slots[i]]);
 }
 
 static void warp_exit(struct warp *w)
@@ -857,6 +861,7 @@ void gpu_sm_destroy(struct gpu_sm *sm)
 		free(sm->reqs[i]);
 	free(sm->reqs);
 	free(sm->warps);
+	free(sm->bar_slots);
 	free(sm->sched_busy);
 	free(sm->sched_last);
 	free(sm->cta_slots);
@@ -911,13 +916,15 @@ int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
 	sm->nwarps = (unsigned)cfg->warps;
 	sm->nsched = (unsigned)(cfg->schedulers < cfg->warps ? cfg->schedulers : cfg->warps);
 	sm->warps = calloc(sm->nwarps, sizeof(*sm->warps));
+	sm->bar_slots = calloc(sm->nwarps, sizeof(*sm->bar_slots));
 	sm->sched_busy = calloc(sm->nsched, sizeof(*sm->sched_busy));
 	sm->sched_last = calloc(sm->nsched, sizeof(*sm->sched_last));
 	sm->cta_slots = calloc(cfg->ctas, sizeof(*sm->cta_slots));
 	sm->ldq_cap = (unsigned)cfg->ldst_queue;
 	sm->ldq = calloc(sm->ldq_cap, sizeof(*sm->ldq));
 	sm->req_free = REQ_NONE;
-	if (!sm->warps || !sm->sched_busy || !sm->sched_last || !sm->cta_slots || !sm->ldq)
+	if (!sm->warps || !sm->bar_slots || !sm->sched_busy || !sm->sched_last || !sm->cta_slots ||
+	    !sm->ldq)
 		goto fail;
 	for (unsigned s = 0; s < sm->nsched; s++)
 		sm->sched_last[s] = s;
