@@ -44,7 +44,8 @@ uint64_t gw_gwid(const struct gpu_warp *w);
 const void *gw_args(const struct gpu_warp *w); /* the kernel's argument block */
 /* The SM's cycle counter (clock64()): core cycles since the start of the run. */
 uint64_t gw_cycle(const struct gpu_warp *w);
-/* A per-warp random stream (seeded from the run seed and the warp id): same run, same values. */
+/* A per-warp random stream (a hash of the run seed, the warp id and the launch: independent
+ * streams for every warp of every launch): same run, same values. */
 uint64_t gw_rand(struct gpu_warp *w);
 
 /* ---- uniform ops ---------------------------------------------------------------------------- */

@@ -91,6 +91,7 @@ struct gpu_sm {
 	struct warp *warps;
 	unsigned nwarps;
 	unsigned *bar_slots; /* scratch: the slots a CTA barrier releases */
+	uint64_t launches;   /* kernels begun: seeds the warps' random streams */
 	unsigned nsched;
 	sim_time_t *sched_busy; /* per scheduler: busy until */
 	unsigned *sched_last;	/* per scheduler: last slot issued */
@@ -322,6 +323,14 @@ static void warp_request_done(struct warp *w, bool blocking)
 	}
 	if (!w->outstanding && w->state == W_WAIT_DRAIN)
 		warp_drained(w);
+}
+
+/* splitmix64's finaliser */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
 }
 
 /* ---- the barrier and exit -------------------------------------------------------------------- */
@@ -818,8 +827,10 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 		w->outstanding = 0;
 		w->pending = 0;
 		w->age = sm->next_age++;
-		w->rng =
-		    sm->env.seed ^ (0x9e3779b97f4a7c15ull * (gw_gwid((struct gpu_warp *)w) + 1));
+		/* independent streams per warp and per launch: hash, not offset, the seed (an
+		 * offset seed made warp g's k-th draw warp g+1's (k-1)-th) */
+		w->rng = mix64(mix64(sm->env.seed ^ 0x6a09e667f3bcc909ull) ^
+			       mix64(gw_gwid((struct gpu_warp *)w) + (sm->launches << 40)));
 		(*sm->st.warps)++;
 		warp_advance(w);
 	}
@@ -828,6 +839,7 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 
 void gpu_sm_kernel_begin(struct gpu_sm *sm)
 {
+	sm->launches++;
 	sm->proto->l1->kernel_begin(sm->l1);
 }
 
@@ -1010,11 +1022,8 @@ uint64_t gw_cycle(const struct gpu_warp *w)
 uint64_t gw_rand(struct gpu_warp *gw)
 {
 	struct warp *w = W(gw);
-	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ull);
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return mix64(w->rng += 0x9e3779b97f4a7c15ull);
 }
 
 static void record_op(struct warp *w)
