@@ -59,6 +59,15 @@ GPU_WL(rtest, rtest_main,
 						   .gpu = bench_##id##_main, \
 						   .suite_set = set}
 
+SUITE_WL(bh, 1,
+	 "Barnes-Hut n-body (Burtscher & Pingali): tree build with per-slot locks, bottom-up "
+	 "summarization waiting on children, force walk (needs coherence)");
+SUITE_WL(cc, 1,
+	 "CUDA Cuts (Vineet & Narayanan): push-relabel max-flow on a grid graph, persistent "
+	 "kernel with grid barriers (needs coherence)");
+SUITE_WL(dlb, 1,
+	 "dynamic load balancing (Cederman & Tsigas): octree partitioning with lock-free "
+	 "work-stealing deques between CTAs (needs coherence)");
 SUITE_WL(vpr, 1,
 	 "VPR: simulated-annealing placement, concurrent locked swaps of slots, plain loads of "
 	 "positions other CTAs moved (needs coherence)");
@@ -103,6 +112,9 @@ static const struct cs_workload *const workloads[] = {
     &wl_histo,
     &wl_rtest,
     /* the suite, in thesis Table 3.4's order */
+    &wl_bh,
+    &wl_cc,
+    &wl_dlb,
     &wl_vpr,
     &wl_stn,
     &wl_bfs,
