@@ -135,31 +135,62 @@ static uint64_t at(uint64_t base, uint64_t i)
 	return base + 4 * i;
 }
 
+/* addr[l] = &base[idx[l]] for the lanes of mask (the others stay 0). */
+static void idx_addrs(uint64_t base, const uint32_t idx[WARP_LANES], uint32_t mask,
+		      uint64_t addr[WARP_LANES])
+{
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = mask >> l & 1 ? at(base, idx[l]) : 0;
+}
+
 /* out[l] = base[idx[l]] for the lanes of mask. */
 static void gather(struct gpu_warp *w, uint64_t base, const uint32_t idx[WARP_LANES], uint32_t mask,
 		   uint32_t out[WARP_LANES])
 {
-	uint64_t addr[WARP_LANES] = {0};
+	uint64_t addr[WARP_LANES];
 
 	if (!mask)
 		return;
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		if (mask >> l & 1)
-			addr[l] = at(base, idx[l]);
+	idx_addrs(base, idx, mask, addr);
 	gw_ld32v(w, addr, mask, out);
+}
+
+/* out[l] = base[idx[l]] as a float for the lanes of mask, 0 for the others. */
+static void gather_f(struct gpu_warp *w, uint64_t base, const uint32_t idx[WARP_LANES],
+		     uint32_t mask, float out[WARP_LANES])
+{
+	uint32_t t[WARP_LANES] = {0};
+
+	gather(w, base, idx, mask, t);
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		out[l] = wl_u2f(t[l]);
 }
 
 static void scatter(struct gpu_warp *w, uint64_t base, const uint32_t idx[WARP_LANES],
 		    uint32_t mask, const uint32_t v[WARP_LANES])
 {
-	uint64_t addr[WARP_LANES] = {0};
+	uint64_t addr[WARP_LANES];
 
 	if (!mask)
 		return;
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		if (mask >> l & 1)
-			addr[l] = at(base, idx[l]);
+	idx_addrs(base, idx, mask, addr);
 	gw_st32v(w, addr, mask, v);
+}
+
+/* Loads the positions of bodies i .. i + 31 (those below nbodies) into x, y, z; returns the
+ * lanes loaded. */
+static uint32_t ld_pos(struct gpu_warp *w, const struct bh_args *a, uint64_t i,
+		       uint64_t addr[WARP_LANES], uint32_t x[WARP_LANES], uint32_t y[WARP_LANES],
+		       uint32_t z[WARP_LANES])
+{
+	uint32_t mask = wl_lane_addrs(addr, a->posx, i, a->nbodies, 4);
+
+	gw_ld32v(w, addr, mask, x);
+	wl_lane_addrs(addr, a->posy, i, a->nbodies, 4);
+	gw_ld32v(w, addr, mask, y);
+	wl_lane_addrs(addr, a->posz, i, a->nbodies, 4);
+	gw_ld32v(w, addr, mask, z);
+	return mask;
 }
 
 /* Spins with plain loads on one word while it holds `busy` (a warp waiting for several
@@ -190,13 +221,8 @@ static void bbox_kernel(struct gpu_warp *w)
 	unsigned ctas = gw_ctas(w), nw = gw_warps_per_cta(w);
 
 	for (uint64_t i = gw_gwid(w) * WARP_LANES; i < a->nbodies; i += threads(w)) {
-		uint32_t mask = wl_lane_addrs(addr, a->posx, i, a->nbodies, 4);
+		uint32_t mask = ld_pos(w, a, i, addr, x, y, z);
 
-		gw_ld32v(w, addr, mask, x);
-		wl_lane_addrs(addr, a->posy, i, a->nbodies, 4);
-		gw_ld32v(w, addr, mask, y);
-		wl_lane_addrs(addr, a->posz, i, a->nbodies, 4);
-		gw_ld32v(w, addr, mask, z);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			float p[3] = {wl_u2f(x[l]), wl_u2f(y[l]), wl_u2f(z[l])};
 
@@ -373,14 +399,9 @@ static void tree_kernel(struct gpu_warp *w)
 
 	for (uint64_t base = gw_gwid(w) * WARP_LANES; base < a->nbodies; base += threads(w)) {
 		uint32_t x[WARP_LANES], y[WARP_LANES], z[WARP_LANES], ch[WARP_LANES] = {0};
-		uint32_t pending = wl_lane_addrs(addr, a->posx, base, a->nbodies, 4);
+		uint32_t pending = ld_pos(w, a, base, addr, x, y, z);
 		uint64_t spins = 0;
 
-		gw_ld32v(w, addr, pending, x);
-		wl_lane_addrs(addr, a->posy, base, a->nbodies, 4);
-		gw_ld32v(w, addr, pending, y);
-		wl_lane_addrs(addr, a->posz, base, a->nbodies, 4);
-		gw_ld32v(w, addr, pending, z);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			L[l] = (struct tb_lane){.body = (uint32_t)(base + l),
 						.n = root,
@@ -546,25 +567,17 @@ static void sum_kernel(struct gpu_warp *w)
 					 n[WARP_LANES];
 
 				for (unsigned k = 0; k < 8; k++) {
-					uint32_t have = 0, t[WARP_LANES] = {0};
+					uint32_t have = 0;
 
 					for (unsigned l = 0; l < WARP_LANES; l++)
 						if ((fin >> l & 1) && kids[k][l] != BH_EMPTY)
 							have |= 1u << l;
 					if (!have)
 						continue;
-					gather(w, a->mass, kids[k], have, t);
-					for (unsigned l = 0; l < WARP_LANES; l++)
-						cm[k][l] = wl_u2f(t[l]);
-					gather(w, a->posx, kids[k], have, t);
-					for (unsigned l = 0; l < WARP_LANES; l++)
-						cx[k][l] = wl_u2f(t[l]);
-					gather(w, a->posy, kids[k], have, t);
-					for (unsigned l = 0; l < WARP_LANES; l++)
-						cy[k][l] = wl_u2f(t[l]);
-					gather(w, a->posz, kids[k], have, t);
-					for (unsigned l = 0; l < WARP_LANES; l++)
-						cz[k][l] = wl_u2f(t[l]);
+					gather_f(w, a->mass, kids[k], have, cm[k]);
+					gather_f(w, a->posx, kids[k], have, cx[k]);
+					gather_f(w, a->posy, kids[k], have, cy[k]);
+					gather_f(w, a->posz, kids[k], have, cz[k]);
 					gather(w, a->count, kids[k], have, cnt[k]);
 					for (unsigned l = 0; l < WARP_LANES; l++)
 						if (kids[k][l] < a->nbodies)
@@ -775,20 +788,14 @@ static void force_kernel(struct gpu_warp *w)
 	uint64_t addr[WARP_LANES];
 
 	for (uint64_t i = gw_gwid(w) * WARP_LANES; i < a->nbodies; i += threads(w)) {
-		uint32_t body[WARP_LANES] = {0}, t[WARP_LANES] = {0}, v[WARP_LANES] = {0};
+		uint32_t body[WARP_LANES] = {0}, v[WARP_LANES] = {0};
 		float px[WARP_LANES], py[WARP_LANES], pz[WARP_LANES], acc[WARP_LANES][3] = {{0}};
 		uint32_t mask = wl_lane_addrs(addr, a->sorted, i, a->nbodies, 4);
 
 		gw_ld32v(w, addr, mask, body);
-		gather(w, a->posx, body, mask, t);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			px[l] = wl_u2f(t[l]);
-		gather(w, a->posy, body, mask, t);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			py[l] = wl_u2f(t[l]);
-		gather(w, a->posz, body, mask, t);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			pz[l] = wl_u2f(t[l]);
+		gather_f(w, a->posx, body, mask, px);
+		gather_f(w, a->posy, body, mask, py);
+		gather_f(w, a->posz, body, mask, pz);
 		walk(&wk, a->nnodes, a->nbodies, radius, body, px, py, pz, mask, acc);
 		for (unsigned k = 0; k < 3; k++) {
 			for (unsigned l = 0; l < WARP_LANES; l++)

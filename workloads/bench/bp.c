@@ -26,6 +26,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util/error.h"
@@ -306,6 +307,28 @@ static uint64_t bp_diff(const float *got, const float *want, uint64_t n, uint64_
 	return bad;
 }
 
+/*
+ * Reads the nw weights at dev into got and compares them with want bit for bit; a difference
+ * fails the run naming the first wrong weight as "bp: <what>[k][j]", with " of <nw>" after the
+ * count of wrong ones when of_all. Returns 0 or gh_fail()'s code.
+ */
+static int bp_check_weights(struct gpu_host *h, uint64_t dev, float *got, const float *want,
+			    uint64_t nw, const char *what, bool of_all)
+{
+	uint64_t first = 0, bad;
+	char of[32] = "";
+
+	gh_read(h, dev, got, nw * sizeof(float));
+	bad = bp_diff(got, want, nw, &first);
+	if (!bad)
+		return 0;
+	if (of_all)
+		snprintf(of, sizeof(of), " of %" PRIu64, nw);
+	return gh_fail(h, "bp: %s[%" PRIu64 "][%" PRIu64 "] = %.9g, want %.9g; %" PRIu64 "%s wrong",
+		       what, first / (BP_HID + 1), first % (BP_HID + 1), (double)got[first],
+		       (double)want[first], bad, of);
+}
+
 int bench_bp_main(struct gpu_host *h)
 {
 	struct bp_args g = {.in = (uint32_t)wl_by_size(h, 256, 16384, 65536)};
@@ -381,16 +404,9 @@ int bench_bp_main(struct gpu_host *h)
 			      (double)ref_partial[first], bad, blocks * BP_HID);
 		goto out;
 	}
-	gh_read(h, g.w, got, nw * sizeof(float));
-	bad = bp_diff(got, ref, nw, &first);
-	if (bad) {
-		err = gh_fail(h,
-			      "bp: layerforward: reduced weight [%" PRIu64 "][%" PRIu64
-			      "] = %.9g, want %.9g; %" PRIu64 " wrong",
-			      first / (BP_HID + 1), first % (BP_HID + 1), (double)got[first],
-			      (double)ref[first], bad);
+	err = bp_check_weights(h, g.w, got, ref, nw, "layerforward: reduced weight ", false);
+	if (err)
 		goto out;
-	}
 
 	/* the host layers (the partial sums are verified equal to the reference's) */
 	bp_host_layers(partial, blocks, wih, who, hidden, delta_h);
@@ -417,26 +433,12 @@ int bench_bp_main(struct gpu_host *h)
 		ref[j] = (float)((double)wih[j] + dw);
 		oldw[j] = (float)dw;
 	}
-	gh_read(h, g.w, got, nw * sizeof(float));
-	bad = bp_diff(got, ref, nw, &first);
-	if (bad) {
-		err = gh_fail(h,
-			      "bp: adjust_weights: w[%" PRIu64 "][%" PRIu64
-			      "] = %.9g, want %.9g; %" PRIu64 " of %" PRIu64 " wrong",
-			      first / (BP_HID + 1), first % (BP_HID + 1), (double)got[first],
-			      (double)ref[first], bad, nw);
+	err = bp_check_weights(h, g.w, got, ref, nw, "adjust_weights: w", true);
+	if (err)
 		goto out;
-	}
-	gh_read(h, g.oldw, got, nw * sizeof(float));
-	bad = bp_diff(got, oldw, nw, &first);
-	if (bad) {
-		err = gh_fail(h,
-			      "bp: adjust_weights: oldw[%" PRIu64 "][%" PRIu64
-			      "] = %.9g, want %.9g; %" PRIu64 " of %" PRIu64 " wrong",
-			      first / (BP_HID + 1), first % (BP_HID + 1), (double)got[first],
-			      (double)oldw[first], bad, nw);
+	err = bp_check_weights(h, g.oldw, got, oldw, nw, "adjust_weights: oldw", true);
+	if (err)
 		goto out;
-	}
 	gh_note(h,
 		"bp: %" PRIu32 " inputs, %u hidden, %u output; 2 kernels of %u CTAs x %u warps; "
 		"reduced weights, %u partial sums (hidden[1] = %.6g, delta[1] = %.3g), adjusted "

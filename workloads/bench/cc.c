@@ -143,6 +143,41 @@ static bool row_of(const struct cc_args *a, unsigned tile, unsigned warp, struct
 	return true;
 }
 
+/* Lanes of mask whose v is above min. */
+static uint32_t lanes_above(uint32_t mask, const uint32_t v[WARP_LANES], uint32_t min)
+{
+	uint32_t out = 0;
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		if ((mask >> l & 1) && v[l] > min)
+			out |= 1u << l;
+	return out;
+}
+
+/* The residual edges towards direction d of the lanes of cand: returns false (and loads nothing)
+ * when no lane of cand has a neighbour there; otherwise loads the residual capacities of those
+ * that have one into res and, for the lanes with a positive one (*can), the neighbours' heights
+ * into hv. */
+static bool residual_nbrs(struct gpu_warp *w, const struct cc_args *a, const struct row *r,
+			  unsigned cur, int d, uint32_t cand, uint32_t *can,
+			  uint32_t res[WARP_LANES], uint32_t hv[WARP_LANES])
+{
+	uint32_t m = 0;
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		if ((cand >> l & 1) && nbr(a, r->u0 + l, d) >= 0)
+			m |= 1u << l;
+	if (!m)
+		return false;
+	ld_row(w, r, a->res[d], m, res);
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		if ((m >> l & 1) && res[l] == 0)
+			m &= ~(1u << l);
+	ld_nbr(w, a, r, a->h[cur], d, m, hv);
+	*can = m;
+	return true;
+}
+
 static void push_row(struct gpu_warp *w, const struct cc_args *a, const struct row *r, unsigned cur)
 {
 	uint32_t e[WARP_LANES] = {0}, hu[WARP_LANES] = {0}, rt[WARP_LANES] = {0};
@@ -174,16 +209,8 @@ static void push_row(struct gpu_warp *w, const struct cc_args *a, const struct r
 	for (int d = 0; d < 4; d++) {
 		uint32_t can = 0, adm = 0;
 
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if ((act >> l & 1) && e[l] > 0 && nbr(a, r->u0 + l, d) >= 0)
-				can |= 1u << l;
-		if (!can)
+		if (!residual_nbrs(w, a, r, cur, d, lanes_above(act, e, 0), &can, res, hv))
 			continue;
-		ld_row(w, r, a->res[d], can, res);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if ((can >> l & 1) && res[l] == 0)
-				can &= ~(1u << l);
-		ld_nbr(w, a, r, a->h[cur], d, can, hv);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			if ((can >> l & 1) && hu[l] == hv[l] + 1)
 				adm |= 1u << l;
@@ -255,16 +282,8 @@ static unsigned relabel_row(struct gpu_warp *w, const struct cc_args *a, const s
 		for (int d = 0; d < 4; d++) {
 			uint32_t can = 0;
 
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if ((act >> l & 1) && nbr(a, r->u0 + l, d) >= 0)
-					can |= 1u << l;
-			if (!can)
+			if (!residual_nbrs(w, a, r, cur, d, act, &can, res, hv))
 				continue;
-			ld_row(w, r, a->res[d], can, res);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if ((can >> l & 1) && res[l] == 0)
-					can &= ~(1u << l);
-			ld_nbr(w, a, r, a->h[cur], d, can, hv);
 			for (unsigned l = 0; l < WARP_LANES; l++)
 				if ((can >> l & 1) && hv[l] < min[l])
 					min[l] = hv[l];
@@ -306,16 +325,8 @@ static unsigned wave_row(struct gpu_warp *w, const struct cc_args *a, const stru
 	for (int d = 0; d < 4; d++) {
 		uint32_t can = 0;
 
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if ((r->mask >> l & 1) && dn[l] > 1 && nbr(a, r->u0 + l, d) >= 0)
-				can |= 1u << l;
-		if (!can)
+		if (!residual_nbrs(w, a, r, cur, d, lanes_above(r->mask, dn, 1), &can, res, dv))
 			continue;
-		ld_row(w, r, a->res[d], can, res);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if ((can >> l & 1) && res[l] == 0)
-				can &= ~(1u << l);
-		ld_nbr(w, a, r, a->h[cur], d, can, dv);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			if ((can >> l & 1) && dv[l] + 1 < dn[l]) {
 				dn[l] = dv[l] + 1;

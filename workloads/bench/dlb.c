@@ -257,23 +257,45 @@ static int next_task(struct gpu_warp *w, const struct dlb_args *a, uint32_t *bot
 	}
 }
 
+/* Loads the coordinates of particles i .. i + 31 (those below hi) of array set src into x, y, z;
+ * returns the lanes loaded. */
+static uint32_t ld_xyz(struct gpu_warp *w, const struct dlb_args *a, unsigned src, uint32_t i,
+		       uint32_t hi, uint32_t x[WARP_LANES], uint32_t y[WARP_LANES],
+		       uint32_t z[WARP_LANES])
+{
+	uint64_t addr[WARP_LANES];
+	uint32_t mask = wl_lane_addrs(addr, a->x[src], i, hi, 4);
+
+	gw_ld32v(w, addr, mask, x);
+	wl_lane_addrs(addr, a->y[src], i, hi, 4);
+	gw_ld32v(w, addr, mask, y);
+	wl_lane_addrs(addr, a->z[src], i, hi, 4);
+	gw_ld32v(w, addr, mask, z);
+	return mask;
+}
+
+/* base[pos[l]] = v[l] for the lanes of mask. */
+static void st_at(struct gpu_warp *w, uint64_t base, const uint32_t pos[WARP_LANES], uint32_t mask,
+		  const uint32_t v[WARP_LANES])
+{
+	uint64_t to[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		to[l] = base + 4ull * pos[l];
+	gw_st32v(w, to, mask, v);
+}
+
 /* Counts the octants of this warp's share of the task's particles. */
 static void count_octants(struct gpu_warp *w, const struct dlb_args *a, const uint32_t *t,
 			  uint32_t lo, uint32_t hi, uint32_t cnt[8])
 {
 	unsigned src = t[R_DEPTH] % 2;
 	float cx = wl_u2f(t[R_CX]), cy = wl_u2f(t[R_CY]), cz = wl_u2f(t[R_CZ]);
-	uint64_t addr[WARP_LANES];
 	uint32_t x[WARP_LANES], y[WARP_LANES], z[WARP_LANES];
 
 	for (uint32_t i = lo; i < hi; i += WARP_LANES) {
-		uint32_t mask = wl_lane_addrs(addr, a->x[src], i, hi, 4);
+		uint32_t mask = ld_xyz(w, a, src, i, hi, x, y, z);
 
-		gw_ld32v(w, addr, mask, x);
-		wl_lane_addrs(addr, a->y[src], i, hi, 4);
-		gw_ld32v(w, addr, mask, y);
-		wl_lane_addrs(addr, a->z[src], i, hi, 4);
-		gw_ld32v(w, addr, mask, z);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			if (mask >> l & 1)
 				cnt[octant(wl_u2f(x[l]), wl_u2f(y[l]), wl_u2f(z[l]), cx, cy, cz)]++;
@@ -288,18 +310,13 @@ static void scatter(struct gpu_warp *w, const struct dlb_args *a, const uint32_t
 {
 	unsigned src = t[R_DEPTH] % 2, dst = 1 - src;
 	float cx = wl_u2f(t[R_CX]), cy = wl_u2f(t[R_CY]), cz = wl_u2f(t[R_CZ]);
-	uint64_t addr[WARP_LANES], to[WARP_LANES] = {0};
+	uint64_t addr[WARP_LANES];
 	uint32_t x[WARP_LANES], y[WARP_LANES], z[WARP_LANES], id[WARP_LANES];
 	uint32_t pos[WARP_LANES] = {0};
 
 	for (uint32_t i = lo; i < hi; i += WARP_LANES) {
-		uint32_t mask = wl_lane_addrs(addr, a->x[src], i, hi, 4);
+		uint32_t mask = ld_xyz(w, a, src, i, hi, x, y, z);
 
-		gw_ld32v(w, addr, mask, x);
-		wl_lane_addrs(addr, a->y[src], i, hi, 4);
-		gw_ld32v(w, addr, mask, y);
-		wl_lane_addrs(addr, a->z[src], i, hi, 4);
-		gw_ld32v(w, addr, mask, z);
 		wl_lane_addrs(addr, a->id[src], i, hi, 4);
 		gw_ld32v(w, addr, mask, id);
 		for (unsigned l = 0; l < WARP_LANES; l++)
@@ -308,18 +325,10 @@ static void scatter(struct gpu_warp *w, const struct dlb_args *a, const uint32_t
 						    cy, cz)]++;
 		/* octant, a warp-wide prefix of 8 ballots (~3 each), 4 address computations */
 		gw_compute(w, 40);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			to[l] = a->x[dst] + 4ull * pos[l];
-		gw_st32v(w, to, mask, x);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			to[l] = a->y[dst] + 4ull * pos[l];
-		gw_st32v(w, to, mask, y);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			to[l] = a->z[dst] + 4ull * pos[l];
-		gw_st32v(w, to, mask, z);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			to[l] = a->id[dst] + 4ull * pos[l];
-		gw_st32v(w, to, mask, id);
+		st_at(w, a->x[dst], pos, mask, x);
+		st_at(w, a->y[dst], pos, mask, y);
+		st_at(w, a->z[dst], pos, mask, z);
+		st_at(w, a->id[dst], pos, mask, id);
 	}
 }
 
