@@ -4,10 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static const char *const cs_err_texts[CS_ERRNO_COUNT] = {
-	[CS_OK] = "success",
+static const char *const cs_err_texts[CS_ERRNO_COUNT] = {[CS_OK] = "success",
 #define CS_ERRNO_TEXT(name, text) [CS_##name] = text,
-	CS_ERRNO_MAP(CS_ERRNO_TEXT)
+							 CS_ERRNO_MAP(CS_ERRNO_TEXT)
 #undef CS_ERRNO_TEXT
 };
 
@@ -29,6 +28,26 @@ int cs_err_set(struct cs_err *e, int code, const char *fmt, ...)
 	e->code = code;
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int cs_err_vset_at(struct cs_err *e, int code, const char *path, unsigned long line,
+		   const char *fmt, va_list ap)
+{
+	char msg[sizeof(e->msg)];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	return cs_err_set(e, code, "%s:%lu: %s", path, line, msg);
+}
+
+int cs_err_set_at(struct cs_err *e, int code, const char *path, unsigned long line, const char *fmt,
+		  ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = cs_err_vset_at(e, code, path, line, fmt, ap);
 	va_end(ap);
 	return code;
 }

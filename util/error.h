@@ -9,21 +9,22 @@
 #ifndef COHSCOPE_UTIL_ERROR_H
 #define COHSCOPE_UTIL_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* X-macro: name, text. The CLI maps some codes to distinct exit statuses (cli/README.md). */
-#define CS_ERRNO_MAP(X)                                                                            \
-	X(EINVAL, "invalid argument")                                                              \
-	X(ENOMEM, "out of memory")                                                                 \
-	X(ENOENT, "not found")                                                                     \
-	X(EEXIST, "already exists")                                                                \
-	X(ECONFIG, "configuration error")                                                          \
-	X(EIO, "input/output error")                                                               \
-	X(ERANGE, "value out of range")                                                            \
-	X(EPROTO, "protocol violation")                                                            \
-	X(ESTATE, "invalid state")                                                                 \
-	X(EUNSUP, "not supported")                                                                 \
-	X(ECHECK, "self-check failed")                                                             \
+#define CS_ERRNO_MAP(X)                   \
+	X(EINVAL, "invalid argument")     \
+	X(ENOMEM, "out of memory")        \
+	X(ENOENT, "not found")            \
+	X(EEXIST, "already exists")       \
+	X(ECONFIG, "configuration error") \
+	X(EIO, "input/output error")      \
+	X(ERANGE, "value out of range")   \
+	X(EPROTO, "protocol violation")   \
+	X(ESTATE, "invalid state")        \
+	X(EUNSUP, "not supported")        \
+	X(ECHECK, "self-check failed")    \
 	X(EUSAGE, "usage error")
 
 enum cs_errno {
@@ -31,7 +32,7 @@ enum cs_errno {
 #define CS_ERRNO_ENUM(name, text) CS_##name,
 	CS_ERRNO_MAP(CS_ERRNO_ENUM)
 #undef CS_ERRNO_ENUM
-	CS_ERRNO_COUNT
+	    CS_ERRNO_COUNT
 };
 
 /* Text for a (negative or positive) code; never NULL. */
@@ -47,7 +48,14 @@ struct cs_err {
 /* Fills *e (if not NULL) and returns code, so callers write `return cs_err_set(e, -CS_EINVAL,
  * ...)`. code is negative. */
 int cs_err_set(struct cs_err *e, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
+
+/* The same with a "path:line: " prefix: the form every parser's errors take. */
+int cs_err_set_at(struct cs_err *e, int code, const char *path, unsigned long line, const char *fmt,
+		  ...) __attribute__((format(printf, 5, 6)));
+/* The va_list form, for a parser's own wrapper. */
+int cs_err_vset_at(struct cs_err *e, int code, const char *path, unsigned long line,
+		   const char *fmt, va_list ap);
 
 /* Resets *e to "no error". */
 void cs_err_clear(struct cs_err *e);

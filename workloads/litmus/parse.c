@@ -73,13 +73,13 @@ static int perr(struct parser *p, unsigned line, const char *fmt, ...)
 
 static int perr(struct parser *p, unsigned line, const char *fmt, ...)
 {
-	char buf[400];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	rc = cs_err_vset_at(p->err, -CS_EINVAL, p->path, line, fmt, ap);
 	va_end(ap);
-	return cs_err_set(p->err, -CS_EINVAL, "%s:%u: %s", p->path, line, buf);
+	return rc;
 }
 
 /* A printable description of the current token, for messages. */

@@ -337,13 +337,12 @@ static int kerr(struct kfile *kf, int code, const char *fmt, ...)
 /* "file:line: message" */
 static int kerr(struct kfile *kf, int code, const char *fmt, ...)
 {
-	char msg[400];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	code = cs_err_vset_at(kf->err, code, kf->path, kf->lr.line, fmt, ap);
 	va_end(ap);
-	return cs_err_set(kf->err, code, "%s:%lu: %s", kf->path, kf->lr.line, msg);
+	return code;
 }
 
 struct wstate {
