@@ -108,7 +108,7 @@ static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_tar
 	}
 	e = mshr_alloc(l1->mshr, a->line_addr);
 	mshr_merge(l1->mshr, e, t);
-	mshr_user(e)[0] = sim_now(l1->ctx->k);
+	mshr_user(e)[0] = gpu_now(l1->ctx);
 	m = l1_port_msg(&l1->port, GPU_MSG_READ, a->line_addr, mshr_index(l1->mshr, e));
 	if (!m)
 		return false;
@@ -293,7 +293,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			 l1->port.sm, (unsigned long long)m->p.addr);
 		return;
 	}
-	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(sim_now(l1->ctx->k) - mshr_user(e)[0]) /
+	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(gpu_now(l1->ctx) - mshr_user(e)[0]) /
 						      sim_clock_period_ps(&l1->ctx->core_clk));
 	l = cache_lookup(l1->cache, m->p.addr);
 	if (!l) {
@@ -342,7 +342,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 				e = mshr_alloc(l1->mshr, m->p.addr);
 				for (unsigned j = 0; j < kn; j++)
 					mshr_merge(l1->mshr, e, &keep[j]);
-				mshr_user(e)[0] = sim_now(l1->ctx->k);
+				mshr_user(e)[0] = gpu_now(l1->ctx);
 				r->txn = mshr_index(l1->mshr, e);
 			}
 			l1_port_send(&l1->port, r);
@@ -547,6 +547,16 @@ fail_quiet:
 	return rc;
 }
 
+static void l1_set_lt(struct gpu_l1 *l1, bool on)
+{
+	l1_port_set_lt(&l1->port, on);
+}
+
+static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t)
+{
+	return l1_port_lt_access(&l1->port, l1_access, l1, a, t);
+}
+
 static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
@@ -564,6 +574,8 @@ const struct gpu_l1_ops gpu_l1_nc_ops = {
     .destroy = l1_destroy,
     .noc_port = l1_noc_port,
     .access = l1_access,
+    .set_lt = l1_set_lt,
+    .lt_access = l1_lt_access,
     .kernel_begin = l1_kernel_begin,
     .kernel_end = l1_kernel_end,
     .fence = l1_nc_fence,
@@ -576,6 +588,8 @@ const struct gpu_l1_ops gpu_l1_bypass_ops = {
     .destroy = l1_destroy,
     .noc_port = l1_noc_port,
     .access = l1_access,
+    .set_lt = l1_set_lt,
+    .lt_access = l1_lt_access,
     .kernel_begin = l1_kernel_begin,
     .kernel_end = l1_kernel_end,
     .idle = l1_idle,

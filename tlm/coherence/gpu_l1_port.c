@@ -72,8 +72,20 @@ struct mem_msg *l1_port_msg(struct l1_port *p, uint8_t type, uint64_t addr, uint
 	return m;
 }
 
+static void l1_port_lt_flush(struct l1_port *p);
+
 void l1_port_send(struct l1_port *p, struct mem_msg *m)
 {
+	if (p->lt) {
+		if (!msgq_push(&p->q, m, p->lt_t)) {
+			sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", p->sm);
+			tlm_payload_release(&m->p);
+			return;
+		}
+		if (!p->lt_busy)
+			l1_port_lt_flush(p); /* sent outside an access: a kernel's end */
+		return;
+	}
 	if (!msgq_push(&p->q, m, 0)) {
 		sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", p->sm);
 		tlm_payload_release(&m->p);
@@ -110,8 +122,13 @@ void l1_port_hit(struct l1_port *p, uint32_t id, const uint8_t *line)
 {
 	const struct gpu_ctx *c = p->ctx;
 	struct l1_hit *h;
-	sim_time_t now = sim_now(c->k);
+	sim_time_t now = p->lt ? p->lt_t : sim_now(c->k);
 	sim_time_t due = now + sim_clock_delay(&c->core_clk, now, c->l1->latency);
+
+	if (p->lt && p->h_n == p->h_cap) {
+		sim_fail(c->k, -CS_EPROTO, "sm%u.l1: LT hit queue full", p->sm);
+		return;
+	}
 
 	h = &p->hits[(p->h_head + p->h_n) % p->h_cap];
 	p->h_n++;
@@ -120,6 +137,8 @@ void l1_port_hit(struct l1_port *p, uint32_t id, const uint8_t *line)
 	h->load = line != NULL;
 	if (line)
 		memcpy(h->data, line, p->line_bytes);
+	if (p->lt)
+		return; /* answered by the flush */
 	if (!p->hit_cb_pending) {
 		p->hit_cb_pending = true;
 		sim_schedule_at(c->k, due, SIM_PRIO_DEFAULT, l1_port_hit_cb, p, NULL);
@@ -150,6 +169,85 @@ static enum tlm_sync_enum l1_port_nb_bw(void *obj, struct tlm_payload *pl, enum 
 	}
 	sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected phase %s", p->sm, tlm_phase_name(*ph));
 	return TLM_COMPLETED;
+}
+
+/* ---- the LT face ----------------------------------------------------------------------------- */
+
+static void lt_clock_set(struct l1_port *p, sim_time_t t)
+{
+	p->lt_t = t;
+	if (p->ctx->lt_clock)
+		p->ctx->lt_clock->t = t;
+}
+
+/* Performs what the access left: hits are answered at their due time; each message makes its
+ * round trip by b_transport from the time it was sent, and its response is handled at the
+ * time it is back (which may send more: re-reads after a renewal, a retry for sectors). */
+static void l1_port_lt_flush(struct l1_port *p)
+{
+	sim_time_t now = sim_now(p->ctx->k);
+	sim_time_t base = p->lt_t;
+	bool was_busy = p->lt_busy;
+
+	p->lt_busy = true;
+	while (p->h_n || p->q.n) {
+		if (p->h_n) {
+			struct l1_hit *h = &p->hits[p->h_head];
+
+			p->h_head = (p->h_head + 1) % p->h_cap;
+			p->h_n--;
+			if (h->due > p->lt_end)
+				p->lt_end = h->due;
+			lt_clock_set(p, h->due);
+			p->cl.done(p->cl.sm, h->id, h->load ? h->data : NULL);
+			continue;
+		}
+		{
+			struct msgq_slot *sl = msgq_head(&p->q);
+			struct mem_msg *m = sl->m;
+			sim_time_t start = sl->ready, delay;
+
+			msgq_pop(&p->q);
+			if (start < now)
+				start = now;
+			delay = start - now;
+			m->sent_ps = start;
+			(*p->msgs_sent)++;
+			tlm_b_transport(&p->noc, &m->p, &delay);
+			if (now + delay > p->lt_end)
+				p->lt_end = now + delay;
+			lt_clock_set(p, now + delay);
+			p->response(p->owner, m);
+			tlm_payload_release(&m->p);
+		}
+	}
+	lt_clock_set(p, base);
+	p->lt_busy = was_busy;
+}
+
+void l1_port_set_lt(struct l1_port *p, bool on)
+{
+	p->lt = on;
+}
+
+sim_time_t l1_port_lt_access(struct l1_port *p,
+			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
+			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t)
+{
+	bool on = p->ctx->lt_clock && p->ctx->lt_clock->on;
+
+	if (p->ctx->lt_clock)
+		p->ctx->lt_clock->on = true;
+	lt_clock_set(p, t);
+	p->lt_end = t;
+	p->lt_busy = true;
+	if (!access(l1, a))
+		sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
+	l1_port_lt_flush(p);
+	p->lt_busy = false;
+	if (p->ctx->lt_clock)
+		p->ctx->lt_clock->on = on;
+	return p->lt_end;
 }
 
 static const struct tlm_bw_ops l1_port_bw = {.nb_transport_bw = l1_port_nb_bw};

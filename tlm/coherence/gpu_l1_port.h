@@ -40,6 +40,11 @@ struct l1_port {
 	bool hit_cb_pending;
 
 	uint64_t *msgs_sent;
+
+	/* the LT face: messages and hits are performed by the flush, at once */
+	bool lt, lt_busy;
+	sim_time_t lt_t;   /* time of what is being performed */
+	sim_time_t lt_end; /* latest completion of this access */
 };
 
 /* The counters every L1 keeps (registered once, incremented through the pointers). */
@@ -69,5 +74,10 @@ void l1_port_hit(struct l1_port *p, uint32_t id, const uint8_t *line);
 /* The SM may offer a refused access again (when it was refused). */
 void l1_port_maybe_retry(struct l1_port *p);
 bool l1_port_idle(const struct l1_port *p);
+/* The LT face of an L1 (gpu_l1_ops.set_lt / lt_access) over its own access function. */
+void l1_port_set_lt(struct l1_port *p, bool on);
+sim_time_t l1_port_lt_access(struct l1_port *p,
+			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
+			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t);
 
 #endif

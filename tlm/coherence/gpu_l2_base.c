@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tlm/coherence/gpu_l2_base.h"
+#include "analytic/ltmodel.h"
 #include "tlm/mem/msgq.h"
 #include "tlm/mem/mshr.h"
 
@@ -53,6 +54,7 @@ struct gpu_l2 {
 	sim_time_t tick_at;
 	unsigned dram_out; /* DRAM requests not yet answered */
 
+	struct lt_res lt;	     /* load meter of the bank's pipeline (both faces) */
 	const struct l2_policy *pol; /* NULL: no coherence state */
 	void *ps;
 
@@ -240,8 +242,10 @@ static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const 
 	}
 }
 
-/* Serve m from line l (present with the sectors it needs) and queue its answer. */
-static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, sim_time_t now)
+/* Perform m on line l (present with the sectors it needs): data, state, the answer's fields.
+ * Returns when the answer is ready. Both faces. */
+static sim_time_t l2_perform(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m,
+			     sim_time_t now)
 {
 	const struct gpu_l2_cfg *cfg = b->ctx->l2;
 	sim_time_t ready = now;
@@ -272,7 +276,13 @@ static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, 
 		b->pol->served(b->ps, l, m, ready);
 	cache_touch(b->cache, l);
 	m->p.status = TLM_OK_RESPONSE;
-	l2_answer(b, m, ready);
+	return ready;
+}
+
+/* Serve m from line l and queue its answer (AT). */
+static void l2_serve(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m, sim_time_t now)
+{
+	l2_answer(b, m, l2_perform(b, l, m, now));
 }
 
 /* Sectors m needs present before it can be served (0: none, a full-sector write). */
@@ -392,6 +402,62 @@ static void l2_hold_over(struct sim_kernel *k, void *obj, void *arg)
 	l2_wake(b);
 }
 
+/* The DRAM read of what line l lacks for a request needing `need`: the sectors needed, or the
+ * whole line. Both faces. */
+static struct mem_msg *l2_fetch_msg(struct gpu_l2 *b, uint64_t addr, uint8_t need,
+				    const struct cache_line *l, uint32_t txn)
+{
+	uint8_t fetch = b->sector_bytes ? (uint8_t)(need & ~l->valid_sectors) : b->all_sectors;
+	unsigned first = fetch ? (unsigned)__builtin_ctz(fetch) : 0;
+	unsigned last = fetch ? 31u - (unsigned)__builtin_clz(fetch) : 0;
+	unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+	struct mem_msg *d;
+
+	if (!b->sector_bytes) {
+		first = 0;
+		last = 0;
+	}
+	d = l2_dram_msg(b, (addr & ~(uint64_t)(b->line_bytes - 1)) + first * sb,
+			(last - first + 1) * sb, false, txn);
+	if (!d)
+		return NULL;
+	d->sector_mask = fetch;
+	(*b->st.dram_reads)++;
+	return d;
+}
+
+/* A line for addr: a victim is evicted (and written back) and the line installed. NULL when
+ * no way may go: *retry is lowered to when time alone frees one (TC's delayed eviction), or
+ * stays SIM_TIME_MAX (every way reserved, or out of memory). Both faces. */
+static struct cache_line *l2_allocate(struct gpu_l2 *b, uint64_t addr, sim_time_t now,
+				      sim_time_t *retry)
+{
+	struct l2_victim_ctx vc = {.b = b, .now = now, .retry = SIM_TIME_MAX};
+	struct cache_line *l = cache_victim(b->cache, addr, l2_victim_ok, &vc);
+
+	if (!l) {
+		if (vc.retry != SIM_TIME_MAX)
+			(*b->st.stall_leased)++;
+		else
+			(*b->st.stall_victim)++;
+		*retry = vc.retry;
+		return NULL;
+	}
+	if (l->state) {
+		(*b->st.evictions)++;
+		if (b->pol && b->pol->evicted)
+			b->pol->evicted(b->ps, l);
+		if (!l2_writeback(b, l))
+			return NULL;
+	}
+	cache_install(b->cache, l, addr, L2_VALID);
+	l->valid_sectors = 0;
+	l->dirty_sectors = 0;
+	if (b->pol && b->pol->installed)
+		b->pol->installed(b->ps, l);
+	return l;
+}
+
 /* Handle the message at the head of the pipeline. false: stalled (nothing changed). */
 static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 {
@@ -446,31 +512,14 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 		return false;
 	}
 	if (!l) {
-		struct l2_victim_ctx vc = {.b = b, .now = now, .retry = SIM_TIME_MAX};
+		sim_time_t retry = SIM_TIME_MAX;
 
-		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
+		l = l2_allocate(b, m->p.addr, now, &retry);
 		if (!l) {
-			if (vc.retry != SIM_TIME_MAX) {
-				/* every way is leased: time alone frees one (TC's delayed eviction) */
-				(*b->st.stall_leased)++;
-				l2_wake_at(b, vc.retry);
-			} else {
-				(*b->st.stall_victim)++;
-			}
+			if (retry != SIM_TIME_MAX)
+				l2_wake_at(b, retry);
 			return false;
 		}
-		if (l->state) {
-			(*b->st.evictions)++;
-			if (b->pol && b->pol->evicted)
-				b->pol->evicted(b->ps, l);
-			if (!l2_writeback(b, l))
-				return false;
-		}
-		cache_install(b->cache, l, m->p.addr, L2_VALID);
-		l->valid_sectors = 0;
-		l->dirty_sectors = 0;
-		if (b->pol && b->pol->installed)
-			b->pol->installed(b->ps, l);
 		if (!need) {
 			/* a write of whole sectors allocates without a fetch */
 			l->valid_sectors = gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
@@ -487,28 +536,29 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 	mshr_user(e)[0] = now;
 	l->flags |= L2_RESERVED;
 	{
-		/* fetch what is missing: the sectors needed, or the whole line */
-		uint8_t fetch =
-		    b->sector_bytes ? (uint8_t)(need & ~l->valid_sectors) : b->all_sectors;
-		unsigned first = fetch ? (unsigned)__builtin_ctz(fetch) : 0;
-		unsigned last = fetch ? 31u - (unsigned)__builtin_clz(fetch) : 0;
-		unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
-		struct mem_msg *d;
+		struct mem_msg *d = l2_fetch_msg(b, m->p.addr, need, l, mshr_index(b->mshr, e));
 
-		if (!b->sector_bytes) {
-			first = 0;
-			last = 0;
-		}
-		d = l2_dram_msg(b, m->p.addr + first * sb, (last - first + 1) * sb, false,
-				mshr_index(b->mshr, e));
 		if (!d)
 			return false;
-		d->sector_mask = fetch;
-		(*b->st.dram_reads)++;
 		msgq_push(&b->dq, d, 0);
 	}
 	l2_count(b, m, false);
 	return true;
+}
+
+/* The data of fill d (at offset off of the line) into l. Both faces. */
+static void l2_fill_line(struct gpu_l2 *b, struct cache_line *l, const struct mem_msg *d,
+			 unsigned off)
+{
+	(*b->st.fills)++;
+	for (unsigned i = 0; i < d->p.len; i++) {
+		unsigned s = b->sector_bytes ? (off + i) / b->sector_bytes : 0;
+
+		/* bytes this bank already holds dirty (a write allocated early) are newer */
+		if (!((l->dirty_sectors >> s) & 1) || !((l->valid_sectors >> s) & 1))
+			l->data[off + i] = d->p.data[i];
+	}
+	l->valid_sectors |= b->sector_bytes ? d->sector_mask : b->all_sectors;
 }
 
 /* The fill from DRAM: install, then answer the merged requests, one per L2 cycle. */
@@ -528,15 +578,7 @@ static void l2_fill(struct gpu_l2 *b, struct mem_msg *d)
 	}
 	cs_stat_avg_sample(b->st.miss_latency,
 			   (double)(now - mshr_user(e)[0]) / sim_clock_period_ps(&b->ctx->l2_clk));
-	(*b->st.fills)++;
-	for (unsigned i = 0; i < d->p.len; i++) {
-		unsigned s = b->sector_bytes ? (off + i) / b->sector_bytes : 0;
-
-		/* bytes this bank already holds dirty (a write allocated early) are newer */
-		if (!((l->dirty_sectors >> s) & 1) || !((l->valid_sectors >> s) & 1))
-			l->data[off + i] = d->p.data[i];
-	}
-	l->valid_sectors |= b->sector_bytes ? d->sector_mask : b->all_sectors;
+	l2_fill_line(b, l, d, off);
 	l2_run_targets(b, e, l, t);
 }
 
@@ -560,6 +602,23 @@ static bool l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
 	return sent;
 }
 
+/* What the input side counts of a request (both faces). */
+static void l2_count_in(struct gpu_l2 *b, const struct mem_msg *m)
+{
+	switch (m->type) {
+	case GPU_MSG_READ:
+		(*b->st.reads)++;
+		break;
+	case GPU_MSG_ATOMIC:
+		(*b->st.atomics)++;
+		break;
+	default:
+		(*b->st.writes)++;
+		break;
+	}
+	(*b->st.accesses)++;
+}
+
 static void l2_accept_refused(struct gpu_l2 *b)
 {
 	struct mem_msg *m = b->refused;
@@ -570,7 +629,7 @@ static void l2_accept_refused(struct gpu_l2 *b)
 		return;
 	b->refused = NULL;
 	msgq_push(&b->in, m, 0);
-	(*b->st.accesses)++;
+	l2_count_in(b, m);
 	tlm_nb_transport_bw(&b->noc, &m->p, &ph, &d);
 }
 
@@ -638,24 +697,14 @@ static enum tlm_sync_enum l2_nb_fw(void *obj, struct tlm_payload *p, enum tlm_ph
 
 	(void)d;
 	if (*ph == TLM_BEGIN_REQ) {
-		switch (m->type) {
-		case GPU_MSG_READ:
-			(*b->st.reads)++;
-			break;
-		case GPU_MSG_ATOMIC:
-			(*b->st.atomics)++;
-			break;
-		default:
-			(*b->st.writes)++;
-			break;
-		}
+		lt_res_note(&b->lt, sim_now(b->ctx->k), 1.0);
 		l2_wake(b);
 		if (b->in.n >= b->ctx->l2->input_queue) {
 			b->refused = m;
 			return TLM_ACCEPTED;
 		}
 		msgq_push(&b->in, m, 0);
-		(*b->st.accesses)++;
+		l2_count_in(b, m);
 		*ph = TLM_END_REQ;
 		return TLM_UPDATED;
 	}
@@ -696,7 +745,134 @@ static enum tlm_sync_enum l2_dram_bw(void *obj, struct tlm_payload *p, enum tlm_
 	return TLM_COMPLETED;
 }
 
-static const struct tlm_fw_ops l2_fw = {.nb_transport_fw = l2_nb_fw};
+/* ---- the LT face ----------------------------------------------------------------------------- */
+
+/* Send what waits for DRAM at once (write-backs, then the fetch), from time t; returns the
+ * time the last answer is back. */
+static sim_time_t l2_lt_dram(struct gpu_l2 *b, sim_time_t t)
+{
+	sim_time_t now = sim_now(b->ctx->k), done = t;
+
+	while (b->dq.n) {
+		struct mem_msg *d = msgq_head(&b->dq)->m;
+		sim_time_t delay = t - now;
+
+		msgq_pop(&b->dq);
+		tlm_b_transport(&b->dram, &d->p, &delay);
+		if (now + delay > done)
+			done = now + delay;
+		if (!(d->txn & GPU_TXN_WRITEBACK)) {
+			struct cache_line *l = cache_lookup(b->cache, d->p.addr);
+
+			if (l)
+				l2_fill_line(b, l, d,
+					     (unsigned)(d->p.addr & (uint64_t)(b->line_bytes - 1)));
+		}
+		tlm_payload_release(&d->p);
+	}
+	return done;
+}
+
+/*
+ * The LT face: m is performed at once by the same functions the pipeline uses (allocation and
+ * eviction, the policy's hooks, the fetch, the fill, the serve), in the order the pipeline
+ * would for a request alone, and *delay grows by the time it would take: the wait for the
+ * pipeline (the load meter's M/G/1 wait), the tag latency, a hold the policy asks for, the
+ * DRAM round trip, one cycle per fill target, the atomic latency. The answer's fields are in
+ * m when it returns. No MSHR is kept: a lone request finds none to merge with.
+ */
+static void l2_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
+{
+	struct gpu_l2 *b = obj;
+	struct mem_msg *m = mem_msg_of(p);
+	const struct gpu_l2_cfg *cfg = b->ctx->l2;
+	const struct sim_clock *clk = &b->ctx->l2_clk;
+	sim_time_t now = sim_now(b->ctx->k);
+	sim_time_t t = now + *delay;
+	uint8_t need = l2_needed(b, m);
+	struct cache_line *l;
+	double wait;
+
+	l2_count_in(b, m);
+	lt_res_note(&b->lt, t, 1.0);
+	wait = lt_res_wait(&b->lt, b->ctx->lt, LT_RES_L2);
+	t = sim_clock_next_edge(clk, t);
+	if (wait > 0)
+		t = l2_cycles(b, t, (uint64_t)(wait + 0.5));
+	t = l2_cycles(b, t, cfg->latency);
+	l = cache_lookup(b->cache, m->p.addr);
+	if (l && (l->valid_sectors & need) == need) {
+		sim_time_t r = l2_ready(b, l, m, t);
+
+		l2_count(b, m, true);
+		if (r > t) {
+			(*b->st.held)++;
+			*b->st.held_cycles += sim_clock_cycle(clk, r) - sim_clock_cycle(clk, t);
+			t = l2_cycles(b, sim_clock_next_edge(clk, r), 1);
+		}
+	} else {
+		bool fetched = false;
+
+		if (!l) {
+			sim_time_t retry = SIM_TIME_MAX;
+
+			while (!(l = l2_allocate(b, m->p.addr, t, &retry))) {
+				if (retry == SIM_TIME_MAX) {
+					sim_fail(b->ctx->k, -CS_EPROTO,
+						 "l2.bank%u: no line for %#llx (LT)", b->bank,
+						 (unsigned long long)m->p.addr);
+					p->status = TLM_GENERIC_ERROR_RESPONSE;
+					return;
+				}
+				t = sim_clock_next_edge(clk, retry);
+				retry = SIM_TIME_MAX;
+			}
+			if (!need) {
+				(*b->st.write_allocs)++;
+				l->valid_sectors = gpu_mask_full_sectors(
+				    m->byte_mask, b->line_bytes,
+				    b->sector_bytes ? b->sector_bytes : b->line_bytes);
+			}
+		}
+		if ((l->valid_sectors & need) != need) {
+			struct mem_msg *d = l2_fetch_msg(b, m->p.addr, need, l, 0);
+
+			if (!d) {
+				p->status = TLM_GENERIC_ERROR_RESPONSE;
+				return;
+			}
+			msgq_push(&b->dq, d, 0);
+			fetched = true;
+		}
+		l2_count(b, m, false);
+		if (b->dq.n) {
+			sim_time_t back = l2_lt_dram(b, t);
+
+			if (fetched) {
+				cs_stat_avg_sample(b->st.miss_latency,
+						   (double)(back - t) / sim_clock_period_ps(clk));
+				t = l2_cycles(b, sim_clock_next_edge(clk, back), 1);
+			}
+		}
+		if (fetched) {
+			sim_time_t r = l2_ready(b, l, m, t);
+
+			if (r > t) {
+				(*b->st.held)++;
+				*b->st.held_cycles +=
+				    sim_clock_cycle(clk, r) - sim_clock_cycle(clk, t);
+				t = l2_cycles(b, sim_clock_next_edge(clk, r), 1);
+			}
+		}
+	}
+	if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
+		l->valid_sectors |= gpu_mask_full_sectors(
+		    m->byte_mask, b->line_bytes, b->sector_bytes ? b->sector_bytes : b->line_bytes);
+	t = l2_perform(b, l, m, t);
+	*delay = t - now;
+}
+
+static const struct tlm_fw_ops l2_fw = {.b_transport = l2_b_transport, .nb_transport_fw = l2_nb_fw};
 static const struct tlm_bw_ops l2_bw = {.nb_transport_bw = l2_dram_bw};
 
 /* ---- host copies ----------------------------------------------------------------------------- */
@@ -870,6 +1046,7 @@ int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx,
 	tlm_target_init(&b->noc, "l2.noc", &l2_fw, b);
 	tlm_initiator_init(&b->dram, "l2.dram", &l2_bw, b);
 	l2_stats_register(b, g);
+	lt_res_init(&b->lt, sim_clock_period_ps(&ctx->l2_clk), ctx->lt);
 	if (pol && pol->init && (rc = pol->init(b->ps, ctx, bank, g, err)))
 		goto fail_quiet;
 	*out = b;

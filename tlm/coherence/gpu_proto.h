@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/ltmodel.h"
 #include "tlm/kernel/sim.h"
 #include "tlm/kernel/time.h"
 #include "tlm/kernel/tlm.h"
@@ -71,6 +72,13 @@ struct gpu_l2_cfg {
 extern const struct cs_param_table gpu_l1_params; /* section "l1" */
 extern const struct cs_param_table gpu_l2_params; /* section "l2" */
 
+/* The time of the access the LT face is performing (the warp's own time, ahead of the
+ * kernel's under temporal decoupling); controllers read it through gpu_now(). */
+struct gpu_lt_clock {
+	bool on;
+	sim_time_t t;
+};
+
 /* What every controller of one GPU shares. */
 struct gpu_ctx {
 	struct sim_kernel *k;
@@ -87,7 +95,15 @@ struct gpu_ctx {
 	const void *proto_cfg; /* the protocol's own section (gpu_protocol.params), or NULL */
 	struct gpu_l2 *const *l2_banks; /* every bank (a G-TSC timestamp reset reaches them all) */
 	struct cohcheck *chk; /* NULL unless gpu.check: controllers report performed writes */
+	const struct lt_params *lt; /* the LT face's contention model (analytic/ltmodel.h) */
+	struct gpu_lt_clock *lt_clock;
 };
+
+/* "Now" for a controller: the kernel's time, or in the LT face the access's. */
+static inline sim_time_t gpu_now(const struct gpu_ctx *c)
+{
+	return c->lt_clock && c->lt_clock->on ? c->lt_clock->t : sim_now(c->k);
+}
 
 /* ---- SM <-> L1 ------------------------------------------------------------------------------ */
 
@@ -139,6 +155,12 @@ struct gpu_l1_ops {
 	 * with per-warp logical time join it there (G-TSC: every warp goes on at the largest
 	 * warp_ts of the CTA, so what one warp has seen, the others see too). NULL: nothing. */
 	void (*barrier)(struct gpu_l1 *l1, const unsigned *warps, unsigned n);
+	/* The LT face. set_lt switches the L1 between its faces (only when idle). lt_access
+	 * performs a at time t at once, by b_transport down the hierarchy: done() is called
+	 * before it returns, with everything the access caused (write-backs, re-reads)
+	 * performed too. Returns the time the access is performed (>= t). */
+	void (*set_lt)(struct gpu_l1 *l1, bool on);
+	sim_time_t (*lt_access)(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t);
 	/* Tests and debugging: the protocol state of addr's line (G-TSC: wts, rts; TC: lease end,
 	 * GWCT of the line) and of the warp (G-TSC: warp_ts; TC-Weak: GWCT). false when the
 	 * line is not present. NULL: no such state. */

@@ -190,7 +190,7 @@ static bool covered(const struct gpu_l1 *l1, const struct cache_line *l, unsigne
 {
 	if (is_gtsc(l1))
 		return l1->warp_ts[warp] <= l->meta[1];
-	return sim_now(l1->ctx->k) < (sim_time_t)l->meta[0];
+	return gpu_now(l1->ctx) < (sim_time_t)l->meta[0];
 }
 
 /* The timestamp a waiting G-TSC load needs covered: its warp's when it was issued (under RC a
@@ -352,7 +352,7 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	    .warp = a->warp,
 	    .kind = GPU_ACC_LD,
 	    .sector_mask = a->sector_mask,
-	    .issued = sim_now(l1->ctx->k),
+	    .issued = gpu_now(l1->ctx),
 	    .ts = is_gtsc(l1) ? l1->warp_ts[a->warp] : 0,
 	    .after_store = e && load_blocked(e, a->warp),
 	};
@@ -397,7 +397,7 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	count_miss(l1, a->line_addr, l);
 	e = mshr_alloc(l1->mshr, a->line_addr);
 	mshr_merge(l1->mshr, e, &t);
-	mshr_user(e)[0] = sim_now(l1->ctx->k);
+	mshr_user(e)[0] = gpu_now(l1->ctx);
 	return send_read(l1, e, is_gtsc(l1) ? l1->warp_ts[a->warp] : 0);
 }
 
@@ -412,7 +412,7 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 	    .warp = a->warp,
 	    .kind = a->kind,
 	    .sector_mask = a->sector_mask,
-	    .issued = sim_now(l1->ctx->k),
+	    .issued = gpu_now(l1->ctx),
 	    .byte_mask = {a->byte_mask[0], a->byte_mask[1]},
 	};
 	struct mem_msg *m;
@@ -435,7 +435,7 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 		return false;
 	if (!e) {
 		e = mshr_alloc(l1->mshr, a->line_addr);
-		mshr_user(e)[0] = sim_now(l1->ctx->k);
+		mshr_user(e)[0] = gpu_now(l1->ctx);
 	}
 	u = mshr_user(e);
 	m->txn = mshr_index(l1->mshr, e);
@@ -627,7 +627,7 @@ static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 		serve_waiting(l1, e, 0); /* the loads ask again, in the new epoch */
 		return;
 	}
-	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(sim_now(l1->ctx->k) - u[0]) /
+	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(gpu_now(l1->ctx) - u[0]) /
 						      sim_clock_period_ps(&l1->ctx->core_clk));
 	l = cache_lookup(l1->cache, line);
 	if (renew) {
@@ -905,6 +905,16 @@ fail_quiet:
 	return rc;
 }
 
+static void l1_set_lt(struct gpu_l1 *l1, bool on)
+{
+	l1_port_set_lt(&l1->port, on);
+}
+
+static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t)
+{
+	return l1_port_lt_access(&l1->port, l1_access, l1, a, t);
+}
+
 static int l1_create_tc_strong(const struct gpu_ctx *ctx, unsigned sm,
 			       const struct gpu_l1_client *cl, struct cs_stat_group *g,
 			       struct gpu_l1 **out, struct cs_err *err)
@@ -930,6 +940,8 @@ static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct g
 	    .destroy = l1_destroy,                      \
 	    .noc_port = l1_noc_port,                    \
 	    .access = l1_access,                        \
+	    .set_lt = l1_set_lt,                        \
+	    .lt_access = l1_lt_access,                  \
 	    .kernel_begin = l1_kernel_begin,            \
 	    .kernel_end = l1_kernel_end,                \
 	    .fence = l1_fence,                          \

@@ -3,123 +3,12 @@
  * The op API functions (gw_*) live here because they post ops to the warp that calls them.
  */
 #include "tlm/core/sm.h"
+#include "tlm/core/sm_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "tlm/core/coalesce.h"
-#include "tlm/kernel/coro.h"
-
-enum warp_state {
-	W_FREE = 0,   /* slot unused */
-	W_READY,      /* an op is posted and may issue */
-	W_WAIT_MEM,   /* a memory instruction is being performed */
-	W_WAIT_DRAIN, /* the posted op waits until every earlier access is performed */
-	W_WAIT_BAR,   /* at the CTA barrier */
-	W_WAIT_TIME,  /* compute or scratchpad latency */
-	W_WAIT_FENCE, /* performed, waiting for the protocol's fence time (TC-Weak: GWCT) */
-};
-
-enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE, OP_SMEM, OP_EXIT };
-
-struct warp_op {
-	uint8_t kind;
-	uint32_t mask; /* memory ops: the active lanes */
-	bool vals32;   /* load results and store values are uint32_t per lane (else uint64_t) */
-	uint8_t bytes; /* per lane */
-	uint8_t atom_op, scope, order;
-	bool want_old; /* atomics: the warp needs the old values */
-	bool drained;  /* the drain this op needs has happened */
-	bool fenced;   /* the protocol's fence for this op is over */
-	const uint64_t *addr;
-	void *out;	 /* loads: uint32_t/uint64_t per lane; atomics: uint64_t old per lane */
-	const void *val; /* stores: values per lane */
-	const uint64_t *a, *b;
-	uint64_t cycles;
-	unsigned nreq;
-	struct coalesce_req req[WARP_LANES];
-};
-
-struct warp {
-	struct gpu_sm *sm;
-	unsigned slot;
-	struct sim_coro *co;
-	struct gpu_cta *cta;
-	unsigned idx; /* in the CTA */
-	uint8_t state;
-	struct warp_op op;
-	unsigned pending;     /* requests of the waiting instruction not yet performed */
-	unsigned outstanding; /* requests issued and not yet performed */
-	uint64_t age;	      /* launch order, for GTO */
-	uint64_t rng;
-	/* uniform ops: one lane's address, value and result */
-	uint64_t u_addr[WARP_LANES];
-	uint64_t u_val[WARP_LANES];
-	uint64_t u_b[WARP_LANES];
-	uint64_t u_out[WARP_LANES];
-};
-
-/* The transaction record of one request the LD/ST unit sent (what the SM remembers). */
-struct sm_req {
-	struct warp *w;
-	bool blocking;
-	uint32_t lane_mask;
-	uint32_t next_free;
-	struct gpu_access acc;
-	uint8_t data[MEM_LINE_MAX];
-	struct mem_atom_lanes atom;
-};
-
-struct sm_stats {
-	uint64_t *insts, *mem_insts, *fences, *barriers, *compute_cycles;
-	uint64_t *requests, *ctas, *warps;
-	uint64_t *stall_ldst, *stall_l1;
-	uint64_t *fence_waits, *fence_wait_cycles, *mem_stall_cycles;
-};
-
-struct gpu_sm {
-	const struct gpu_ctx *ctx;
-	const struct gpu_core_cfg *cfg;
-	const struct gpu_protocol *proto;
-	struct gpu_sm_env env;
-	unsigned id;
-	struct gpu_l1 *l1;
-	unsigned line_bytes, sector_bytes;
-
-	struct warp *warps;
-	unsigned nwarps;
-	unsigned *bar_slots; /* scratch: the slots a CTA barrier releases */
-	uint64_t launches;   /* kernels begun: seeds the warps' random streams */
-	unsigned nsched;
-	sim_time_t *sched_busy; /* per scheduler: busy until */
-	unsigned *sched_last;	/* per scheduler: last slot issued */
-	bool tick_pending;
-	bool ticked;
-	sim_time_t tick_done;	    /* when the schedulers last issued */
-	sim_time_t mem_stall_since; /* no warp ready, some waiting on memory, since (0: not) */
-	uint64_t next_age;
-
-	/* CTA slots */
-	unsigned cta_used, warps_used, regs_used, smem_used;
-	struct gpu_cta **cta_slots;
-
-	/* transaction records */
-	struct sm_req **reqs;
-	unsigned nreqs, req_free; /* free list through next_free; UINT32_MAX = empty */
-
-	/* LD/ST unit queue of record ids */
-	uint32_t *ldq;
-	unsigned ldq_head, ldq_n, ldq_cap;
-	bool ldst_blocked;
-	bool ldst_pending;
-	sim_time_t ldst_next; /* first cycle it may send again */
-
-	struct sm_stats st;
-};
-
-#define REQ_NONE UINT32_MAX
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -197,7 +86,7 @@ static struct sm_req *req_alloc(struct gpu_sm *sm, uint32_t *id)
 	return r;
 }
 
-static void req_free(struct gpu_sm *sm, uint32_t id)
+void req_free(struct gpu_sm *sm, uint32_t id)
 {
 	sm->reqs[id]->next_free = sm->req_free;
 	sm->req_free = id;
@@ -217,17 +106,21 @@ static uint64_t cta_regs(const struct gpu_kernel *k)
 static void sm_tick(struct sim_kernel *k, void *obj, void *arg);
 static void ldst_kick(struct gpu_sm *sm);
 
-static sim_time_t sm_cycles(const struct gpu_sm *sm, sim_time_t t, uint64_t n)
+sim_time_t sm_cycles(const struct gpu_sm *sm, sim_time_t t, uint64_t n)
 {
 	return t + sim_clock_delay(&sm->ctx->core_clk, t, n);
 }
 
-static void sm_wake(struct gpu_sm *sm)
+void sm_wake(struct gpu_sm *sm)
 {
 	sim_time_t now = sim_now(sm->ctx->k);
 
 	sim_time_t at;
 
+	if (sm->mode != SM_AT) {
+		sm_lt_kick(sm);
+		return;
+	}
 	if (sm->tick_pending)
 		return;
 	if (sm->mem_stall_since) {
@@ -244,10 +137,7 @@ static void sm_wake(struct gpu_sm *sm)
 	sim_schedule_at(sm->ctx->k, at, SIM_PRIO_DEFAULT + 1, sm_tick, sm, NULL);
 }
 
-static void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
+void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
 {
 	char msg[400];
 	va_list ap;
@@ -259,7 +149,7 @@ static void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
 }
 
 /* Runs the warp's code until it posts its next op; the warp is then ready to issue it. */
-static void warp_advance(struct warp *w)
+void warp_advance(struct warp *w)
 {
 	w->op.kind = OP_NONE;
 	sim_coro_resume(w->co);
@@ -335,21 +225,29 @@ static uint64_t mix64(uint64_t z)
 
 /* ---- the barrier and exit -------------------------------------------------------------------- */
 
-static void cta_release_barrier(struct gpu_sm *sm, struct gpu_cta *cta)
+void cta_release_barrier(struct gpu_sm *sm, struct gpu_cta *cta)
 {
 	unsigned n = 0;
 
+	sim_time_t t = 0;
+
 	cta->arrived = 0;
 	for (unsigned i = 0; i < sm->nwarps; i++)
-		if (sm->warps[i].cta == cta && sm->warps[i].state == W_WAIT_BAR)
+		if (sm->warps[i].cta == cta && sm->warps[i].state == W_WAIT_BAR) {
 			sm->bar_slots[n++] = i;
+			if (sm->warps[i].lt_t > t)
+				t = sm->warps[i].lt_t;
+		}
+	/* LT, FF: the warps leave at the latest arrival's time */
+	for (unsigned i = 0; sm->mode != SM_AT && i < n; i++)
+		sm->warps[sm->bar_slots[i]].lt_t = t;
 	if (sm->proto->l1->barrier)
 		sm->proto->l1->barrier(sm->l1, sm->bar_slots, n);
 	for (unsigned i = 0; i < n; i++)
 		warp_advance(&sm->warps[sm->bar_slots[i]]);
 }
 
-static void warp_exit(struct warp *w)
+void warp_exit(struct warp *w)
 {
 	struct gpu_sm *sm = w->sm;
 	struct gpu_cta *cta = w->cta;
@@ -433,6 +331,72 @@ static void compute_done(struct sim_kernel *k, void *obj, void *arg)
 	warp_advance(w);
 }
 
+/* The request record of coalesced request c of w's op (both faces); NULL: out of memory. */
+struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coalesce_req *c,
+			    bool blocking)
+{
+	struct warp_op *op = &w->op;
+	uint32_t id;
+	struct sm_req *r = req_alloc(sm, &id);
+
+	if (!r) {
+		sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory for request records", sm->id);
+		return NULL;
+	}
+	r->w = w;
+	r->blocking = blocking;
+	r->lane_mask = c->lane_mask;
+	r->acc = (struct gpu_access){
+	    .sector_mask = c->sector_mask,
+	    .scope = op->scope,
+	    .order = op->order,
+	    .warp = (uint16_t)w->slot,
+	    .id = id,
+	    .line_addr = c->line_addr,
+	    .byte_mask = {c->byte_mask[0], c->byte_mask[1]},
+	};
+	if (op->kind == OP_LD) {
+		r->acc.kind = GPU_ACC_LD;
+	} else if (op->kind == OP_ST) {
+		r->acc.kind = GPU_ACC_ST;
+		r->acc.data = r->data;
+		for (uint32_t m = c->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctz(m);
+			unsigned off = (unsigned)(op->addr[lane] - c->line_addr);
+
+			if (op->vals32) {
+				memcpy(r->data + off, (const uint32_t *)op->val + lane, 4);
+			} else {
+				/* 1, 2, 8 bytes: the low bytes of the uint64; 16: the
+				 * uint64 then zeros (little endian) */
+				memcpy(r->data + off, (const uint64_t *)op->val + lane,
+				       op->bytes < 8 ? op->bytes : 8);
+				if (op->bytes > 8)
+					memset(r->data + off + 8, 0, op->bytes - 8u);
+			}
+		}
+	} else {
+		struct mem_atom_lanes *al = &r->atom;
+
+		r->acc.kind = GPU_ACC_ATOM;
+		r->acc.data = (uint8_t *)al;
+		al->n = 0;
+		al->op = op->atom_op;
+		al->bytes = op->bytes;
+		for (uint32_t m = c->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctz(m);
+			struct mem_atom_lane *ln = &al->lane[al->n++];
+
+			ln->offset = (uint16_t)(op->addr[lane] - c->line_addr);
+			ln->lane = (uint8_t)lane;
+			ln->a = op->a[lane];
+			ln->b = op->b ? op->b[lane] : 0;
+			ln->old = 0;
+		}
+	}
+	return r;
+}
+
 static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
@@ -444,65 +408,12 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 		return false;
 	}
 	for (unsigned i = 0; i < op->nreq; i++) {
-		const struct coalesce_req *c = &op->req[i];
+		struct sm_req *r = sm_req_build(sm, w, &op->req[i], blocking);
 		uint32_t id;
-		struct sm_req *r = req_alloc(sm, &id);
 
-		if (!r) {
-			sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory for request records", sm->id);
+		if (!r)
 			return false;
-		}
-		r->w = w;
-		r->blocking = blocking;
-		r->lane_mask = c->lane_mask;
-		r->acc = (struct gpu_access){
-		    .sector_mask = c->sector_mask,
-		    .scope = op->scope,
-		    .order = op->order,
-		    .warp = (uint16_t)w->slot,
-		    .id = id,
-		    .line_addr = c->line_addr,
-		    .byte_mask = {c->byte_mask[0], c->byte_mask[1]},
-		};
-		if (op->kind == OP_LD) {
-			r->acc.kind = GPU_ACC_LD;
-		} else if (op->kind == OP_ST) {
-			r->acc.kind = GPU_ACC_ST;
-			r->acc.data = r->data;
-			for (uint32_t m = c->lane_mask; m; m &= m - 1) {
-				unsigned lane = (unsigned)__builtin_ctz(m);
-				unsigned off = (unsigned)(op->addr[lane] - c->line_addr);
-
-				if (op->vals32) {
-					memcpy(r->data + off, (const uint32_t *)op->val + lane, 4);
-				} else {
-					/* 1, 2, 8 bytes: the low bytes of the uint64; 16: the
-					 * uint64 then zeros (little endian) */
-					memcpy(r->data + off, (const uint64_t *)op->val + lane,
-					       op->bytes < 8 ? op->bytes : 8);
-					if (op->bytes > 8)
-						memset(r->data + off + 8, 0, op->bytes - 8u);
-				}
-			}
-		} else {
-			struct mem_atom_lanes *al = &r->atom;
-
-			r->acc.kind = GPU_ACC_ATOM;
-			r->acc.data = (uint8_t *)al;
-			al->n = 0;
-			al->op = op->atom_op;
-			al->bytes = op->bytes;
-			for (uint32_t m = c->lane_mask; m; m &= m - 1) {
-				unsigned lane = (unsigned)__builtin_ctz(m);
-				struct mem_atom_lane *ln = &al->lane[al->n++];
-
-				ln->offset = (uint16_t)(op->addr[lane] - c->line_addr);
-				ln->lane = (uint8_t)lane;
-				ln->a = op->a[lane];
-				ln->b = op->b ? op->b[lane] : 0;
-				ln->old = 0;
-			}
-		}
+		id = r->acc.id;
 		sm->ldq[(sm->ldq_head + sm->ldq_n) % sm->ldq_cap] = id;
 		sm->ldq_n++;
 	}
@@ -636,6 +547,11 @@ static void sm_tick(struct sim_kernel *k, void *obj, void *arg)
 	bool more = false;
 
 	(void)arg;
+	if (sm->hold || sm->mode != SM_AT) {
+		/* a switch of faces is draining the detailed one: nothing new issues */
+		sm->tick_pending = false;
+		return;
+	}
 	/* tick_pending stays set while issuing: warps made ready now issue next cycle */
 	sm->tick_done = now;
 	sm->ticked = true;
@@ -763,6 +679,10 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 			((uint64_t *)op->out)[r->atom.lane[i].lane] = r->atom.lane[i].old;
 	}
 	req_free(sm, id);
+	if (sm->mode != SM_AT) {
+		w->outstanding--; /* the LT face times the op itself */
+		return;
+	}
 	warp_request_done(w, r->blocking);
 }
 
@@ -827,6 +747,10 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 		w->outstanding = 0;
 		w->pending = 0;
 		w->age = sm->next_age++;
+		w->lt_t = sim_now(sm->ctx->k);
+		if (w->lt_t < sm->lt_launch_t)
+			w->lt_t = sm->lt_launch_t;
+		w->lt_out = w->lt_t;
 		/* independent streams per warp and per launch: hash, not offset, the seed (an
 		 * offset seed made warp g's k-th draw warp g+1's (k-1)-th) */
 		w->rng = mix64(mix64(sm->env.seed ^ 0x6a09e667f3bcc909ull) ^
@@ -878,6 +802,7 @@ void gpu_sm_destroy(struct gpu_sm *sm)
 	free(sm->sched_last);
 	free(sm->cta_slots);
 	free(sm->ldq);
+	free(sm->lt_sched);
 	free(sm);
 }
 
@@ -905,6 +830,10 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 	s->mem_stall_cycles =
 	    cs_stat_counter(g, "stall.memory_cycles", "cycles",
 			    "cycles no warp could issue while some waited for memory or a fence");
+	sm->lt_insts = cs_stat_counter(g, "lt_insts", "",
+				       "warp instructions performed by the LT face (in insts)");
+	sm->ff_insts = cs_stat_counter(
+	    g, "ff_insts", "", "warp instructions fast-forwarded (values only, not in insts)");
 }
 
 int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
@@ -931,12 +860,14 @@ int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
 	sm->bar_slots = calloc(sm->nwarps, sizeof(*sm->bar_slots));
 	sm->sched_busy = calloc(sm->nsched, sizeof(*sm->sched_busy));
 	sm->sched_last = calloc(sm->nsched, sizeof(*sm->sched_last));
+	sm->lt_sched = calloc(sm->nsched, sizeof(*sm->lt_sched));
+	sm->lt_quantum = 100 * sim_clock_period_ps(&ctx->core_clk);
 	sm->cta_slots = calloc(cfg->ctas, sizeof(*sm->cta_slots));
 	sm->ldq_cap = (unsigned)cfg->ldst_queue;
 	sm->ldq = calloc(sm->ldq_cap, sizeof(*sm->ldq));
 	sm->req_free = REQ_NONE;
 	if (!sm->warps || !sm->bar_slots || !sm->sched_busy || !sm->sched_last || !sm->cta_slots ||
-	    !sm->ldq)
+	    !sm->ldq || !sm->lt_sched)
 		goto fail;
 	for (unsigned s = 0; s < sm->nsched; s++)
 		sm->sched_last[s] = s;
@@ -1014,8 +945,11 @@ const void *gw_args(const struct gpu_warp *w)
 
 uint64_t gw_cycle(const struct gpu_warp *w)
 {
-	const struct gpu_ctx *c = CW(w)->sm->ctx;
+	const struct gpu_sm *sm = CW(w)->sm;
+	const struct gpu_ctx *c = sm->ctx;
 
+	if (sm->mode != SM_AT)
+		return sim_clock_cycle(&c->core_clk, CW(w)->lt_t);
 	return sim_clock_cycle(&c->core_clk, sim_now(c->k));
 }
 
@@ -1070,6 +1004,16 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 	op->addr = addr;
 	op->drained = false;
 	op->fenced = false;
+	if (sm->mode == SM_FF) {
+		/* values only: the lanes go to memory one by one (sm_lt.c) */
+		op->nreq = mask != 0;
+		if (!mask) {
+			op->kind = OP_COMPUTE;
+			op->cycles = 1;
+		}
+		post(w);
+		return;
+	}
 	n = coalesce(addr, mask, bytes, sm->line_bytes, sm->sector_bytes, op->req, &bad);
 	if (n < 0) {
 		sm_fail(sm, -CS_EINVAL,

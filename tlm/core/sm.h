@@ -104,4 +104,20 @@ void gpu_sm_kernel_begin(struct gpu_sm *sm);
 void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *arg), void *arg);
 bool gpu_sm_idle(const struct gpu_sm *sm);
 
+/* ---- faces (the sampling controller switches them; tlm/core/sm_lt.c) ---- */
+enum gpu_sm_mode { GPU_SM_AT = 0, GPU_SM_LT, GPU_SM_FF };
+/* AT: issue nothing new (a switch drains the detailed face). */
+void gpu_sm_hold(struct gpu_sm *sm, bool hold);
+/* Something is in flight in the SM or its L1 (an access, a compute or fence delay). */
+bool gpu_sm_busy(const struct gpu_sm *sm);
+/* Switch faces: from AT only when held and not busy; FF only between kernels. */
+void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode);
+/* The LT face's quantum: how far warps may run ahead of the kernel's time. */
+void gpu_sm_set_quantum(struct gpu_sm *sm, sim_time_t ps);
+/* LT, FF: the latest time of a live warp, and when the last warp exited. */
+sim_time_t gpu_sm_lt_time(const struct gpu_sm *sm);
+sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm);
+/* Instructions performed by each face. */
+uint64_t gpu_sm_insts(const struct gpu_sm *sm);
+
 #endif

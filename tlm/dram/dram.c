@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic/ltmodel.h"
+
 static const char *const sched_names[] = {"frfcfs", "fcfs", NULL};
 
 #define GTX480 " (GPGPU-Sim GTX480 GDDR5 default)"
@@ -131,6 +133,11 @@ struct dram_ctrl {
 	uint64_t *reads, *writes, *requests, *acts, *pres, *row_hits, *row_misses, *row_conflicts;
 	uint64_t *bytes_read, *bytes_written, *bus_busy;
 	struct cs_stat_avg *occupancy, *latency;
+	/* the LT face: contention model and its load meter (fed by both faces) */
+	const struct lt_params *ltp;
+	struct lt_params lt_default;
+	struct lt_res lt;
+	uint64_t *lt_requests;
 };
 
 /* ---- configuration and closed forms ------------------------------------------------------- */
@@ -377,6 +384,12 @@ static void dram_trace(struct dram_ctrl *d, unsigned kind, unsigned bank, uint64
 	d->trace(d->trace_ctx, &rec);
 }
 
+/* Bursts a request of len bytes at row offset off needs. */
+static unsigned dram_bursts(const struct dram_ctrl *d, uint64_t off, unsigned len)
+{
+	return (unsigned)((off + len - 1) / d->atom - off / d->atom + 1);
+}
+
 /* Takes p into the controller (a slot is free). */
 static void dram_accept(struct dram_ctrl *d, unsigned port, struct tlm_payload *p,
 			sim_time_t arrived)
@@ -392,7 +405,7 @@ static void dram_accept(struct dram_ctrl *d, unsigned port, struct tlm_payload *
 	r->port = port;
 	r->arrived = arrived;
 	r->write = p->cmd == TLM_WRITE_COMMAND;
-	r->left = (unsigned)((off + p->len - 1) / d->atom - off / d->atom + 1);
+	r->left = dram_bursts(d, off, p->len);
 	dram_decode(&d->cfg, local, &r->bank, &r->row);
 	r->visible = cycle_at_or_after(d, sim_now(d->k)) + d->cfg.ctrl_latency;
 	r->prev = d->qtail;
@@ -402,6 +415,7 @@ static void dram_accept(struct dram_ctrl *d, unsigned port, struct tlm_payload *
 		d->qhead = r;
 	d->qtail = r;
 	d->queued++;
+	lt_res_note(&d->lt, arrived, (double)r->left * (double)max64(d->burst, d->cfg.tCCD));
 	tlm_payload_acquire(p); /* held until the response is sent */
 	cs_stat_avg_sample(d->occupancy, d->queued);
 	dram_wake(d, r->visible);
@@ -506,6 +520,27 @@ static void dram_unlink(struct dram_ctrl *d, struct dram_req *r)
 		d->qtail = r->prev;
 }
 
+/* The first column command of r: its counts and its functional effect (every face). */
+static void dram_start(struct dram_ctrl *d, struct dram_req *r)
+{
+	struct tlm_payload *p = r->p;
+
+	++*d->requests;
+	++*(r->row_state == DRAM_ROW_HIT      ? d->row_hits
+	    : r->row_state == DRAM_ROW_CLOSED ? d->row_misses
+					      : d->row_conflicts);
+	if (r->write) {
+		++*d->writes;
+		*d->bytes_written += p->len;
+	} else {
+		++*d->reads;
+		*d->bytes_read += p->len;
+	}
+	if (dram_data(d->store, p))
+		sim_fail(d->k, -CS_ENOMEM, "%s: out of memory in the backing store",
+			 d->port[r->port].name);
+}
+
 /* Issues command kind for r at cycle c. */
 static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, uint64_t c)
 {
@@ -531,24 +566,9 @@ static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, u
 		return;
 	}
 	if (!r->started) {
-		struct tlm_payload *p = r->p;
-
 		r->started = true;
 		b->cur = r;
-		++*d->requests;
-		++*(r->row_state == DRAM_ROW_HIT      ? d->row_hits
-		    : r->row_state == DRAM_ROW_CLOSED ? d->row_misses
-						      : d->row_conflicts);
-		if (r->write) {
-			++*d->writes;
-			*d->bytes_written += p->len;
-		} else {
-			++*d->reads;
-			*d->bytes_read += p->len;
-		}
-		if (dram_data(d->store, p))
-			sim_fail(d->k, -CS_ENOMEM, "%s: out of memory in the backing store",
-				 d->port[r->port].name);
+		dram_start(d, r);
 	}
 	end = dram_do_col(d, r->bank, r->write, c);
 	if (d->trace)
@@ -778,14 +798,83 @@ static unsigned dram_dbg(void *obj, struct tlm_payload *p)
 	return dram_data(pt->d->store, p) ? 0 : p->len;
 }
 
+/*
+ * The LT face: the request is performed at once, with the same command sequence the scheduler
+ * would issue for it alone (dram_next_cmd and the dram_do_* state updates: open rows, row
+ * hits, activates, precharges, bus time, data), from the cycle it arrives (now + *delay). In
+ * exact mode the bank and channel timing state left by earlier requests applies, as in the
+ * detailed face for a lone request; otherwise requests of temporally decoupled warps do not
+ * arrive in time order, so only the row state carries over and contention is the load
+ * meter's M/G/1 wait.
+ */
 static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 {
 	struct dram_port *pt = obj;
+	struct dram_ctrl *d = pt->d;
+	sim_time_t t = sim_now(d->k) + *delay;
+	struct dram_req r = {0};
+	uint64_t local, c0, c, end = 0;
+	double wait;
 
-	(void)delay;
-	p->status = TLM_COMMAND_ERROR_RESPONSE;
-	sim_fail(pt->d->k, -CS_EUNSUP, "%s: the DRAM controller has no loosely-timed face yet",
-		 pt->name);
+	if (!dram_check_req(d, pt, p)) {
+		p->status = TLM_COMMAND_ERROR_RESPONSE;
+		return;
+	}
+	local = addrmap_local(d->map, p->addr);
+	r.p = p;
+	r.port = (unsigned)(pt - d->port);
+	r.write = p->cmd == TLM_WRITE_COMMAND;
+	r.left = dram_bursts(d, local % d->cfg.row_bytes, p->len);
+	dram_decode(&d->cfg, local, &r.bank, &r.row);
+	c0 = cycle_at_or_after(d, t) + d->cfg.ctrl_latency;
+	r.visible = c0;
+	{
+		struct dram_bank *b = &d->bank[r.bank];
+
+		r.row_state = b->open == r.row	  ? DRAM_ROW_HIT
+			      : b->open == NO_ROW ? DRAM_ROW_CLOSED
+						  : DRAM_ROW_CONFLICT;
+		if (!d->ltp->exact) {
+			/* nothing earlier constrains it: contention is the meter's */
+			b->col_ok = min64(b->col_ok, c0);
+			b->pre_ok = min64(b->pre_ok, c0);
+			b->act_ok = min64(b->act_ok, c0);
+			d->act_ok = min64(d->act_ok, c0);
+			d->col_ok = min64(d->col_ok, c0);
+			d->rd_ok = min64(d->rd_ok, c0);
+			d->bus_free = min64(d->bus_free, c0);
+			d->cmd_ok = min64(d->cmd_ok, c0);
+		}
+	}
+	lt_res_note(&d->lt, t, (double)r.left * (double)max64(d->burst, d->cfg.tCCD));
+	++*d->lt_requests;
+	while (r.left) {
+		unsigned kind;
+
+		c = dram_next_cmd(d, &r, &kind);
+		if (kind == DRAM_CMD_PRE) {
+			dram_do_pre(d, r.bank, c);
+		} else if (kind == DRAM_CMD_ACT) {
+			dram_do_act(d, r.bank, r.row, c);
+		} else {
+			if (!r.started) {
+				r.started = true;
+				dram_start(d, &r);
+			}
+			end = dram_do_col(d, r.bank, r.write, c);
+			r.left--;
+		}
+	}
+	wait = lt_res_wait(&d->lt, d->ltp, LT_RES_DRAM);
+	*delay = sim_clock_edge(&d->clk, end) - sim_now(d->k) +
+		 (sim_time_t)(wait * (double)sim_clock_period_ps(&d->clk));
+	p->status = TLM_OK_RESPONSE;
+}
+
+void dram_ctrl_set_lt(struct dram_ctrl *d, const struct lt_params *p)
+{
+	d->ltp = p ? p : &d->lt_default;
+	lt_res_init(&d->lt, sim_clock_period_ps(&d->clk), d->ltp);
 }
 
 static const struct tlm_fw_ops dram_fw_ops = {
@@ -883,6 +972,11 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 				       "(itself included)");
 	d->latency = cs_stat_average(g, "latency", "ns", "BEGIN_REQ arrival to BEGIN_RESP");
 	cs_stat_ratio(g, "row_hit_rate", "row_hits / requests", d->row_hits, d->requests);
+	d->lt_requests =
+	    cs_stat_counter(g, "lt_requests", "requests",
+			    "requests served by the loosely-timed face (included above)");
+	lt_params_default(&d->lt_default);
+	dram_ctrl_set_lt(d, NULL);
 	*out = d;
 	return 0;
 }

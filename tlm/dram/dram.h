@@ -107,6 +107,9 @@ struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i);
 /* Requests accepted and not yet answered (waiting or in service). */
 unsigned dram_ctrl_queued(const struct dram_ctrl *d);
 /* Called for every command issued (tests, traces); fn NULL turns it off. */
+/* The LT face's contention model (NULL: defaults; the pointer is kept). */
+struct lt_params;
+void dram_ctrl_set_lt(struct dram_ctrl *d, const struct lt_params *p);
 void dram_ctrl_set_trace(struct dram_ctrl *d, dram_trace_fn fn, void *ctx);
 
 /* Checks the physics of cfg (tRC >= tRAS + tRP, tRAS >= tRCD, whole-cycle bursts, whole atoms

@@ -595,6 +595,8 @@ int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, 
 		if (rc)
 			goto nomem_free;
 	}
+	lt_params_default(&n->lt_default);
+	noc_set_lt(n, NULL);
 	*out = n;
 	return 0;
 

@@ -149,4 +149,8 @@ void noc_node_pos(const struct noc *n, bool mem, unsigned idx, unsigned *x, unsi
 /* Mesh dimensions (crossbar: 1 x 1). */
 void noc_mesh_dims(const struct noc *n, unsigned *cols, unsigned *rows);
 
+/* The LT face's contention model (NULL: defaults; the pointer is kept). */
+struct lt_params;
+void noc_set_lt(struct noc *n, const struct lt_params *p);
+
 #endif

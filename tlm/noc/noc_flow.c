@@ -343,6 +343,7 @@ static struct noc_pkt *pkt_make(struct noc *n, struct tlm_payload *p, unsigned i
 	pk->flits = noc_flits_of(n, payload);
 	pk->zero = id == NOC_REQ ? noc_unloaded_cycles(n, src, dst, payload, false)
 				 : noc_unloaded_cycles(n, dst, src, payload, true);
+	lt_res_note(&n->net[id].dst[dst]->lt, sim_now(n->k), pk->flits);
 	return pk;
 }
 
@@ -526,14 +527,39 @@ static enum tlm_sync_enum sm_nb_fw(void *obj, struct tlm_payload *p, enum tlm_ph
 	return TLM_ACCEPTED;
 }
 
-static void count_lt(struct noc *n, unsigned id, unsigned cls, unsigned payload)
+/* The LT face of one message on network id from endpoint src to dst: its counts, as the
+ * detailed face makes them (per class, per link along its route), and its delay from time t:
+ * the unloaded latency from the next NoC edge, plus the wait the destination's ejection port
+ * meter predicts. Returns the time its tail is delivered. */
+static sim_time_t noc_lt_hop(struct noc *n, unsigned id, unsigned src, unsigned dst, unsigned cls,
+			     unsigned payload, sim_time_t t)
 {
+	struct noc_net *net = &n->net[id];
+	uint32_t f = noc_flits_of(n, payload);
+	struct noc_in *in = net->inj[src];
+	struct noc_ep *ep = net->dst[dst];
+	uint64_t c, zero;
+	double wait;
+
 	if (cls >= n->n_types) {
 		sim_fail(n->k, -CS_EPROTO, "noc: message class %u out of range (%u classes)", cls,
 			 n->n_types);
-		return;
+		return t;
 	}
-	noc_count(&n->net[id], cls, noc_flits_of(n, payload), payload);
+	noc_count(net, cls, f, payload);
+	*in->flits += f;
+	for (struct noc_router *r = in->r; r;) {
+		struct noc_out *o = r->route[dst];
+
+		*o->flits += f;
+		r = o->down->r;
+	}
+	lt_res_note(&ep->lt, t, f);
+	wait = lt_res_wait(&ep->lt, n->ltp, LT_RES_NOC);
+	zero = id == NOC_REQ ? noc_unloaded_cycles(n, src, dst, payload, false)
+			     : noc_unloaded_cycles(n, dst, src, payload, true);
+	c = noc_cycle_ceil(n, t) + zero + (uint64_t)(wait + 0.5);
+	return noc_edge(n, c);
 }
 
 static void sm_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
@@ -542,6 +568,7 @@ static void sm_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 	struct noc *n = sm->n;
 	struct mem_msg *m = mem_msg_of(p);
 	unsigned bank = m->dst;
+	sim_time_t now = sim_now(n->k), t;
 
 	if (bank >= n->n_mem) {
 		sim_fail(n->k, -CS_EPROTO, "%s: request for L2 bank %u, the NoC has %u", sm->name,
@@ -549,11 +576,20 @@ static void sm_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 		p->status = TLM_ADDRESS_ERROR_RESPONSE;
 		return;
 	}
-	count_lt(n, NOC_REQ, m->type, m->req_bytes);
-	*delay += noc_unloaded_ps(n, sm->idx, bank, m->req_bytes, false);
+	t = noc_lt_hop(n, NOC_REQ, sm->idx, bank, m->type, m->req_bytes, now + *delay);
+	*delay = t - now;
 	tlm_b_transport(&n->mem[bank].is, p, delay);
-	count_lt(n, NOC_RESP, m->resp_type, m->resp_bytes);
-	*delay += noc_unloaded_ps(n, sm->idx, bank, m->resp_bytes, true);
+	t = noc_lt_hop(n, NOC_RESP, bank, sm->idx, m->resp_type, m->resp_bytes, now + *delay);
+	*delay = t - now;
+}
+
+void noc_set_lt(struct noc *n, const struct lt_params *p)
+{
+	n->ltp = p ? p : &n->lt_default;
+	for (unsigned i = 0; i < n->n_req; i++)
+		lt_res_init(&n->sm[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
+	for (unsigned i = 0; i < n->n_mem; i++)
+		lt_res_init(&n->mem[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
 }
 
 static unsigned sm_transport_dbg(void *obj, struct tlm_payload *p)

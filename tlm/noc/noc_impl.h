@@ -13,6 +13,7 @@
 #ifndef COHSCOPE_TLM_NOC_NOC_IMPL_H
 #define COHSCOPE_TLM_NOC_NOC_IMPL_H
 
+#include "analytic/ltmodel.h"
 #include "tlm/mem/msg.h"
 #include "tlm/noc/noc.h"
 
@@ -49,6 +50,7 @@ struct noc_ep {
 	bool mem;
 	struct noc_pkt *pend_head,
 	    *pend_tail; /* offered, waiting for room in the injection buffer */
+	struct lt_res lt; /* load meter of the ejection port in front of it (both faces) */
 	char name[48];
 };
 
@@ -137,6 +139,8 @@ struct noc {
 	/* clock: edge(c) = (c / clk_q) * clk_p + clk_tab[c % clk_q] when clk_tab is set */
 	uint64_t clk_q, clk_p;
 	sim_time_t *clk_tab;
+	const struct lt_params *ltp; /* the LT face's contention model */
+	struct lt_params lt_default;
 	/* memo of the last time -> cycle conversion */
 	sim_time_t memo_t;
 	uint64_t memo_c;

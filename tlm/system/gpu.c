@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic/ltmodel.h"
+#include "calibrate/calfile.h"
+#include "sampling/controller.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/core/sm.h"
 #include "tlm/dram/dram.h"
@@ -86,7 +89,13 @@ struct kernel_rec {
 	char name[48];
 	unsigned ctas;
 	sim_time_t start, end;
+	struct samp_estimate est;   /* hybrid, analytic: the kernel's estimate */
+	double feat[CALM_FEATURES]; /* mean utilisation of NoC bank ports, L2 banks, DRAM buses */
+	double lt_cycles, at_cycles, insts;
 };
+
+/* Where the hybrid mode is within a kernel (tlm/system/gpu.c drives, sampling/ decides). */
+enum gpu_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT };
 
 struct gpu_sys {
 	struct cs_system *s;
@@ -135,6 +144,25 @@ struct gpu_sys {
 	int fail_code;
 	char fail_msg[400];
 	bool failed;
+
+	/* modes: the faces, the sampling controller, the LT contention model */
+	unsigned mode; /* enum cs_mode */
+	struct samp_cfg scfg;
+	struct samp *samp;
+	struct lt_params ltp;
+	struct gpu_lt_clock lt_clock;
+	unsigned phase;	    /* enum gpu_phase */
+	uint64_t phase_gen; /* stale ticks are ignored */
+	sim_time_t phase_start;
+	double phase_insts;		  /* instructions at phase_start */
+	double k_at, k_lt, k_ff, k_drain; /* this kernel's ps per face */
+	double k_insts0, k_traffic0;
+	double lt_rate;	   /* instructions per cycle of the LT interval before a unit */
+	double cal_factor; /* analytic: the calibration's correction (0: none) */
+	struct cal_file cal;
+	double f0[4]; /* counters at the kernel's start: NoC bank-port flits, L2
+				  accesses, DRAM bus cycles */
+	double tot_at_ps, tot_ps;
 };
 
 static struct gpu_sys *G(struct gpu_host *h)
@@ -227,6 +255,229 @@ static void cta_fill(struct gpu_sys *g)
 	}
 }
 
+/* ---- faces and sampling (hybrid, analytic) --------------------------------------------------- */
+
+static double gpu_insts(const struct gpu_sys *g)
+{
+	double n = 0;
+
+	for (unsigned i = 0; i < g->ctx.sms; i++)
+		n += (double)gpu_sm_insts(g->sm[i]);
+	return n;
+}
+
+static double gpu_noc_bytes(const struct gpu_sys *g)
+{
+	double a = 0, b = 0;
+
+	cs_stats_value(g->s->stats, "gpu.noc.req.bytes", &a);
+	cs_stats_value(g->s->stats, "gpu.noc.resp.bytes", &b);
+	return a + b;
+}
+
+static void faces_set(struct gpu_sys *g, unsigned face)
+{
+	for (unsigned i = 0; i < g->ctx.sms; i++)
+		gpu_sm_set_mode(g->sm[i], face);
+}
+
+/* The current phase ends at t: its time goes to its face's account. */
+static void phase_close(struct gpu_sys *g, sim_time_t t)
+{
+	double d = t > g->phase_start ? (double)(t - g->phase_start) : 0;
+
+	switch (g->phase) {
+	case PH_LT:
+		g->k_lt += d;
+		break;
+	case PH_WARM:
+	case PH_UNIT:
+	case PH_AT:
+		g->k_at += d;
+		break;
+	case PH_DRAIN:
+		g->k_drain += d;
+		break;
+	case PH_FF:
+		g->k_ff += d;
+		break;
+	default:
+		break;
+	}
+	g->phase_start = t;
+	g->phase_insts = gpu_insts(g);
+}
+
+static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
+
+static void phase_next(struct gpu_sys *g, unsigned phase, uint64_t cycles)
+{
+	sim_time_t now = sim_now(g->s->k);
+
+	phase_close(g, now);
+	g->phase = phase;
+	g->phase_gen++;
+	if (cycles)
+		sim_schedule_at(g->s->k, now + sim_clock_delay(&g->ctx.core_clk, now, cycles),
+				SIM_PRIO_DEFAULT + 2, samp_tick, g,
+				(void *)(uintptr_t)g->phase_gen);
+}
+
+static bool gpu_drained(const struct gpu_sys *g)
+{
+	for (unsigned i = 0; i < g->ctx.sms; i++)
+		if (gpu_sm_busy(g->sm[i]))
+			return false;
+	for (unsigned b = 0; b < g->l2.banks; b++)
+		if (!g->proto->l2->idle(g->bank[b]))
+			return false;
+	for (unsigned c = 0; c < g->channels; c++)
+		if (dram_ctrl_queued(g->dram[c]))
+			return false;
+	return !noc_in_flight(g->noc);
+}
+
+static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_sys *g = obj;
+	sim_time_t now = sim_now(k);
+	double cyc = (double)sim_clock_period_ps(&g->ctx.core_clk);
+
+	if ((uint64_t)(uintptr_t)arg != g->phase_gen || !g->running)
+		return;
+	switch (g->phase) {
+	case PH_LT: {
+		/* LT interval over: its instruction rate predicts the unit to come */
+		double insts = gpu_insts(g) - g->phase_insts;
+		double t = (double)(now - g->phase_start) / cyc;
+
+		g->lt_rate = t > 0 ? insts / t : 0;
+		phase_next(g, PH_WARM, g->scfg.warmup ? g->scfg.warmup : 1);
+		faces_set(g, GPU_SM_AT);
+		break;
+	}
+	case PH_WARM:
+		phase_next(g, PH_UNIT, g->scfg.unit);
+		break;
+	case PH_UNIT: {
+		double insts = gpu_insts(g) - g->phase_insts;
+		double t = (double)(now - g->phase_start) / cyc;
+
+		if (g->lt_rate > 0 && insts > 0)
+			samp_unit(g->samp, insts / g->lt_rate, t);
+		phase_next(g, PH_DRAIN, 0);
+		for (unsigned i = 0; i < g->ctx.sms; i++)
+			gpu_sm_hold(g->sm[i], true);
+		/* fall through to the drain check */
+	}
+		/* fall through */
+	case PH_DRAIN:
+		if (!gpu_drained(g)) {
+			sim_schedule(k, 4 * (sim_time_t)cyc, samp_tick, g,
+				     (void *)(uintptr_t)g->phase_gen);
+			return;
+		}
+		faces_set(g, GPU_SM_LT);
+		phase_next(g, PH_LT, samp_satisfied(g->samp) ? 0 : g->scfg.period);
+		break;
+	default:
+		break;
+	}
+}
+
+static double stat_sum(const struct gpu_sys *g, const char *fmt, unsigned n);
+
+/* The counters behind the calibration's features. */
+static void feature_counts(const struct gpu_sys *g, double c[3])
+{
+	double v = 0;
+
+	cs_stats_value(g->s->stats, "gpu.noc.flits", &v);
+	c[0] = v;
+	c[1] = stat_sum(g, "gpu.l2.bank%u.accesses", (unsigned)g->l2.banks);
+	c[2] = stat_sum(g, "gpu.dram%u.bus_busy", g->channels);
+}
+
+/* A kernel's mean utilisations over ps picoseconds of its time. */
+static void features(const struct gpu_sys *g, double ps, double out[CALM_FEATURES])
+{
+	double c[3];
+	double noc_cyc = ps / (double)sim_clock_period_ps(noc_clock(g->noc));
+	double l2_cyc = ps / (double)sim_clock_period_ps(&g->ctx.l2_clk);
+	double dram_cyc = ps * (double)g->dram_cfg.clock_mhz * 1e-6;
+
+	feature_counts(g, c);
+	out[0] = noc_cyc > 0 ? (c[0] - g->f0[0]) / (noc_cyc * 2.0 * (double)g->l2.banks) : 0;
+	out[1] = l2_cyc > 0 ? (c[1] - g->f0[1]) / (l2_cyc * (double)g->l2.banks) : 0;
+	out[2] = dram_cyc > 0 ? (c[2] - g->f0[2]) / (dram_cyc * (double)g->channels) : 0;
+}
+
+/* A kernel starts: every SM on the face its plan wants. */
+static void plan_kernel(struct gpu_sys *g, const struct gpu_kernel *kn)
+{
+	unsigned plan;
+
+	g->k_at = g->k_lt = g->k_ff = g->k_drain = 0;
+	feature_counts(g, g->f0);
+	g->k_insts0 = gpu_insts(g);
+	g->k_traffic0 = gpu_noc_bytes(g);
+	g->phase_start = sim_now(g->s->k);
+	g->phase_insts = g->k_insts0;
+	g->phase_gen++;
+	if (g->mode == CS_MODE_DETAILED) {
+		g->phase = PH_AT;
+		return;
+	}
+	if (g->mode == CS_MODE_ANALYTIC) {
+		samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas,
+				  kn->warps_per_cta);
+		faces_set(g, GPU_SM_LT);
+		g->phase = PH_LT;
+		return;
+	}
+	plan =
+	    samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas, kn->warps_per_cta);
+	if (plan == SAMP_FF) {
+		faces_set(g, GPU_SM_FF);
+		g->phase = PH_FF;
+		return;
+	}
+	faces_set(g, GPU_SM_LT);
+	g->phase = PH_LT;
+	if (plan == SAMP_SAMPLE)
+		phase_next(g, PH_LT, g->scfg.first ? g->scfg.first : 1);
+}
+
+/* The kernel's last CTA is done at t: close its books. */
+static void plan_kernel_end(struct gpu_sys *g, struct kernel_rec *r, sim_time_t t)
+{
+	double cyc = (double)sim_clock_period_ps(&g->ctx.core_clk);
+	struct samp_kernel_facts f;
+
+	phase_close(g, t);
+	g->phase = PH_NONE;
+	g->phase_gen++;
+	g->tot_at_ps += g->k_at;
+	g->tot_ps += g->k_at + g->k_lt;
+	features(g, g->k_at + g->k_lt, r->feat);
+	r->lt_cycles = g->k_lt / cyc;
+	r->at_cycles = g->k_at / cyc;
+	r->insts = gpu_insts(g) - g->k_insts0;
+	if (g->mode == CS_MODE_DETAILED)
+		return;
+	g->cal_factor =
+	    g->mode == CS_MODE_ANALYTIC && g->cal.loaded ? calm_ratio(g->cal.p, r->feat, NULL) : 0;
+	f = (struct samp_kernel_facts){
+	    .at_cycles = g->k_at / cyc,
+	    .lt_cycles = g->k_lt / cyc,
+	    .ff_cycles = g->k_ff / cyc,
+	    .insts = gpu_insts(g) - g->k_insts0,
+	    .traffic = gpu_noc_bytes(g) - g->k_traffic0,
+	    .lt_factor = g->cal_factor,
+	};
+	samp_kernel_end(g->samp, &f, &r->est);
+}
+
 /* The host's copies see the values in the L2 and in DRAM, not those still travelling between
  * them: a kernel's end is reported once every bank has drained its write-backs. */
 static void drain_poll(struct sim_kernel *k, void *obj, void *arg)
@@ -239,17 +490,27 @@ static void drain_poll(struct sim_kernel *k, void *obj, void *arg)
 			sim_schedule(k, 10 * SIM_NS, drain_poll, g, NULL);
 			return;
 		}
-	sim_event_notify_delayed(g->kernel_done, 0);
+	{
+		sim_time_t end = g->nkernels ? g->kernels[g->nkernels - 1].end : 0;
+
+		sim_event_notify_delayed(g->kernel_done, end > sim_now(k) ? end - sim_now(k) : 0);
+	}
 }
 
 static void kernel_end_one(void *arg)
 {
 	struct gpu_sys *g = arg;
+	sim_time_t end = sim_now(g->s->k);
 
 	if (--g->ends_pending)
 		return;
+	/* LT and FF warps ran ahead: the kernel ends when the last one exited */
+	for (unsigned i = 0; g->phase == PH_LT || g->phase == PH_FF ? i < g->ctx.sms : 0; i++)
+		if (gpu_sm_lt_exit_time(g->sm[i]) > end)
+			end = gpu_sm_lt_exit_time(g->sm[i]);
+	plan_kernel_end(g, &g->kernels[g->nkernels - 1], end);
 	g->running = false;
-	g->kernels[g->nkernels - 1].end = sim_now(g->s->k);
+	g->kernels[g->nkernels - 1].end = end;
 	drain_poll(g->s->k, g, NULL);
 }
 
@@ -322,6 +583,8 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 	g->ctas_done = 0;
 	g->rr = 0;
 	g->running = true;
+	memset(&r->est, 0, sizeof(r->est));
+	plan_kernel(g, k);
 	for (unsigned i = 0; i < g->ctx.sms; i++)
 		gpu_sm_kernel_begin(g->sm[i]);
 	if (g->proto->l2->kernel_begin)
@@ -503,6 +766,7 @@ static void gpu_destroy(struct cs_system *s)
 	free(g->bank);
 	free(g->dram);
 	free(g->kernels);
+	samp_destroy(g->samp);
 	for (unsigned i = 0; i < GPU_MAX_PROTOCOLS; i++)
 		free(g->proto_cfg[i]);
 	mem_store_destroy(g->store);
@@ -545,7 +809,8 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	    (rc = cs_config_section(cfg, &gpu_l1_params, &g->l1, err)) ||
 	    (rc = cs_config_section(cfg, &gpu_l2_params, &g->l2, err)) ||
 	    (rc = cs_config_section(cfg, &noc_params, &g->noc_cfg, err)) ||
-	    (rc = cs_config_section(cfg, &dram_params, &g->dram_cfg, err)))
+	    (rc = cs_config_section(cfg, &dram_params, &g->dram_cfg, err)) ||
+	    (rc = cs_config_section(cfg, &samp_params, &g->scfg, err)))
 		return rc;
 	g->proto = gpu_protocol_find(g->coh.protocol);
 	if (!g->proto) {
@@ -646,6 +911,12 @@ static void record_op(void *gpu, uint64_t gwid, const struct sm_op_view *v)
 					  : "recording: an op the trace cannot hold");
 }
 
+/* analytic mode: the correction a calibration file gives the LT face's time */
+static int gpu_load_calibration(struct gpu_sys *g, struct cs_err *err)
+{
+	return cal_file_load(g->scfg.calibration, &g->cal, err);
+}
+
 static int gpu_build(struct cs_system *s, struct cs_err *err)
 {
 	struct gpu_sys *g = calloc(1, sizeof(*g));
@@ -685,6 +956,17 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->ctx.warps = (unsigned)g->core.warps;
 	g->ctx.consistency = g->core.consistency;
 	g->ctx.proto_cfg = g->proto_cfg[proto_table_index(g->proto)];
+	g->mode = s->sys.mode;
+	lt_params_default(&g->ltp);
+	g->ctx.lt = &g->ltp;
+	g->ctx.lt_clock = &g->lt_clock;
+	if (samp_create(&g->scfg, &g->samp))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	if (g->scfg.calibration[0]) {
+		rc = gpu_load_calibration(g, err);
+		if (rc)
+			return rc;
+	}
 	if (g->gpu.check) {
 		struct cs_stat_group *cg = cs_stat_group(root, "coherence_check");
 
@@ -707,6 +989,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	if (!g->bank || !g->dram || !g->sm)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	g->ctx.l2_banks = g->bank;
+	noc_set_lt(g->noc, &g->ltp);
 	for (unsigned c = 0; c < g->channels; c++) {
 		snprintf(name, sizeof(name), "dram%u", c);
 		rc = dram_ctrl_create(s->k, &g->dram_cfg, c, &g->ctx.map, g->store,
@@ -714,6 +997,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 				      &g->dram[c], err);
 		if (rc)
 			return rc;
+		dram_ctrl_set_lt(g->dram[c], &g->ltp);
 	}
 	for (unsigned b = 0; b < g->l2.banks; b++) {
 		unsigned c = b / (unsigned)g->l2.banks_per_channel;
@@ -751,6 +1035,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 				   &g->sm[i], err);
 		if (rc)
 			return rc;
+		gpu_sm_set_quantum(g->sm[i], sim_clock_delay(&g->ctx.core_clk, 0, g->scfg.quantum));
 		rc = bind_checked(g, g->proto->l1->noc_port(gpu_sm_l1(g->sm[i])),
 				  noc_req_port(g->noc, i));
 		if (rc)
@@ -970,8 +1255,8 @@ static json_t *gpu_result(struct cs_system *s)
 const struct cs_system_ops cs_gpu_system = {
     .version = 1,
     .name = "gpu",
-    .help = "a GPU: SMs, L1s, NoC, banked L2, DRAM channels (detailed mode)",
-    .modes = 1u << CS_MODE_DETAILED,
+    .help = "a GPU: SMs, L1s, NoC, banked L2, DRAM channels",
+    .modes = (1u << CS_MODE_DETAILED) | (1u << CS_MODE_HYBRID) | (1u << CS_MODE_ANALYTIC),
     .build = gpu_build,
     .run = gpu_run,
     .report = gpu_report,

@@ -1,0 +1,308 @@
+/*
+ * sampling/controller.c - plans, unit pairs and estimates of the sampling controller (see the
+ * header).
+ */
+#include "sampling/controller.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sampling/estimator.h"
+#include "util/error.h"
+
+#define SC(f) offsetof(struct samp_cfg, f)
+static const struct cs_param samp_rows[] = {
+    {"first", CS_P_UINT, SC(first), "2000", "cycles",
+     "hybrid: LT cycles (functional warming) before a kernel's first detailed unit", 0, UINT32_MAX,
+     NULL},
+    {"warmup", CS_P_UINT, SC(warmup), "1000", "cycles",
+     "hybrid: detailed cycles before each unit, not measured (queues and MSHRs fill)", 0,
+     UINT32_MAX, NULL},
+    {"unit", CS_P_UINT, SC(unit), "3000", "cycles", "hybrid: detailed cycles measured per unit", 1,
+     UINT32_MAX, NULL},
+    {"period", CS_P_UINT, SC(period), "40000", "cycles", "hybrid: LT cycles between units", 1,
+     UINT32_MAX, NULL},
+    {"target", CS_P_DOUBLE, SC(target), "0.02", "",
+     "hybrid: relative half-width of the interval at which a kernel stops taking units", 0, 1,
+     NULL},
+    {"confidence", CS_P_DOUBLE, SC(conf), "0.95", "", "confidence level of the intervals", 0.5,
+     0.999, NULL},
+    {"min_units", CS_P_UINT, SC(min_units), "3", "",
+     "hybrid: units a kernel takes at least before the target may stop it", 1, 100000, NULL},
+    {"quantum", CS_P_UINT, SC(quantum), "64", "cycles",
+     "LT: how far warps run ahead of the kernel's time (temporal decoupling)", 1, 1000000, NULL},
+    {"ff", CS_P_BOOL, SC(ff), "true", "",
+     "hybrid: later kernels of a steady group fast-forward (values only) instead of LT", 0, 0,
+     NULL},
+    {"group_min", CS_P_UINT, SC(group_min), "2", "kernels",
+     "hybrid: members of a group measured before later ones are predicted", 1, 1000, NULL},
+    {"group_cv", CS_P_DOUBLE, SC(group_cv), "0.05", "",
+     "hybrid: largest spread (coefficient of variation of cycles per instruction) of a group "
+     "whose later members are predicted",
+     0, 10, NULL},
+    {"calibration", CS_P_STRING, SC(calibration), "", "",
+     "calibration file (cohscope calibrate) the analytic mode corrects its time with", 0, 0, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table samp_params = {
+    .section = "sampling",
+    .help = "hybrid and analytic modes: units, intervals, kernel groups, calibration",
+    .params = samp_rows,
+    .size = sizeof(struct samp_cfg),
+};
+
+const char *const samp_plan_names[] = {"sampled", "lt", "ff", NULL};
+
+struct darr {
+	double *v;
+	size_t n, cap;
+};
+
+static int darr_push(struct darr *a, double x)
+{
+	if (a->n == a->cap) {
+		size_t c = a->cap ? a->cap * 2 : 16;
+		double *v = realloc(a->v, c * sizeof(*v));
+
+		if (!v)
+			return -CS_ENOMEM;
+		a->v = v;
+		a->cap = c;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+struct samp_group {
+	char name[64];
+	unsigned ctas, warps;
+	struct darr pred, meas; /* unit pairs of its members */
+	struct darr cpi, bpi;	/* measured members: cycles and NoC bytes per instruction */
+};
+
+struct samp {
+	struct samp_cfg cfg;
+	struct samp_group *g;
+	unsigned ng, gcap;
+	struct darr pred, meas; /* every unit of the run */
+	/* the running kernel */
+	int cur;
+	unsigned plan;
+	struct darr kpred, kmeas;
+	unsigned units, sampled, skipped;
+};
+
+int samp_create(const struct samp_cfg *cfg, struct samp **out)
+{
+	struct samp *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return -CS_ENOMEM;
+	s->cfg = *cfg;
+	s->cur = -1;
+	*out = s;
+	return 0;
+}
+
+static void darr_free(struct darr *a)
+{
+	free(a->v);
+}
+
+void samp_destroy(struct samp *s)
+{
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->ng; i++) {
+		darr_free(&s->g[i].pred);
+		darr_free(&s->g[i].meas);
+		darr_free(&s->g[i].cpi);
+		darr_free(&s->g[i].bpi);
+	}
+	free(s->g);
+	darr_free(&s->pred);
+	darr_free(&s->meas);
+	darr_free(&s->kpred);
+	darr_free(&s->kmeas);
+	free(s);
+}
+
+/* Mean and coefficient of variation. */
+static void mean_cv(const struct darr *a, double *mean, double *cv)
+{
+	double m = 0, v = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		m += a->v[i];
+	m = a->n ? m / (double)a->n : 0;
+	for (size_t i = 0; i < a->n; i++)
+		v += (a->v[i] - m) * (a->v[i] - m);
+	v = a->n > 1 ? v / (double)(a->n - 1) : 0;
+	*mean = m;
+	*cv = m > 0 ? sqrt(v) / m : HUGE_VAL;
+}
+
+unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps)
+{
+	struct samp_group *g = NULL;
+	double m, cv;
+
+	for (unsigned i = 0; i < s->ng; i++)
+		if (s->g[i].ctas == ctas && s->g[i].warps == warps &&
+		    !strncmp(s->g[i].name, name, sizeof(s->g[i].name) - 1)) {
+			g = &s->g[i];
+			break;
+		}
+	if (!g) {
+		if (s->ng == s->gcap) {
+			unsigned c = s->gcap ? s->gcap * 2 : 8;
+			struct samp_group *ng = realloc(s->g, c * sizeof(*ng));
+
+			if (!ng) {
+				s->cur = -1;
+				s->plan = SAMP_SAMPLE;
+				return s->plan;
+			}
+			s->g = ng;
+			s->gcap = c;
+		}
+		g = &s->g[s->ng++];
+		memset(g, 0, sizeof(*g));
+		snprintf(g->name, sizeof(g->name), "%s", name);
+		g->ctas = ctas;
+		g->warps = warps;
+	}
+	s->cur = (int)(g - s->g);
+	s->kpred.n = s->kmeas.n = 0;
+	mean_cv(&g->cpi, &m, &cv);
+	if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv)
+		s->plan = s->cfg.ff ? SAMP_FF : SAMP_LT;
+	else
+		s->plan = SAMP_SAMPLE;
+	return s->plan;
+}
+
+void samp_unit(struct samp *s, double pred, double meas)
+{
+	if (pred <= 0 || meas <= 0)
+		return;
+	s->units++;
+	if (darr_push(&s->kpred, pred) || darr_push(&s->kmeas, meas) || darr_push(&s->pred, pred) ||
+	    darr_push(&s->meas, meas))
+		return;
+	if (s->cur >= 0) {
+		darr_push(&s->g[s->cur].pred, pred);
+		darr_push(&s->g[s->cur].meas, meas);
+	}
+}
+
+bool samp_satisfied(const struct samp *s)
+{
+	struct est_result r;
+	double tot = 0;
+
+	if (s->kpred.n < s->cfg.min_units || s->kpred.n < 2)
+		return false;
+	for (size_t i = 0; i < s->kpred.n; i++)
+		tot += s->kpred.v[i];
+	if (est_ratio(s->kpred.v, s->kmeas.v, s->kpred.n, tot, 0, s->cfg.conf, &r))
+		return false;
+	return r.rel_half <= s->cfg.target;
+}
+
+/* R and its relative half-width from the best evidence: the kernel's pairs, its group's,
+ * the run's. */
+static void ratio_of(const struct samp *s, double *R, double *rel_half)
+{
+	const struct darr *p[3], *m[3];
+	unsigned n = 0;
+
+	p[n] = &s->kpred;
+	m[n++] = &s->kmeas;
+	if (s->cur >= 0) {
+		p[n] = &s->g[s->cur].pred;
+		m[n++] = &s->g[s->cur].meas;
+	}
+	p[n] = &s->pred;
+	m[n++] = &s->meas;
+	for (unsigned i = 0; i < n; i++) {
+		struct est_result r;
+		double tot = 0;
+
+		if (p[i]->n < 2)
+			continue;
+		for (size_t j = 0; j < p[i]->n; j++)
+			tot += p[i]->v[j];
+		if (est_ratio(p[i]->v, m[i]->v, p[i]->n, tot, 0, s->cfg.conf, &r))
+			continue;
+		*R = r.ratio;
+		*rel_half = isfinite(r.rel_half) ? r.rel_half : 1.0;
+		return;
+	}
+	if (s->pred.n == 1) {
+		*R = s->meas.v[0] / s->pred.v[0];
+		*rel_half = fabs(*R - 1) > 0.02 ? fabs(*R - 1) : 0.02;
+		return;
+	}
+	*R = 1;
+	*rel_half = 0; /* no unit at all: the LT model's own time, interval unknown */
+}
+
+void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct samp_estimate *e)
+{
+	struct samp_group *g = s->cur >= 0 ? &s->g[s->cur] : NULL;
+
+	memset(e, 0, sizeof(*e));
+	e->plan = s->plan;
+	e->units = (unsigned)s->kpred.n;
+	e->traffic = f->traffic;
+	if (s->plan == SAMP_FF && g && g->cpi.n) {
+		struct est_result r;
+		double cpi, bpi, cv;
+
+		/* the group's mean cycles (and bytes) per instruction, its spread the interval */
+		if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r))
+			r.half = 0;
+		mean_cv(&g->cpi, &cpi, &cv);
+		e->cycles = cpi * f->insts;
+		e->half = isfinite(r.half) ? r.half * f->insts : e->cycles;
+		mean_cv(&g->bpi, &bpi, &cv);
+		e->traffic = bpi * f->insts;
+		e->traffic_half = isfinite(cv) ? cv * e->traffic : e->traffic;
+		e->ratio = 0;
+		s->skipped++;
+		return;
+	}
+	{
+		double R, rel;
+
+		ratio_of(s, &R, &rel);
+		if (s->plan == SAMP_SAMPLE && !s->kpred.n && f->at_cycles == 0 &&
+		    f->lt_factor > 0) {
+			R = f->lt_factor; /* analytic: the calibration's correction */
+			rel = 0;
+		}
+		e->ratio = R;
+		e->cycles = f->at_cycles + R * f->lt_cycles;
+		e->half = rel * R * f->lt_cycles;
+	}
+	if (s->plan == SAMP_SAMPLE && s->kpred.n)
+		s->sampled++;
+	else
+		s->skipped++;
+	if (g && f->insts > 0 && e->cycles > 0) {
+		darr_push(&g->cpi, e->cycles / f->insts);
+		darr_push(&g->bpi, f->traffic / f->insts);
+	}
+}
+
+void samp_counts(const struct samp *s, unsigned *units, unsigned *sampled, unsigned *skipped)
+{
+	*units = s->units;
+	*sampled = s->sampled;
+	*skipped = s->skipped;
+}

@@ -1,0 +1,81 @@
+/*
+ * sampling/controller.h - the sampling controller's decisions and estimates (DESIGN.md §4).
+ *
+ * The system (tlm/system/gpu.c) runs the faces and switches them; this object decides and
+ * keeps the books. Within a kernel: LT warm-up (`first` cycles), then units: `warmup` cycles
+ * of AT not measured, `unit` cycles of AT measured, a drain (SMs issue nothing until nothing
+ * is in flight; its time is not part of the estimate), then `period` cycles of LT, until the
+ * kernel's interval meets `target` at `conf` with at least `min_units` units, or the kernel
+ * ends. Each unit gives a pair: predicted = the unit's warp instructions at the instruction
+ * rate of the LT interval just before it, measured = the unit's cycles. A kernel's estimate is
+ * its AT cycles plus R times its LT cycles, R the ratio estimator over its pairs (or, with
+ * fewer than two, its group's, or the run's), with a Student-t interval.
+ *
+ * Across kernels: a signature (name, launch shape) names a group; once `group_min` members of
+ * a group are measured and their cycles per instruction agree within `group_cv`, later
+ * members run in FF (values only) when `ff` is set, else in LT, and are predicted from their
+ * instruction count at the group's mean cycles per instruction, the group's spread giving the
+ * interval (traffic the same way, per instruction).
+ */
+#ifndef COHSCOPE_SAMPLING_CONTROLLER_H
+#define COHSCOPE_SAMPLING_CONTROLLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/params.h"
+
+struct samp_cfg {
+	uint64_t first;	 /* LT cycles before a kernel's first unit */
+	uint64_t warmup; /* AT cycles before a unit (not measured) */
+	uint64_t unit;	 /* AT cycles measured per unit */
+	uint64_t period; /* LT cycles between units */
+	double target;	 /* relative half-width wanted */
+	double conf;	 /* confidence level */
+	uint64_t min_units;
+	uint64_t quantum; /* LT: cycles warps run ahead of the kernel's time */
+	bool ff;	  /* later members of a steady group run in FF */
+	uint64_t group_min;
+	double group_cv;
+	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
+};
+
+extern const struct cs_param_table samp_params; /* section "sampling" */
+
+enum samp_plan { SAMP_SAMPLE = 0, SAMP_LT, SAMP_FF };
+extern const char *const samp_plan_names[];
+
+/* What a kernel did, as the system measured it (cycles of the core clock). */
+struct samp_kernel_facts {
+	double at_cycles; /* in AT, drains excluded */
+	double lt_cycles; /* in LT */
+	double ff_cycles; /* in FF (one per op: not a time) */
+	double insts;	  /* warp instructions, every face */
+	double traffic;	  /* NoC bytes counted (AT and LT) */
+	double lt_factor; /* analytic mode: the calibration's correction of lt_cycles */
+};
+
+struct samp_estimate {
+	double cycles, half; /* estimate and 95% (conf) half-width */
+	double traffic, traffic_half;
+	unsigned units;
+	unsigned plan; /* enum samp_plan */
+	double ratio;  /* R used */
+};
+
+struct samp;
+
+int samp_create(const struct samp_cfg *cfg, struct samp **out);
+void samp_destroy(struct samp *s);
+/* A kernel starts: its plan (hybrid). */
+unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps);
+/* A unit's pair. */
+void samp_unit(struct samp *s, double pred, double meas);
+/* The running kernel's interval meets the target (no more units needed). */
+bool samp_satisfied(const struct samp *s);
+/* The kernel ended: its estimate. */
+void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct samp_estimate *e);
+/* Units taken, kernels sampled (with units), predicted (LT or FF, no units). */
+void samp_counts(const struct samp *s, unsigned *units, unsigned *sampled, unsigned *skipped);
+
+#endif

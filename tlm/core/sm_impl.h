@@ -1,0 +1,153 @@
+/*
+ * tlm/core/sm_impl.h - the SM's state, shared by its detailed face (sm.c: schedulers, LD/ST
+ * unit, events) and its loosely-timed and fast-forward faces (sm_lt.c). Not an API.
+ */
+#ifndef COHSCOPE_TLM_CORE_SM_IMPL_H
+#define COHSCOPE_TLM_CORE_SM_IMPL_H
+
+#include "tlm/core/coalesce.h"
+#include "tlm/core/sm.h"
+#include "tlm/kernel/coro.h"
+
+enum warp_state {
+	W_FREE = 0,   /* slot unused */
+	W_READY,      /* an op is posted and may issue */
+	W_WAIT_MEM,   /* a memory instruction is being performed */
+	W_WAIT_DRAIN, /* the posted op waits until every earlier access is performed */
+	W_WAIT_BAR,   /* at the CTA barrier */
+	W_WAIT_TIME,  /* compute or scratchpad latency */
+	W_WAIT_FENCE, /* performed, waiting for the protocol's fence time (TC-Weak: GWCT) */
+};
+
+enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE, OP_SMEM, OP_EXIT };
+
+struct warp_op {
+	uint8_t kind;
+	uint32_t mask; /* memory ops: the active lanes */
+	bool vals32;   /* load results and store values are uint32_t per lane (else uint64_t) */
+	uint8_t bytes; /* per lane */
+	uint8_t atom_op, scope, order;
+	bool want_old; /* atomics: the warp needs the old values */
+	bool drained;  /* the drain this op needs has happened */
+	bool fenced;   /* the protocol's fence for this op is over */
+	const uint64_t *addr;
+	void *out;	 /* loads: uint32_t/uint64_t per lane; atomics: uint64_t old per lane */
+	const void *val; /* stores: values per lane */
+	const uint64_t *a, *b;
+	uint64_t cycles;
+	unsigned nreq;
+	struct coalesce_req req[WARP_LANES];
+};
+
+struct warp {
+	struct gpu_sm *sm;
+	unsigned slot;
+	struct sim_coro *co;
+	struct gpu_cta *cta;
+	unsigned idx; /* in the CTA */
+	uint8_t state;
+	struct warp_op op;
+	unsigned pending;     /* requests of the waiting instruction not yet performed */
+	unsigned outstanding; /* requests issued and not yet performed */
+	uint64_t age;	      /* launch order, for GTO */
+	uint64_t rng;
+	/* uniform ops: one lane's address, value and result */
+	uint64_t u_addr[WARP_LANES];
+	uint64_t u_val[WARP_LANES];
+	uint64_t u_b[WARP_LANES];
+	uint64_t u_out[WARP_LANES];
+	/* LT / FF: the warp's own time, and when its unawaited accesses are performed */
+	sim_time_t lt_t;
+	sim_time_t lt_out;
+};
+
+/* The transaction record of one request the LD/ST unit sent (what the SM remembers). */
+struct sm_req {
+	struct warp *w;
+	bool blocking;
+	uint32_t lane_mask;
+	uint32_t next_free;
+	struct gpu_access acc;
+	uint8_t data[MEM_LINE_MAX];
+	struct mem_atom_lanes atom;
+};
+
+struct sm_stats {
+	uint64_t *insts, *mem_insts, *fences, *barriers, *compute_cycles;
+	uint64_t *requests, *ctas, *warps;
+	uint64_t *stall_ldst, *stall_l1;
+	uint64_t *fence_waits, *fence_wait_cycles, *mem_stall_cycles;
+};
+
+enum sm_mode { SM_AT = 0, SM_LT, SM_FF };
+
+struct gpu_sm {
+	const struct gpu_ctx *ctx;
+	const struct gpu_core_cfg *cfg;
+	const struct gpu_protocol *proto;
+	struct gpu_sm_env env;
+	unsigned id;
+	struct gpu_l1 *l1;
+	unsigned line_bytes, sector_bytes;
+
+	struct warp *warps;
+	unsigned nwarps;
+	unsigned *bar_slots; /* scratch: the slots a CTA barrier releases */
+	uint64_t launches;   /* kernels begun: seeds the warps' random streams */
+	unsigned nsched;
+	sim_time_t *sched_busy; /* per scheduler: busy until */
+	unsigned *sched_last;	/* per scheduler: last slot issued */
+	bool tick_pending;
+	bool ticked;
+	sim_time_t tick_done;	    /* when the schedulers last issued */
+	sim_time_t mem_stall_since; /* no warp ready, some waiting on memory, since (0: not) */
+	uint64_t next_age;
+
+	/* CTA slots */
+	unsigned cta_used, warps_used, regs_used, smem_used;
+	struct gpu_cta **cta_slots;
+
+	/* transaction records */
+	struct sm_req **reqs;
+	unsigned nreqs, req_free; /* free list through next_free; UINT32_MAX = empty */
+
+	/* LD/ST unit queue of record ids */
+	uint32_t *ldq;
+	unsigned ldq_head, ldq_n, ldq_cap;
+	bool ldst_blocked;
+	bool ldst_pending;
+	sim_time_t ldst_next; /* first cycle it may send again */
+
+	struct sm_stats st;
+
+	/* the LT and FF faces (sm_lt.c) */
+	uint8_t mode;	 /* enum sm_mode */
+	bool hold;	 /* AT drain: issue nothing new */
+	bool lt_pending; /* the LT run is scheduled */
+	bool lt_running;
+	sim_time_t lt_quantum;	/* ps a run goes ahead of the kernel's time */
+	sim_time_t *lt_sched;	/* per scheduler: busy until */
+	sim_time_t lt_ldst;	/* the LD/ST unit's next free slot */
+	sim_time_t lt_launch_t; /* warps a launch starts now begin at this time */
+	uint64_t *lt_insts, *ff_insts;
+};
+
+#define REQ_NONE UINT32_MAX
+
+/* sm.c, used by both faces */
+void warp_advance(struct warp *w);
+void sm_wake(struct gpu_sm *sm);
+void warp_exit(struct warp *w);
+void cta_release_barrier(struct gpu_sm *sm, struct gpu_cta *cta);
+struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coalesce_req *c,
+			    bool blocking);
+void req_free(struct gpu_sm *sm, uint32_t id);
+sim_time_t sm_cycles(const struct gpu_sm *sm, sim_time_t t, uint64_t n);
+void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* sm_lt.c */
+void sm_lt_kick(struct gpu_sm *sm);
+void sm_ff_mem(struct gpu_sm *sm, struct warp *w);
+
+#endif

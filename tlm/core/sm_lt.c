@@ -1,0 +1,395 @@
+/*
+ * tlm/core/sm_lt.c - the SM's loosely-timed (LT) and fast-forward (FF) faces.
+ *
+ * LT: the same warps, coroutines and ops as the detailed face, but no per-cycle scheduling.
+ * Each warp keeps its own time and runs temporally decoupled, at most `lt_quantum` ahead of
+ * the kernel's time: one run per quantum takes the posted op of the warp with the smallest
+ * time, performs it at once and times it with a per-warp interval model:
+ *   - an instruction takes an issue slot of its scheduler (slot % schedulers) no earlier than
+ *     the warp's time; compute holds the scheduler for its cycles;
+ *   - each coalesced request takes the LD/ST unit's next cycle and is performed by the L1's
+ *     LT face (gpu_l1_ops.lt_access: b_transport down the hierarchy, every state change made,
+ *     every message counted), which returns when it is performed: unloaded latency of the
+ *     path it took plus the contention the load meters predict (analytic/ltmodel.h);
+ *   - loads, atomics whose old values are wanted, and under SC every access, wait for their
+ *     last request; under RC other stores and reductions let the warp go on and only raise
+ *     the time its fences must wait for (lt_out);
+ *   - fences, barriers, release atomics and exit wait for lt_out and for the protocol's fence
+ *     time (TC-Weak's GWCT); a CTA barrier releases its warps at the latest arrival.
+ * FF: values only, straight through the L2 banks' functional access (the backing store and
+ * any copy a bank holds), no cache or protocol state, one cycle per op, for kernels whose time
+ * the sampling controller predicts.
+ */
+#include <string.h>
+
+#include "tlm/core/sm_impl.h"
+
+static sim_time_t max_t(sim_time_t a, sim_time_t b)
+{
+	return a > b ? a : b;
+}
+
+/* ---- the interval model ---------------------------------------------------------------------- */
+
+/* An issue slot of w's scheduler at or after the warp's time, held for n cycles; returns the
+ * slot's time. */
+static sim_time_t ivm_issue(struct gpu_sm *sm, struct warp *w, uint64_t n)
+{
+	unsigned s = w->slot % sm->nsched;
+	sim_time_t t = max_t(w->lt_t, sm->lt_sched[s]);
+
+	t = sim_clock_next_edge(&sm->ctx->core_clk, t);
+	sm->lt_sched[s] = sm_cycles(sm, t, n);
+	return t;
+}
+
+/* The protocol's part of a fence at time t (TC-Weak: GWCT). */
+static sim_time_t ivm_fence(struct gpu_sm *sm, struct warp *w, sim_time_t t, uint8_t order,
+			    uint8_t scope)
+{
+	sim_time_t until;
+
+	if (!sm->proto->l1->fence)
+		return t;
+	sm->ctx->lt_clock->on = true;
+	sm->ctx->lt_clock->t = t;
+	until = sm->proto->l1->fence(sm->l1, w->slot, order, scope);
+	sm->ctx->lt_clock->on = false;
+	if (until > t) {
+		(*sm->st.fence_waits)++;
+		*sm->st.fence_wait_cycles += sim_clock_cycle(&sm->ctx->core_clk, until) -
+					     sim_clock_cycle(&sm->ctx->core_clk, t);
+		return until;
+	}
+	return t;
+}
+
+/* ---- LT: one op ------------------------------------------------------------------------------ */
+
+static void lt_mem(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+	bool sc = sm->cfg->consistency == GPU_SC;
+	bool blocking = op->kind == OP_LD || (op->kind == OP_ATOM && op->want_old) || sc;
+	sim_time_t t0, last = 0;
+
+	if (op->kind == OP_ATOM && !sc &&
+	    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
+		w->lt_t = max_t(w->lt_t, w->lt_out);
+		w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+	}
+	t0 = ivm_issue(sm, w, 1);
+	for (unsigned i = 0; i < op->nreq; i++) {
+		struct sm_req *r = sm_req_build(sm, w, &op->req[i], blocking);
+		sim_time_t at, done;
+
+		if (!r)
+			return;
+		at = sm_cycles(sm, max_t(t0, sm->lt_ldst), 1); /* the LD/ST unit's next cycle */
+		sm->lt_ldst = at;
+		w->outstanding++;
+		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at);
+		last = max_t(last, done);
+	}
+	(*sm->st.requests) += op->nreq;
+	(*sm->st.mem_insts)++;
+	if (blocking) {
+		w->lt_t = max_t(last, w->lt_t);
+		if (sc)
+			w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+	} else {
+		w->lt_t = sm_cycles(sm, t0, 1);
+		w->lt_out = max_t(w->lt_out, last);
+	}
+}
+
+/* Performs w's posted op; the warp then posts its next (or waits at a barrier, or exits). */
+static void lt_step(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+
+	(*sm->lt_insts)++;
+	switch (op->kind) {
+	case OP_LD:
+	case OP_ST:
+	case OP_ATOM:
+		lt_mem(sm, w);
+		break;
+	case OP_COMPUTE:
+		(*sm->st.compute_cycles) += op->cycles;
+		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, op->cycles), op->cycles);
+		op->cycles = 0;
+		break;
+	case OP_SMEM:
+		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, 1), sm->cfg->smem_latency);
+		break;
+	case OP_FENCE:
+		(*sm->st.fences)++;
+		w->lt_t = ivm_fence(sm, w, max_t(w->lt_t, w->lt_out), op->order, op->scope);
+		break;
+	case OP_BAR:
+		(*sm->st.barriers)++;
+		w->lt_t =
+		    ivm_fence(sm, w, max_t(w->lt_t, w->lt_out), MEM_ORDER_ACQ_REL, MEM_SCOPE_WG);
+		(*sm->st.insts)++;
+		w->state = W_WAIT_BAR;
+		if (++w->cta->arrived == w->cta->live)
+			cta_release_barrier(sm, w->cta);
+		return;
+	case OP_EXIT:
+		w->lt_t = max_t(w->lt_t, w->lt_out);
+		sm->lt_launch_t = w->lt_t;
+		warp_exit(w);
+		return;
+	default:
+		sm_fail(sm, -CS_ESTATE, "sm%u: warp %u has no op to perform", sm->id, w->slot);
+		return;
+	}
+	(*sm->st.insts)++;
+	warp_advance(w);
+}
+
+/* ---- FF: one op ------------------------------------------------------------------------------ */
+
+static struct gpu_l2 *ff_bank(const struct gpu_sm *sm, uint64_t addr)
+{
+	return sm->ctx->l2_banks[addrmap_bank(&sm->ctx->map, addr)];
+}
+
+/* Values only: every active lane reads, writes or updates memory through its L2 bank's
+ * functional access, in lane order (as the L2 applies the lanes of an atomic). */
+void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+	const struct gpu_l2_ops *l2 = sm->proto->l2;
+	unsigned n = op->bytes < 8 ? op->bytes : 8;
+
+	for (uint32_t m = op->mask; m; m &= m - 1) {
+		unsigned lane = (unsigned)__builtin_ctz(m);
+		uint64_t a = op->addr[lane];
+		struct gpu_l2 *b = ff_bank(sm, a);
+		uint8_t buf[16] = {0};
+		uint64_t v = 0;
+
+		if (op->kind == OP_LD) {
+			l2->functional_read(b, a, &v, n);
+			if (op->vals32)
+				((uint32_t *)op->out)[lane] = (uint32_t)v;
+			else
+				((uint64_t *)op->out)[lane] = v;
+			continue;
+		}
+		if (op->kind == OP_ST) {
+			if (op->vals32)
+				memcpy(buf, (const uint32_t *)op->val + lane, 4);
+			else
+				memcpy(buf, (const uint64_t *)op->val + lane, n);
+			if (l2->functional_write(b, a, buf, op->bytes))
+				sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
+		} else {
+			uint64_t old;
+
+			l2->functional_read(b, a, buf, op->bytes);
+			old = mem_atomic_apply(buf, op->bytes, op->atom_op, op->a[lane],
+					       op->b ? op->b[lane] : 0);
+			if (l2->functional_write(b, a, buf, op->bytes))
+				sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
+			if (op->want_old)
+				((uint64_t *)op->out)[lane] = old;
+		}
+		if (sm->ctx->chk) {
+			memcpy(&v, buf, n);
+			cohcheck_write(sm->ctx->chk, a, n, v);
+		}
+	}
+}
+
+static void ff_step(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+
+	(*sm->ff_insts)++;
+	w->lt_t = sm_cycles(sm, w->lt_t, 1);
+	switch (op->kind) {
+	case OP_LD:
+	case OP_ST:
+	case OP_ATOM:
+		sm_ff_mem(sm, w);
+		break;
+	case OP_COMPUTE:
+		op->cycles = 0;
+		break;
+	case OP_BAR:
+		w->state = W_WAIT_BAR;
+		if (++w->cta->arrived == w->cta->live)
+			cta_release_barrier(sm, w->cta);
+		return;
+	case OP_EXIT:
+		sm->lt_launch_t = w->lt_t;
+		warp_exit(w);
+		return;
+	default:
+		break;
+	}
+	warp_advance(w);
+}
+
+/* ---- the run --------------------------------------------------------------------------------- */
+
+static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg);
+
+static void lt_schedule(struct gpu_sm *sm, sim_time_t at)
+{
+	sim_time_t now = sim_now(sm->ctx->k);
+
+	if (sm->lt_pending || sm->lt_running)
+		return;
+	sm->lt_pending = true;
+	sim_schedule_at(sm->ctx->k, at > now ? at : now, SIM_PRIO_DEFAULT + 1, sm_lt_run, sm, NULL);
+}
+
+void sm_lt_kick(struct gpu_sm *sm)
+{
+	lt_schedule(sm, sim_now(sm->ctx->k));
+}
+
+/* The ready warp with the smallest time (lowest slot on ties). */
+static struct warp *lt_pick(struct gpu_sm *sm)
+{
+	struct warp *best = NULL;
+
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		struct warp *w = &sm->warps[i];
+
+		if (w->state == W_READY && (!best || w->lt_t < best->lt_t))
+			best = w;
+	}
+	return best;
+}
+
+static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct gpu_sm *sm = obj;
+	sim_time_t end = sim_now(k) + sm->lt_quantum;
+	struct warp *w;
+
+	(void)arg;
+	sm->lt_pending = false;
+	if (sm->mode == SM_AT)
+		return;
+	sm->lt_running = true;
+	while ((w = lt_pick(sm)) && w->lt_t < end && sm->mode != SM_AT && !sim_failure(k)) {
+		if (sm->mode == SM_FF)
+			ff_step(sm, w);
+		else
+			lt_step(sm, w);
+	}
+	sm->lt_running = false;
+	if (sm->mode != SM_AT && (w = lt_pick(sm)) && !sim_failure(k))
+		lt_schedule(sm, w->lt_t > end ? w->lt_t - sm->lt_quantum / 2 : end);
+}
+
+/* ---- switching faces ------------------------------------------------------------------------- */
+
+static void at_resume(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct warp *w = obj;
+
+	(void)k;
+	(void)arg;
+	if (w->sm->mode == SM_AT && w->state == W_WAIT_TIME) {
+		w->state = W_READY;
+		sm_wake(w->sm);
+	}
+}
+
+void gpu_sm_hold(struct gpu_sm *sm, bool hold)
+{
+	sm->hold = hold;
+}
+
+bool gpu_sm_busy(const struct gpu_sm *sm)
+{
+	if (sm->ldq_n || !sm->proto->l1->idle(sm->l1))
+		return true;
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		uint8_t st = sm->warps[i].state;
+
+		if (st == W_WAIT_MEM || st == W_WAIT_DRAIN || st == W_WAIT_FENCE ||
+		    st == W_WAIT_TIME)
+			return true;
+	}
+	return false;
+}
+
+void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
+{
+	sim_time_t now = sim_now(sm->ctx->k);
+
+	if (mode == sm->mode)
+		return;
+	if (sm->mode == SM_AT) {
+		/* drained: every warp has its op posted, waits at a barrier, or is free */
+		for (unsigned i = 0; i < sm->nwarps; i++) {
+			sm->warps[i].lt_t = now;
+			sm->warps[i].lt_out = now;
+		}
+		for (unsigned s = 0; s < sm->nsched; s++)
+			sm->lt_sched[s] = now;
+		sm->lt_ldst = now;
+		sm->lt_launch_t = now;
+		sm->proto->l1->set_lt(sm->l1, true);
+		sm->mode = (uint8_t)mode;
+		sm->hold = false;
+		sm_lt_kick(sm);
+		return;
+	}
+	if (mode != SM_AT) {
+		sm->mode = (uint8_t)mode;
+		sm_lt_kick(sm);
+		return;
+	}
+	/* back to the detailed face: each warp goes on at its own time */
+	sm->proto->l1->set_lt(sm->l1, false);
+	sm->mode = SM_AT;
+	sm->hold = false;
+	for (unsigned s = 0; s < sm->nsched; s++)
+		sm->sched_busy[s] = now;
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		struct warp *w = &sm->warps[i];
+
+		if (w->state != W_READY)
+			continue;
+		if (w->lt_t > now) {
+			w->state = W_WAIT_TIME;
+			sim_schedule_at(sm->ctx->k, w->lt_t, SIM_PRIO_DEFAULT, at_resume, w, NULL);
+		} else {
+			sm_wake(w->sm);
+		}
+	}
+}
+
+sim_time_t gpu_sm_lt_time(const struct gpu_sm *sm)
+{
+	sim_time_t t = 0;
+
+	for (unsigned i = 0; i < sm->nwarps; i++)
+		if (sm->warps[i].state != W_FREE)
+			t = max_t(t, sm->warps[i].lt_t);
+	return t;
+}
+
+void gpu_sm_set_quantum(struct gpu_sm *sm, sim_time_t ps)
+{
+	sm->lt_quantum = ps ? ps : 1;
+}
+
+sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
+{
+	return sm->lt_launch_t;
+}
+
+uint64_t gpu_sm_insts(const struct gpu_sm *sm)
+{
+	return *sm->st.insts + *sm->ff_insts;
+}
