@@ -44,6 +44,10 @@ static const struct cs_param samp_rows[] = {
      0, 10, NULL},
     {"calibration", CS_P_STRING, SC(calibration), "", "",
      "calibration file (cohscope calibrate) the analytic mode corrects its time with", 0, 0, NULL},
+    {"lt_exact", CS_P_BOOL, SC(lt_exact), "false", "",
+     "tests: the LT face returns unloaded latencies only, no contention delay (the AT/LT "
+     "equality test)",
+     0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 

@@ -958,6 +958,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->ctx.proto_cfg = g->proto_cfg[proto_table_index(g->proto)];
 	g->mode = s->sys.mode;
 	lt_params_default(&g->ltp);
+	g->ltp.exact = g->scfg.lt_exact;
 	g->ctx.lt = &g->ltp;
 	g->ctx.lt_clock = &g->lt_clock;
 	if (samp_create(&g->scfg, &g->samp))
@@ -1244,6 +1245,18 @@ static json_t *gpu_result(struct cs_system *s)
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));
 	json_object_set_new(r, "notes", notes);
+	{
+		/* every cache's state (tags, replacement order, protocol fields, data) */
+		uint64_t d = 0xcbf29ce484222325ull;
+		char hex[24];
+
+		for (unsigned i = 0; i < g->ctx.sms; i++)
+			d = (d ^ g->proto->l1->digest(gpu_sm_l1(g->sm[i]))) * 0x100000001b3ull;
+		for (unsigned b = 0; b < g->l2.banks; b++)
+			d = (d ^ g->proto->l2->digest(g->bank[b])) * 0x100000001b3ull;
+		snprintf(hex, sizeof(hex), "%016" PRIx64, d);
+		json_object_set_new(r, "state_digest", json_string(hex));
+	}
 	if (g->chk) {
 		json_object_set_new(r, "coherence_violations",
 				    json_integer((json_int_t)cohcheck_violations(g->chk)));
