@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate/calfile.h"
+#include "calibrate/fit.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
@@ -85,6 +88,7 @@ static const char main_help[] =
     "  run      simulate a configuration and a workload; print a summary, write stats\n"
     "  suite    run the G-TSC benchmark suite and print a table of the results\n"
     "  litmus   run litmus tests on the GPU and check their outcomes against the memory model\n"
+    "  calibrate fit the analytic mode's correction to detailed runs (leave-one-out error)\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
     "  help     help on a command (also: cohscope COMMAND --help)\n"
@@ -296,6 +300,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 	static const struct option longopts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"workload", required_argument, NULL, 'w'},
+	    {"train", required_argument, NULL, 'w'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"set", required_argument, NULL, OPT_SET},
@@ -1180,6 +1185,200 @@ out:
 	return status;
 }
 
+/* ---- calibrate ------------------------------------------------------------------------------- */
+
+static const char calibrate_help[] =
+    "usage: cohscope calibrate -c CONFIG --train W1,W2,... -o CALIB.cfg [--set K=V]... [-q]\n"
+    "\n"
+    "Runs each training workload in detailed and in analytic mode, pairs their kernels, and\n"
+    "fits the analytic mode's correction R = detailed / LT cycles = a + sum_r b_r rho_r /\n"
+    "(1 - c rho_r) over the LT face's utilisation of the NoC bank ports, the L2 banks and the\n"
+    "DRAM buses (GSL nonlinear least squares). Reports the fit and the held-out error of\n"
+    "leave-one-workload-out, and writes parameters, training set and errors to CALIB.cfg,\n"
+    "which --mode analytic --set sampling.calibration=CALIB.cfg uses.\n";
+
+struct cal_sample {
+	double x[CALM_FEATURES];
+	double y, lt, det;
+	unsigned wl;
+};
+
+/* Held-out error of workload w: fit on the others, predict w's total. */
+static double cal_total_err(const struct cal_sample *smp, size_t n, const double *p, unsigned w)
+{
+	double pred = 0, det = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (smp[i].wl == w) {
+			pred += calm_ratio(p, smp[i].x, NULL) * smp[i].lt;
+			det += smp[i].det;
+		}
+	return det > 0 ? fabs(pred - det) / det : 0;
+}
+
+static int cal_fit_subset(const struct cal_sample *smp, size_t n, int skip, double *p,
+			  struct cs_err *err)
+{
+	struct cal_model m = {.n_params = CALM_PARAMS,
+			      .n_features = CALM_FEATURES,
+			      .predict = calm_ratio,
+			      .lower = calm_lower,
+			      .upper = calm_upper};
+	double *x = malloc((n ? n : 1) * CALM_FEATURES * sizeof(double));
+	double *y = malloc((n ? n : 1) * sizeof(double));
+	struct cal_fit_result r;
+	size_t k = 0;
+	int rc;
+
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		if ((int)smp[i].wl == skip)
+			continue;
+		memcpy(x + k * CALM_FEATURES, smp[i].x, sizeof(smp[i].x));
+		y[k++] = smp[i].y;
+	}
+	rc = cal_fit(&m, x, y, k, calm_init, &r, err);
+	if (!rc)
+		memcpy(p, r.params, CALM_PARAMS * sizeof(double));
+	free(x);
+	free(y);
+	return rc;
+}
+
+static int cmd_calibrate(int argc, char **argv)
+{
+	const struct cs_workload *sel[SUITE_MAX];
+	struct cal_sample *smp = NULL;
+	size_t ns = 0, cap = 0;
+	struct cal_file cf = {0};
+	struct cs_err err = {0};
+	unsigned n = 0;
+	struct opts o;
+	int status = parse_opts(argc, argv, "calibrate", &o);
+
+	if (!status && o.help) {
+		fputs(calibrate_help, stdout);
+		return 0;
+	}
+	if (!status && (!o.config || !o.workload || !o.output))
+		status = fail(EXIT_USAGE, "calibrate: -c CONFIG, --train W1,W2,... and -o FILE are "
+					  "required (cohscope help calibrate)");
+	if (!status && o.nsets + 2 > (int)(sizeof(o.sets) / sizeof(o.sets[0])))
+		status = fail(EXIT_USAGE, "calibrate: too many --set");
+	if (!status)
+		status = suite_select(o.workload, sel, &n);
+	if (!status && n < 2)
+		status = fail(EXIT_USAGE, "calibrate: --train needs at least two workloads (one is "
+					  "held out in turn)");
+	if (status)
+		return status;
+	for (unsigned w = 0; w < n && !status; w++) {
+		struct opts d = o, a = o;
+		char error[600];
+		double secs;
+		json_t *rd, *ra, *kd, *ka;
+
+		d.sets[d.nsets++] = "system.mode=detailed";
+		a.sets[a.nsets++] = "system.mode=analytic";
+		a.sets[a.nsets++] = "sampling.calibration=";
+		rd = suite_run_one(&d, sel[w], &secs, error, sizeof(error));
+		if (error[0]) {
+			status =
+			    fail(EXIT_SIM, "calibrate: %s (detailed): %s", sel[w]->name, error);
+			json_decref(rd);
+			break;
+		}
+		ra = suite_run_one(&a, sel[w], &secs, error, sizeof(error));
+		if (error[0]) {
+			status =
+			    fail(EXIT_SIM, "calibrate: %s (analytic): %s", sel[w]->name, error);
+			json_decref(rd);
+			json_decref(ra);
+			break;
+		}
+		kd = json_object_get(rd, "kernels");
+		ka = json_object_get(ra, "kernels");
+		for (size_t k = 0; k < json_array_size(kd) && k < json_array_size(ka); k++) {
+			json_t *jd = json_array_get(kd, k), *ja = json_array_get(ka, k);
+			double det = json_num(jd, "cycles"), lt = json_num(ja, "lt_cycles");
+
+			if (det <= 0 || lt < 100)
+				continue;
+			if (ns == cap) {
+				size_t c = cap ? cap * 2 : 64;
+				struct cal_sample *ns2 = realloc(smp, c * sizeof(*smp));
+
+				if (!ns2) {
+					status = fail(EXIT_INTERNAL, "out of memory");
+					break;
+				}
+				smp = ns2;
+				cap = c;
+			}
+			smp[ns] = (struct cal_sample){.x = {json_num(ja, "rho_noc"),
+							    json_num(ja, "rho_l2"),
+							    json_num(ja, "rho_dram")},
+						      .y = det / lt,
+						      .lt = lt,
+						      .det = det,
+						      .wl = w};
+			ns++;
+		}
+		if (!o.quiet)
+			printf("  %-6s %4zu kernels so far\n", sel[w]->name, ns);
+		json_decref(rd);
+		json_decref(ra);
+	}
+	if (!status && cal_fit_subset(smp, ns, -1, cf.p, &err))
+		status = fail(EXIT_SIM, "calibrate: %s", err.msg);
+	if (!status) {
+		double sum = 0, mx = 0, fit = 0;
+
+		if (!o.quiet)
+			printf("\n  %-6s %10s %10s\n", "held", "fit err", "held-out");
+		for (unsigned w = 0; w < n; w++) {
+			double p[CALM_PARAMS], e, ef = cal_total_err(smp, ns, cf.p, w);
+
+			if (cal_fit_subset(smp, ns, (int)w, p, &err)) {
+				status = fail(EXIT_SIM, "calibrate: without %s: %s", sel[w]->name,
+					      err.msg);
+				break;
+			}
+			e = cal_total_err(smp, ns, p, w);
+			sum += e;
+			fit += ef;
+			mx = e > mx ? e : mx;
+			if (!o.quiet)
+				printf("  %-6s %9.2f%% %9.2f%%\n", sel[w]->name, 100 * ef, 100 * e);
+		}
+		cf.heldout_mean_err = sum / n;
+		cf.heldout_max_err = mx;
+		cf.fit_mean_err = fit / n;
+		cf.samples = (unsigned)ns;
+		snprintf(cf.config, sizeof(cf.config), "%s", o.config);
+		for (unsigned w = 0; w < n; w++)
+			snprintf(cf.train + strlen(cf.train), sizeof(cf.train) - strlen(cf.train),
+				 "%s%s", w ? "," : "", sel[w]->name);
+	}
+	if (!status) {
+		if (!o.quiet)
+			printf("\n  R = %.4f + %.4f rho_noc/(1-%.3f rho) + %.4f rho_l2/(..) + %.4f "
+			       "rho_dram/(..)\n  %zu kernels; fit error %.2f%%, held-out mean "
+			       "%.2f%%, max %.2f%%\n",
+			       cf.p[0], cf.p[1], cf.p[4], cf.p[2], cf.p[3], ns,
+			       100 * cf.fit_mean_err, 100 * cf.heldout_mean_err,
+			       100 * cf.heldout_max_err);
+		if (cal_file_save(o.output, &cf, &err))
+			status = fail(EXIT_OUTPUT, "%s", err.msg);
+	}
+	free(smp);
+	return status;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
@@ -1202,6 +1401,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_litmus(argc - 1, argv + 1);
 	if (strcmp(cmd, "suite") == 0)
 		return cmd_suite(argc - 1, argv + 1);
+	if (strcmp(cmd, "calibrate") == 0)
+		return cmd_calibrate(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
@@ -1209,18 +1410,19 @@ static int dispatch(int argc, char **argv)
 	if (strcmp(cmd, "help") == 0) {
 		const char *what = argc > 2 ? argv[2] : "";
 
-		if (argc > 3 ||
-		    (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
-		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite")))
+		if (argc > 3 || (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
+				 strcmp(what, "config") && strcmp(what, "litmus") &&
+				 strcmp(what, "suite") && strcmp(what, "calibrate")))
 			return fail(EXIT_USAGE,
 				    "help: no command '%s' (run, suite, litmus, list, config)",
 				    what);
-		fputs(strcmp(what, "run") == 0	    ? run_help
-		      : strcmp(what, "suite") == 0  ? suite_help
-		      : strcmp(what, "litmus") == 0 ? litmus_help
-		      : strcmp(what, "list") == 0   ? list_help
-		      : strcmp(what, "config") == 0 ? config_help
-						    : main_help,
+		fputs(strcmp(what, "run") == 0	       ? run_help
+		      : strcmp(what, "calibrate") == 0 ? calibrate_help
+		      : strcmp(what, "suite") == 0     ? suite_help
+		      : strcmp(what, "litmus") == 0    ? litmus_help
+		      : strcmp(what, "list") == 0      ? list_help
+		      : strcmp(what, "config") == 0    ? config_help
+						       : main_help,
 		      stdout);
 		return 0;
 	}

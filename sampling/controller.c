@@ -33,7 +33,7 @@ static const struct cs_param samp_rows[] = {
      "hybrid: units a kernel takes at least before the target may stop it", 1, 100000, NULL},
     {"quantum", CS_P_UINT, SC(quantum), "64", "cycles",
      "LT: how far warps run ahead of the kernel's time (temporal decoupling)", 1, 1000000, NULL},
-    {"ff", CS_P_BOOL, SC(ff), "true", "",
+    {"ff", CS_P_BOOL, SC(ff), "false", "",
      "hybrid: later kernels of a steady group fast-forward (values only) instead of LT", 0, 0,
      NULL},
     {"group_min", CS_P_UINT, SC(group_min), "2", "kernels",

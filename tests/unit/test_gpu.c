@@ -18,14 +18,15 @@
 #include "workloads/workload.h"
 
 /* All clocks 1 GHz (whole-ps edges) unless a test says otherwise. */
-static const char *base_cfg = "system = { type = \"gpu\"; workload = \"stream\"; };\n"
-			      "gpu = { sms = 1; check = true; };\n"
-			      "workload = { size = \"tiny\"; };\n"
-			      "core = { clock_mhz = 1000; spin_limit = 5000; };\n"
-			      "l1 = { latency = 20; };\n"
-			      "l2 = { banks = 1; clock_mhz = 1000; latency = 50; };\n"
-			      "noc = { topology = \"crossbar\"; clock_mhz = 1000; };\n"
-			      "dram = { clock_mhz = 1000; };\n";
+static const char *base_cfg =
+    "system = { type = \"gpu\"; workload = \"stream\"; mode = \"detailed\"; };\n"
+    "gpu = { sms = 1; check = true; };\n"
+    "workload = { size = \"tiny\"; };\n"
+    "core = { clock_mhz = 1000; spin_limit = 5000; };\n"
+    "l1 = { latency = 20; };\n"
+    "l2 = { banks = 1; clock_mhz = 1000; latency = 50; };\n"
+    "noc = { topology = \"crossbar\"; clock_mhz = 1000; };\n"
+    "dram = { clock_mhz = 1000; };\n";
 
 struct run {
 	struct cs_config *cfg;

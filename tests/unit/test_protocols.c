@@ -21,7 +21,7 @@
 
 /* All clocks 1 GHz: one cycle is 1000 ps everywhere. */
 static const char *base_cfg =
-    "system = { type = \"gpu\"; workload = \"stream\"; };\n"
+    "system = { type = \"gpu\"; workload = \"stream\"; mode = \"detailed\"; };\n"
     "gpu = { sms = 2; check = true; };\n"
     "core = { clock_mhz = 1000; consistency = \"sc\"; schedulers = 4; };\n"
     "l1 = { latency = 20; };\n"

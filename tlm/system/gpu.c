@@ -1155,10 +1155,40 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 	m->noc_resp_bytes = stat_one(g, "gpu.noc.resp.bytes");
 }
 
+/* The run's estimate: hybrid and analytic sum their kernels' estimates and intervals (the
+ * half-widths add: kernels of a group share their ratio, so they are not independent). */
+struct gpu_estimate {
+	double cycles, half, traffic, traffic_half;
+	double coverage; /* share of the simulated time spent in the detailed face */
+	unsigned units, sampled, skipped;
+};
+
+static void estimate(const struct gpu_sys *g, const struct gpu_summary *m, struct gpu_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->cycles = (double)m->cycles;
+	e->traffic = m->noc_req_bytes + m->noc_resp_bytes;
+	if (g->mode == CS_MODE_DETAILED) {
+		e->coverage = 1;
+		return;
+	}
+	e->cycles = 0;
+	e->traffic = 0;
+	for (unsigned i = 0; i < g->nkernels; i++) {
+		e->cycles += g->kernels[i].est.cycles;
+		e->half += g->kernels[i].est.half;
+		e->traffic += g->kernels[i].est.traffic;
+		e->traffic_half += g->kernels[i].est.traffic_half;
+	}
+	e->coverage = g->tot_ps > 0 ? g->tot_at_ps / g->tot_ps : 0;
+	samp_counts(g->samp, &e->units, &e->sampled, &e->skipped);
+}
+
 static int gpu_report(struct cs_system *s, FILE *f)
 {
 	struct gpu_sys *g = s->priv;
 	struct gpu_summary m;
+	struct gpu_estimate e;
 	double secs = (double)sim_now(s->k) / SIM_SEC;
 
 	summarize(g, &m);
@@ -1166,11 +1196,34 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		g->proto->name, g->proto->label, g->core.consistency == GPU_SC ? "SC" : "RC",
 		g->core.scheduler == GPU_SCHED_GTO ? "GTO" : "LRR", s->workload->name,
 		size_names[g->wl.size]);
-	fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us)\n", m.cycles, secs * 1e6);
-	for (unsigned i = 0; i < g->nkernels; i++)
-		fprintf(f, "    kernel %-16s %6u CTAs  %" PRIu64 " cycles\n", g->kernels[i].name,
-			g->kernels[i].ctas,
-			core_cycles(g, g->kernels[i].end) - core_cycles(g, g->kernels[i].start));
+	estimate(g, &m, &e);
+	if (g->mode == CS_MODE_DETAILED) {
+		fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us; detailed)\n",
+			m.cycles, secs * 1e6);
+	} else {
+		fprintf(f, "  cycles            %.0f +- %.0f (%.1f%%, %.0f%% confidence; %s)\n",
+			e.cycles, e.half, e.cycles > 0 ? 100 * e.half / e.cycles : 0,
+			100 * g->scfg.conf, cs_mode_names[g->mode]);
+		fprintf(f,
+			"  sampling          %u units, %u kernels sampled, %u predicted, %.1f%% of "
+			"the time detailed\n",
+			e.units, e.sampled, e.skipped, 100 * e.coverage);
+		fprintf(f, "  NoC traffic       %.0f +- %.0f B\n", e.traffic, e.traffic_half);
+	}
+	for (unsigned i = 0; i < g->nkernels; i++) {
+		const struct kernel_rec *r = &g->kernels[i];
+
+		if (g->mode == CS_MODE_DETAILED)
+			fprintf(f, "    kernel %-16s %6u CTAs  %" PRIu64 " cycles\n", r->name,
+				r->ctas, core_cycles(g, r->end) - core_cycles(g, r->start));
+		else if (i < 50 || i + 1 == g->nkernels)
+			fprintf(f,
+				"    kernel %-16s %6u CTAs  %.0f +- %.0f cycles (%s, %u units)\n",
+				r->name, r->ctas, r->est.cycles, r->est.half,
+				samp_plan_names[r->est.plan], r->est.units);
+		else if (i == 50)
+			fprintf(f, "    ... %u more kernels\n", g->nkernels - 51);
+	}
 	fprintf(f, "  warp memory insts %.0f\n", m.mem_insts);
 	if (g->proto->has_l1)
 		fprintf(f, "  L1 load hit rate  %.1f%% of %.0f loads\n",
@@ -1216,6 +1269,7 @@ static json_t *gpu_result(struct cs_system *s)
 	struct gpu_sys *g = s->priv;
 	struct gpu_summary m;
 	json_t *r = json_object(), *ks = json_array(), *notes = json_array();
+	struct gpu_estimate e;
 
 	summarize(g, &m);
 	json_object_set_new(r, "protocol", json_string(g->proto->name));
@@ -1223,12 +1277,33 @@ static json_t *gpu_result(struct cs_system *s)
 			    json_string(g->core.consistency == GPU_SC ? "sc" : "rc"));
 	json_object_set_new(r, "workload", json_string(s->workload->name));
 	json_object_set_new(r, "size", json_string(size_names[g->wl.size]));
-	json_object_set_new(r, "cycles", json_integer((json_int_t)m.cycles));
+	estimate(g, &m, &e);
+	json_object_set_new(r, "mode", json_string(cs_mode_names[g->mode]));
+	json_object_set_new(r, "cycles", json_integer((json_int_t)(e.cycles + 0.5)));
+	json_object_set_new(r, "cycles_half", json_real(e.half));
+	json_object_set_new(r, "confidence", json_real(g->scfg.conf));
+	json_object_set_new(r, "simulated_cycles", json_integer((json_int_t)m.cycles));
+	json_object_set_new(r, "units", json_integer(e.units));
+	json_object_set_new(r, "kernels_sampled", json_integer(e.sampled));
+	json_object_set_new(r, "kernels_predicted", json_integer(e.skipped));
+	json_object_set_new(r, "coverage", json_real(e.coverage));
+	json_object_set_new(r, "traffic_bytes", json_real(e.traffic));
+	json_object_set_new(r, "traffic_half", json_real(e.traffic_half));
 	for (unsigned i = 0; i < g->nkernels; i++) {
 		json_t *k = json_object();
 
 		json_object_set_new(k, "name", json_string(g->kernels[i].name));
 		json_object_set_new(k, "ctas", json_integer(g->kernels[i].ctas));
+		json_object_set_new(k, "plan",
+				    json_string(samp_plan_names[g->kernels[i].est.plan]));
+		json_object_set_new(k, "estimate", json_real(g->kernels[i].est.cycles));
+		json_object_set_new(k, "half", json_real(g->kernels[i].est.half));
+		json_object_set_new(k, "lt_cycles", json_real(g->kernels[i].lt_cycles));
+		json_object_set_new(k, "at_cycles", json_real(g->kernels[i].at_cycles));
+		json_object_set_new(k, "insts", json_real(g->kernels[i].insts));
+		json_object_set_new(k, "rho_noc", json_real(g->kernels[i].feat[0]));
+		json_object_set_new(k, "rho_l2", json_real(g->kernels[i].feat[1]));
+		json_object_set_new(k, "rho_dram", json_real(g->kernels[i].feat[2]));
 		json_object_set_new(
 		    k, "cycles",
 		    json_integer((json_int_t)(core_cycles(g, g->kernels[i].end) -

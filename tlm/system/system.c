@@ -56,8 +56,11 @@ static const struct cs_param system_params[] = {
      "system to build (cohscope list systems)", 0, 0, NULL},
     {"workload", CS_P_STRING, offsetof(struct cs_system_cfg, workload), "", "",
      "workload to run when -w is not given (empty: the system's first)", 0, 0, NULL},
-    {"mode", CS_P_ENUM, offsetof(struct cs_system_cfg, mode), "detailed", "",
-     "timing mode: detailed (all AT), hybrid (sampled), analytic (all LT)", 0, 0, cs_mode_names},
+    {"mode", CS_P_ENUM, offsetof(struct cs_system_cfg, mode), "hybrid", "",
+     "timing mode: detailed (all AT), hybrid (sampled AT units, LT between, an interval on "
+     "the result), analytic (all LT, corrected by sampling.calibration); a system with the "
+     "detailed mode only runs detailed unless a mode is asked for",
+     0, 0, cs_mode_names},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -125,6 +128,11 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 		s->sys.mode = (unsigned)opts->mode;
 	if (opts)
 		s->record = opts->record;
+	/* the default mode (hybrid), from the defaults or a dump of them, falls back to detailed
+	 * on a system without it; --mode asks for a mode */
+	if (!(s->ops->modes & (1u << s->sys.mode)) && !(opts && opts->mode >= 0) &&
+	    s->sys.mode == CS_MODE_HYBRID)
+		s->sys.mode = CS_MODE_DETAILED;
 	if (!(s->ops->modes & (1u << s->sys.mode)))
 		return cs_err_set(err, -CS_EUNSUP, "mode '%s' is not available for system '%s'",
 				  cs_mode_names[s->sys.mode], s->ops->name);
