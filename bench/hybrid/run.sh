@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The hybrid mode's headline figures: the 12-benchmark suite under each protocol x model pair
+# in detailed, hybrid and analytic mode (analytic with a calibration trained by
+# `cohscope calibrate` on a disjoint subset of the suite), on configs/default.cfg. Per run:
+# cycles both ways and the error, whether the detailed value falls in the hybrid's interval,
+# NoC traffic error, host seconds and speedup; then the means and the warp memory operations
+# per host second of each face. Prints figures only; no thresholds (bench/README.md).
+# Usage: bench/hybrid/run.sh BUILD_DIR [SIZE] [PROTOCOL:MODEL ...]
+#   (default: size default; pairs none:rc noncoherent:rc tc-weak:rc tc-strong:sc gtsc:rc gtsc:sc)
+set -euo pipefail
+build=${1:?usage: bench/hybrid/run.sh BUILD_DIR [SIZE] [PROTOCOL:MODEL ...]}
+shift
+size=${1:-default}
+[ $# -gt 0 ] && shift
+pairs=("$@")
+[ ${#pairs[@]} -gt 0 ] || pairs=(none:rc noncoherent:rc tc-weak:rc tc-strong:sc gtsc:rc gtsc:sc)
+src=$(cd "$(dirname "$0")/../.." && pwd)
+bin="$build/cohscope"
+cfg="$src/configs/default.cfg"
+train=cc,dlb,stn,bp,sgm,ccp # the analytic mode is judged on the other six
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "config: configs/default.cfg, size $size, seed 1; calibration trained on $train"
+"$bin" calibrate -c "$cfg" --set workload.size="$size" --train "$train" -o "$tmp/calib.cfg" -q
+grep -E 'error' "$tmp/calib.cfg" | sed 's/^/  calibration: /'
+for pair in "${pairs[@]}"; do
+	p=${pair%%:*} m=${pair##*:}
+	for mode in detailed hybrid analytic; do
+		extra=()
+		[ "$mode" = analytic ] && extra=(--set sampling.calibration="$tmp/calib.cfg")
+		"$bin" suite -c "$cfg" --set workload.size="$size" --set coherence.protocol="$p" \
+			--set core.consistency="$m" --set system.mode="$mode" "${extra[@]}" -q \
+			-o "$tmp/$p-$m-$mode.json" || true
+	done
+done
+python3 - "$tmp" "$train" "${pairs[@]}" <<'PY'
+import json, sys, os
+tmp, train, pairs = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+load = lambda p, m, mode: {r["benchmark"]: r for r in json.load(open(f"{tmp}/{p}-{m}-{mode}.json"))}
+errs, maxe, cover, terr, sp, aerr, afast, rank_ok = [], 0, [], [], [], [], [], {}
+ops = {"detailed": [0, 0], "hybrid": [0, 0], "analytic": [0, 0]}
+det_all = {}
+for pair in pairs:
+    p, m = pair.split(":")
+    D, H, A = load(p, m, "detailed"), load(p, m, "hybrid"), load(p, m, "analytic")
+    print(f"\n{p} {m}:")
+    print(f"  {'bench':5} {'detailed':>10} {'hybrid':>10} {'+-':>9} {'err%':>6} {'in':>3} "
+          f"{'traf%':>6} {'det s':>6} {'hyb s':>6} {'speedup':>7} {'analytic':>10} {'err%':>6}")
+    for b, d in D.items():
+        h, a = H[b], A[b]
+        c = d["cycles"]
+        e = 100 * (h["cycles"] - c) / c
+        inside = abs(h["cycles"] - c) <= h["cycles_half"]
+        te = 100 * (h["traffic_bytes"] - d["traffic_bytes"]) / d["traffic_bytes"] if d["traffic_bytes"] else 0
+        s = d["host_seconds"] / h["host_seconds"] if h["host_seconds"] else 0
+        ae = 100 * (a["cycles"] - c) / c
+        errs.append(abs(e)); maxe = max(maxe, abs(e)); cover.append(inside); terr.append(abs(te)); sp.append(s)
+        if b not in train:
+            aerr.append(abs(ae))
+        afast.append(a["host_seconds"] < h["host_seconds"])
+        for mode, r in (("detailed", d), ("hybrid", h), ("analytic", a)):
+            ops[mode][0] += r.get("mem_insts", 0); ops[mode][1] += r["host_seconds"]
+        det_all.setdefault(b, {})[pair] = (c, h["cycles"])
+        ok = "" if d["verified"] and h["verified"] and a["verified"] else "  FAILED"
+        print(f"  {b:5} {c:10d} {h['cycles']:10d} {h['cycles_half']:9.0f} {e:6.1f} {'yes' if inside else 'no':>3} "
+              f"{te:6.2f} {d['host_seconds']:6.2f} {h['host_seconds']:6.2f} {s:7.1f} {a['cycles']:10d} {ae:6.1f}{ok}")
+rank = sum(1 for b, v in det_all.items()
+           if sorted(v, key=lambda k: v[k][0]) == sorted(v, key=lambda k: v[k][1]))
+n = len(errs)
+print(f"\nmeans over {n} runs:")
+print(f"  hybrid |cycle error| mean {sum(errs)/n:.1f}%, max {maxe:.1f}%; interval covers the detailed value in {100*sum(cover)/n:.0f}% of runs")
+print(f"  hybrid traffic |error| mean {sum(terr)/n:.2f}%; speedup over detailed: mean {sum(sp)/n:.1f}x, suite total "
+      f"{ops['detailed'][1]/ops['hybrid'][1]:.1f}x")
+print(f"  analytic (held-out benchmarks) |cycle error| mean {sum(aerr)/max(len(aerr),1):.1f}%; faster than hybrid in {sum(afast)}/{len(afast)} runs")
+print(f"  protocol ranking by cycles the same in hybrid as in detailed for {rank}/{len(det_all)} benchmarks")
+for mode in ("detailed", "hybrid", "analytic"):
+    o, s = ops[mode]
+    print(f"  {mode:9} {o/s/1e6:6.2f} M warp memory ops per host second ({s:.1f} s)")
+PY
