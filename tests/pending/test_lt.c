@@ -1,0 +1,677 @@
+/*
+ * tests/unit/test_lt.c - the LT face of the memory system against the AT face.
+ *
+ * Every component has a detailed (AT) face and a loosely-timed (LT) one that walks the same
+ * path by b_transport and applies the same state updates. When the accesses are performed one
+ * after another (no two in flight at once), both faces must leave the same state in every
+ * cache (the GPU result's state_digest: tags, replacement order, valid and dirty sectors,
+ * protocol fields, data), count the same traffic (every counter but the timing ones) and give
+ * every load the same value. The script is time-slotted: slot s belongs to one warp (each on
+ * its own SM), which performs its op at T0 + s * GAP and waits before that; GAP is long enough
+ * for any access (a DRAM round trip, write-backs, a TC-Strong write held for a lease) to finish
+ * before the next slot. The ops are a fixed pseudo-random stream over a few hot lines shared by
+ * every SM and a footprint larger than the (small) L1s and L2 banks: single-lane and multi-lane
+ * loads, stores, atomics (add, exch, cas) and device-scope fences, under SC and RC, for every
+ * registered protocol in mode detailed and in mode analytic with sampling.lt_exact.
+ *
+ * A last test runs unslotted random streams (several warps per SM) in analytic mode: the
+ * coherence checker stays silent, and a race-free program leaves the same memory as in AT.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/coherence/gpu_proto.h"
+#include "tlm/system/system.h"
+#include "util/config.h"
+#include "workloads/gpu_api.h"
+#include "workloads/workload.h"
+
+/* All clocks 1 GHz; small caches so that L1 and L2 evict (dirty lines too). */
+static const char *base_cfg = "system = { type = \"gpu\"; workload = \"stream\"; };\n"
+			      "gpu = { sms = 4; check = true; };\n"
+			      "core = { clock_mhz = 1000; schedulers = 4; spin_limit = 5000; };\n"
+			      "l1 = { latency = 20; size_kib = 1; assoc = 2; };\n"
+			      "l2 = { banks = 2; clock_mhz = 1000; latency = 50; size_kib = 1; "
+			      "assoc = 2; };\n"
+			      "noc = { topology = \"crossbar\"; clock_mhz = 1000; };\n"
+			      "dram = { clock_mhz = 1000; };\n"
+			      "sampling = { lt_exact = true; };\n"
+			      "tc = { lease = 4000; };\n";
+
+/* ---- the slotted script ---------------------------------------------------------------------- */
+
+#define NW	  4    /* warps, one per SM */
+#define NSLOTS	  400  /* ops in the stream */
+#define GAP	  3000 /* core cycles between slots */
+#define T0	  100  /* the first slot */
+#define HOT	  4    /* lines every SM touches */
+#define FOOT	  48   /* lines of the larger footprint (6 KiB) */
+#define LINE	  128
+#define HOT_WORDS 4 /* words of the hot lines atomics use */
+
+enum op_kind { K_LD1, K_LDV, K_LDV2, K_ST1, K_STV, K_ATOM, K_FENCE, K_KINDS };
+
+struct op {
+	uint8_t kind;
+	uint8_t warp;
+	uint8_t atom; /* enum mem_atomic_op */
+	uint8_t order;
+	uint32_t mask;
+	uint32_t line, line2; /* line index in the region (hot lines first) */
+	uint32_t word;	      /* word in the line (single-lane ops) */
+	uint32_t a, b;	      /* store value / atomic operands */
+};
+
+struct slotted {
+	struct op ops[NSLOTS];
+	uint64_t base;
+	struct gpu_host *h;
+	/* results, per slot: every lane a load or atomic returned */
+	uint32_t val[NSLOTS][WARP_LANES];
+	uint64_t start[NSLOTS]; /* the warp's cycle before the op */
+	uint64_t done[NSLOTS];	/* and after it */
+
+	uint64_t late; /* slots whose op started after its time */
+	/* after the kernel: the protocol's state of every line in every L1 (slot 0) and L2 */
+	uint64_t probe[NW + 1][HOT + FOOT][3];
+	bool present[NW + 1][HOT + FOOT];
+};
+
+static struct slotted sl;
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t pick_line(uint64_t *s)
+{
+	uint64_t r = splitmix64(s);
+
+	/* half the accesses to the hot lines */
+	return (r & 1) ? (uint32_t)((r >> 8) % HOT) : HOT + (uint32_t)((r >> 8) % FOOT);
+}
+
+static void make_stream(uint64_t seed)
+{
+	uint64_t s = seed;
+
+	memset(&sl, 0, sizeof(sl));
+	for (unsigned i = 0; i < NSLOTS; i++) {
+		struct op *o = &sl.ops[i];
+		uint64_t r = splitmix64(&s);
+
+		/* runs of the same warp now and then, so that an SM hits its own lines */
+		o->warp = (uint8_t)(i && (r & 3) == 0 ? sl.ops[i - 1].warp : (r >> 2) % NW);
+		r = splitmix64(&s);
+		switch (r % 16) {
+		case 0:
+		case 1:
+		case 2:
+			o->kind = K_LD1;
+			break;
+		case 3:
+		case 4:
+		case 5:
+			o->kind = K_LDV;
+			break;
+		case 6:
+			o->kind = K_LDV2;
+			break;
+		case 7:
+		case 8:
+			o->kind = K_ST1;
+			break;
+		case 9:
+		case 10:
+			o->kind = K_STV;
+			break;
+		case 11:
+		case 12:
+		case 13:
+			o->kind = K_ATOM;
+			break;
+		default:
+			o->kind = K_FENCE;
+			break;
+		}
+		o->line = pick_line(&s);
+		o->line2 = pick_line(&s);
+		if (o->line2 == o->line)
+			o->line2 = (o->line + 1) % (HOT + FOOT);
+		r = splitmix64(&s);
+		o->word = (uint32_t)(r % 32);
+		o->mask = (uint32_t)(r >> 32);
+		if (!o->mask)
+			o->mask = 1;
+		if ((r >> 5) % 4 == 0)
+			o->mask = LANES_ALL;
+		r = splitmix64(&s);
+		o->a = (uint32_t)r;
+		o->b = (uint32_t)(r >> 32);
+		o->atom = (uint8_t)(MEM_ATOM_ADD + (r >> 16) % 3); /* add, exch, cas */
+		if (o->kind == K_ATOM) {
+			/* atomics mostly on a few words of the hot lines (CAS then often succeeds) */
+			if ((r >> 20) % 4)
+				o->line = (uint32_t)((r >> 24) % HOT);
+			o->word = (uint32_t)((r >> 28) % HOT_WORDS);
+			if (o->atom == MEM_ATOM_CAS && (r >> 40) % 2)
+				o->a = 0; /* compare with the initial value of unwritten words */
+		}
+		r = splitmix64(&s);
+		o->order = (uint8_t)(o->kind == K_FENCE ? MEM_ORDER_ACQUIRE + r % 3 : r % 4);
+	}
+}
+
+static uint64_t line_addr(uint32_t line)
+{
+	return sl.base + (uint64_t)line * LINE;
+}
+
+static void slotted_kernel(struct gpu_warp *w)
+{
+	unsigned g = (unsigned)gw_gwid(w);
+	uint64_t addr[WARP_LANES];
+	uint32_t v[WARP_LANES];
+
+	for (unsigned i = 0; i < NSLOTS; i++) {
+		const struct op *o = &sl.ops[i];
+		uint64_t target = T0 + (uint64_t)i * GAP;
+		uint64_t now = gw_cycle(w);
+
+		if (o->warp != g)
+			continue;
+		if (now < target)
+			gw_compute(w, target - now);
+		else
+			sl.late++;
+		sl.start[i] = gw_cycle(w);
+		switch (o->kind) {
+		case K_LD1:
+			sl.val[i][0] = gw_ld32(w, line_addr(o->line) + o->word * 4);
+			break;
+		case K_LDV:
+		case K_LDV2:
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				uint32_t line = o->kind == K_LDV2 && l >= 16 ? o->line2 : o->line;
+
+				addr[l] = line_addr(line) + ((l * 7 + o->word) % 32) * 4;
+			}
+			gw_ld32v(w, addr, o->mask, sl.val[i]);
+			break;
+		case K_ST1:
+			gw_st32(w, line_addr(o->line) + o->word * 4, o->a);
+			break;
+		case K_STV:
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				addr[l] = line_addr(o->line) + l * 4;
+				v[l] = o->a + l;
+			}
+			gw_st32v(w, addr, o->mask, v);
+			break;
+		case K_ATOM:
+			sl.val[i][0] =
+			    (uint32_t)gw_atom(w, o->atom, line_addr(o->line) + o->word * 4, 4, o->a,
+					      o->b, MEM_SCOPE_DEVICE, o->order);
+			break;
+		case K_FENCE:
+			gw_fence(w, o->order, MEM_SCOPE_DEVICE);
+			break;
+		}
+		sl.done[i] = gw_cycle(w);
+	}
+}
+
+static int slotted_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[NW] = {0, 1, 2, 3};
+	struct gpu_kernel k = {
+	    .name = "slotted",
+	    .ctas = NW,
+	    .warps_per_cta = 1,
+	    .fn = slotted_kernel,
+	    .cta_sm = cta_sm,
+	};
+	uint32_t init[(HOT + FOOT) * LINE / 4];
+	int rc;
+
+	sl.h = h;
+	sl.base = gh_alloc(h, sizeof(init), 4096);
+	for (unsigned i = 0; i < sizeof(init) / 4; i++)
+		init[i] = i < HOT * LINE / 4 ? 0 : 0x1000 + i;
+	gh_write(h, sl.base, init, sizeof(init));
+	rc = gh_launch(h, &k);
+	for (unsigned l = 0; !rc && l < HOT + FOOT; l++) {
+		for (unsigned m = 0; m < NW; m++)
+			sl.present[m][l] = gh_probe_l1(h, m, 0, line_addr(l), sl.probe[m][l]);
+		sl.present[NW][l] = gh_probe_l2(h, line_addr(l), sl.probe[NW][l]);
+	}
+	return rc;
+}
+
+static const struct cs_workload slotted_wl = {
+    .name = "slotted", .system = "gpu", .gpu = slotted_host};
+
+/* ---- runs ------------------------------------------------------------------------------------ */
+
+struct run {
+	struct cs_config *cfg;
+	struct cs_system *sys;
+	json_t *result;
+	json_t *stats;
+};
+
+static void run(struct run *r, const struct cs_workload *wl, const char *const *sets)
+{
+	struct cs_run_opts ro = {.mode = -1, .custom = wl};
+	struct cs_err err = {0};
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (cs_config_open_string(base_cfg, "test", &r->cfg, &err))
+		ck_abort_msg("config: %s", err.msg);
+	for (unsigned i = 0; sets[i]; i++)
+		if (cs_config_set(r->cfg, sets[i], &err))
+			ck_abort_msg("--set %s: %s", sets[i], err.msg);
+	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
+		ck_abort_msg("build: %s", err.msg);
+	rc = cs_system_run(r->sys, &err);
+	ck_assert_msg(rc == 0, "%s %s %s: %s", sets[0], sets[1], sets[2], err.msg);
+	r->result = r->sys->ops->result(r->sys);
+	r->stats = cs_stats_to_json(r->sys->stats);
+	ck_assert(r->result && r->stats);
+}
+
+static void run_end(struct run *r)
+{
+	json_decref(r->result);
+	json_decref(r->stats);
+	cs_system_destroy(r->sys);
+	cs_config_close(r->cfg);
+}
+
+static const char *result_str(struct run *r, const char *key)
+{
+	const char *s = json_string_value(json_object_get(r->result, key));
+
+	ck_assert_msg(s, "no %s in the result", key);
+	return s;
+}
+
+static double stat(struct run *r, const char *name)
+{
+	double v = -1;
+
+	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
+	return v;
+}
+
+/* Counters that depend on time, not on what was accessed. */
+static bool timing_stat(const char *name)
+{
+	static const char *const parts[] = {
+	    "latency", "stall", "cycles", "occupancy", "queue", "bus_busy", "lt_", "ff_", "inject_",
+	};
+	size_t n = strlen(name);
+
+	/* the simulation kernel's counters, not the model's */
+	if (!strncmp(name, "sim.", 4))
+		return true;
+	/* instructions: the detailed face issues a compute op in chunks (core.compute_chunk),
+	 * one instruction each, and the script's waits depend on the time */
+	if (n >= 6 && !strcmp(name + n - 6, ".insts"))
+		return true;
+	for (unsigned i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(name, parts[i]))
+			return true;
+	return false;
+}
+
+/* Appends "name AT LT" of every integer counter that differs; returns their number. */
+static unsigned diff_stats(json_t *at, json_t *lt, char *msg, size_t len)
+{
+	const char *name;
+	json_t *v;
+	unsigned n = 0;
+	size_t used = strlen(msg);
+
+	json_object_foreach(at, name, v)
+	{
+		json_t *u = json_object_get(lt, name);
+		long long a, b;
+
+		if (!json_is_integer(v) || timing_stat(name))
+			continue;
+		a = json_integer_value(v);
+		b = u && json_is_integer(u) ? json_integer_value(u) : -1;
+		if (a == b)
+			continue;
+		n++;
+		if (used < len)
+			used +=
+			    (size_t)snprintf(msg + used, len - used, " %s %lld/%lld;", name, a, b);
+	}
+	json_object_foreach(lt, name, v)
+	{
+		if (json_is_integer(v) && !timing_stat(name) && !json_object_get(at, name)) {
+			n++;
+			if (used < len)
+				used += (size_t)snprintf(msg + used, len - used, " %s (LT only);",
+							 name);
+		}
+	}
+	return n;
+}
+
+static struct slotted at_sl;
+static char fails[3600]; /* every combination's differences */
+
+/* The stream under one protocol and consistency, in both modes: same state, traffic, values. */
+static void equal_faces(const char *protocol, const char *consistency, const char *extra)
+{
+	char p[96], c[96];
+	const char *sets[2][5] = {
+	    {p, c, "system.mode=detailed", extra, NULL},
+	    {p, c, "system.mode=analytic", extra, NULL},
+	};
+	struct run at, lt;
+	char msg[4096];
+	unsigned n;
+
+	snprintf(p, sizeof(p), "coherence.protocol=%s", protocol);
+	snprintf(c, sizeof(c), "core.consistency=%s", consistency);
+	make_stream(0x5eed0001);
+	run(&at, &slotted_wl, sets[0]);
+	ck_assert_msg(sl.late == 0, "%s %s AT: %" PRIu64 " slots started late", protocol,
+		      consistency, sl.late);
+	at_sl = sl;
+	make_stream(0x5eed0001);
+	run(&lt, &slotted_wl, sets[1]);
+	ck_assert_msg(sl.late == 0, "%s %s LT: %" PRIu64 " slots started late", protocol,
+		      consistency, sl.late);
+
+	snprintf(msg, sizeof(msg), "%s %s%s%s: AT/LT differ:", protocol, consistency,
+		 extra ? " " : "", extra ? extra : "");
+	n = diff_stats(at.stats, lt.stats, msg, sizeof(msg));
+	for (unsigned i = 0, bad = 0; i < NSLOTS && !bad; i++)
+		for (unsigned l = 0; l < WARP_LANES && !bad; l++)
+			if (at_sl.val[i][l] != sl.val[i][l]) {
+				bad = 1;
+				n++;
+				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+					 " slot %u (warp %u kind %u line %u) lane %u read %#x in "
+					 "AT, %#x in LT;",
+					 i, sl.ops[i].warp, sl.ops[i].kind, sl.ops[i].line, l,
+					 at_sl.val[i][l], sl.val[i][l]);
+			}
+	if (strcmp(result_str(&at, "state_digest"), result_str(&lt, "state_digest")))
+		n++, snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " state_digest %s/%s;",
+			      result_str(&at, "state_digest"), result_str(&lt, "state_digest"));
+	if (n) {
+		/* where the faces went apart: the first slot that started at another time, and
+		 * the lines whose protocol state differs in the end */
+		for (unsigned i = 0; i < NSLOTS; i++)
+			if (at_sl.start[i] != sl.start[i]) {
+				snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+					 " [slot %u (warp %u kind %u) starts at %" PRIu64
+					 " / %" PRIu64 "]",
+					 i, sl.ops[i].warp, sl.ops[i].kind, at_sl.start[i],
+					 sl.start[i]);
+				break;
+			}
+		for (unsigned m = 0; m <= NW; m++)
+			for (unsigned l = 0; l < HOT + FOOT; l++)
+				if (at_sl.present[m][l] != sl.present[m][l] ||
+				    memcmp(at_sl.probe[m][l], sl.probe[m][l],
+					   sizeof(sl.probe[m][l])))
+					snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+						 " [%s%u line %u: %d %" PRIu64 " %" PRIu64
+						 " %" PRIu64 " / %d %" PRIu64 " %" PRIu64
+						 " %" PRIu64 "]",
+						 m < NW ? "l1 sm" : "l2 ", m, l,
+						 at_sl.present[m][l], at_sl.probe[m][l][0],
+						 at_sl.probe[m][l][1], at_sl.probe[m][l][2],
+						 sl.present[m][l], sl.probe[m][l][0],
+						 sl.probe[m][l][1], sl.probe[m][l][2]);
+	}
+	if (n) /* Check's messages are short: the first 600 characters of each */
+		snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails), "\n%.600s", msg);
+	/* the stream did what it is meant to: evictions at both levels, dirty write-backs */
+	if (gpu_protocol_find(protocol)->coherent)
+		ck_assert_double_eq(stat(&lt, "gpu.coherence_check.violations"), 0);
+	ck_assert_double_gt(
+	    stat(&at, "gpu.l2.bank0.evictions") + stat(&at, "gpu.l2.bank1.evictions"), 0);
+	ck_assert_double_gt(
+	    stat(&at, "gpu.l2.bank0.writebacks") + stat(&at, "gpu.l2.bank1.writebacks"), 0);
+	run_end(&at);
+	run_end(&lt);
+}
+
+static void equal_all(const char *consistency, const char *extra)
+{
+	const struct gpu_protocol *const *p = gpu_protocol_registry();
+
+	fails[0] = 0;
+	for (unsigned i = 0; p[i]; i++)
+		equal_faces(p[i]->name, consistency, extra);
+	ck_assert_msg(!fails[0], "%s", fails);
+}
+
+START_TEST(test_equal_sc)
+{
+	equal_all("sc", NULL);
+}
+END_TEST
+
+START_TEST(test_equal_rc)
+{
+	equal_all("rc", NULL);
+}
+END_TEST
+
+/* Write-back L1 (none and noncoherent allow it): dirty partial lines written back by the L1. */
+START_TEST(test_equal_l1_write_back)
+{
+	static const char *const protos[] = {"none", "noncoherent"};
+
+	fails[0] = 0;
+	for (unsigned i = 0; i < 2; i++) {
+		equal_faces(protos[i], "rc", "l1.write=back");
+		equal_faces(protos[i], "sc", "l1.write=back");
+	}
+	ck_assert_msg(!fails[0], "%s", fails);
+}
+END_TEST
+
+/* ---- unslotted: warps race ------------------------------------------------------------------- */
+
+#define U_CTAS	 8
+#define U_WARPS	 4 /* per CTA: two CTAs per SM */
+#define U_OPS	 60
+#define U_PRIV	 2 /* lines each warp owns */
+#define U_SHARED 8 /* lines every warp reads and adds to */
+#define U_NWARPS (U_CTAS * U_WARPS)
+#define U_WORDS	 ((U_NWARPS * U_PRIV + U_SHARED) * LINE / 4)
+
+struct unslotted {
+	uint64_t base;
+	uint32_t final[U_WORDS];
+	unsigned bad; /* private words that read back wrong */
+};
+
+static struct unslotted us;
+
+static uint64_t u_priv(unsigned g, unsigned word)
+{
+	return us.base + ((uint64_t)g * U_PRIV * LINE) + (uint64_t)word * 4;
+}
+
+static uint64_t u_shared(unsigned word)
+{
+	return us.base + (uint64_t)U_NWARPS * U_PRIV * LINE + (uint64_t)word * 4;
+}
+
+/* Each warp: a random stream of loads of the shared lines, atomic adds to them (the sums do
+ * not depend on the order), stores to its own lines (read back and checked at the end),
+ * fences; no two warps write one word but by atomic adds, so the final memory is the same
+ * whatever the timing. */
+static void unslotted_kernel(struct gpu_warp *w)
+{
+	unsigned g = (unsigned)gw_gwid(w);
+	uint64_t s = 0xabcdef12u + g, addr[WARP_LANES];
+	uint32_t v[WARP_LANES], out[WARP_LANES], mine[U_PRIV * LINE / 4] = {0};
+	const unsigned pw = U_PRIV * LINE / 4, sw = U_SHARED * LINE / 4;
+
+	for (unsigned i = 0; i < U_OPS; i++) {
+		uint64_t r = splitmix64(&s);
+		unsigned word = (unsigned)(r >> 8);
+
+		switch (r % 8) {
+		case 0:
+		case 1:
+			(void)gw_ld32(w, u_shared(word % sw));
+			break;
+		case 2:
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				addr[l] = u_shared((word + l * 5) % sw);
+			gw_ld32v(w, addr, (uint32_t)(r >> 32) | 1, out);
+			break;
+		case 3:
+			(void)gw_atom(w, MEM_ATOM_ADD, u_shared(word % 64), 4, g + 1, 0,
+				      MEM_SCOPE_DEVICE, (enum mem_order)((r >> 40) % 4));
+			break;
+		case 4:
+			mine[word % pw] = (uint32_t)(r >> 32);
+			gw_st32(w, u_priv(g, word % pw), mine[word % pw]);
+			break;
+		case 5:
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				unsigned k = (word / 32 % U_PRIV) * 32 + l;
+
+				addr[l] = u_priv(g, k);
+				v[l] = (uint32_t)(r >> 32) + l;
+				if ((r >> 16) & (1u << (l % 16)))
+					mine[k] = v[l];
+			}
+			{
+				uint32_t mask = 0;
+
+				for (unsigned l = 0; l < WARP_LANES; l++)
+					if ((r >> 16) & (1u << (l % 16)))
+						mask |= 1u << l;
+				gw_st32v(w, addr, mask, v);
+			}
+			break;
+		case 6:
+			gw_fence(w, (enum mem_order)(MEM_ORDER_ACQUIRE + (r >> 12) % 3),
+				 MEM_SCOPE_DEVICE);
+			break;
+		default:
+			gw_compute(w, 1 + (r >> 20) % 50);
+			break;
+		}
+	}
+	/* own stores read back (a warp sees its own stores under every protocol) */
+	for (unsigned k = 0; k < pw; k++)
+		if (gw_ld32(w, u_priv(g, k)) != mine[k])
+			us.bad++;
+}
+
+static int unslotted_host(struct gpu_host *h)
+{
+	struct gpu_kernel k = {
+	    .name = "unslotted", .ctas = U_CTAS, .warps_per_cta = U_WARPS, .fn = unslotted_kernel};
+	int rc;
+
+	us.base = gh_alloc(h, sizeof(us.final), 4096);
+	memset(us.final, 0, sizeof(us.final));
+	gh_write(h, us.base, us.final, sizeof(us.final));
+	rc = gh_launch(h, &k);
+	if (!rc)
+		gh_read(h, us.base, us.final, sizeof(us.final));
+	return rc;
+}
+
+static const struct cs_workload unslotted_wl = {
+    .name = "unslotted", .system = "gpu", .gpu = unslotted_host};
+
+static uint32_t at_final[U_WORDS];
+
+START_TEST(test_unslotted_checker_silent)
+{
+	static const char *const cons[] = {"sc", "rc"};
+	const struct gpu_protocol *const *p = gpu_protocol_registry();
+
+	for (unsigned i = 0; p[i]; i++) {
+		char pr[96];
+
+		if (!strcmp(p[i]->name, "noncoherent"))
+			continue; /* stale reads of the shared lines are its nature */
+		snprintf(pr, sizeof(pr), "coherence.protocol=%s", p[i]->name);
+		for (unsigned c = 0; c < 2; c++) {
+			char co[96];
+			const char *at_sets[] = {pr, co, "system.mode=detailed", NULL};
+			const char *lt_sets[] = {pr, co, "system.mode=analytic", NULL};
+			struct run r;
+			double sum = 0, want = 0;
+
+			snprintf(co, sizeof(co), "core.consistency=%s", cons[c]);
+			memset(&us, 0, sizeof(us));
+			run(&r, &unslotted_wl, at_sets);
+			ck_assert_msg(us.bad == 0, "%s %s AT: %u words read back wrong", p[i]->name,
+				      cons[c], us.bad);
+			memcpy(at_final, us.final, sizeof(at_final));
+			run_end(&r);
+
+			memset(&us, 0, sizeof(us));
+			run(&r, &unslotted_wl, lt_sets);
+			ck_assert_msg(us.bad == 0, "%s %s LT: %u words read back wrong", p[i]->name,
+				      cons[c], us.bad);
+			ck_assert_msg(
+			    stat(&r, "gpu.coherence_check.violations") == 0,
+			    "%s %s LT: %g coherence violations: %s", p[i]->name, cons[c],
+			    stat(&r, "gpu.coherence_check.violations"),
+			    json_string_value(json_object_get(r.result, "coherence_first")));
+			ck_assert_double_gt(stat(&r, "gpu.coherence_check.reads"), 0);
+			for (unsigned k = 0; k < U_WORDS; k++)
+				if (at_final[k] != us.final[k])
+					ck_abort_msg("%s %s: word %u is %#x after AT, %#x after LT",
+						     p[i]->name, cons[c], k, at_final[k],
+						     us.final[k]);
+			/* the shared adds all arrived */
+			for (unsigned k = 0; k < 64; k++)
+				sum += us.final[U_NWARPS * U_PRIV * LINE / 4 + k];
+			want = sum; /* same in both faces (checked above); at least one add */
+			ck_assert_double_gt(want, 0);
+			run_end(&r);
+		}
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lt");
+	TCase *t = tcase_create("equal");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, test_equal_sc);
+	tcase_add_test(t, test_equal_rc);
+	tcase_add_test(t, test_equal_l1_write_back);
+	tcase_add_test(t, test_unslotted_checker_silent);
+	suite_add_tcase(s, t);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
