@@ -38,7 +38,7 @@ struct samp_cfg {
 	uint64_t group_min;
 	double group_cv;
 	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
-	bool lt_exact; /* tests: the LT face adds no contention delay */
+	bool lt_exact;			    /* tests: the LT face adds no contention delay */
 };
 
 extern const struct cs_param_table samp_params; /* section "sampling" */

@@ -94,7 +94,7 @@ struct gpu_ctx {
 	unsigned consistency;  /* enum gpu_consistency of the SMs */
 	const void *proto_cfg; /* the protocol's own section (gpu_protocol.params), or NULL */
 	struct gpu_l2 *const *l2_banks; /* every bank (a G-TSC timestamp reset reaches them all) */
-	struct cohcheck *chk; /* NULL unless gpu.check: controllers report performed writes */
+	struct cohcheck *chk;	    /* NULL unless gpu.check: controllers report performed writes */
 	const struct lt_params *lt; /* the LT face's contention model (analytic/ltmodel.h) */
 	struct gpu_lt_clock *lt_clock;
 };

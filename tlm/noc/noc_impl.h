@@ -49,7 +49,7 @@ struct noc_ep {
 	unsigned idx;
 	bool mem;
 	struct noc_pkt *pend_head,
-	    *pend_tail; /* offered, waiting for room in the injection buffer */
+	    *pend_tail;	  /* offered, waiting for room in the injection buffer */
 	struct lt_res lt; /* load meter of the ejection port in front of it (both faces) */
 	char name[48];
 };
