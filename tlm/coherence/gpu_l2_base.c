@@ -179,6 +179,20 @@ static uint8_t l2_touched(const struct gpu_l2 *b, const uint64_t mask[2])
 	return b->sector_bytes ? t : (t ? b->all_sectors : 0);
 }
 
+/* Sectors a write's byte mask covers whole (the whole line in an unsectored bank). */
+static uint8_t l2_full_sectors(const struct gpu_l2 *b, const struct mem_msg *m)
+{
+	return gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
+				     b->sector_bytes ? b->sector_bytes : b->line_bytes);
+}
+
+/* A write about to be performed on l makes the sectors it covers whole valid. */
+static void l2_mark_written(const struct gpu_l2 *b, struct cache_line *l, const struct mem_msg *m)
+{
+	if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
+		l->valid_sectors |= l2_full_sectors(b, m);
+}
+
 /* ---- the pipeline ---------------------------------------------------------------------------- */
 
 struct l2_victim_ctx {
@@ -338,14 +352,20 @@ static sim_time_t l2_ready(struct gpu_l2 *b, const struct cache_line *l, const s
 
 static void l2_hold_over(struct sim_kernel *k, void *obj, void *arg);
 
+/* A request held from `from` until `until` (both faces). */
+static void l2_count_hold(struct gpu_l2 *b, sim_time_t until, sim_time_t from)
+{
+	(*b->st.held)++;
+	*b->st.held_cycles +=
+	    sim_clock_cycle(&b->ctx->l2_clk, until) - sim_clock_cycle(&b->ctx->l2_clk, from);
+}
+
 /* Entry e waits until `until` before its first target may be performed. */
 static void l2_hold(struct gpu_l2 *b, struct mshr_entry *e, sim_time_t until, sim_time_t now)
 {
 	mshr_user(e)[1] |= L2_HELD;
 	mshr_user(e)[2] = until;
-	(*b->st.held)++;
-	*b->st.held_cycles +=
-	    sim_clock_cycle(&b->ctx->l2_clk, until) - sim_clock_cycle(&b->ctx->l2_clk, now);
+	l2_count_hold(b, until, now);
 	sim_schedule_at(b->ctx->k, until, SIM_PRIO_DEFAULT, l2_hold_over, b,
 			(void *)(uintptr_t)mshr_index(b->mshr, e));
 }
@@ -372,10 +392,7 @@ static void l2_run_targets(struct gpu_l2 *b, struct mshr_entry *e, struct cache_
 			l2_hold(b, e, r, sim_now(b->ctx->k));
 			return;
 		}
-		if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
-			l->valid_sectors |= gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
-								  b->sector_bytes ? b->sector_bytes
-										  : b->line_bytes);
+		l2_mark_written(b, l, m);
 		l2_serve(b, l, m, t);
 		mshr_remove(e, 0);
 	}
@@ -489,10 +506,7 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 		return true;
 	}
 	if (l && !(l->flags & L2_RESERVED) && (l->valid_sectors & need) == need) {
-		if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
-			l->valid_sectors |= gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
-								  b->sector_bytes ? b->sector_bytes
-										  : b->line_bytes);
+		l2_mark_written(b, l, m);
 		l2_count(b, m, true);
 		l2_serve(b, l, m, now);
 		return true;
@@ -522,9 +536,7 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 		}
 		if (!need) {
 			/* a write of whole sectors allocates without a fetch */
-			l->valid_sectors = gpu_mask_full_sectors(m->byte_mask, b->line_bytes,
-								 b->sector_bytes ? b->sector_bytes
-										 : b->line_bytes);
+			l->valid_sectors = l2_full_sectors(b, m);
 			(*b->st.write_allocs)++;
 			l2_count(b, m, false);
 			l2_serve(b, l, m, now);
@@ -773,6 +785,16 @@ static sim_time_t l2_lt_dram(struct gpu_l2 *b, sim_time_t t)
 	return done;
 }
 
+/* The LT face of a hold: a request ready at r, at the head at t, is performed at (as
+ * l2_hold_over runs it) the L2 cycle after r's edge. */
+static sim_time_t l2_lt_hold(struct gpu_l2 *b, sim_time_t r, sim_time_t t)
+{
+	if (r <= t)
+		return t;
+	l2_count_hold(b, r, t);
+	return l2_cycles(b, sim_clock_next_edge(&b->ctx->l2_clk, r), 1);
+}
+
 /*
  * The LT face: m is performed at once by the same functions the pipeline uses (allocation and
  * eviction, the policy's hooks, the fetch, the fill, the serve), in the order the pipeline
@@ -805,11 +827,7 @@ static void l2_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 		sim_time_t r = l2_ready(b, l, m, t);
 
 		l2_count(b, m, true);
-		if (r > t) {
-			(*b->st.held)++;
-			*b->st.held_cycles += sim_clock_cycle(clk, r) - sim_clock_cycle(clk, t);
-			t = l2_cycles(b, sim_clock_next_edge(clk, r), 1);
-		}
+		t = l2_lt_hold(b, r, t);
 	} else {
 		bool fetched = false;
 
@@ -829,9 +847,7 @@ static void l2_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 			}
 			if (!need) {
 				(*b->st.write_allocs)++;
-				l->valid_sectors = gpu_mask_full_sectors(
-				    m->byte_mask, b->line_bytes,
-				    b->sector_bytes ? b->sector_bytes : b->line_bytes);
+				l->valid_sectors = l2_full_sectors(b, m);
 			}
 		}
 		if ((l->valid_sectors & need) != need) {
@@ -854,20 +870,10 @@ static void l2_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 				t = l2_cycles(b, sim_clock_next_edge(clk, back), 1);
 			}
 		}
-		if (fetched) {
-			sim_time_t r = l2_ready(b, l, m, t);
-
-			if (r > t) {
-				(*b->st.held)++;
-				*b->st.held_cycles +=
-				    sim_clock_cycle(clk, r) - sim_clock_cycle(clk, t);
-				t = l2_cycles(b, sim_clock_next_edge(clk, r), 1);
-			}
-		}
+		if (fetched)
+			t = l2_lt_hold(b, l2_ready(b, l, m, t), t);
 	}
-	if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
-		l->valid_sectors |= gpu_mask_full_sectors(
-		    m->byte_mask, b->line_bytes, b->sector_bytes ? b->sector_bytes : b->line_bytes);
+	l2_mark_written(b, l, m);
 	t = l2_perform(b, l, m, t);
 	*delay = t - now;
 }

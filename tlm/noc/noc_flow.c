@@ -315,17 +315,32 @@ static bool inj_offer(struct noc_ep *ep, struct noc_pkt *pk, bool owed)
 	return false;
 }
 
+/* A message class the protocol defined (else the run fails). Both faces. */
+static bool noc_class_ok(struct noc *n, unsigned cls)
+{
+	if (cls < n->n_types)
+		return true;
+	sim_fail(n->k, -CS_EPROTO, "noc: message class %u out of range (%u classes)", cls,
+		 n->n_types);
+	return false;
+}
+
+/* Unloaded latency in NoC cycles of a message on network id from src to dst. Both faces. */
+static uint64_t noc_zero_cycles(const struct noc *n, unsigned id, unsigned src, unsigned dst,
+				unsigned payload)
+{
+	return id == NOC_REQ ? noc_unloaded_cycles(n, src, dst, payload, false)
+			     : noc_unloaded_cycles(n, dst, src, payload, true);
+}
+
 /* A packet for p on network id from source endpoint src to destination dst. */
 static struct noc_pkt *pkt_make(struct noc *n, struct tlm_payload *p, unsigned id, unsigned src,
 				unsigned dst, unsigned cls, unsigned payload)
 {
 	struct noc_pkt *pk;
 
-	if (cls >= n->n_types) {
-		sim_fail(n->k, -CS_EPROTO, "noc: message class %u out of range (%u classes)", cls,
-			 n->n_types);
+	if (!noc_class_ok(n, cls))
 		return NULL;
-	}
 	if (noc_flits_of(n, payload) > n->buf) {
 		sim_fail(n->k, -CS_EPROTO,
 			 "noc: a %u B message needs %u flits, more than noc.buffer_flits (%u)",
@@ -341,8 +356,7 @@ static struct noc_pkt *pkt_make(struct noc *n, struct tlm_payload *p, unsigned i
 	pk->cls = (uint8_t)cls;
 	pk->payload = payload;
 	pk->flits = noc_flits_of(n, payload);
-	pk->zero = id == NOC_REQ ? noc_unloaded_cycles(n, src, dst, payload, false)
-				 : noc_unloaded_cycles(n, dst, src, payload, true);
+	pk->zero = noc_zero_cycles(n, id, src, dst, payload);
 	lt_res_note(&n->net[id].dst[dst]->lt, sim_now(n->k), pk->flits);
 	return pk;
 }
@@ -541,11 +555,8 @@ static sim_time_t noc_lt_hop(struct noc *n, unsigned id, unsigned src, unsigned 
 	uint64_t c, zero;
 	double wait;
 
-	if (cls >= n->n_types) {
-		sim_fail(n->k, -CS_EPROTO, "noc: message class %u out of range (%u classes)", cls,
-			 n->n_types);
+	if (!noc_class_ok(n, cls))
 		return t;
-	}
 	noc_count(net, cls, f, payload);
 	*in->flits += f;
 	for (struct noc_router *r = in->r; r;) {
@@ -556,8 +567,7 @@ static sim_time_t noc_lt_hop(struct noc *n, unsigned id, unsigned src, unsigned 
 	}
 	lt_res_note(&ep->lt, t, f);
 	wait = lt_res_wait(&ep->lt, n->ltp, LT_RES_NOC);
-	zero = id == NOC_REQ ? noc_unloaded_cycles(n, src, dst, payload, false)
-			     : noc_unloaded_cycles(n, dst, src, payload, true);
+	zero = noc_zero_cycles(n, id, src, dst, payload);
 	c = noc_cycle_ceil(n, t) + zero + (uint64_t)(wait + 0.5);
 	return noc_edge(n, c);
 }

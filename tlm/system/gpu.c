@@ -368,9 +368,9 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		phase_next(g, PH_DRAIN, 0);
 		for (unsigned i = 0; i < g->ctx.sms; i++)
 			gpu_sm_hold(g->sm[i], true);
-		/* fall through to the drain check */
+		/* fall through: the drain may be over at once */
 	}
-		/* fall through */
+	/* fall through */
 	case PH_DRAIN:
 		if (!gpu_drained(g)) {
 			sim_schedule(k, 4 * (sim_time_t)cyc, samp_tick, g,
@@ -505,9 +505,10 @@ static void kernel_end_one(void *arg)
 	if (--g->ends_pending)
 		return;
 	/* LT and FF warps ran ahead: the kernel ends when the last one exited */
-	for (unsigned i = 0; g->phase == PH_LT || g->phase == PH_FF ? i < g->ctx.sms : 0; i++)
-		if (gpu_sm_lt_exit_time(g->sm[i]) > end)
-			end = gpu_sm_lt_exit_time(g->sm[i]);
+	if (g->phase == PH_LT || g->phase == PH_FF)
+		for (unsigned i = 0; i < g->ctx.sms; i++)
+			if (gpu_sm_lt_exit_time(g->sm[i]) > end)
+				end = gpu_sm_lt_exit_time(g->sm[i]);
 	plan_kernel_end(g, &g->kernels[g->nkernels - 1], end);
 	g->running = false;
 	g->kernels[g->nkernels - 1].end = end;
