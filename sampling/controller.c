@@ -150,7 +150,8 @@ static void mean_cv(const struct darr *a, double *mean, double *cv)
 	*cv = m > 0 ? sqrt(v) / m : HUGE_VAL;
 }
 
-unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps)
+unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps,
+			   bool hybrid)
 {
 	struct samp_group *g = NULL;
 	double m, cv;
@@ -183,7 +184,9 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 	s->cur = (int)(g - s->g);
 	s->kpred.n = s->kmeas.n = 0;
 	mean_cv(&g->cpi, &m, &cv);
-	if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv)
+	if (!hybrid)
+		s->plan = SAMP_LT;
+	else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv)
 		s->plan = s->cfg.ff ? SAMP_FF : SAMP_LT;
 	else
 		s->plan = SAMP_SAMPLE;
@@ -285,8 +288,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		double R, rel;
 
 		ratio_of(s, &R, &rel);
-		if (s->plan == SAMP_SAMPLE && !s->kpred.n && f->at_cycles == 0 &&
-		    f->lt_factor > 0) {
+		if (!s->kpred.n && f->at_cycles == 0 && f->lt_factor > 0) {
 			R = f->lt_factor; /* analytic: the calibration's correction */
 			rel = 0;
 		}

@@ -68,8 +68,10 @@ struct samp;
 
 int samp_create(const struct samp_cfg *cfg, struct samp **out);
 void samp_destroy(struct samp *s);
-/* A kernel starts: its plan (hybrid). */
-unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps);
+/* A kernel starts: its plan (hybrid). Not hybrid (analytic): always SAMP_LT, no grouping
+ * decision, so every kernel gets the calibration's correction. */
+unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps,
+			   bool hybrid);
 /* A unit's pair. */
 void samp_unit(struct samp *s, double pred, double meas);
 /* The running kernel's interval meets the target (no more units needed). */

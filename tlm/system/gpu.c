@@ -430,13 +430,13 @@ static void plan_kernel(struct gpu_sys *g, const struct gpu_kernel *kn)
 	}
 	if (g->mode == CS_MODE_ANALYTIC) {
 		samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas,
-				  kn->warps_per_cta);
+				  kn->warps_per_cta, false);
 		faces_set(g, GPU_SM_LT);
 		g->phase = PH_LT;
 		return;
 	}
-	plan =
-	    samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas, kn->warps_per_cta);
+	plan = samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas,
+				 kn->warps_per_cta, true);
 	if (plan == SAMP_FF) {
 		faces_set(g, GPU_SM_FF);
 		g->phase = PH_FF;
