@@ -552,9 +552,10 @@ static void l1_set_lt(struct gpu_l1 *l1, bool on)
 	l1_port_set_lt(&l1->port, on);
 }
 
-static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t)
+static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
+			       bool last)
 {
-	return l1_port_lt_access(&l1->port, l1_access, l1, a, t);
+	return l1_port_lt_access(&l1->port, l1_access, l1, a, t, last);
 }
 
 static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,

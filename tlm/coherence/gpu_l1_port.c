@@ -1,10 +1,12 @@
 /*
  * tlm/coherence/gpu_l1_port.c - the NoC port and hit path every GPU L1 shares (see the header).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tlm/coherence/gpu_l1_port.h"
+#include "tlm/noc/noc.h"
 
 static void l1_port_pump(struct l1_port *p);
 
@@ -72,7 +74,7 @@ struct mem_msg *l1_port_msg(struct l1_port *p, uint8_t type, uint64_t addr, uint
 	return m;
 }
 
-static void l1_port_lt_flush(struct l1_port *p);
+static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs);
 
 void l1_port_send(struct l1_port *p, struct mem_msg *m)
 {
@@ -82,8 +84,19 @@ void l1_port_send(struct l1_port *p, struct mem_msg *m)
 			tlm_payload_release(&m->p);
 			return;
 		}
-		if (!p->lt_busy)
-			l1_port_lt_flush(p); /* sent outside an access: a kernel's end */
+		if (p->lt_busy)
+			return;
+		/* sent outside an access: a kernel's end */
+		if (p->ctx->lt_clock && p->ctx->lt_clock->defer) {
+			struct gpu_lt_clock *c = p->ctx->lt_clock;
+
+			if (!p->lt_deferred) {
+				p->lt_deferred = true;
+				c->deferred[c->ndeferred++] = p;
+			}
+			return;
+		}
+		l1_port_lt_flush(p, UINT_MAX);
 		return;
 	}
 	if (!msgq_push(&p->q, m, 0)) {
@@ -180,29 +193,26 @@ static void lt_clock_set(struct l1_port *p, sim_time_t t)
 		p->ctx->lt_clock->t = t;
 }
 
-/* Performs what the access left: hits are answered at their due time; each message makes its
- * round trip by b_transport from the time it was sent, and its response is handled at the
- * time it is back (which may send more: re-reads after a renewal, a retry for sectors). */
-static void l1_port_lt_flush(struct l1_port *p)
+/* Performs what the accesses of one op left, in time order as the detailed face would: every
+ * queued message makes its round trip by b_transport from the time it was sent; hits are
+ * answered at their due time and responses handled at the time they are back, the earliest
+ * first (a response may send more: re-reads after a renewal, a retry for sectors). */
+#define LT_PEND_MAX 64
+
+static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 {
 	sim_time_t now = sim_now(p->ctx->k);
 	sim_time_t base = p->lt_t;
 	bool was_busy = p->lt_busy;
+	struct mem_msg *pm[LT_PEND_MAX];
+	sim_time_t pt[LT_PEND_MAX];
+	unsigned np = 0;
 
 	p->lt_busy = true;
-	while (p->h_n || p->q.n) {
-		if (p->h_n) {
-			struct l1_hit *h = &p->hits[p->h_head];
+	for (;;) {
+		unsigned best = 0;
 
-			p->h_head = (p->h_head + 1) % p->h_cap;
-			p->h_n--;
-			if (h->due > p->lt_end)
-				p->lt_end = h->due;
-			lt_clock_set(p, h->due);
-			p->cl.done(p->cl.sm, h->id, h->load ? h->data : NULL);
-			continue;
-		}
-		{
+		while (p->q.n && np < LT_PEND_MAX && max_msgs) {
 			struct msgq_slot *sl = msgq_head(&p->q);
 			struct mem_msg *m = sl->m;
 			sim_time_t start = sl->ready, delay;
@@ -213,16 +223,92 @@ static void l1_port_lt_flush(struct l1_port *p)
 			delay = start - now;
 			m->sent_ps = start;
 			(*p->msgs_sent)++;
+			max_msgs--;
 			tlm_b_transport(&p->noc, &m->p, &delay);
-			if (now + delay > p->lt_end)
-				p->lt_end = now + delay;
-			lt_clock_set(p, now + delay);
+			pm[np] = m;
+			pt[np++] = now + delay;
+		}
+		for (unsigned i = 1; i < np; i++)
+			if (pt[i] < pt[best])
+				best = i;
+		if (p->h_n && (!np || p->hits[p->h_head].due <= pt[best])) {
+			struct l1_hit *h = &p->hits[p->h_head];
+
+			p->h_head = (p->h_head + 1) % p->h_cap;
+			p->h_n--;
+			if (h->due > p->lt_end)
+				p->lt_end = h->due;
+			lt_clock_set(p, h->due);
+			p->cl.done(p->cl.sm, h->id, h->load ? h->data : NULL);
+			continue;
+		}
+		if (!np)
+			break;
+		{
+			struct mem_msg *m = pm[best];
+			sim_time_t back = pt[best];
+
+			np--;
+			memmove(&pm[best], &pm[best + 1], (np - best) * sizeof(pm[0]));
+			memmove(&pt[best], &pt[best + 1], (np - best) * sizeof(pt[0]));
+			if (back > p->lt_end)
+				p->lt_end = back;
+			lt_clock_set(p, back);
 			p->response(p->owner, m);
 			tlm_payload_release(&m->p);
 		}
 	}
 	lt_clock_set(p, base);
 	p->lt_busy = was_busy;
+}
+
+/* When the head message of deferred port p would reach its bank on an idle network. */
+static sim_time_t lt_drain_arrival(const struct gpu_lt_clock *c, struct l1_port *p)
+{
+	const struct msgq_slot *sl = msgq_head(&p->q);
+	const struct mem_msg *m = sl->m;
+	sim_time_t start = sl->ready > p->lt_inj ? sl->ready : p->lt_inj;
+
+	return start + noc_unloaded_ps(c->noc, p->sm, m->dst, m->req_bytes, false);
+}
+
+void l1_port_lt_drain(struct gpu_lt_clock *c)
+{
+	const struct sim_clock *nclk = noc_clock(c->noc);
+
+	c->defer = false;
+	for (unsigned i = 0; i < c->ndeferred; i++)
+		c->deferred[i]->lt_inj = 0;
+	for (;;) {
+		struct l1_port *p = NULL;
+		sim_time_t best = 0;
+		struct msgq_slot *sl;
+
+		for (unsigned i = 0; i < c->ndeferred; i++) {
+			struct l1_port *q = c->deferred[i];
+			sim_time_t t;
+
+			if (!q->q.n)
+				continue;
+			t = lt_drain_arrival(c, q);
+			if (!p || t < best) {
+				p = q;
+				best = t;
+			}
+		}
+		if (!p)
+			break;
+		sl = msgq_head(&p->q);
+		if (sl->ready < p->lt_inj)
+			sl->ready = p->lt_inj;
+		/* the next message starts once this one's flits are in */
+		p->lt_inj = sl->ready +
+			    sim_clock_delay(nclk, sl->ready, noc_flits(c->noc, sl->m->req_bytes));
+		l1_port_lt_flush(p, 1);
+	}
+	for (unsigned i = 0; i < c->ndeferred; i++)
+		c->deferred[i]->lt_deferred = false;
+	c->ndeferred = 0;
 }
 
 void l1_port_set_lt(struct l1_port *p, bool on)
@@ -232,19 +318,27 @@ void l1_port_set_lt(struct l1_port *p, bool on)
 
 sim_time_t l1_port_lt_access(struct l1_port *p,
 			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
-			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t)
+			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t, bool last)
 {
 	bool on = p->ctx->lt_clock && p->ctx->lt_clock->on;
 
 	if (p->ctx->lt_clock)
 		p->ctx->lt_clock->on = true;
 	lt_clock_set(p, t);
-	p->lt_end = t;
+	if (!p->lt_busy)
+		p->lt_end = t; /* the op's first access */
 	p->lt_busy = true;
-	if (!access(l1, a))
-		sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
-	l1_port_lt_flush(p);
-	p->lt_busy = false;
+	if (!access(l1, a)) {
+		/* MSHRs or the miss queue are full with this op's earlier requests: as the
+		 * detailed face retries once they drain, perform them first */
+		l1_port_lt_flush(p, UINT_MAX);
+		if (!access(l1, a))
+			sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
+	}
+	if (last) {
+		l1_port_lt_flush(p, UINT_MAX);
+		p->lt_busy = false;
+	}
 	if (p->ctx->lt_clock)
 		p->ctx->lt_clock->on = on;
 	return p->lt_end;

@@ -43,6 +43,8 @@ struct l1_port {
 
 	/* the LT face: messages and hits are performed by the flush, at once */
 	bool lt, lt_busy;
+	bool lt_deferred;  /* in ctx->lt_clock->deferred */
+	sim_time_t lt_inj; /* deferred: when the next message can start its injection */
 	sim_time_t lt_t;   /* time of what is being performed */
 	sim_time_t lt_end; /* latest completion of this access */
 };
@@ -78,6 +80,7 @@ bool l1_port_idle(const struct l1_port *p);
 void l1_port_set_lt(struct l1_port *p, bool on);
 sim_time_t l1_port_lt_access(struct l1_port *p,
 			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
-			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t);
+			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
+			     bool last);
 
 #endif

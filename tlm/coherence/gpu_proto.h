@@ -74,10 +74,24 @@ extern const struct cs_param_table gpu_l2_params; /* section "l2" */
 
 /* The time of the access the LT face is performing (the warp's own time, ahead of the
  * kernel's under temporal decoupling); controllers read it through gpu_now(). */
+struct l1_port;
+struct noc;
 struct gpu_lt_clock {
 	bool on;
 	sim_time_t t;
+	/* A kernel's end in LT: the L1s' flushes queue their write-backs here (defer) and
+	 * l1_port_lt_drain() performs them one message per L1 in turn, as the detailed face's
+	 * L1s inject theirs side by side, each reaching its bank after its unloaded NoC latency;
+	 * one L1 after another would reorder them at the L2. */
+	bool defer;
+	const struct noc *noc;
+	unsigned ndeferred;
+	struct l1_port **deferred; /* one slot per SM */
 };
+
+/* Ends the deferral: performs every deferred L1's queued messages, the one that would reach
+ * its bank first next, each L1 injecting one message after another (gpu_l1_port.c). */
+void l1_port_lt_drain(struct gpu_lt_clock *c);
 
 /* What every controller of one GPU shares. */
 struct gpu_ctx {
@@ -160,7 +174,8 @@ struct gpu_l1_ops {
 	 * before it returns, with everything the access caused (write-backs, re-reads)
 	 * performed too. Returns the time the access is performed (>= t). */
 	void (*set_lt)(struct gpu_l1 *l1, bool on);
-	sim_time_t (*lt_access)(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t);
+	sim_time_t (*lt_access)(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
+				bool last);
 	/* Tests and debugging: the protocol state of addr's line (G-TSC: wts, rts; TC: lease end,
 	 * GWCT of the line) and of the warp (G-TSC: warp_ts; TC-Weak: GWCT). false when the
 	 * line is not present. NULL: no such state. */

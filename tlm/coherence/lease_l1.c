@@ -30,7 +30,8 @@
 #include "tlm/mem/cache.h"
 #include "tlm/mem/mshr.h"
 
-#define L1_VALID 1
+#define L1_VALID   1
+#define TICK_LINES 4 /* lines a warp's spin detector follows (spin_tick) */
 
 /* mshr_user(e)[1] */
 #define E_READS	 0xffu	    /* reads (or renewals) in flight */
@@ -78,8 +79,11 @@ struct gpu_l1 {
 	const struct gtsc_cfg *g;
 	unsigned tsb; /* timestamp bytes on the wire */
 	uint64_t *warp_ts;
-	uint32_t *warp_hits; /* hits to warp_line since the warp's timestamp last ticked */
+	/* per warp, the TICK_LINES lines it hit last and its hits to each since its timestamp
+	 * last ticked (gtsc.tick_hits) */
+	uint32_t *warp_hits;
 	uint64_t *warp_line;
+	uint8_t *warp_tick_next; /* the entry the next new line takes, round robin */
 	/* per MSHR entry: G-TSC, the wts the next ack should have been applied on; TC, the warps
 	 * whose stores went while a read was out */
 	uint64_t *chain;
@@ -209,22 +213,39 @@ static bool target_covered(const struct gpu_l1 *l1, const struct cache_line *l,
 	return covered(l1, l, t->warp);
 }
 
+/* Logical time must move for a warp spinning on cached flags to see a new value: after
+ * gtsc.tick_hits hits to one of the last TICK_LINES lines it hit, the warp moves past that
+ * line's lease. Several lines, because a warp's lanes may spin on different words (bh's tree
+ * build gathers every blocked lane's slot each turn). */
+static void spin_tick(struct gpu_l1 *l1, const struct cache_line *l, unsigned warp)
+{
+	uint64_t *line = &l1->warp_line[(size_t)warp * TICK_LINES];
+	uint32_t *hits = &l1->warp_hits[(size_t)warp * TICK_LINES];
+	unsigned i;
+
+	for (i = 0; i < TICK_LINES && line[i] != l->addr; i++)
+		;
+	if (i == TICK_LINES) {
+		i = l1->warp_tick_next[warp];
+		l1->warp_tick_next[warp] = (uint8_t)((i + 1) % TICK_LINES);
+		line[i] = l->addr;
+		hits[i] = 0;
+		return;
+	}
+	if (!l1->g->tick_hits || ++hits[i] < l1->g->tick_hits)
+		return;
+	hits[i] = 0;
+	if (l1->warp_ts[warp] <= l->meta[1])
+		l1->warp_ts[warp] = l->meta[1] + 1;
+}
+
 /* A load is performed on l: the warp's timestamp (G-TSC) or GWCT (TC-Weak) follows. */
 static void load_performed(struct gpu_l1 *l1, const struct cache_line *l, unsigned warp)
 {
 	if (is_gtsc(l1)) {
 		if (l1->warp_ts[warp] < l->meta[0])
 			l1->warp_ts[warp] = l->meta[0];
-		/* logical time must move for a warp spinning on a cached flag to see a new
-		 * value: after repeated hits to one line the warp moves past its lease */
-		if (l1->warp_line[warp] != l->addr) {
-			l1->warp_line[warp] = l->addr;
-			l1->warp_hits[warp] = 0;
-		} else if (l1->g->tick_hits && ++l1->warp_hits[warp] >= l1->g->tick_hits) {
-			l1->warp_hits[warp] = 0;
-			if (l1->warp_ts[warp] <= l->meta[1])
-				l1->warp_ts[warp] = l->meta[1] + 1;
-		}
+		spin_tick(l1, l, warp);
 	} else if (l1->kind == LEASE_TC_WEAK && l1->gwct[warp] < l->meta[1]) {
 		l1->gwct[warp] = l->meta[1];
 	}
@@ -246,7 +267,8 @@ static void l1_flush_all(struct gpu_l1 *l1)
 		return;
 	for (unsigned w = 0; w < l1->ctx->warps; w++) {
 		l1->warp_ts[w] = 1;
-		l1->warp_hits[w] = 0;
+		for (unsigned i = 0; i < TICK_LINES; i++)
+			l1->warp_hits[(size_t)w * TICK_LINES + i] = 0;
 	}
 	/* loads waiting from before the reset start again at 1 too: asking with their old
 	 * timestamps in the new epoch would overflow it at once (a storm of resets) */
@@ -799,6 +821,7 @@ static void l1_destroy(struct gpu_l1 *l1)
 	free(l1->warp_ts);
 	free(l1->warp_hits);
 	free(l1->warp_line);
+	free(l1->warp_tick_next);
 	free(l1->chain);
 	free(l1->seen_key);
 	free(l1->seen_val);
@@ -866,10 +889,12 @@ static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned s
 		l1->g = ctx->proto_cfg;
 		l1->tsb = gtsc_ts_bytes(l1->g);
 		l1->warp_ts = calloc(ctx->warps, sizeof(*l1->warp_ts));
-		l1->warp_hits = calloc(ctx->warps, sizeof(*l1->warp_hits));
-		l1->warp_line = calloc(ctx->warps, sizeof(*l1->warp_line));
+		l1->warp_hits = calloc((size_t)ctx->warps * TICK_LINES, sizeof(*l1->warp_hits));
+		l1->warp_line = calloc((size_t)ctx->warps * TICK_LINES, sizeof(*l1->warp_line));
+		l1->warp_tick_next = calloc(ctx->warps, sizeof(*l1->warp_tick_next));
 		l1->chain = calloc(cfg->mshrs, sizeof(*l1->chain));
-		if (!l1->warp_ts || !l1->warp_hits || !l1->warp_line || !l1->chain)
+		if (!l1->warp_ts || !l1->warp_hits || !l1->warp_line || !l1->warp_tick_next ||
+		    !l1->chain)
 			goto fail;
 		for (unsigned w = 0; w < ctx->warps; w++)
 			l1->warp_ts[w] = 1;
@@ -910,9 +935,10 @@ static void l1_set_lt(struct gpu_l1 *l1, bool on)
 	l1_port_set_lt(&l1->port, on);
 }
 
-static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t)
+static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
+			       bool last)
 {
-	return l1_port_lt_access(&l1->port, l1_access, l1, a, t);
+	return l1_port_lt_access(&l1->port, l1_access, l1, a, t, last);
 }
 
 static int l1_create_tc_strong(const struct gpu_ctx *ctx, unsigned sm,

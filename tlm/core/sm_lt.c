@@ -85,10 +85,11 @@ static void lt_mem(struct gpu_sm *sm, struct warp *w)
 
 		if (!r)
 			return;
-		at = sm_cycles(sm, max_t(t0, sm->lt_ldst), 1); /* the LD/ST unit's next cycle */
-		sm->lt_ldst = at;
+		at = max_t(t0, sm->lt_ldst); /* the LD/ST unit's first free cycle */
+		sm->lt_ldst = sm_cycles(sm, at, 1);
 		w->outstanding++;
-		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at);
+		/* the op's requests all reach the L1 before any answer, as in the detailed face */
+		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at, i + 1 == op->nreq);
 		last = max_t(last, done);
 	}
 	(*sm->st.requests) += op->nreq;
@@ -98,7 +99,9 @@ static void lt_mem(struct gpu_sm *sm, struct warp *w)
 		if (sc)
 			w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
 	} else {
-		w->lt_t = sm_cycles(sm, t0, 1);
+		/* the warp goes on in its issue cycle (its scheduler's next slot is the next
+		 * cycle), as in the detailed face */
+		w->lt_t = t0;
 		w->lt_out = max_t(w->lt_out, last);
 	}
 }
@@ -125,7 +128,9 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		break;
 	case OP_FENCE:
 		(*sm->st.fences)++;
-		w->lt_t = ivm_fence(sm, w, max_t(w->lt_t, w->lt_out), op->order, op->scope);
+		/* the fence takes its scheduler's issue slot, as in the detailed face */
+		w->lt_t =
+		    ivm_fence(sm, w, max_t(ivm_issue(sm, w, 1), w->lt_out), op->order, op->scope);
 		break;
 	case OP_BAR:
 		(*sm->st.barriers)++;

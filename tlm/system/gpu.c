@@ -528,8 +528,12 @@ static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
 	}
 	if (g->ctas_done == g->kern->ctas) {
 		g->ends_pending = g->ctx.sms;
+		/* LT: the L1s' kernel-end write-backs go side by side, as in the detailed face */
+		g->lt_clock.defer = g->phase == PH_LT;
+		g->lt_clock.noc = g->noc;
 		for (unsigned i = 0; i < g->ctx.sms; i++)
 			gpu_sm_kernel_end(g->sm[i], kernel_end_one, g);
+		l1_port_lt_drain(&g->lt_clock);
 	}
 }
 
@@ -764,6 +768,7 @@ static void gpu_destroy(struct cs_system *s)
 	while (g->live)
 		cta_unlink(g, g->live);
 	free(g->sm);
+	free(g->lt_clock.deferred);
 	free(g->bank);
 	free(g->dram);
 	free(g->kernels);
@@ -962,6 +967,9 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->ltp.exact = g->scfg.lt_exact;
 	g->ctx.lt = &g->ltp;
 	g->ctx.lt_clock = &g->lt_clock;
+	g->lt_clock.deferred = calloc(g->ctx.sms, sizeof(*g->lt_clock.deferred));
+	if (!g->lt_clock.deferred)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	if (samp_create(&g->scfg, &g->samp))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	if (g->scfg.calibration[0]) {
