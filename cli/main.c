@@ -22,6 +22,7 @@
 
 #include "calibrate/calfile.h"
 #include "calibrate/fit.h"
+#include "cli/progress.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
@@ -116,7 +117,10 @@ static const char run_help[] =
     "                         (zstd, checksummed; written only when the run succeeds)\n"
     "      --host-counters    report host cycles and instructions per simulated event (PAPI),\n"
     "                         or wall time when counters are unavailable\n"
-    "  -q, --quiet            no summary on stdout\n";
+    "      --progress         draw the progress line on stderr from the start, on any stream\n"
+    "                         (default: on a terminal, once a run has taken 2 s)\n"
+    "      --no-progress      no progress line\n"
+    "  -q, --quiet            no summary on stdout (and no progress line unless --progress)\n";
 
 static const char suite_help[] =
     "usage: cohscope suite -c CONFIG [-w NAME,NAME...] [--set SECTION.KEY=VALUE]...\n"
@@ -133,6 +137,8 @@ static const char suite_help[] =
     "                         --set workload.size=small --set coherence.protocol=gtsc\n"
     "  -o, --output FILE      write every run's results as a JSON array (written whole or not\n"
     "                         at all)\n"
+    "      --progress         draw each benchmark's progress line on stderr (default: on a\n"
+    "                         terminal once a run has taken 2 s); --no-progress: never\n"
     "  -q, --quiet            no table\n";
 
 static const char litmus_help[] =
@@ -290,13 +296,24 @@ struct opts {
 	const char *record;
 	int mode;
 	bool dump, host_counters, quiet, help;
+	enum progress_when progress;
+	struct progress *pr; /* the run's progress line, or NULL */
 	const char *sets[256];
 	int nsets;
 };
 
 static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 {
-	enum { OPT_MODE = 256, OPT_SET, OPT_DUMP, OPT_CSV, OPT_HOST, OPT_RECORD };
+	enum {
+		OPT_MODE = 256,
+		OPT_SET,
+		OPT_DUMP,
+		OPT_CSV,
+		OPT_HOST,
+		OPT_RECORD,
+		OPT_PROGRESS,
+		OPT_NO_PROGRESS
+	};
 	static const struct option longopts[] = {
 	    {"config", required_argument, NULL, 'c'},
 	    {"workload", required_argument, NULL, 'w'},
@@ -308,6 +325,8 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 	    {"csv", required_argument, NULL, OPT_CSV},
 	    {"host-counters", no_argument, NULL, OPT_HOST},
 	    {"record", required_argument, NULL, OPT_RECORD},
+	    {"progress", no_argument, NULL, OPT_PROGRESS},
+	    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -361,6 +380,12 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 			break;
 		case OPT_RECORD:
 			o->record = optarg;
+			break;
+		case OPT_PROGRESS:
+			o->progress = PROGRESS_ALWAYS;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress = PROGRESS_NEVER;
 			break;
 		case ':':
 			return fail(EXIT_USAGE, "%s: option %s needs a value", cmd,
@@ -416,7 +441,11 @@ static int load_replay(const struct opts *o, struct trace **replay)
 static int create_system(const struct opts *o, struct cs_config *cfg, struct cs_system **sys,
 			 struct trace **replay, struct trace *record)
 {
-	struct cs_run_opts ro = {.workload = o->workload, .mode = o->mode, .record = record};
+	struct cs_run_opts ro = {.workload = o->workload,
+				 .mode = o->mode,
+				 .record = record,
+				 .progress = o->pr ? progress_update : NULL,
+				 .progress_arg = o->pr};
 	struct cs_err err = {0};
 	int rc = load_replay(o, replay);
 
@@ -612,6 +641,7 @@ static int cmd_run(int argc, char **argv)
 	struct cs_system *sys = NULL;
 	struct trace *replay = NULL, *record = NULL;
 	struct cs_err err = {0};
+	struct progress pr;
 	struct opts o;
 	int rc, status;
 
@@ -629,6 +659,9 @@ static int cmd_run(int argc, char **argv)
 	status = open_config(&o, &cfg);
 	if (status)
 		return status;
+	progress_init(&pr, o.quiet && o.progress == PROGRESS_AUTO ? PROGRESS_NEVER : o.progress,
+		      NULL);
+	o.pr = &pr;
 	if (o.record && trace_new(&record)) {
 		status = fail(EXIT_INTERNAL, "out of memory");
 		goto out_close;
@@ -647,6 +680,7 @@ static int cmd_run(int argc, char **argv)
 	}
 	cs_hostperf_start(perf);
 	rc = cs_system_run(sys, &err);
+	progress_done(&pr);
 	cs_hostperf_stop(perf);
 	cs_hostperf_read(perf, &hp);
 	if (rc) {
@@ -750,6 +784,7 @@ static json_t *suite_run_one(const struct opts *o, const struct cs_workload *w, 
 	struct cs_system *sys = NULL;
 	struct trace *replay = NULL;
 	struct cs_err err = {0};
+	struct progress pr;
 	json_t *r = NULL;
 	double t0 = wall_seconds();
 	int rc;
@@ -757,11 +792,15 @@ static json_t *suite_run_one(const struct opts *o, const struct cs_workload *w, 
 	error[0] = 0;
 	one.workload = w->name;
 	one.quiet = true;
+	progress_init(&pr, o->quiet && o->progress == PROGRESS_AUTO ? PROGRESS_NEVER : o->progress,
+		      w->name);
+	one.pr = &pr;
 	if (open_config(&one, &cfg) || create_system(&one, cfg, &sys, &replay, NULL)) {
 		snprintf(error, error_len, "could not start (see above)");
 		goto out;
 	}
 	rc = cs_system_run(sys, &err);
+	progress_done(&pr);
 	if (rc)
 		snprintf(error, error_len, "FAILED: %s", err.msg);
 	if (!rc || rc == -CS_ECHECK)

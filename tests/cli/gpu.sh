@@ -73,6 +73,22 @@ python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["stats"]
 sys.exit(0 if sum(v for k, v in s.items() if k.endswith("ts_resets")) > 100 else 1)' gtsc8.json ||
 	fail "gtsc-8bit-barrier: fewer than 100 timestamp resets"
 
+# the progress line (issue 6): on stderr only, the results unchanged; never without a terminal
+# unless asked
+D=$SRC/configs/default.cfg
+expect 0 "" progress-off -- run -c "$D" -w stream --set workload.size=small -o prog-off.json
+expect 0 "" progress-on -- run -c "$D" -w stream --set workload.size=small --progress \
+	-o prog-on.json
+grep -q "hybrid: kernel 1 stream .* CTAs, .*cycles, [0-9]* units" progress-on.err ||
+	fail "progress: no progress line: $(tr '\r' '\n' <progress-on.err | tail -2)"
+[ ! -s progress-off.err ] || fail "progress: drawn without a terminal: $(cat progress-off.err)"
+cmp -s <(grep -v '^host:' progress-on.out) <(grep -v '^host:' progress-off.out) ||
+	fail "progress: the summary changed"
+python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if a["result"] == b["result"] and a["stats"] == b["stats"] else 1)' prog-on.json \
+	prog-off.json || fail "progress: the results changed"
+
 # bad input: one line naming the setting, exit 3
 expect 3 "did you mean 'noncoherent'" bad-protocol -- run -c "$G" "${TINY[@]}" \
 	--set coherence.protocol=noncoherant

@@ -497,6 +497,9 @@ static void drain_poll(struct sim_kernel *k, void *obj, void *arg)
 	}
 }
 
+static uint64_t core_cycles(const struct gpu_sys *g, sim_time_t t);
+static void gpu_progress(struct gpu_sys *g);
+
 static void kernel_end_one(void *arg)
 {
 	struct gpu_sys *g = arg;
@@ -512,7 +515,38 @@ static void kernel_end_one(void *arg)
 	plan_kernel_end(g, &g->kernels[g->nkernels - 1], end);
 	g->running = false;
 	g->kernels[g->nkernels - 1].end = end;
+	gpu_progress(g);
 	drain_poll(g->s->k, g, NULL);
+}
+
+/* Tells the command line's progress display where the run is (at CTA and kernel boundaries). */
+static void gpu_progress(struct gpu_sys *g)
+{
+	struct cs_progress p = {.mode = cs_mode_names[g->mode], .kernel = ""};
+
+	if (!g->s->progress)
+		return;
+	p.kernels = g->nkernels;
+	if (g->running && g->kern) {
+		p.kernel = g->kernels[g->nkernels - 1].name;
+		p.ctas = g->kern->ctas;
+		p.ctas_done = g->ctas_done;
+	}
+	p.cycles = core_cycles(g, sim_now(g->s->k));
+	if (g->samp)
+		samp_counts(g->samp, &p.units, &(unsigned){0}, &(unsigned){0});
+	for (unsigned i = g->nkernels; i-- > 0;)
+		if (g->kernels[i].end) {
+			const struct kernel_rec *r = &g->kernels[i];
+
+			p.kernel_est =
+			    g->mode == CS_MODE_DETAILED
+				? (double)(core_cycles(g, r->end) - core_cycles(g, r->start))
+				: r->est.cycles;
+			p.kernel_half = g->mode == CS_MODE_DETAILED ? 0 : r->est.half;
+			break;
+		}
+	g->s->progress(g->s->progress_arg, &p);
 }
 
 static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
@@ -521,6 +555,7 @@ static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
 
 	cta_unlink(g, cta);
 	g->ctas_done++;
+	gpu_progress(g);
 	if (g->next_cta < g->kern->ctas) {
 		g->rr = smi;
 		cta_fill(g);

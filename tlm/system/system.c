@@ -126,8 +126,11 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 	}
 	if (opts && opts->mode >= 0)
 		s->sys.mode = (unsigned)opts->mode;
-	if (opts)
+	if (opts) {
 		s->record = opts->record;
+		s->progress = opts->progress;
+		s->progress_arg = opts->progress_arg;
+	}
 	/* the default mode (hybrid), from the defaults or a dump of them, falls back to detailed
 	 * on a system without it; --mode asks for a mode */
 	if (!(s->ops->modes & (1u << s->sys.mode)) && !(opts && opts->mode >= 0) &&

@@ -78,6 +78,18 @@ struct cs_component {
 	char name[64];
 };
 
+/* Where a run is, for a progress display (the command line's; the system calls it at CTA and
+ * kernel boundaries, so it adds no simulation event). */
+struct cs_progress {
+	const char *mode;		/* cs_mode_names */
+	const char *kernel;		/* the running kernel's name, "" between kernels */
+	unsigned kernels;		/* kernels launched so far */
+	unsigned ctas_done, ctas;	/* of the running kernel */
+	uint64_t cycles;		/* core cycles simulated so far (all faces) */
+	unsigned units;			/* detailed units taken (hybrid) */
+	double kernel_est, kernel_half; /* the last finished kernel's estimate (cycles) */
+};
+
 /* What the command line chose for a run. NULL / -1: the configuration's value. */
 struct cs_run_opts {
 	const char *workload;
@@ -89,6 +101,9 @@ struct cs_run_opts {
 	/* --record: an empty trace (workloads/trace/trace.h) the GPU system fills with the host's
 	 * copies and every warp's ops; the caller saves it after a successful run. */
 	struct trace *record;
+	/* a progress display, or NULL */
+	void (*progress)(void *arg, const struct cs_progress *p);
+	void *progress_arg;
 };
 
 /* Fields builders and components use. */
@@ -103,7 +118,9 @@ struct cs_system {
 	const struct cs_workload *workload;
 	void *workload_arg;   /* cs_run_opts.arg */
 	struct trace *record; /* cs_run_opts.record */
-	void *priv;	      /* the system type's state */
+	void (*progress)(void *arg, const struct cs_progress *p);
+	void *progress_arg;
+	void *priv; /* the system type's state */
 	struct cs_component *components;
 };
 
