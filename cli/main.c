@@ -22,6 +22,7 @@
 
 #include "calibrate/calfile.h"
 #include "calibrate/fit.h"
+#include "cli/plot.h"
 #include "cli/progress.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
@@ -90,6 +91,7 @@ static const char main_help[] =
     "  suite    run the G-TSC benchmark suite and print a table of the results\n"
     "  litmus   run litmus tests on the GPU and check their outcomes against the memory model\n"
     "  calibrate fit the analytic mode's correction to detailed runs (leave-one-out error)\n"
+    "  plot     bar charts (SVG, PNG) of results files, normalized to a baseline\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
     "  help     help on a command (also: cohscope COMMAND --help)\n"
@@ -1442,6 +1444,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_suite(argc - 1, argv + 1);
 	if (strcmp(cmd, "calibrate") == 0)
 		return cmd_calibrate(argc - 1, argv + 1);
+	if (strcmp(cmd, "plot") == 0)
+		return cmd_plot(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
@@ -1449,14 +1453,16 @@ static int dispatch(int argc, char **argv)
 	if (strcmp(cmd, "help") == 0) {
 		const char *what = argc > 2 ? argv[2] : "";
 
-		if (argc > 3 || (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
-				 strcmp(what, "config") && strcmp(what, "litmus") &&
-				 strcmp(what, "suite") && strcmp(what, "calibrate")))
+		if (argc > 3 ||
+		    (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
+		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite") &&
+		     strcmp(what, "calibrate") && strcmp(what, "plot")))
 			return fail(EXIT_USAGE,
 				    "help: no command '%s' (run, suite, litmus, list, config)",
 				    what);
 		fputs(strcmp(what, "run") == 0	       ? run_help
 		      : strcmp(what, "calibrate") == 0 ? calibrate_help
+		      : strcmp(what, "plot") == 0      ? plot_help
 		      : strcmp(what, "suite") == 0     ? suite_help
 		      : strcmp(what, "litmus") == 0    ? litmus_help
 		      : strcmp(what, "list") == 0      ? list_help
