@@ -38,7 +38,7 @@ struct l1_stats {
 	struct l1_common_stats c;
 	uint64_t *load_misses, *mshr_merges, *store_hits, *store_misses;
 	uint64_t *evictions, *writebacks, *sector_misses;
-	uint64_t *fence_invalidations;
+	uint64_t *fence_invalidations, *fills;
 };
 
 struct gpu_l1 {
@@ -295,6 +295,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(gpu_now(l1->ctx) - mshr_user(e)[0]) /
 						      sim_clock_period_ps(&l1->ctx->core_clk));
+	(*l1->st.fills)++;
 	l = cache_lookup(l1->cache, m->p.addr);
 	if (!l) {
 		l = cache_victim(l1->cache, m->p.addr, NULL, NULL);
@@ -491,6 +492,7 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
 	s->fence_invalidations =
 	    cs_stat_counter(g, "fence_invalidations", "", "acquire fences that invalidated the L1");
+	s->fills = cs_stat_counter(g, "fills", "", "data answers written into the L1");
 }
 
 static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,

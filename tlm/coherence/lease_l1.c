@@ -61,7 +61,7 @@ struct ll1_stats {
 	struct l1_common_stats c;
 	uint64_t *miss_cold, *miss_capacity, *miss_coherence;
 	uint64_t *mshr_merges, *renewals_sent, *renewals_got, *fills, *rereads;
-	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch;
+	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch, *store_writes;
 };
 
 struct gpu_l1 {
@@ -495,6 +495,7 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 			} else {
 				gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
 				u[1] |= E_MERGED;
+				(*l1->st.store_writes)++;
 			}
 		}
 	} else {
@@ -855,6 +856,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->resets = cs_stat_counter(g, "ts_resets", "", "G-TSC: timestamp resets seen");
 	s->stale_epoch =
 	    cs_stat_counter(g, "stale_answers", "", "G-TSC: answers from before a reset");
+	s->store_writes = cs_stat_counter(
+	    g, "store_writes", "", "G-TSC: stores written into a present line (visibility=block)");
 }
 
 static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned sm,

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic/energy.h"
 #include "analytic/ltmodel.h"
 #include "calibrate/calfile.h"
 #include "sampling/controller.h"
@@ -107,6 +108,7 @@ struct gpu_sys {
 	struct dram_cfg dram_cfg;
 	struct gpu_coherence_cfg coh;
 	struct gpu_workload_cfg wl;
+	struct energy_model energy;
 	const struct gpu_protocol *proto;
 	void *proto_cfg[GPU_MAX_PROTOCOLS]; /* each registered protocol's section */
 	struct gpu_ctx ctx;
@@ -851,7 +853,8 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	    (rc = cs_config_section(cfg, &gpu_l2_params, &g->l2, err)) ||
 	    (rc = cs_config_section(cfg, &noc_params, &g->noc_cfg, err)) ||
 	    (rc = cs_config_section(cfg, &dram_params, &g->dram_cfg, err)) ||
-	    (rc = cs_config_section(cfg, &samp_params, &g->scfg, err)))
+	    (rc = cs_config_section(cfg, &samp_params, &g->scfg, err)) ||
+	    (rc = energy_model_load(cfg, &g->energy, err)))
 		return rc;
 	g->proto = gpu_protocol_find(g->coh.protocol);
 	if (!g->proto) {
@@ -1228,11 +1231,41 @@ static void estimate(const struct gpu_sys *g, const struct gpu_summary *m, struc
 	samp_counts(g->samp, &e->units, &e->sampled, &e->skipped);
 }
 
+/* The run's energy: exact event counts, static power over the estimated time (the half-width
+ * of the time estimate gives the energy's). */
+static void gpu_energy(const struct gpu_sys *g, const struct gpu_estimate *e,
+		       struct energy_report *r)
+{
+	double hz = (double)g->core.clock_mhz * 1e6;
+	struct energy_shape sh = {
+	    .sms = g->ctx.sms,
+	    .banks = (unsigned)g->l2.banks,
+	    .channels = g->channels,
+	    .has_l1 = g->proto->has_l1,
+	    .l1_write_back = g->l1.write == GPU_L1_WRITE_BACK,
+	    .proto = energy_proto_of(g->proto->name),
+	};
+	struct energy_counts c;
+	unsigned cols, rows;
+
+	noc_mesh_dims(g->noc, &cols, &rows);
+	sh.routers = cols * rows;
+	energy_counts_gpu(g->s->stats, &sh, &c);
+	energy_compute(&g->energy, &sh, &c, e->cycles / hz, e->half / hz, r);
+}
+
+/* Instructions the FF face ran (values only: their events are not counted). */
+static double ff_insts(const struct gpu_sys *g)
+{
+	return stat_sum(g, "gpu.sm%u.ff_insts", g->ctx.sms);
+}
+
 static int gpu_report(struct cs_system *s, FILE *f)
 {
 	struct gpu_sys *g = s->priv;
 	struct gpu_summary m;
 	struct gpu_estimate e;
+	struct energy_report en;
 	double secs = (double)sim_now(s->k) / SIM_SEC;
 
 	summarize(g, &m);
@@ -1299,6 +1332,23 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		m.dram_reads, m.dram_writes, m.dram_acts,
 		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
 		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
+	gpu_energy(g, &e, &en);
+	if (g->mode == CS_MODE_DETAILED)
+		fprintf(f, "  energy            %.4g mJ (%s; dynamic %.4g, static %.4g)\n",
+			en.total_j * 1e3, energy_node_names[en.node], en.dynamic_total_j * 1e3,
+			en.static_total_j * 1e3);
+	else
+		fprintf(f, "  energy            %.4g +- %.2g mJ (%s; dynamic %.4g, static %.4g)\n",
+			en.total_j * 1e3, en.half_j * 1e3, energy_node_names[en.node],
+			en.dynamic_total_j * 1e3, en.static_total_j * 1e3);
+	fprintf(f, "    dynamic+static ");
+	for (unsigned k = 0; k < EN_COMPS; k++)
+		fprintf(f, " %s %.4g+%.4g", energy_statics[k].name, en.dynamic_j[k] * 1e3,
+			en.static_j[k] * 1e3);
+	fprintf(f, " mJ\n");
+	if (ff_insts(g) > 0)
+		fprintf(f, "    (the %.0f fast-forwarded instructions' events are not counted)\n",
+			ff_insts(g));
 	if (g->chk)
 		fprintf(f, "  coherence check   %" PRIu64 " loads, %" PRIu64 " violations%s%s\n",
 			cohcheck_reads(g->chk), cohcheck_violations(g->chk),
@@ -1314,6 +1364,7 @@ static json_t *gpu_result(struct cs_system *s)
 	struct gpu_summary m;
 	json_t *r = json_object(), *ks = json_array(), *notes = json_array();
 	struct gpu_estimate e;
+	struct energy_report en;
 
 	summarize(g, &m);
 	json_object_set_new(r, "protocol", json_string(g->proto->name));
@@ -1361,6 +1412,16 @@ static json_t *gpu_result(struct cs_system *s)
 	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
 	json_object_set_new(r, "noc_bytes", json_real(m.noc_req_bytes + m.noc_resp_bytes));
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
+	gpu_energy(g, &e, &en);
+	json_object_set_new(r, "energy_j", json_real(en.total_j));
+	json_object_set_new(r, "energy_half_j", json_real(en.half_j));
+	json_object_set_new(r, "energy_dynamic_j", json_real(en.dynamic_total_j));
+	json_object_set_new(r, "energy_static_j", json_real(en.static_total_j));
+	json_object_set_new(r, "energy_node", json_string(energy_node_names[en.node]));
+	json_object_set_new(r, "energy_seconds", json_real(en.seconds));
+	json_object_set_new(r, "energy", energy_components_json(&en));
+	json_object_set_new(r, "energy_events", energy_events_json(&en));
+	json_object_set_new(r, "energy_ff_insts", json_real(ff_insts(g)));
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));
 	json_object_set_new(r, "notes", notes);

@@ -1,0 +1,475 @@
+/* analytic/energy.c - the energy model (see energy.h; the numbers and their sources:
+ * docs/energy.md). */
+#include "analytic/energy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the tables ------------------------------------------------------------------------------ */
+
+/*
+ * One row per event: X(ID, key, component, pJ at 40 nm, scaling, what one event is, count,
+ * source). Every number is an estimate unless its source says otherwise; docs/energy.md gives
+ * the reasoning behind each. The 40 nm column is the GTX480-era baseline of the G-TSC
+ * evaluation (GPGPU-Sim 3.2.2 + GPUWattch at 40 nm).
+ */
+#define ENERGY_EVENT_ROWS(X)                                                                       \
+	X(CORE_ISSUE, core_issue, EN_SM, 100, LOGIC,                                               \
+	  "a warp instruction issued: instruction fetch, decode, scoreboard, scheduler",           \
+	  "sm.mem_insts + sm.compute_cycles + sm.fences + sm.barriers",                            \
+	  "estimate: instruction RAM ~4 pJ and a few tens of pJ of decode and scheduling "         \
+	  "(Keckler/DARPA 2008 exascale figures, 30 nm), x2 for 40 nm and control overhead")       \
+	X(CORE_COMPUTE, core_compute, EN_SM, 1000, LOGIC,                                          \
+	  "a compute issue slot: 32 lanes of an FMA-class op with register operands",              \
+	  "sm.compute_cycles",                                                                     \
+	  "estimate: ~10 pJ per lane for the op and its register file accesses (Horowitz 2014, "   \
+	  "45 nm; Keckler, 30 nm) x32 lanes, x3 for operand collectors, pipeline and clock as "    \
+	  "GPUWattch charges per instruction")                                                     \
+	X(CORE_LDST, core_ldst, EN_SM, 400, LOGIC,                                                 \
+	  "a warp memory instruction: 32 addresses, register reads, coalescing, LD/ST queue",      \
+	  "sm.mem_insts", "estimate: 32 lanes of address arithmetic and register reads")           \
+	X(L1_TAG, l1_tag, EN_L1, 5, LOGIC, "an L1 tag probe (4 ways) or tag write",                \
+	  "l1.accesses + l1.fills",                                                                \
+	  "estimate: CACTI-style 4-way tag array of a 16 KB cache at 40 nm")                       \
+	X(L1_DATA_READ, l1_data_read, EN_L1, 120, LOGIC, "an L1 data read (a 128 B line)",         \
+	  "l1.load_hits + l1.writebacks",                                                          \
+	  "estimate: 64-bit SRAM reads of 10-20 pJ for 8-32 KB arrays (Horowitz 2014, 45 nm) "     \
+	  "x16 words, halved for the wide shared-decoder access")                                  \
+	X(L1_DATA_WRITE, l1_data_write, EN_L1, 130, LOGIC, "an L1 data write (a 128 B line)",      \
+	  "l1.fills + stores written into a present line",                                         \
+	  "estimate: the read figure +~10% for the write drivers")                                 \
+	X(L1_MSHR, l1_mshr, EN_L1, 3, LOGIC, "an L1 MSHR allocate, merge or look-up",              \
+	  "L1 misses and pending writes + answers (docs/energy.md)",                               \
+	  "estimate: a 32-entry CAM search and one entry update")                                  \
+	X(L1_TS_READ, l1_ts_read, EN_L1, 4, LOGIC,                                                 \
+	  "an L1 set's timestamps or leases read with the tags (4 ways x 32 bits)",                \
+	  "l1.accesses (tc, gtsc)", "estimate: the tag array figure scaled by bits")               \
+	X(L1_TS_WRITE, l1_ts_write, EN_L1, 2, LOGIC,                                               \
+	  "an L1 line's timestamps or lease written (32 bits)",                                    \
+	  "l1.fills (+ l1.renewal_answers for gtsc)", "estimate: one way's field")                 \
+	X(L1_WARP_TS, l1_warp_ts, EN_L1, 0.5, LOGIC,                                               \
+	  "a per-warp timestamp table access (G-TSC warp_ts, TC-Weak GWCT; 48 x 16-32 bits)",      \
+	  "gtsc: l1.accesses + fills + renewal_answers + write_acks; tc-weak: fills + write_acks", \
+	  "estimate: a small register file (Table 4.2 of the thesis: 1.4 pJ for a larger "         \
+	  "renaming table, CACTI 6.5, 40 nm)")                                                     \
+	X(L2_TAG, l2_tag, EN_L2, 10, LOGIC, "an L2 tag probe (8 ways) or tag write",               \
+	  "l2.accesses + l2.fills", "estimate: CACTI-style 8-way tag array of a 128 KB bank")      \
+	X(L2_DATA_READ, l2_data_read, EN_L2, 300, LOGIC, "an L2 data read (a 128 B line)",         \
+	  "l2.reads - l2.gtsc.renewals + l2.atomics + l2.writebacks",                              \
+	  "estimate: ~40 pJ per 64-bit read of a 128 KB array (between Horowitz's 32 KB and 1 MB " \
+	  "figures, 45 nm) x16 words, halved for the wide access")                                 \
+	X(L2_DATA_WRITE, l2_data_write, EN_L2, 330, LOGIC, "an L2 data write (a 128 B line)",      \
+	  "l2.writes + l2.atomics + l2.fills", "estimate: the read figure +10%")                   \
+	X(L2_MSHR, l2_mshr, EN_L2, 3, LOGIC, "an L2 MSHR allocate, merge or look-up",              \
+	  "l2.read_misses + write_misses - write_allocs + atomic_misses + fills",                  \
+	  "estimate: as the L1's")                                                                 \
+	X(L2_TS_READ, l2_ts_read, EN_L2, 6, LOGIC,                                                 \
+	  "an L2 line's timestamps or lease read (TC: lease end; G-TSC: wts, rts)",                \
+	  "l2.accesses (tc, gtsc)", "estimate: the tag array figure scaled by bits")               \
+	X(L2_TS_WRITE, l2_ts_write, EN_L2, 3, LOGIC, "an L2 line's timestamps or lease written",   \
+	  "gtsc: l2.accesses + fills; tc: l2.tc.lease_extensions + fills",                         \
+	  "estimate: one way's field")                                                             \
+	X(NOC_ROUTER, noc_router, EN_NOC, 50, LOGIC,                                               \
+	  "a flit (32 B) through a router: buffer write and read, allocation, crossbar",           \
+	  "noc.{req,resp}.flits + router-to-router link flits (hops + 1 routers per flit)",        \
+	  "estimate: ~0.2 pJ/bit for a 5-port virtual-channel router at 40 nm (Orion/DSENT-class " \
+	  "figures)")                                                                              \
+	X(NOC_LINK, noc_link, EN_NOC, 90, LOGIC, "a flit (32 B) over a router-to-router link",     \
+	  "sum of noc.{req,resp}.link.r<k>_{e,w,n,s}",                                             \
+	  "estimate: ~80 fJ/bit/mm full-swing wire (Keckler: 18-110 fJ/bit/mm) x256 bits x ~4.5 "  \
+	  "mm (a 24-node mesh on a ~530 mm2 die)")                                                 \
+	X(DRAM_ACT, dram_act, EN_DRAM, 850, OFFCHIP,                                               \
+	  "an ACT command (a 64-bit channel, 2 x32 devices)", "dram.activations",                  \
+	  "estimate: half of an ACT-PRE pair of ~1.7 nJ for two x32 GDDR5 devices (IDD0 formula "  \
+	  "on DRAMsim3's GDDR5 8Gb x32 currents: ~3.3 nJ for four)")                               \
+	X(DRAM_PRE, dram_pre, EN_DRAM, 850, OFFCHIP, "a PRE command", "dram.precharges",           \
+	  "estimate: the other half of the ACT-PRE pair")                                          \
+	X(DRAM_READ_BIT, dram_read_bit, EN_DRAM, 1.5, OFFCHIP, "a bit read from the DRAM array",   \
+	  "8 x dram.bytes_read",                                                                   \
+	  "estimate: ~1.5 nJ per 128 B read (IDD4R formula on DRAMsim3's GDDR5 currents)")         \
+	X(DRAM_WRITE_BIT, dram_write_bit, EN_DRAM, 1.5, OFFCHIP,                                   \
+	  "a bit written to the DRAM array", "8 x dram.bytes_written", "estimate: as a read")      \
+	X(DRAM_IO_BIT, dram_io_bit, EN_DRAM, 6, OFFCHIP,                                           \
+	  "a bit over the GDDR5 interface (drivers, termination, PHY; either direction)",          \
+	  "8 x (dram.bytes_read + dram.bytes_written)",                                            \
+	  "estimate: GDDR5 at ~10.5 GB/s/W (~12 pJ/bit in all, AMD's HBM comparison) minus the "   \
+	  "array and activation shares")
+
+/* One row per component: X(ID, key, per what, W per instance at 40 nm, source). */
+#define ENERGY_STATIC_ROWS(X)                                                                   \
+	X(SM, sm, "SM", 1.57,                                                                   \
+	  "GPUWattch's idle SM power for the GTX480 (idle_core_power = 1.59 W in GPGPU-Sim's "  \
+	  "configs/GTX480/gpuwattch_gtx480.xml) less our L1 row")                               \
+	X(L1, l1, "L1 (16 KB)", 0.02,                                                           \
+	  "estimate: CACTI 6.5 40 nm leakage of 1.68 mW per 2 KB array (thesis Table 4.2) x8, " \
+	  "plus tags and MSHRs")                                                                \
+	X(L2, l2, "L2 bank (128 KB)", 0.12, "estimate: the L1 figure per KB x8 (128 KB)")       \
+	X(NOC, noc, "router (per network)", 0.03,                                               \
+	  "estimate: buffers and crossbar of a 5-port 256-bit router at 40 nm")                 \
+	X(DRAM, dram, "channel (2 GDDR5 devices and their PHY)", 0.5,                           \
+	  "estimate: background (IDD2N/IDD3N) and refresh power of two devices plus the "       \
+	  "controller's PHY")
+
+#define EV_ROW(ID, key, comp_, pj_, sc, what_, count_, src) \
+	[EN_##ID] = {#key, comp_, pj_, EN_SCALE_##sc, what_, count_, src},
+const struct energy_event_info energy_events[EN_EVENTS] = {ENERGY_EVENT_ROWS(EV_ROW)};
+
+#define ST_ROW(ID, key, per_, w_, src) [EN_##ID] = {#key, per_, w_, EN_SCALE_LEAK, src},
+const struct energy_static_info energy_statics[EN_COMPS] = {ENERGY_STATIC_ROWS(ST_ROW)};
+
+#define EV_ONE(...) +1
+_Static_assert(0 ENERGY_EVENT_ROWS(EV_ONE) == EN_EVENTS, "one row per enum energy_event");
+_Static_assert(0 ENERGY_STATIC_ROWS(EV_ONE) == EN_COMPS, "one row per enum energy_comp");
+
+const char *const energy_node_names[] = {"40nm", "28nm", "22nm", NULL};
+
+/*
+ * Scaling from 40 nm (estimates, docs/energy.md): on-chip dynamic energy as C V^2 with C
+ * proportional to the feature size and V of 1.0 V (40 nm), 0.93 V (28 nm) and 0.9 V (22 nm):
+ * 0.7 x 0.86 = 0.6 and 0.55 x 0.81 = 0.45; static power as the area (0.5 and 0.3 of 40 nm's)
+ * times a higher leakage density, rounded to 0.7 and 0.5; the DRAM stays GDDR5.
+ */
+static const double node_scale[EN_NODES][EN_SCALES] = {
+    [EN_NODE_40NM] = {[EN_SCALE_LOGIC] = 1, [EN_SCALE_LEAK] = 1, [EN_SCALE_OFFCHIP] = 1},
+    [EN_NODE_28NM] = {[EN_SCALE_LOGIC] = 0.6, [EN_SCALE_LEAK] = 0.7, [EN_SCALE_OFFCHIP] = 1},
+    [EN_NODE_22NM] = {[EN_SCALE_LOGIC] = 0.45, [EN_SCALE_LEAK] = 0.5, [EN_SCALE_OFFCHIP] = 1},
+};
+
+double energy_node_scale(unsigned node, unsigned scaling)
+{
+	if (node >= EN_NODES || scaling >= EN_SCALES)
+		return 0;
+	return node_scale[node][scaling];
+}
+
+/* ---- parameters ------------------------------------------------------------------------------ */
+
+#define EV_PARAM(ID, key, comp_, pj_, sc, what_, count_, src)                      \
+	{#key "_pj", CS_P_DOUBLE, offsetof(struct energy_cfg, pj[EN_##ID]),        \
+	 "-1",	     "pJ",	  what_ "; -1: the node's value (40nm: " #pj_ ")", \
+	 -1,	     1e9,	  NULL},
+#define ST_PARAM(ID, key, per_, w_, src)                                    \
+	{#key "_static_w",                                                  \
+	 CS_P_DOUBLE,                                                       \
+	 offsetof(struct energy_cfg, static_w[EN_##ID]),                    \
+	 "-1",                                                              \
+	 "W",                                                               \
+	 "static power per " per_ "; -1: the node's value (40nm: " #w_ ")", \
+	 -1,                                                                \
+	 1e6,                                                               \
+	 NULL},
+
+static const struct cs_param energy_rows[] = {
+    {"node", CS_P_ENUM, offsetof(struct energy_cfg, node), "40nm", "",
+     "technology node of the built-in table: 40nm (GTX480-era estimates, GPUWattch/CACTI "
+     "ballparks), 28nm and 22nm (40nm scaled; docs/energy.md)",
+     0, 0, energy_node_names},
+    ENERGY_EVENT_ROWS(EV_PARAM) ENERGY_STATIC_ROWS(ST_PARAM){NULL},
+};
+
+const struct cs_param_table energy_params = {
+    .section = "energy",
+    .help = "the energy model: pJ per event and static W per component (docs/energy.md)",
+    .params = energy_rows,
+    .size = sizeof(struct energy_cfg),
+};
+
+/* ---- the model ------------------------------------------------------------------------------- */
+
+void energy_model_defaults(unsigned node, struct energy_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (node >= EN_NODES)
+		node = EN_NODE_40NM;
+	m->node = node;
+	for (unsigned e = 0; e < EN_EVENTS; e++)
+		m->pj[e] = energy_events[e].pj_40nm * node_scale[node][energy_events[e].scaling];
+	for (unsigned c = 0; c < EN_COMPS; c++)
+		m->static_w[c] =
+		    energy_statics[c].w_40nm * node_scale[node][energy_statics[c].scaling];
+}
+
+/* -1 keeps the node's value; other negative values are errors. */
+static int take(struct cs_config *c, const char *key, double v, double *dst, struct cs_err *err)
+{
+	char where[CS_WHERE_MAX];
+
+	if (v == -1)
+		return 0;
+	if (v < 0) {
+		cs_config_origin(c, "energy", key, where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: must be >= 0, or -1 for the node's value",
+				  where);
+	}
+	*dst = v;
+	return 0;
+}
+
+int energy_model_load(struct cs_config *c, struct energy_model *m, struct cs_err *err)
+{
+	struct energy_cfg cfg;
+	char key[64];
+	int rc;
+
+	rc = cs_config_section(c, &energy_params, &cfg, err);
+	if (rc)
+		return rc;
+	energy_model_defaults(cfg.node, m);
+	for (unsigned e = 0; e < EN_EVENTS; e++) {
+		snprintf(key, sizeof(key), "%s_pj", energy_events[e].name);
+		rc = take(c, key, cfg.pj[e], &m->pj[e], err);
+		if (rc)
+			return rc;
+	}
+	for (unsigned k = 0; k < EN_COMPS; k++) {
+		snprintf(key, sizeof(key), "%s_static_w", energy_statics[k].name);
+		rc = take(c, key, cfg.static_w[k], &m->static_w[k], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+unsigned energy_proto_of(const char *protocol)
+{
+	if (!protocol)
+		return EN_PROTO_PLAIN;
+	if (!strcmp(protocol, "tc-strong"))
+		return EN_PROTO_TC_STRONG;
+	if (!strcmp(protocol, "tc-weak"))
+		return EN_PROTO_TC_WEAK;
+	if (!strcmp(protocol, "gtsc"))
+		return EN_PROTO_GTSC;
+	return EN_PROTO_PLAIN;
+}
+
+double energy_instances(const struct energy_shape *sh, unsigned comp)
+{
+	switch (comp) {
+	case EN_SM:
+		return sh->sms;
+	case EN_L1:
+		return sh->has_l1 ? sh->sms : 0;
+	case EN_L2:
+		return sh->banks;
+	case EN_NOC:
+		return 2.0 * sh->routers; /* the request and the response network */
+	case EN_DRAM:
+		return sh->channels;
+	default:
+		return 0;
+	}
+}
+
+/* ---- counts from the GPU's statistics -------------------------------------------------------- */
+
+/* Sum of "gpu.<what>" over instances 0..n-1 (what has one %u); missing stats count 0. */
+static double sum(const struct cs_stats *s, const char *fmt, unsigned n)
+{
+	char name[160];
+	double t = 0, v;
+
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), fmt, i);
+		if (!cs_stats_value(s, name, &v))
+			t += v;
+	}
+	return t;
+}
+
+static double one(const struct cs_stats *s, const char *name)
+{
+	double v = 0;
+
+	return cs_stats_value(s, name, &v) ? 0 : v;
+}
+
+/* Flits over router-to-router links of one network (gpu.noc.<net>.link.r<k>_<dir>). */
+static double link_flits(const struct cs_stats *s, const char *net, unsigned routers)
+{
+	static const char dirs[] = "ewns";
+	char fmt[96];
+	double t = 0;
+
+	for (unsigned d = 0; d < 4; d++) {
+		snprintf(fmt, sizeof(fmt), "gpu.noc.%s.link.r%%u_%c", net, dirs[d]);
+		t += sum(s, fmt, routers);
+	}
+	return t;
+}
+
+int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
+		      struct energy_counts *out)
+{
+	double *n;
+	unsigned p;
+
+	if (!s || !sh || !out)
+		return -CS_EINVAL;
+	memset(out, 0, sizeof(*out));
+	n = out->n;
+	p = sh->proto;
+
+	/* SMs: every memory instruction, compute slot, fence and barrier is an issue */
+	{
+		unsigned k = sh->sms;
+		double mem = sum(s, "gpu.sm%u.mem_insts", k);
+		double comp = sum(s, "gpu.sm%u.compute_cycles", k);
+
+		n[EN_CORE_ISSUE] =
+		    mem + comp + sum(s, "gpu.sm%u.fences", k) + sum(s, "gpu.sm%u.barriers", k);
+		n[EN_CORE_COMPUTE] = comp;
+		n[EN_CORE_LDST] = mem;
+	}
+
+	/* L1s (none: the L1 is off, every access goes to the NoC untouched) */
+	if (sh->has_l1) {
+		unsigned k = sh->sms;
+		double acc = sum(s, "gpu.sm%u.l1.accesses", k);
+		double fills = sum(s, "gpu.sm%u.l1.fills", k);
+		double hits = sum(s, "gpu.sm%u.l1.load_hits", k);
+
+		n[EN_L1_TAG] = acc + fills;
+		n[EN_L1_DATA_READ] = hits + sum(s, "gpu.sm%u.l1.writebacks", k);
+		if (p == EN_PROTO_PLAIN) {
+			/* write-through updates a present line; write-back also writes the store
+			 * it fetched the line for */
+			double smiss =
+			    sh->l1_write_back ? sum(s, "gpu.sm%u.l1.store_misses", k) : 0;
+
+			n[EN_L1_DATA_WRITE] = fills + sum(s, "gpu.sm%u.l1.store_hits", k) + smiss;
+			n[EN_L1_MSHR] = sum(s, "gpu.sm%u.l1.load_misses", k) + smiss + fills;
+		} else {
+			/* one MSHR entry per line holds the loads waiting and the stores and
+			 * atomics not yet acknowledged (tlm/coherence/lease_l1.c) */
+			double ren = sum(s, "gpu.sm%u.l1.renewal_answers", k);
+			double acks = sum(s, "gpu.sm%u.l1.write_acks", k);
+
+			n[EN_L1_DATA_WRITE] = fills + sum(s, "gpu.sm%u.l1.store_writes", k);
+			n[EN_L1_MSHR] = sum(s, "gpu.sm%u.l1.loads", k) - hits + fills + ren +
+					sum(s, "gpu.sm%u.l1.stores", k) +
+					sum(s, "gpu.sm%u.l1.atomics", k) + acks;
+			n[EN_L1_TS_READ] = acc;
+			n[EN_L1_TS_WRITE] = fills + (p == EN_PROTO_GTSC ? ren : 0);
+			if (p == EN_PROTO_GTSC)
+				n[EN_L1_WARP_TS] = acc + fills + ren + acks;
+			else if (p == EN_PROTO_TC_WEAK)
+				n[EN_L1_WARP_TS] = fills + acks;
+		}
+	}
+
+	/* L2 banks */
+	{
+		unsigned k = sh->banks;
+		double acc = sum(s, "gpu.l2.bank%u.accesses", k);
+		double fills = sum(s, "gpu.l2.bank%u.fills", k);
+		double atom = sum(s, "gpu.l2.bank%u.atomics", k);
+
+		n[EN_L2_TAG] = acc + fills;
+		/* a G-TSC renewal answers a read without the data */
+		n[EN_L2_DATA_READ] = sum(s, "gpu.l2.bank%u.reads", k) -
+				     sum(s, "gpu.l2.bank%u.gtsc.renewals", k) + atom +
+				     sum(s, "gpu.l2.bank%u.writebacks", k);
+		n[EN_L2_DATA_WRITE] = sum(s, "gpu.l2.bank%u.writes", k) + atom + fills;
+		n[EN_L2_MSHR] = sum(s, "gpu.l2.bank%u.read_misses", k) +
+				sum(s, "gpu.l2.bank%u.write_misses", k) -
+				sum(s, "gpu.l2.bank%u.write_allocs", k) +
+				sum(s, "gpu.l2.bank%u.atomic_misses", k) + fills;
+		if (p != EN_PROTO_PLAIN)
+			n[EN_L2_TS_READ] = acc;
+		if (p == EN_PROTO_GTSC)
+			n[EN_L2_TS_WRITE] = acc + fills; /* every request moves rts or wts */
+		else if (p != EN_PROTO_PLAIN)
+			n[EN_L2_TS_WRITE] = sum(s, "gpu.l2.bank%u.tc.lease_extensions", k) + fills;
+	}
+
+	/* NoC: a flit crosses hops + 1 routers and hops router-to-router links */
+	{
+		double links =
+		    link_flits(s, "req", sh->routers) + link_flits(s, "resp", sh->routers);
+
+		n[EN_NOC_LINK] = links;
+		n[EN_NOC_ROUTER] =
+		    links + one(s, "gpu.noc.req.flits") + one(s, "gpu.noc.resp.flits");
+	}
+
+	/* DRAM channels */
+	{
+		unsigned k = sh->channels;
+		double rd = 8 * sum(s, "gpu.dram%u.bytes_read", k);
+		double wr = 8 * sum(s, "gpu.dram%u.bytes_written", k);
+
+		n[EN_DRAM_ACT] = sum(s, "gpu.dram%u.activations", k);
+		n[EN_DRAM_PRE] = sum(s, "gpu.dram%u.precharges", k);
+		n[EN_DRAM_READ_BIT] = rd;
+		n[EN_DRAM_WRITE_BIT] = wr;
+		n[EN_DRAM_IO_BIT] = rd + wr;
+	}
+	return 0;
+}
+
+/* ---- the arithmetic -------------------------------------------------------------------------- */
+
+void energy_compute(const struct energy_model *m, const struct energy_shape *sh,
+		    const struct energy_counts *c, double seconds, double seconds_half,
+		    struct energy_report *out)
+{
+	double static_w_total = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->node = m->node;
+	out->seconds = seconds;
+	out->seconds_half = seconds_half;
+	for (unsigned e = 0; e < EN_EVENTS; e++) {
+		out->count[e] = c->n[e];
+		out->pj[e] = m->pj[e];
+		out->event_j[e] = c->n[e] * m->pj[e] * 1e-12;
+		out->dynamic_j[energy_events[e].comp] += out->event_j[e];
+	}
+	for (unsigned k = 0; k < EN_COMPS; k++) {
+		out->static_w[k] = energy_instances(sh, k) * m->static_w[k];
+		out->static_j[k] = out->static_w[k] * seconds;
+		static_w_total += out->static_w[k];
+		out->dynamic_total_j += out->dynamic_j[k];
+		out->static_total_j += out->static_j[k];
+		out->total_j += out->dynamic_j[k] + out->static_j[k];
+	}
+	out->half_j = static_w_total * seconds_half;
+}
+
+json_t *energy_components_json(const struct energy_report *r)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	for (unsigned k = 0; k < EN_COMPS; k++) {
+		json_t *c = json_pack("{s:f, s:f, s:f}", "dynamic_j", r->dynamic_j[k], "static_j",
+				      r->static_j[k], "static_w", r->static_w[k]);
+
+		if (!c || json_object_set_new(o, energy_statics[k].name, c)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+json_t *energy_events_json(const struct energy_report *r)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	for (unsigned e = 0; e < EN_EVENTS; e++) {
+		json_t *v = json_pack("{s:s, s:f, s:f, s:f}", "component",
+				      energy_statics[energy_events[e].comp].name, "count",
+				      r->count[e], "pj", r->pj[e], "j", r->event_j[e]);
+
+		if (!v || json_object_set_new(o, energy_events[e].name, v)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}

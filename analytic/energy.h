@@ -1,0 +1,191 @@
+/*
+ * analytic/energy.h - the energy model: per-event dynamic energies times event counts, plus
+ * static power per component times the simulated time (issue 7; docs/energy.md).
+ *
+ * The model is a table of events (one row each: name, component, energy per event at 40 nm,
+ * how it scales to other nodes, what one event is, where the number comes from) and a table of
+ * static powers (one row per component, per instance: per SM, per L1, per L2 bank, per router,
+ * per DRAM channel). The configuration section `energy` picks a technology node (`node`, whose
+ * built-in table gives every default) and may override any single value: `<event>_pj` for an
+ * event, `<component>_static_w` for a static power. A key left at -1 takes the node's value.
+ *
+ * Counts come from the GPU's statistics (energy_counts_gpu(): the stat names of system `gpu`,
+ * documented at each event in energy.c and in docs/energy.md); tests may fill them directly.
+ * energy_compute() is pure arithmetic:
+ *
+ *     event_j[e]    = count[e] * pj[e] * 1e-12
+ *     dynamic_j[c]  = sum of event_j[e] over the events of component c, in table order
+ *     static_w[c]   = instances(c) * per-instance static power of c
+ *     static_j[c]   = static_w[c] * seconds
+ *     total_j       = sum over components (in enum order) of dynamic_j[c] + static_j[c]
+ *     half_j        = (sum of static_w) * seconds_half
+ *
+ * so the reported totals are exactly the sum of counts times energies, and the static part is
+ * linear in the time. seconds_half is the half-width of the time estimate (hybrid and analytic
+ * modes); the counts are taken as exact.
+ */
+#ifndef COHSCOPE_ANALYTIC_ENERGY_H
+#define COHSCOPE_ANALYTIC_ENERGY_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "util/config.h"
+#include "util/error.h"
+#include "util/params.h"
+#include "util/stats.h"
+
+/* Components of the breakdown. */
+enum energy_comp { EN_SM = 0, EN_L1, EN_L2, EN_NOC, EN_DRAM, EN_COMPS };
+
+/* Events. energy.c has one table row per event (the same order). */
+enum energy_event {
+	EN_CORE_ISSUE = 0, /* a warp instruction issued */
+	EN_CORE_COMPUTE,   /* a compute issue slot: 32 lanes of ALU work */
+	EN_CORE_LDST,	   /* a warp memory instruction: addresses, coalescing */
+	EN_L1_TAG,	   /* L1 tag array probe (an access) or write (a fill) */
+	EN_L1_DATA_READ,   /* L1 data array read (a load hit, a write-back) */
+	EN_L1_DATA_WRITE,  /* L1 data array write (a fill, a store into a present line) */
+	EN_L1_MSHR,	   /* L1 MSHR allocate, merge or look-up */
+	EN_L1_TS_READ,	   /* L1 line timestamps / lease read with the tags (TC, G-TSC) */
+	EN_L1_TS_WRITE,	   /* L1 line timestamps / lease written (TC, G-TSC) */
+	EN_L1_WARP_TS,	   /* per-warp timestamp table access (G-TSC warp_ts, TC-Weak GWCT) */
+	EN_L2_TAG,	   /* L2 tag probe (a request) or write (a fill) */
+	EN_L2_DATA_READ,   /* L2 data read (a read answered with data, an atomic, a write-back) */
+	EN_L2_DATA_WRITE,  /* L2 data write (a write, an atomic, a fill) */
+	EN_L2_MSHR,	   /* L2 MSHR allocate, merge or look-up */
+	EN_L2_TS_READ,	   /* L2 line timestamps / lease read (TC, G-TSC) */
+	EN_L2_TS_WRITE,	   /* L2 line timestamps / lease written (TC, G-TSC) */
+	EN_NOC_ROUTER,	   /* a flit through a router (buffer, allocation, crossbar) */
+	EN_NOC_LINK,	   /* a flit over a router-to-router link */
+	EN_DRAM_ACT,	   /* an ACT command */
+	EN_DRAM_PRE,	   /* a PRE command */
+	EN_DRAM_READ_BIT,  /* a bit read from the DRAM array */
+	EN_DRAM_WRITE_BIT, /* a bit written to the DRAM array */
+	EN_DRAM_IO_BIT,	   /* a bit over the DRAM interface (either direction) */
+	EN_EVENTS
+};
+
+/* Technology nodes with a built-in table. */
+enum energy_node { EN_NODE_40NM = 0, EN_NODE_28NM, EN_NODE_22NM, EN_NODES };
+
+/* How a 40 nm value moves to another node (docs/energy.md: the scaling rule). */
+enum energy_scaling {
+	EN_SCALE_LOGIC = 0, /* on-chip dynamic energy (logic, SRAM, wires): C V^2 */
+	EN_SCALE_LEAK,	    /* on-chip static power */
+	EN_SCALE_OFFCHIP,   /* the DRAM devices and their interface: not the GPU's node */
+	EN_SCALES
+};
+
+struct energy_event_info {
+	const char *name;  /* "l1_tag": the config key is name + "_pj" */
+	unsigned comp;	   /* enum energy_comp */
+	double pj_40nm;	   /* pJ per event at 40 nm */
+	unsigned scaling;  /* enum energy_scaling */
+	const char *what;  /* one event is ... */
+	const char *count; /* where the count comes from (stat names) */
+	const char *source;
+};
+
+struct energy_static_info {
+	const char *name; /* "sm": the config key is name + "_static_w"; also the JSON name */
+	const char *per;  /* "SM", "L1", "L2 bank", "router", "channel" */
+	double w_40nm;	  /* W per instance at 40 nm */
+	unsigned scaling; /* enum energy_scaling */
+	const char *source;
+};
+
+/* The tables, indexed by enum energy_event / enum energy_comp / enum energy_node. */
+extern const struct energy_event_info energy_events[EN_EVENTS];
+extern const struct energy_static_info energy_statics[EN_COMPS];
+extern const char *const energy_node_names[]; /* NULL-terminated: "40nm", "28nm", "22nm" */
+/* Factor applied to a 40 nm value of the given scaling class at the given node. */
+double energy_node_scale(unsigned node, unsigned scaling);
+
+/* Section "energy": the node and the overrides (-1: the node's value). */
+struct energy_cfg {
+	unsigned node; /* enum energy_node */
+	double pj[EN_EVENTS];
+	double static_w[EN_COMPS];
+};
+extern const struct cs_param_table energy_params;
+
+/* Effective values. */
+struct energy_model {
+	unsigned node;
+	double pj[EN_EVENTS];	   /* pJ per event */
+	double static_w[EN_COMPS]; /* W per instance */
+};
+
+/* The node's built-in values. */
+void energy_model_defaults(unsigned node, struct energy_model *m);
+/*
+ * Load section `energy` of c and resolve it: every key at -1 takes the node's value; any other
+ * negative value is an error naming where it was set ("--set energy.l1_tag_pj=-0.5: ..."). Bad
+ * keys, types and choices are reported by the config loader. 0 or -CS_ECONFIG (or the loader's
+ * code).
+ */
+int energy_model_load(struct cs_config *c, struct energy_model *m, struct cs_err *err);
+
+/* Which timestamp / lease storage the protocol has (what the L1 and L2 events count). */
+enum energy_proto {
+	EN_PROTO_PLAIN = 0, /* none, noncoherent: no timestamps */
+	EN_PROTO_TC_STRONG,
+	EN_PROTO_TC_WEAK,
+	EN_PROTO_GTSC,
+};
+/* "tc-strong", "tc-weak", "gtsc"; anything else is EN_PROTO_PLAIN. */
+unsigned energy_proto_of(const char *protocol);
+
+/* What the GPU is made of: the instances static power is charged for, and how to read the
+ * counts. */
+struct energy_shape {
+	unsigned sms, banks, channels;
+	unsigned routers; /* routers of one network (the request and response networks alike) */
+	bool has_l1;	  /* false: the L1 is off (`none`): no L1 events, no L1 static power */
+	bool l1_write_back;
+	unsigned proto; /* enum energy_proto */
+};
+
+struct energy_counts {
+	double n[EN_EVENTS];
+};
+
+/* Instances of component comp static power is charged for: SMs, L1s (0 without an L1), L2
+ * banks, routers of both networks, DRAM channels. */
+double energy_instances(const struct energy_shape *sh, unsigned comp);
+
+/*
+ * The event counts of a run of system `gpu` from its statistics (names under "gpu."; a stat
+ * that is not registered counts 0). The rules (which counters make which event) are in
+ * energy.c at each event and in docs/energy.md. Returns 0, or -CS_EINVAL for NULL arguments.
+ */
+int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
+		      struct energy_counts *out);
+
+struct energy_report {
+	unsigned node;
+	double seconds, seconds_half;
+	double count[EN_EVENTS];
+	double pj[EN_EVENTS];
+	double event_j[EN_EVENTS];
+	double dynamic_j[EN_COMPS];
+	double static_w[EN_COMPS]; /* all instances together */
+	double static_j[EN_COMPS];
+	double dynamic_total_j, static_total_j, total_j;
+	double half_j; /* half-width from seconds_half (static part only) */
+};
+
+/* See the formulas at the top. seconds and seconds_half must be >= 0. */
+void energy_compute(const struct energy_model *m, const struct energy_shape *sh,
+		    const struct energy_counts *c, double seconds, double seconds_half,
+		    struct energy_report *out);
+
+/* {component name: {"dynamic_j", "static_j", "static_w"}} in enum order; NULL when out of
+ * memory. */
+json_t *energy_components_json(const struct energy_report *r);
+/* {event name: {"component", "count", "pj", "j"}} in table order; NULL when out of memory. */
+json_t *energy_events_json(const struct energy_report *r);
+
+#endif
