@@ -1172,6 +1172,7 @@ struct gpu_summary {
 	double mem_insts, l1_loads, l1_hits, l2_acc, l2_hits, l2_misses;
 	double dram_reads, dram_writes, dram_acts, dram_row_hits, dram_bytes;
 	double noc_req_pkts, noc_req_bytes, noc_resp_pkts, noc_resp_bytes;
+	double mem_stall, l1_coh_misses;
 };
 
 static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
@@ -1200,6 +1201,8 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 	m->noc_req_bytes = stat_one(g, "gpu.noc.req.bytes");
 	m->noc_resp_pkts = stat_one(g, "gpu.noc.resp.packets");
 	m->noc_resp_bytes = stat_one(g, "gpu.noc.resp.bytes");
+	m->mem_stall = stat_sum(g, "gpu.sm%u.stall.memory_cycles", ns);
+	m->l1_coh_misses = stat_sum(g, "gpu.sm%u.l1.miss.coherence", ns);
 }
 
 /* The run's estimate: hybrid and analytic sum their kernels' estimates and intervals (the
@@ -1407,6 +1410,20 @@ static json_t *gpu_result(struct cs_system *s)
 	}
 	json_object_set_new(r, "kernels", ks);
 	json_object_set_new(r, "mem_insts", json_real(m.mem_insts));
+	/* SM cycles stalled on memory, summed over SMs (the G-TSC study's Fig. 13): counted by
+	 * the detailed face only, so hybrid scales its units' count to the estimated cycles and
+	 * analytic has none */
+	if (g->mode == CS_MODE_DETAILED)
+		json_object_set_new(r, "memory_stall_cycles", json_real(m.mem_stall));
+	else if (g->mode == CS_MODE_HYBRID && g->tot_at_ps > 0)
+		json_object_set_new(
+		    r, "memory_stall_cycles",
+		    json_real(m.mem_stall * e.cycles /
+			      (g->tot_at_ps / (double)sim_clock_period_ps(&g->ctx.core_clk))));
+	/* loads that found their line but not a lease covering them, or a line the protocol
+	 * dropped (lease expiry, write-evict, reset): the same in every face */
+	if (g->proto->has_l1)
+		json_object_set_new(r, "l1_coherence_misses", json_real(m.l1_coh_misses));
 	if (g->proto->has_l1)
 		json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
 	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
