@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/sweep.h"
 #include "calibrate/calfile.h"
 #include "calibrate/fit.h"
 #include "cli/plot.h"
@@ -91,6 +92,9 @@ static const char main_help[] =
     "  suite    run the G-TSC benchmark suite and print a table of the results\n"
     "  litmus   run litmus tests on the GPU and check their outcomes against the memory model\n"
     "  calibrate fit the analytic mode's correction to detailed runs (leave-one-out error)\n"
+    "  sweep    run the points of a sweep file (configurations x workloads) on a local pool,\n"
+    "           or write them as jobs for GNU parallel or a Slurm array\n"
+    "  collect  merge a sweep's points into one CSV and one JSON\n"
     "  plot     bar charts (SVG, PNG) of results files, normalized to a baseline\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
@@ -1425,9 +1429,8 @@ static int dispatch(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd)
-		return fail(
-		    EXIT_USAGE,
-		    "no command (run, suite, litmus, list, config, help; see cohscope --help)");
+		return fail(EXIT_USAGE, "no command (run, suite, litmus, sweep, list, config, "
+					"help; see cohscope --help)");
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(main_help, stdout);
 		return 0;
@@ -1446,6 +1449,10 @@ static int dispatch(int argc, char **argv)
 		return cmd_calibrate(argc - 1, argv + 1);
 	if (strcmp(cmd, "plot") == 0)
 		return cmd_plot(argc - 1, argv + 1);
+	if (strcmp(cmd, "sweep") == 0)
+		return cmd_sweep(argc - 1, argv + 1);
+	if (strcmp(cmd, "collect") == 0)
+		return cmd_collect(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
@@ -1456,14 +1463,19 @@ static int dispatch(int argc, char **argv)
 		if (argc > 3 ||
 		    (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
 		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite") &&
-		     strcmp(what, "calibrate") && strcmp(what, "plot")))
-			return fail(EXIT_USAGE,
-				    "help: no command '%s' (run, suite, litmus, list, config)",
-				    what);
+		     strcmp(what, "calibrate") && strcmp(what, "plot") && strcmp(what, "sweep") &&
+		     strcmp(what, "collect")))
+			return fail(
+			    EXIT_USAGE,
+			    "help: no command '%s' (run, suite, litmus, calibrate, plot, sweep, "
+			    "collect, list, config)",
+			    what);
 		fputs(strcmp(what, "run") == 0	       ? run_help
 		      : strcmp(what, "calibrate") == 0 ? calibrate_help
 		      : strcmp(what, "plot") == 0      ? plot_help
 		      : strcmp(what, "suite") == 0     ? suite_help
+		      : strcmp(what, "sweep") == 0     ? sweep_help
+		      : strcmp(what, "collect") == 0   ? collect_help
 		      : strcmp(what, "litmus") == 0    ? litmus_help
 		      : strcmp(what, "list") == 0      ? list_help
 		      : strcmp(what, "config") == 0    ? config_help
@@ -1471,7 +1483,9 @@ static int dispatch(int argc, char **argv)
 		      stdout);
 		return 0;
 	}
-	return fail(EXIT_USAGE, "unknown command '%s' (run, suite, litmus, list, config, help)",
+	return fail(EXIT_USAGE,
+		    "unknown command '%s' (run, suite, litmus, sweep, collect, list, config, "
+		    "help)",
 		    cmd);
 }
 

@@ -6,7 +6,7 @@ set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config
       libconfig-dev libgsl-dev check libjansson-dev libpapi-dev libzstd-dev liblzma-dev
-      valgrind gnuplot-nox)
+      valgrind gnuplot-nox parallel)
 if [ "${1:-}" = "--with-systemc" ]; then
 	pkgs+=(libsystemc-dev g++)
 fi
