@@ -20,11 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/sweep.h"
 #include "calibrate/calfile.h"
 #include "calibrate/fit.h"
+#include "cli/cli.h"
 #include "cli/plot.h"
 #include "cli/progress.h"
+#include "cli/sweep.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
@@ -37,48 +38,6 @@
 #ifndef COHSCOPE_CONFIG_DIR
 #define COHSCOPE_CONFIG_DIR "configs"
 #endif
-
-enum { EXIT_SIM = 1, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4, EXIT_INTERNAL = 5 };
-
-static int exit_status(int code)
-{
-	switch (-code) {
-	case 0:
-		return 0;
-	case CS_EUSAGE:
-		return EXIT_USAGE;
-	case CS_ECONFIG:
-	case CS_ERANGE:
-	case CS_ENOENT:
-	case CS_EINVAL:
-	case CS_EUNSUP:
-		return EXIT_INPUT;
-	case CS_EIO:
-		return EXIT_INPUT; /* unreadable input; output errors are mapped at the call */
-	case CS_ENOMEM:
-		return EXIT_INTERNAL;
-	default:
-		return EXIT_SIM;
-	}
-}
-
-static int fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int fail(int status, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* One line whatever the input: a newline in an argument or a file name would split it. */
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	fprintf(stderr, "cohscope: %s\n", msg);
-	return status;
-}
 
 /* ---- help ---------------------------------------------------------------------------------------- */
 
@@ -272,7 +231,7 @@ static int cmd_list(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 2)
-		return fail(EXIT_USAGE, "list: too many arguments (see cohscope list --help)");
+		return cli_fail(EXIT_USAGE, "list: too many arguments (see cohscope list --help)");
 	if (!what || strcmp(what, "systems") == 0)
 		list_systems();
 	if (!what || strcmp(what, "workloads") == 0)
@@ -285,10 +244,11 @@ static int cmd_list(int argc, char **argv)
 		list_configs();
 	if (what && strcmp(what, "systems") && strcmp(what, "workloads") &&
 	    strcmp(what, "components") && strcmp(what, "protocols") && strcmp(what, "configs"))
-		return fail(EXIT_USAGE,
-			    "list: unknown list '%s' (systems, workloads, components, protocols, "
-			    "configs)",
-			    what);
+		return cli_fail(
+		    EXIT_USAGE,
+		    "list: unknown list '%s' (systems, workloads, components, protocols, "
+		    "configs)",
+		    what);
 	return 0;
 }
 
@@ -366,13 +326,14 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 				if (strcmp(optarg, cs_mode_names[m]) == 0)
 					o->mode = m;
 			if (o->mode == -2)
-				return fail(EXIT_USAGE,
-					    "%s: --mode %s: not one of detailed, hybrid, analytic",
-					    cmd, optarg);
+				return cli_fail(
+				    EXIT_USAGE,
+				    "%s: --mode %s: not one of detailed, hybrid, analytic", cmd,
+				    optarg);
 			break;
 		case OPT_SET:
 			if (o->nsets == 256)
-				return fail(EXIT_USAGE, "%s: more than 256 --set options", cmd);
+				return cli_fail(EXIT_USAGE, "%s: more than 256 --set options", cmd);
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_DUMP:
@@ -394,16 +355,17 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 			o->progress = PROGRESS_NEVER;
 			break;
 		case ':':
-			return fail(EXIT_USAGE, "%s: option %s needs a value", cmd,
-				    argv[optind - 1]);
+			return cli_fail(EXIT_USAGE, "%s: option %s needs a value", cmd,
+					argv[optind - 1]);
 		default:
-			return fail(EXIT_USAGE, "%s: unknown option '%s' (see cohscope %s --help)",
-				    cmd, argv[optind - 1], cmd);
+			return cli_fail(EXIT_USAGE,
+					"%s: unknown option '%s' (see cohscope %s --help)", cmd,
+					argv[optind - 1], cmd);
 		}
 	}
 	if (optind < argc)
-		return fail(EXIT_USAGE, "%s: unexpected argument '%s' (see cohscope %s --help)",
-			    cmd, argv[optind], cmd);
+		return cli_fail(EXIT_USAGE, "%s: unexpected argument '%s' (see cohscope %s --help)",
+				cmd, argv[optind], cmd);
 	return 0;
 }
 
@@ -418,7 +380,7 @@ static int open_config(const struct opts *o, struct cs_config **cfg)
 	if (rc) {
 		cs_config_close(*cfg);
 		*cfg = NULL;
-		return fail(rc == -CS_EUSAGE ? EXIT_USAGE : exit_status(rc), "%s", err.msg);
+		return cli_fail(rc == -CS_EUSAGE ? EXIT_USAGE : cli_exit_status(rc), "%s", err.msg);
 	}
 	return 0;
 }
@@ -435,10 +397,10 @@ static int load_replay(const struct opts *o, struct trace **replay)
 	if (!o->workload || strncmp(o->workload, TRACE_PREFIX, strlen(TRACE_PREFIX)) != 0)
 		return 0;
 	if (!o->workload[strlen(TRACE_PREFIX)])
-		return fail(EXIT_USAGE, "-w trace:PATH: the path is missing");
+		return cli_fail(EXIT_USAGE, "-w trace:PATH: the path is missing");
 	rc = trace_load(o->workload + strlen(TRACE_PREFIX), replay, &err);
 	if (rc)
-		return fail(exit_status(rc), "%s", err.msg);
+		return cli_fail(cli_exit_status(rc), "%s", err.msg);
 	return 0;
 }
 
@@ -469,7 +431,7 @@ static int create_system(const struct opts *o, struct cs_config *cfg, struct cs_
 	if (rc) {
 		cs_system_destroy(*sys);
 		*sys = NULL;
-		return fail(exit_status(rc), "%s", err.msg);
+		return cli_fail(cli_exit_status(rc), "%s", err.msg);
 	}
 	return 0;
 }
@@ -492,16 +454,16 @@ static int cmd_config(int argc, char **argv)
 		return 0;
 	}
 	if (!o.dump)
-		return fail(EXIT_USAGE, "config: nothing to do (use --dump)");
+		return cli_fail(EXIT_USAGE, "config: nothing to do (use --dump)");
 	if (o.output || o.csv || o.host_counters || o.record)
-		return fail(EXIT_USAGE,
-			    "config: -o, --csv, --host-counters and --record belong to 'run'");
+		return cli_fail(EXIT_USAGE,
+				"config: -o, --csv, --host-counters and --record belong to 'run'");
 	rc = open_config(&o, &cfg);
 	if (rc)
 		return rc;
 	rc = create_system(&o, cfg, &sys, &replay, NULL);
 	if (!rc && cs_config_dump(cfg, stdout))
-		rc = fail(EXIT_OUTPUT, "config: cannot write the dump");
+		rc = cli_fail(EXIT_OUTPUT, "config: cannot write the dump");
 	cs_system_destroy(sys);
 	trace_free(replay);
 	cs_config_close(cfg);
@@ -509,45 +471,6 @@ static int cmd_config(int argc, char **argv)
 }
 
 /* ---- run ---------------------------------------------------------------------------------------- */
-
-/* Writes text to path atomically: a temporary file in the same directory, then rename. A path
- * that exists and is not a regular file (/dev/stdout, a pipe) is written in place: renaming
- * over it would replace the device or the pipe with a file. */
-static int write_atomic(const char *path, const char *text, size_t len)
-{
-	size_t plen = strlen(path);
-	char *tmp;
-	struct stat st;
-	FILE *f;
-	int ok;
-
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		f = fopen(path, "w");
-		if (!f)
-			return -CS_EIO;
-		ok = fwrite(text, 1, len, f) == len;
-		ok = (fclose(f) == 0) && ok;
-		return ok ? 0 : -CS_EIO;
-	}
-	tmp = malloc(plen + 32);
-	if (!tmp)
-		return -CS_ENOMEM;
-	snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		free(tmp);
-		return -CS_EIO;
-	}
-	ok = fwrite(text, 1, len, f) == len;
-	ok = (fclose(f) == 0) && ok;
-	if (ok && rename(tmp, path) == 0) {
-		free(tmp);
-		return 0;
-	}
-	unlink(tmp);
-	free(tmp);
-	return -CS_EIO;
-}
 
 static json_t *run_json(struct cs_system *sys, const struct opts *o,
 			const struct cs_hostperf_result *hp)
@@ -586,13 +509,13 @@ static int write_outputs(struct cs_system *sys, const struct opts *o,
 		json_t *root = run_json(sys, o, hp);
 		char *text =
 		    root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
-		int rc = text ? write_atomic(o->output, text, strlen(text)) : -CS_ENOMEM;
+		int rc = text ? cli_write_atomic(o->output, text, strlen(text)) : -CS_ENOMEM;
 
 		free(text);
 		json_decref(root);
 		if (rc)
-			return fail(EXIT_OUTPUT, "%s: cannot write: %s", o->output,
-				    rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+			return cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", o->output,
+					rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
 	}
 	if (o->csv) {
 		char *buf = NULL;
@@ -603,11 +526,11 @@ static int write_outputs(struct cs_system *sys, const struct opts *o,
 		if (m && fclose(m) && !rc)
 			rc = -CS_EIO;
 		if (!rc)
-			rc = write_atomic(o->csv, buf, len);
+			rc = cli_write_atomic(o->csv, buf, len);
 		free(buf);
 		if (rc)
-			return fail(EXIT_OUTPUT, "%s: cannot write: %s", o->csv,
-				    rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+			return cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", o->csv,
+					rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
 	}
 	return 0;
 }
@@ -659,9 +582,10 @@ static int cmd_run(int argc, char **argv)
 		return 0;
 	}
 	if (o.dump)
-		return fail(EXIT_USAGE, "run: --dump belongs to 'config'");
+		return cli_fail(EXIT_USAGE, "run: --dump belongs to 'config'");
 	if (!o.config)
-		return fail(EXIT_USAGE, "run: -c CONFIG is required (see cohscope list configs)");
+		return cli_fail(EXIT_USAGE,
+				"run: -c CONFIG is required (see cohscope list configs)");
 	status = open_config(&o, &cfg);
 	if (status)
 		return status;
@@ -669,19 +593,20 @@ static int cmd_run(int argc, char **argv)
 		      NULL);
 	o.pr = &pr;
 	if (o.record && trace_new(&record)) {
-		status = fail(EXIT_INTERNAL, "out of memory");
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out_close;
 	}
 	status = create_system(&o, cfg, &sys, &replay, record);
 	if (status)
 		goto out_close;
 	if (record && strcmp(cs_system_type_name(sys), "gpu") != 0) {
-		status = fail(EXIT_USAGE, "run: --record records GPU workloads, not system '%s'",
-			      cs_system_type_name(sys));
+		status =
+		    cli_fail(EXIT_USAGE, "run: --record records GPU workloads, not system '%s'",
+			     cs_system_type_name(sys));
 		goto out_close;
 	}
 	if (cs_hostperf_open(&perf)) {
-		status = fail(EXIT_INTERNAL, "out of memory");
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out_close;
 	}
 	cs_hostperf_start(perf);
@@ -693,14 +618,14 @@ static int cmd_run(int argc, char **argv)
 		/* Still print what was measured: a failed check is a result to look at. */
 		if (!o.quiet && rc == -CS_ECHECK)
 			print_summary(sys, &o, &hp);
-		status = fail(exit_status(rc), "%s", err.msg);
+		status = cli_fail(cli_exit_status(rc), "%s", err.msg);
 		goto out_close;
 	}
 	if (!o.quiet)
 		print_summary(sys, &o, &hp);
 	status = write_outputs(sys, &o, &hp);
 	if (!status && record && trace_save(record, o.record, &err))
-		status = fail(EXIT_OUTPUT, "%s", err.msg);
+		status = cli_fail(EXIT_OUTPUT, "%s", err.msg);
 
 out_close:
 	cs_hostperf_close(perf);
@@ -741,15 +666,16 @@ static int suite_select(const char *list, const struct cs_workload *out[SUITE_MA
 		const struct cs_workload *found;
 
 		if (!len || len >= sizeof(name))
-			return fail(EXIT_USAGE, "suite: -w %s: expected NAME,NAME,...", list);
+			return cli_fail(EXIT_USAGE, "suite: -w %s: expected NAME,NAME,...", list);
 		memcpy(name, p, len);
 		name[len] = 0;
 		found = cs_workload_find(name);
 		if (!found || !found->suite_set)
-			return fail(EXIT_INPUT, "suite: -w: '%s' is not a benchmark of the suite",
-				    name);
+			return cli_fail(EXIT_INPUT,
+					"suite: -w: '%s' is not a benchmark of the suite", name);
 		if (*n == SUITE_MAX)
-			return fail(EXIT_USAGE, "suite: -w: more than %d benchmarks", SUITE_MAX);
+			return cli_fail(EXIT_USAGE, "suite: -w: more than %d benchmarks",
+					SUITE_MAX);
 		out[(*n)++] = found;
 		p += len;
 		p += *p == ',';
@@ -829,7 +755,7 @@ static int cmd_suite(int argc, char **argv)
 	int status;
 
 	if (!all)
-		return fail(EXIT_INTERNAL, "out of memory");
+		return cli_fail(EXIT_INTERNAL, "out of memory");
 	status = parse_opts(argc, argv, "suite", &o);
 	if (!status && o.help) {
 		fputs(suite_help, stdout);
@@ -837,12 +763,12 @@ static int cmd_suite(int argc, char **argv)
 	}
 	if (!status && (o.dump || o.csv || o.record || o.host_counters || o.mode >= 0))
 		status =
-		    fail(EXIT_USAGE,
-			 "suite: --dump, --csv, --record, --host-counters and --mode belong to "
-			 "other commands");
+		    cli_fail(EXIT_USAGE,
+			     "suite: --dump, --csv, --record, --host-counters and --mode belong to "
+			     "other commands");
 	if (!status && !o.config)
-		status =
-		    fail(EXIT_USAGE, "suite: -c CONFIG is required (see cohscope list configs)");
+		status = cli_fail(EXIT_USAGE,
+				  "suite: -c CONFIG is required (see cohscope list configs)");
 	if (!status)
 		status = suite_select(o.workload, sel, &n);
 	if (status)
@@ -873,12 +799,12 @@ static int cmd_suite(int argc, char **argv)
 		printf("  %u benchmarks, %u failed, host %.2f s in all\n", n, failed, total);
 	if (o.output) {
 		char *text = json_dumps(all, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-		int rc = text ? write_atomic(o.output, text, strlen(text)) : -CS_ENOMEM;
+		int rc = text ? cli_write_atomic(o.output, text, strlen(text)) : -CS_ENOMEM;
 
 		free(text);
 		if (rc)
-			status = fail(EXIT_OUTPUT, "%s: cannot write: %s", o.output,
-				      rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+			status = cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", o.output,
+					  rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
 	}
 	if (!status && failed)
 		status = EXIT_SIM;
@@ -909,9 +835,9 @@ static int parse_count(const char *opt, const char *text, uint64_t min, uint64_t
 	errno = 0;
 	v = strtoull(text, &end, 10);
 	if (!text[0] || *end || errno || text[0] == '-' || v < min)
-		return fail(EXIT_USAGE,
-			    "litmus: %s %s: expected a whole number of at least %" PRIu64, opt,
-			    text, min);
+		return cli_fail(EXIT_USAGE,
+				"litmus: %s %s: expected a whole number of at least %" PRIu64, opt,
+				text, min);
 	*out = v;
 	return 0;
 }
@@ -963,7 +889,7 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 			break;
 		case OPT_SET:
 			if (o->nsets == 256)
-				return fail(EXIT_USAGE, "litmus: more than 256 --set options");
+				return cli_fail(EXIT_USAGE, "litmus: more than 256 --set options");
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_ITER:
@@ -981,9 +907,9 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 			else if (strcmp(optarg, "fixed") == 0)
 				o->lo.placement = LIT_PLACE_FIXED;
 			else
-				return fail(EXIT_USAGE,
-					    "litmus: --placement %s: not one of random, fixed",
-					    optarg);
+				return cli_fail(EXIT_USAGE,
+						"litmus: --placement %s: not one of random, fixed",
+						optarg);
 			break;
 		case OPT_SEED:
 			rc = parse_count("--seed", optarg, 0, &seed);
@@ -996,12 +922,12 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 			o->json = optarg;
 			break;
 		case ':':
-			return fail(EXIT_USAGE, "litmus: option %s needs a value",
-				    argv[optind - 1]);
+			return cli_fail(EXIT_USAGE, "litmus: option %s needs a value",
+					argv[optind - 1]);
 		default:
-			return fail(EXIT_USAGE,
-				    "litmus: unknown option '%s' (see cohscope litmus --help)",
-				    argv[optind - 1]);
+			return cli_fail(EXIT_USAGE,
+					"litmus: unknown option '%s' (see cohscope litmus --help)",
+					argv[optind - 1]);
 		}
 		if (rc)
 			return rc;
@@ -1126,17 +1052,17 @@ static int write_litmus_json(const struct litmus_cli *o, struct litmus_test **t,
 
 	json_decref(root);
 	if (!text)
-		return fail(EXIT_INTERNAL, "out of memory");
+		return cli_fail(EXIT_INTERNAL, "out of memory");
 	if (strcmp(o->json, "-") == 0) {
 		rc = fputs(text, stdout) < 0 || fputc('\n', stdout) < 0 ? -CS_EIO : 0;
 		free(text);
-		return rc ? fail(EXIT_OUTPUT, "standard output: cannot write") : 0;
+		return rc ? cli_fail(EXIT_OUTPUT, "standard output: cannot write") : 0;
 	}
-	rc = write_atomic(o->json, text, strlen(text));
+	rc = cli_write_atomic(o->json, text, strlen(text));
 	free(text);
 	if (rc)
-		return fail(EXIT_OUTPUT, "%s: cannot write: %s", o->json,
-			    rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+		return cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", o->json,
+				rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
 	return 0;
 }
 
@@ -1160,15 +1086,15 @@ static int cmd_litmus(int argc, char **argv)
 		return 0;
 	}
 	if (!o.nfiles)
-		return fail(EXIT_USAGE, "litmus: no litmus file (see cohscope litmus --help)");
+		return cli_fail(EXIT_USAGE, "litmus: no litmus file (see cohscope litmus --help)");
 	if (!o.config)
-		return fail(EXIT_USAGE,
-			    "litmus: -c CONFIG is required (see cohscope list configs)");
+		return cli_fail(EXIT_USAGE,
+				"litmus: -c CONFIG is required (see cohscope list configs)");
 	tests = calloc((size_t)o.nfiles, sizeof(*tests));
 	res = calloc((size_t)o.nfiles, sizeof(*res));
 	ver = calloc((size_t)o.nfiles, sizeof(*ver));
 	if (!tests || !res || !ver) {
-		status = fail(EXIT_INTERNAL, "out of memory");
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
 	/* every input is read before anything runs: bad input costs no simulation */
@@ -1176,7 +1102,7 @@ static int cmd_litmus(int argc, char **argv)
 		int rc = litmus_expect_load(o.expect, &tab, &err);
 
 		if (rc) {
-			status = fail(exit_status(rc), "%s", err.msg);
+			status = cli_fail(cli_exit_status(rc), "%s", err.msg);
 			goto out;
 		}
 	}
@@ -1184,7 +1110,7 @@ static int cmd_litmus(int argc, char **argv)
 		int rc = litmus_parse_file(o.files[i], &tests[i], &err);
 
 		if (rc) {
-			status = fail(exit_status(rc), "%s", err.msg);
+			status = cli_fail(cli_exit_status(rc), "%s", err.msg);
 			goto out;
 		}
 	}
@@ -1198,10 +1124,10 @@ static int cmd_litmus(int argc, char **argv)
 		int rc = litmus_run(tests[i], cfg, &o.lo, &res[i], &err);
 
 		if (rc) {
-			status = exit_status(rc);
+			status = cli_exit_status(rc);
 			status = status == EXIT_SIM
-				     ? fail(status, "%s: %s", tests[i]->path, err.msg)
-				     : fail(status, "%s", err.msg);
+				     ? cli_fail(status, "%s: %s", tests[i]->path, err.msg)
+				     : cli_fail(status, "%s", err.msg);
 			goto out;
 		}
 		litmus_judge(tests[i], &res[i], tab, &ver[i]);
@@ -1215,8 +1141,9 @@ static int cmd_litmus(int argc, char **argv)
 			goto out;
 	}
 	if (failed)
-		status = fail(EXIT_SIM, "litmus: %d of %d tests saw an outcome their model forbids",
-			      failed, o.nfiles);
+		status =
+		    cli_fail(EXIT_SIM, "litmus: %d of %d tests saw an outcome their model forbids",
+			     failed, o.nfiles);
 out:
 	for (int i = 0; res && i < o.nfiles; i++)
 		litmus_result_free(&res[i]);
@@ -1310,15 +1237,17 @@ static int cmd_calibrate(int argc, char **argv)
 		return 0;
 	}
 	if (!status && (!o.config || !o.workload || !o.output))
-		status = fail(EXIT_USAGE, "calibrate: -c CONFIG, --train W1,W2,... and -o FILE are "
-					  "required (cohscope help calibrate)");
+		status =
+		    cli_fail(EXIT_USAGE, "calibrate: -c CONFIG, --train W1,W2,... and -o FILE are "
+					 "required (cohscope help calibrate)");
 	if (!status && o.nsets + 2 > (int)(sizeof(o.sets) / sizeof(o.sets[0])))
-		status = fail(EXIT_USAGE, "calibrate: too many --set");
+		status = cli_fail(EXIT_USAGE, "calibrate: too many --set");
 	if (!status)
 		status = suite_select(o.workload, sel, &n);
 	if (!status && n < 2)
-		status = fail(EXIT_USAGE, "calibrate: --train needs at least two workloads (one is "
-					  "held out in turn)");
+		status =
+		    cli_fail(EXIT_USAGE, "calibrate: --train needs at least two workloads (one is "
+					 "held out in turn)");
 	if (status)
 		return status;
 	for (unsigned w = 0; w < n && !status; w++) {
@@ -1333,14 +1262,14 @@ static int cmd_calibrate(int argc, char **argv)
 		rd = suite_run_one(&d, sel[w], &secs, error, sizeof(error));
 		if (error[0]) {
 			status =
-			    fail(EXIT_SIM, "calibrate: %s (detailed): %s", sel[w]->name, error);
+			    cli_fail(EXIT_SIM, "calibrate: %s (detailed): %s", sel[w]->name, error);
 			json_decref(rd);
 			break;
 		}
 		ra = suite_run_one(&a, sel[w], &secs, error, sizeof(error));
 		if (error[0]) {
 			status =
-			    fail(EXIT_SIM, "calibrate: %s (analytic): %s", sel[w]->name, error);
+			    cli_fail(EXIT_SIM, "calibrate: %s (analytic): %s", sel[w]->name, error);
 			json_decref(rd);
 			json_decref(ra);
 			break;
@@ -1358,7 +1287,7 @@ static int cmd_calibrate(int argc, char **argv)
 				struct cal_sample *ns2 = realloc(smp, c * sizeof(*smp));
 
 				if (!ns2) {
-					status = fail(EXIT_INTERNAL, "out of memory");
+					status = cli_fail(EXIT_INTERNAL, "out of memory");
 					break;
 				}
 				smp = ns2;
@@ -1379,7 +1308,7 @@ static int cmd_calibrate(int argc, char **argv)
 		json_decref(ra);
 	}
 	if (!status && cal_fit_subset(smp, ns, -1, cf.p, &err))
-		status = fail(EXIT_SIM, "calibrate: %s", err.msg);
+		status = cli_fail(EXIT_SIM, "calibrate: %s", err.msg);
 	if (!status) {
 		double sum = 0, mx = 0, fit = 0;
 
@@ -1389,8 +1318,8 @@ static int cmd_calibrate(int argc, char **argv)
 			double p[CALM_PARAMS], e, ef = cal_total_err(smp, ns, cf.p, w);
 
 			if (cal_fit_subset(smp, ns, (int)w, p, &err)) {
-				status = fail(EXIT_SIM, "calibrate: without %s: %s", sel[w]->name,
-					      err.msg);
+				status = cli_fail(EXIT_SIM, "calibrate: without %s: %s",
+						  sel[w]->name, err.msg);
 				break;
 			}
 			e = cal_total_err(smp, ns, p, w);
@@ -1418,7 +1347,7 @@ static int cmd_calibrate(int argc, char **argv)
 			       100 * cf.fit_mean_err, 100 * cf.heldout_mean_err,
 			       100 * cf.heldout_max_err);
 		if (cal_file_save(o.output, &cf, &err))
-			status = fail(EXIT_OUTPUT, "%s", err.msg);
+			status = cli_fail(EXIT_OUTPUT, "%s", err.msg);
 	}
 	free(smp);
 	return status;
@@ -1429,8 +1358,8 @@ static int dispatch(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	if (!cmd)
-		return fail(EXIT_USAGE, "no command (run, suite, litmus, sweep, list, config, "
-					"help; see cohscope --help)");
+		return cli_fail(EXIT_USAGE, "no command (run, suite, litmus, sweep, list, config, "
+					    "help; see cohscope --help)");
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(main_help, stdout);
 		return 0;
@@ -1465,7 +1394,7 @@ static int dispatch(int argc, char **argv)
 		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite") &&
 		     strcmp(what, "calibrate") && strcmp(what, "plot") && strcmp(what, "sweep") &&
 		     strcmp(what, "collect")))
-			return fail(
+			return cli_fail(
 			    EXIT_USAGE,
 			    "help: no command '%s' (run, suite, litmus, calibrate, plot, sweep, "
 			    "collect, list, config)",
@@ -1483,10 +1412,10 @@ static int dispatch(int argc, char **argv)
 		      stdout);
 		return 0;
 	}
-	return fail(EXIT_USAGE,
-		    "unknown command '%s' (run, suite, litmus, sweep, collect, list, config, "
-		    "help)",
-		    cmd);
+	return cli_fail(EXIT_USAGE,
+			"unknown command '%s' (run, suite, litmus, sweep, collect, list, config, "
+			"help)",
+			cmd);
 }
 
 int main(int argc, char **argv)
@@ -1498,7 +1427,7 @@ int main(int argc, char **argv)
 	/* stdout is fully buffered: a dump or summary to a full disk fails only here. */
 	e = fflush(stdout) ? errno : 0;
 	if (ferror(stdout) && status == 0)
-		status = fail(EXIT_OUTPUT, "standard output: cannot write: %s",
-			      e ? strerror(e) : "write error");
+		status = cli_fail(EXIT_OUTPUT, "standard output: cannot write: %s",
+				  e ? strerror(e) : "write error");
 	return status;
 }

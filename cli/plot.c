@@ -27,13 +27,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/cli.h"
 #include "cli/plot.h"
 #include "util/error.h"
 
 extern char **environ;
 
 /* The exit statuses of cli/main.c (cli/README.md). */
-enum { PLOT_EXIT_USAGE = 2, PLOT_EXIT_INPUT = 3, PLOT_EXIT_OUTPUT = 4, PLOT_EXIT_NOMEM = 5 };
 
 #define PLOT_MAX_GROUP_COLS 8
 #define PLOT_MAX_WHERE	    32
@@ -1716,32 +1716,15 @@ static int run_gnuplot(const char *script, const char *svg, const char *png, str
 	return -CS_EIO;
 }
 
-/* One line on stderr, control characters as '?'. */
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void say(const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	fprintf(stderr, "cohscope: %s\n", msg);
-}
-
 static int exit_for(int code)
 {
 	switch (-code) {
 	case CS_EUSAGE:
-		return PLOT_EXIT_USAGE;
+		return EXIT_USAGE;
 	case CS_ENOMEM:
-		return PLOT_EXIT_NOMEM;
+		return EXIT_INTERNAL;
 	default:
-		return PLOT_EXIT_INPUT;
+		return EXIT_INPUT;
 	}
 }
 
@@ -1843,7 +1826,7 @@ int cmd_plot(int argc, char **argv)
 
 	rc = parse_plot_opts(argc, argv, &o, &err);
 	if (rc) {
-		say("%s", err.msg);
+		cli_say("%s", err.msg);
 		return exit_for(rc);
 	}
 	if (o.help) {
@@ -1855,7 +1838,7 @@ int cmd_plot(int argc, char **argv)
 	if (!rc)
 		rc = chart_build(&ch, &t, &o, &warn, &err);
 	if (rc) {
-		say("%s", err.msg);
+		cli_say("%s", err.msg);
 		status = exit_for(rc);
 		goto out;
 	}
@@ -1864,26 +1847,26 @@ int cmd_plot(int argc, char **argv)
 	if (sb_str(&dat))
 		write_gp(&ch, sb_str(&dat), base, &gp);
 	if (!sb_str(&dat) || !sb_str(&gp)) {
-		say("out of memory");
-		status = PLOT_EXIT_NOMEM;
+		cli_say("out of memory");
+		status = EXIT_INTERNAL;
 		goto out;
 	}
 	rc = write_outputs(&o, dat.s, gp.s, &missing, &msg, final);
 	squeeze(&msg);
 	if (rc == -CS_ENOMEM) {
-		say("out of memory");
-		status = PLOT_EXIT_NOMEM;
+		cli_say("out of memory");
+		status = EXIT_INTERNAL;
 		goto out;
 	}
 	if (rc) {
-		say("plot: %s (nothing written)", msg.s ? msg.s : "gnuplot failed");
-		status = PLOT_EXIT_OUTPUT;
+		cli_say("plot: %s (nothing written)", msg.s ? msg.s : "gnuplot failed");
+		status = EXIT_OUTPUT;
 		goto out;
 	}
 	if (warn.len)
-		say("%s", warn.s);
+		cli_say("%s", warn.s);
 	if (msg.len)
-		say("plot: gnuplot: %s", msg.s);
+		cli_say("plot: gnuplot: %s", msg.s);
 	if (!o.quiet) {
 		print_table(&ch);
 		printf("  wrote");
@@ -1893,11 +1876,12 @@ int cmd_plot(int argc, char **argv)
 		printf("\n");
 	}
 	if (missing) {
-		say("plot: gnuplot is not installed: wrote %s and %s; run `gnuplot %s.gp` where "
+		cli_say(
+		    "plot: gnuplot is not installed: wrote %s and %s; run `gnuplot %s.gp` where "
 		    "it is for the images",
 		    final[OUT_DAT], final[OUT_GP], base);
 		if (o.format_given)
-			status = PLOT_EXIT_OUTPUT;
+			status = EXIT_OUTPUT;
 	}
 out:
 	for (int i = 0; i < OUT_N; i++)

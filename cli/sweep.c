@@ -3,12 +3,13 @@
  *
  * A sweep file names a base configuration, workloads, fixed overrides and axes. Its points
  * (workloads x axis values, the last axis varying fastest) are each one `cohscope run` process
- * that writes DIR/points/ID.json atomically (cli/main.c write_atomic), its stderr going to
+ * that writes DIR/points/ID.json atomically (cli/cli.c cli_write_atomic), its stderr going to
  * DIR/logs/ID.err. ID is a hash of what the point runs (base as written, workload, overrides in
  * order), so a point keeps its file when other points are added. Everything that ends in the
  * merged results (DIR/results.csv, DIR/results.json) is read back from those files, in point
  * order: the local pool, GNU parallel and Slurm give the same bytes.
  */
+#include "cli/cli.h"
 #include "cli/sweep.h"
 
 #include <errno.h>
@@ -39,7 +40,6 @@
 #include "workloads/workload.h"
 
 /* The exit statuses of cli/main.c (cli/README.md). */
-enum { EXIT_SIM = 1, EXIT_USAGE = 2, EXIT_INPUT = 3, EXIT_OUTPUT = 4, EXIT_INTERNAL = 5 };
 
 #define SWEEP_MAX_POINTS 100000
 #define SWEEP_MAX_SETS	 256 /* --set on the command line */
@@ -89,45 +89,6 @@ const char collect_help[] =
     "still written), 2 usage error, 3 unreadable manifest, 4 results not written\n";
 
 /* ---- small helpers ------------------------------------------------------------------------- */
-
-static int sw_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* One line on stderr, "cohscope: PROBLEM", control characters replaced (cli/main.c fail()). */
-static int sw_fail(int status, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	fprintf(stderr, "cohscope: %s\n", msg);
-	return status;
-}
-
-static int status_of(int code)
-{
-	switch (-code) {
-	case 0:
-		return 0;
-	case CS_EUSAGE:
-		return EXIT_USAGE;
-	case CS_ECONFIG:
-	case CS_ERANGE:
-	case CS_ENOENT:
-	case CS_EINVAL:
-	case CS_EUNSUP:
-	case CS_EIO:
-		return EXIT_INPUT;
-	case CS_ENOMEM:
-		return EXIT_INTERNAL;
-	default:
-		return EXIT_SIM;
-	}
-}
 
 static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -180,37 +141,11 @@ static void fmt_double(char *buf, size_t len, double v)
 	}
 }
 
-/* Writes text to path: a temporary file in the same directory, then rename (as cli/main.c
- * write_atomic does for `run -o`). */
-static int write_atomic(const char *path, const char *text, size_t len)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	FILE *f;
-	int ok;
-
-	if (!tmp)
-		return -CS_ENOMEM;
-	f = fopen(tmp, "w");
-	if (!f) {
-		free(tmp);
-		return -CS_EIO;
-	}
-	ok = fwrite(text, 1, len, f) == len;
-	ok = (fclose(f) == 0) && ok;
-	if (ok && rename(tmp, path) == 0) {
-		free(tmp);
-		return 0;
-	}
-	unlink(tmp);
-	free(tmp);
-	return -CS_EIO;
-}
-
 static int write_json_atomic(const char *path, json_t *j)
 {
 	char *text = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 	char *nl = text ? xasprintf("%s\n", text) : NULL;
-	int rc = nl ? write_atomic(path, nl, strlen(nl)) : -CS_ENOMEM;
+	int rc = nl ? cli_write_atomic(path, nl, strlen(nl)) : -CS_ENOMEM;
 
 	free(text);
 	free(nl);
@@ -1391,7 +1326,7 @@ static int write_csv(const char *path, json_t *cols, json_t *rows)
 		free(buf);
 		return -CS_ENOMEM;
 	}
-	rc = write_atomic(path, buf, len);
+	rc = cli_write_atomic(path, buf, len);
 	free(buf);
 	return rc;
 }
@@ -1726,7 +1661,7 @@ static int emit_jobs(const struct sweep *sw, const char *bin, const char *dir, c
 	}
 	if (fclose(m) && !rc)
 		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
-	if (!rc && write_atomic(file, buf, len))
+	if (!rc && cli_write_atomic(file, buf, len))
 		rc = cs_err_set(err, -CS_EIO, "%s: cannot write: %s", file, strerror(errno));
 	slurm = xasprintf("%s.slurm", file);
 	abs = rc ? NULL : realpath(file, NULL);
@@ -1775,7 +1710,7 @@ static int emit_jobs(const struct sweep *sw, const char *bin, const char *dir, c
 			rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
 			goto out;
 		}
-		if (write_atomic(slurm, script, len) || chmod(slurm, 0755))
+		if (cli_write_atomic(slurm, script, len) || chmod(slurm, 0755))
 			rc = cs_err_set(err, -CS_EIO, "%s: cannot write: %s", slurm,
 					strerror(errno));
 	}
@@ -1828,9 +1763,9 @@ static int parse_sweep_opts(int argc, char **argv, struct sweep_opts *o)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (!optarg[0] || *end || errno || v < 1 || v > 1024)
-				return sw_fail(EXIT_USAGE,
-					       "sweep: --jobs %s: expected a number from 1 to 1024",
-					       optarg);
+				return cli_fail(
+				    EXIT_USAGE,
+				    "sweep: --jobs %s: expected a number from 1 to 1024", optarg);
 			o->jobs = (int)v;
 			break;
 		case OPT_RESUME:
@@ -1838,8 +1773,8 @@ static int parse_sweep_opts(int argc, char **argv, struct sweep_opts *o)
 			break;
 		case OPT_SET:
 			if (o->nsets == SWEEP_MAX_SETS)
-				return sw_fail(EXIT_USAGE, "sweep: more than %d --set options",
-					       SWEEP_MAX_SETS);
+				return cli_fail(EXIT_USAGE, "sweep: more than %d --set options",
+						SWEEP_MAX_SETS);
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_EMIT:
@@ -1855,27 +1790,27 @@ static int parse_sweep_opts(int argc, char **argv, struct sweep_opts *o)
 			o->help = true;
 			break;
 		case ':':
-			return sw_fail(EXIT_USAGE, "sweep: option %s needs a value",
-				       argv[optind - 1]);
+			return cli_fail(EXIT_USAGE, "sweep: option %s needs a value",
+					argv[optind - 1]);
 		default:
-			return sw_fail(EXIT_USAGE,
-				       "sweep: unknown option '%s' (see cohscope sweep --help)",
-				       argv[optind - 1]);
+			return cli_fail(EXIT_USAGE,
+					"sweep: unknown option '%s' (see cohscope sweep --help)",
+					argv[optind - 1]);
 		}
 	}
 	if (o->help)
 		return 0;
 	if (optind >= argc)
-		return sw_fail(EXIT_USAGE, "sweep: no sweep file (see cohscope sweep --help)");
+		return cli_fail(EXIT_USAGE, "sweep: no sweep file (see cohscope sweep --help)");
 	if (optind + 1 < argc)
-		return sw_fail(EXIT_USAGE, "sweep: unexpected argument '%s' (one sweep file)",
-			       argv[optind + 1]);
+		return cli_fail(EXIT_USAGE, "sweep: unexpected argument '%s' (one sweep file)",
+				argv[optind + 1]);
 	o->file = argv[optind];
 	if (!o->output && !o->dry_run)
-		return sw_fail(EXIT_USAGE, "sweep: -o DIR is required (the results go there)");
+		return cli_fail(EXIT_USAGE, "sweep: -o DIR is required (the results go there)");
 	if (o->dry_run && (o->emit || o->resume))
-		return sw_fail(EXIT_USAGE, "sweep: --dry-run runs and writes nothing: no "
-					   "--emit-jobs or --resume");
+		return cli_fail(EXIT_USAGE, "sweep: --dry-run runs and writes nothing: no "
+					    "--emit-jobs or --resume");
 	return 0;
 }
 
@@ -1889,32 +1824,32 @@ static int prepare_dir(const struct sweep *sw, const struct sweep_opts *o, char 
 
 	*dirp = NULL;
 	if (make_dirs(o->output) || !(dir = realpath(o->output, NULL)))
-		return sw_fail(EXIT_OUTPUT, "%s: cannot create the directory: %s", o->output,
-			       strerror(errno));
+		return cli_fail(EXIT_OUTPUT, "%s: cannot create the directory: %s", o->output,
+				strerror(errno));
 	p = xasprintf("%s/manifest.json", dir);
 	if (!p) {
-		status = sw_fail(EXIT_INTERNAL, "out of memory");
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
 	if (!o->resume && access(p, F_OK) == 0) {
-		status = sw_fail(EXIT_USAGE,
-				 "sweep: %s holds a sweep already (manifest.json): --resume "
-				 "continues it, or choose another -o",
-				 o->output);
+		status = cli_fail(EXIT_USAGE,
+				  "sweep: %s holds a sweep already (manifest.json): --resume "
+				  "continues it, or choose another -o",
+				  o->output);
 		goto out;
 	}
 	free(p);
 	p = xasprintf("%s/points", dir);
 	if (!p || make_dirs(p)) {
-		status = sw_fail(EXIT_OUTPUT, "%s/points: cannot create: %s", o->output,
-				 strerror(errno));
+		status = cli_fail(EXIT_OUTPUT, "%s/points: cannot create: %s", o->output,
+				  strerror(errno));
 		goto out;
 	}
 	free(p);
 	p = xasprintf("%s/logs", dir);
 	if (!p || make_dirs(p)) {
 		status =
-		    sw_fail(EXIT_OUTPUT, "%s/logs: cannot create: %s", o->output, strerror(errno));
+		    cli_fail(EXIT_OUTPUT, "%s/logs: cannot create: %s", o->output, strerror(errno));
 		goto out;
 	}
 	free(p);
@@ -1932,9 +1867,9 @@ static int prepare_dir(const struct sweep *sw, const struct sweep_opts *o, char 
 	rc = p && man ? write_json_atomic(p, man) : -CS_ENOMEM;
 	json_decref(man);
 	if (rc)
-		status = sw_fail(rc == -CS_ENOMEM ? EXIT_INTERNAL : EXIT_OUTPUT,
-				 "%s/manifest.json: cannot write: %s", o->output,
-				 rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+		status = cli_fail(rc == -CS_ENOMEM ? EXIT_INTERNAL : EXIT_OUTPUT,
+				  "%s/manifest.json: cannot write: %s", o->output,
+				  rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
 out:
 	free(p);
 	if (status)
@@ -1953,7 +1888,7 @@ static int merged(const char *dir, const char *shown, const char *cmd, bool quie
 	int rc = merge_dir(dir, &mc, &output_failed, &err);
 
 	if (rc)
-		return sw_fail(output_failed ? EXIT_OUTPUT : status_of(rc), "%s", err.msg);
+		return cli_fail(output_failed ? EXIT_OUTPUT : cli_exit_status(rc), "%s", err.msg);
 	n = mc.ok + mc.failed + mc.missing;
 	if (!quiet) {
 		printf("%s: %zu points: %zu ok, %zu failed, %zu missing; %s/results.csv, "
@@ -1962,7 +1897,7 @@ static int merged(const char *dir, const char *shown, const char *cmd, bool quie
 		fflush(stdout);
 	}
 	if (mc.failed || mc.missing)
-		return sw_fail(
+		return cli_fail(
 		    EXIT_SIM, "%s: %zu of %zu points %s (see %s/results.csv)", cmd,
 		    mc.failed + mc.missing, n,
 		    mc.missing ? (mc.failed ? "failed or missing" : "missing") : "failed", shown);
@@ -1990,7 +1925,7 @@ int cmd_sweep(int argc, char **argv)
 	if (!rc)
 		rc = sweep_check(&sw, &err);
 	if (rc) {
-		status = sw_fail(status_of(rc), "%s", err.msg);
+		status = cli_fail(cli_exit_status(rc), "%s", err.msg);
 		goto out;
 	}
 	if (o.dry_run) {
@@ -2001,8 +1936,8 @@ int cmd_sweep(int argc, char **argv)
 	bin = realpath("/proc/self/exe", NULL);
 	todo = calloc(sw.npts, sizeof(*todo));
 	if (!bin || !todo) {
-		status = sw_fail(EXIT_INTERNAL, "sweep: cannot find the cohscope binary: %s",
-				 strerror(errno));
+		status = cli_fail(EXIT_INTERNAL, "sweep: cannot find the cohscope binary: %s",
+				  strerror(errno));
 		goto out;
 	}
 	status = prepare_dir(&sw, &o, &dir);
@@ -2018,7 +1953,7 @@ int cmd_sweep(int argc, char **argv)
 		rc = emit_jobs(&sw, bin, dir, todo, o.emit, &njobs, &err);
 		if (rc) {
 			status =
-			    sw_fail(rc == -CS_ENOMEM ? EXIT_INTERNAL : EXIT_OUTPUT, "%s", err.msg);
+			    cli_fail(rc == -CS_ENOMEM ? EXIT_INTERNAL : EXIT_OUTPUT, "%s", err.msg);
 			goto out;
 		}
 		if (!o.quiet && njobs)
@@ -2043,15 +1978,15 @@ int cmd_sweep(int argc, char **argv)
 		int sig = pool_run(&pl, todo, o.jobs);
 
 		if (sig < 0) {
-			status = sw_fail(EXIT_INTERNAL, "out of memory");
+			status = cli_fail(EXIT_INTERNAL, "out of memory");
 			goto out;
 		}
 		if (sig) {
 			status =
-			    sw_fail(128 + sig,
-				    "sweep: stopped by signal %d (%s) after %zu of %zu points "
-				    "(kept in %s/points); cohscope sweep --resume runs the others",
-				    sig, strsignal(sig), pl.done, ntodo, o.output);
+			    cli_fail(128 + sig,
+				     "sweep: stopped by signal %d (%s) after %zu of %zu points "
+				     "(kept in %s/points); cohscope sweep --resume runs the others",
+				     sig, strsignal(sig), pl.done, ntodo, o.output);
 			goto out;
 		}
 	}
@@ -2083,19 +2018,20 @@ int cmd_collect(int argc, char **argv)
 			return 0;
 		}
 		if (c != 'q')
-			return sw_fail(EXIT_USAGE,
-				       "collect: unknown option '%s' (see cohscope collect --help)",
-				       argv[optind - 1]);
+			return cli_fail(
+			    EXIT_USAGE,
+			    "collect: unknown option '%s' (see cohscope collect --help)",
+			    argv[optind - 1]);
 		quiet = true;
 	}
 	if (optind + 1 != argc)
-		return sw_fail(EXIT_USAGE, "collect: expected one directory (see cohscope collect "
-					   "--help)");
+		return cli_fail(EXIT_USAGE, "collect: expected one directory (see cohscope collect "
+					    "--help)");
 	if (!is_dir(argv[optind]))
-		return sw_fail(EXIT_INPUT, "collect: %s: not a directory", argv[optind]);
+		return cli_fail(EXIT_INPUT, "collect: %s: not a directory", argv[optind]);
 	dir = realpath(argv[optind], NULL);
 	if (!dir)
-		return sw_fail(EXIT_INPUT, "collect: %s: %s", argv[optind], strerror(errno));
+		return cli_fail(EXIT_INPUT, "collect: %s: %s", argv[optind], strerror(errno));
 	status = merged(dir, argv[optind], "collect", quiet);
 	free(dir);
 	return status;
