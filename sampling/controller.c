@@ -58,7 +58,7 @@ const struct cs_param_table samp_params = {
     .size = sizeof(struct samp_cfg),
 };
 
-const char *const samp_plan_names[] = {"sampled", "lt", "ff", NULL};
+const char *const samp_plan_names[] = {"sampled", "lt", "ff", "detailed", NULL};
 
 struct darr {
 	double *v;
@@ -85,6 +85,8 @@ struct samp_group {
 	unsigned ctas, warps;
 	struct darr pred, meas; /* unit pairs of its members */
 	struct darr cpi, bpi;	/* measured members: cycles and NoC bytes per instruction */
+	double lt_cpi;		/* LT cycles per instruction of its last member run all in LT */
+	double last_cycles;	/* its last member's estimated cycles */
 };
 
 struct samp {
@@ -150,6 +152,30 @@ static void mean_cv(const struct darr *a, double *mean, double *cv)
 	*cv = m > 0 ? sqrt(v) / m : HUGE_VAL;
 }
 
+/* The group's last member ended before a unit inside it could (LT, warm-up, unit): its next
+ * members are measured whole, their LT time predicted from the group's LT cycles per
+ * instruction. */
+static bool group_too_short(const struct samp *s, const struct samp_group *g)
+{
+	return g->last_cycles > 0 &&
+	       g->last_cycles < (double)(s->cfg.first + s->cfg.warmup + s->cfg.unit);
+}
+
+/* The group's pairs give R within the target (as samp_satisfied for a kernel's units). */
+static bool group_satisfied(const struct samp *s, const struct samp_group *g)
+{
+	struct est_result r;
+	double tot = 0;
+
+	if (g->pred.n < s->cfg.min_units || g->pred.n < 2)
+		return false;
+	for (size_t i = 0; i < g->pred.n; i++)
+		tot += g->pred.v[i];
+	if (est_ratio(g->pred.v, g->meas.v, g->pred.n, tot, 0, s->cfg.conf, &r))
+		return false;
+	return r.rel_half <= s->cfg.target;
+}
+
 unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps,
 			   bool hybrid)
 {
@@ -188,6 +214,10 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 		s->plan = SAMP_LT;
 	else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv)
 		s->plan = s->cfg.ff ? SAMP_FF : SAMP_LT;
+	else if (group_too_short(s, g))
+		/* whole members: one in LT for the LT time per instruction, then detailed ones
+		 * until the group's ratio is within the target, then LT with that ratio */
+		s->plan = g->lt_cpi > 0 && !group_satisfied(s, g) ? SAMP_AT : SAMP_LT;
 	else
 		s->plan = SAMP_SAMPLE;
 	return s->plan;
@@ -267,6 +297,20 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 	e->plan = s->plan;
 	e->units = (unsigned)s->kpred.n;
 	e->traffic = f->traffic;
+	if (s->plan == SAMP_AT && g) {
+		/* measured whole: one unit, paired with the group's LT time per instruction */
+		samp_unit(s, g->lt_cpi * f->insts, f->at_cycles);
+		e->units = (unsigned)s->kpred.n;
+		e->cycles = f->at_cycles;
+		e->ratio = 1;
+		s->sampled++;
+		g->last_cycles = e->cycles;
+		if (f->insts > 0 && e->cycles > 0) {
+			darr_push(&g->cpi, e->cycles / f->insts);
+			darr_push(&g->bpi, f->traffic / f->insts);
+		}
+		return;
+	}
 	if (s->plan == SAMP_FF && g && g->cpi.n) {
 		struct est_result r;
 		double cpi, bpi, cv;
@@ -296,10 +340,17 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		e->cycles = f->at_cycles + R * f->lt_cycles;
 		e->half = rel * R * f->lt_cycles;
 	}
-	if (s->plan == SAMP_SAMPLE && s->kpred.n)
-		s->sampled++;
-	else
+	if (g) {
+		g->last_cycles = e->cycles;
+		if (f->at_cycles == 0 && f->lt_cycles > 0 && f->insts > 0)
+			g->lt_cpi = f->lt_cycles / f->insts;
+	}
+	if (!(s->plan == SAMP_SAMPLE && s->kpred.n)) {
 		s->skipped++;
+		return;
+	}
+	s->sampled++;
+	/* only measured members describe the group: a predicted one would confirm itself */
 	if (g && f->insts > 0 && e->cycles > 0) {
 		darr_push(&g->cpi, e->cycles / f->insts);
 		darr_push(&g->bpi, f->traffic / f->insts);

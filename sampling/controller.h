@@ -43,7 +43,9 @@ struct samp_cfg {
 
 extern const struct cs_param_table samp_params; /* section "sampling" */
 
-enum samp_plan { SAMP_SAMPLE = 0, SAMP_LT, SAMP_FF };
+/* SAMPLE: LT with detailed units inside; LT, FF: predicted from the group; AT: the whole
+ * kernel detailed, as one unit (a group whose members are too short for a unit inside). */
+enum samp_plan { SAMP_SAMPLE = 0, SAMP_LT, SAMP_FF, SAMP_AT };
 extern const char *const samp_plan_names[];
 
 /* What a kernel did, as the system measured it (cycles of the core clock). */

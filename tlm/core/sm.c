@@ -475,6 +475,8 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 		w->state = W_WAIT_TIME;
 		sim_schedule_at(sm->ctx->k, sm->sched_busy[s], SIM_PRIO_DEFAULT, compute_done, w,
 				NULL);
+		if (op->cycles)
+			return true; /* one instruction per op, at its last chunk (as LT counts) */
 		break;
 	}
 	case OP_SMEM:

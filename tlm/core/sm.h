@@ -117,7 +117,9 @@ void gpu_sm_set_quantum(struct gpu_sm *sm, sim_time_t ps);
 /* LT, FF: the latest time of a live warp, and when the last warp exited. */
 sim_time_t gpu_sm_lt_time(const struct gpu_sm *sm);
 sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm);
-/* Instructions performed by each face. */
-uint64_t gpu_sm_insts(const struct gpu_sm *sm);
+/* Work done by every face, the sampler's measure of progress: warp instructions plus the issue
+ * cycles of compute ops (a long compute op is one instruction but many cycles of work; an
+ * instruction count alone made a unit of a compute-bound kernel hold a handful of ops). */
+uint64_t gpu_sm_work(const struct gpu_sm *sm);
 
 #endif

@@ -59,6 +59,10 @@ struct warp {
 	/* LT / FF: the warp's own time, and when its unawaited accesses are performed */
 	sim_time_t lt_t;
 	sim_time_t lt_out;
+	/* LT: the cycles of the compute op in progress, counted into compute_cycles when the
+	 * warp comes back at its end (as the detailed face counts them while it issues them):
+	 * counted at issue, a long op made the sampler's LT work rate run ahead */
+	uint64_t lt_compute;
 };
 
 /* The transaction record of one request the LD/ST unit sent (what the SM remembers). */

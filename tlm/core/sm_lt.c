@@ -112,6 +112,8 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 	struct warp_op *op = &w->op;
 
 	(*sm->lt_insts)++;
+	(*sm->st.compute_cycles) += w->lt_compute;
+	w->lt_compute = 0;
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
@@ -119,7 +121,7 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		lt_mem(sm, w);
 		break;
 	case OP_COMPUTE:
-		(*sm->st.compute_cycles) += op->cycles;
+		w->lt_compute = op->cycles;
 		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, op->cycles), op->cycles);
 		op->cycles = 0;
 		break;
@@ -142,6 +144,7 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 			cta_release_barrier(sm, w->cta);
 		return;
 	case OP_EXIT:
+		(*sm->st.insts)++; /* the detailed face issues the exit as an instruction */
 		w->lt_t = max_t(w->lt_t, w->lt_out);
 		sm->lt_launch_t = w->lt_t;
 		warp_exit(w);
@@ -338,6 +341,7 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		for (unsigned i = 0; i < sm->nwarps; i++) {
 			sm->warps[i].lt_t = now;
 			sm->warps[i].lt_out = now;
+			sm->warps[i].lt_compute = 0;
 		}
 		for (unsigned s = 0; s < sm->nsched; s++)
 			sm->lt_sched[s] = now;
@@ -355,6 +359,10 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		return;
 	}
 	/* back to the detailed face: each warp goes on at its own time */
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		(*sm->st.compute_cycles) += sm->warps[i].lt_compute;
+		sm->warps[i].lt_compute = 0;
+	}
 	sm->proto->l1->set_lt(sm->l1, false);
 	sm->mode = SM_AT;
 	sm->hold = false;
@@ -394,7 +402,7 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
 	return sm->lt_launch_t;
 }
 
-uint64_t gpu_sm_insts(const struct gpu_sm *sm)
+uint64_t gpu_sm_work(const struct gpu_sm *sm)
 {
-	return *sm->st.insts + *sm->ff_insts;
+	return *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts;
 }

@@ -264,7 +264,7 @@ static double gpu_insts(const struct gpu_sys *g)
 	double n = 0;
 
 	for (unsigned i = 0; i < g->ctx.sms; i++)
-		n += (double)gpu_sm_insts(g->sm[i]);
+		n += (double)gpu_sm_work(g->sm[i]);
 	return n;
 }
 
@@ -442,6 +442,11 @@ static void plan_kernel(struct gpu_sys *g, const struct gpu_kernel *kn)
 	if (plan == SAMP_FF) {
 		faces_set(g, GPU_SM_FF);
 		g->phase = PH_FF;
+		return;
+	}
+	if (plan == SAMP_AT) {
+		faces_set(g, GPU_SM_AT);
+		g->phase = PH_AT;
 		return;
 	}
 	faces_set(g, GPU_SM_LT);
