@@ -26,6 +26,7 @@
 #include "cli/plot.h"
 #include "cli/progress.h"
 #include "cli/sweep.h"
+#include "cli/study.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
@@ -54,6 +55,8 @@ static const char main_help[] =
     "  sweep    run the points of a sweep file (configurations x workloads) on a local pool,\n"
     "           or write them as jobs for GNU parallel or a Slurm array\n"
     "  collect  merge a sweep's points into one CSV and one JSON\n"
+    "  study    run a paper's evaluation (gtsc): its sweeps, figures and a summary of the\n"
+    "           paper's claims beside ours\n"
     "  plot     bar charts (SVG, PNG) of results files, normalized to a baseline\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
@@ -1382,6 +1385,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_sweep(argc - 1, argv + 1);
 	if (strcmp(cmd, "collect") == 0)
 		return cmd_collect(argc - 1, argv + 1);
+	if (strcmp(cmd, "study") == 0)
+		return cmd_study(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list(argc - 1, argv + 1);
 	if (strcmp(cmd, "config") == 0)
@@ -1393,11 +1398,11 @@ static int dispatch(int argc, char **argv)
 		    (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
 		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite") &&
 		     strcmp(what, "calibrate") && strcmp(what, "plot") && strcmp(what, "sweep") &&
-		     strcmp(what, "collect")))
+		     strcmp(what, "collect") && strcmp(what, "study")))
 			return cli_fail(
 			    EXIT_USAGE,
 			    "help: no command '%s' (run, suite, litmus, calibrate, plot, sweep, "
-			    "collect, list, config)",
+			    "collect, study, list, config)",
 			    what);
 		fputs(strcmp(what, "run") == 0	       ? run_help
 		      : strcmp(what, "calibrate") == 0 ? calibrate_help
@@ -1405,6 +1410,7 @@ static int dispatch(int argc, char **argv)
 		      : strcmp(what, "suite") == 0     ? suite_help
 		      : strcmp(what, "sweep") == 0     ? sweep_help
 		      : strcmp(what, "collect") == 0   ? collect_help
+		      : strcmp(what, "study") == 0     ? study_help
 		      : strcmp(what, "litmus") == 0    ? litmus_help
 		      : strcmp(what, "list") == 0      ? list_help
 		      : strcmp(what, "config") == 0    ? config_help
@@ -1413,8 +1419,8 @@ static int dispatch(int argc, char **argv)
 		return 0;
 	}
 	return cli_fail(EXIT_USAGE,
-			"unknown command '%s' (run, suite, litmus, sweep, collect, list, config, "
-			"help)",
+			"unknown command '%s' (run, suite, litmus, sweep, collect, study, list, "
+			"config, help)",
 			cmd);
 }
 

@@ -1,0 +1,1438 @@
+/*
+ * cli/study.c - `cohscope study gtsc`: the evaluation of the G-TSC thesis chapter (seed 001,
+ * thesis ch. 3, §3.7-3.8) as one command (docs/study.md).
+ *
+ * The study runs three sweep files of configs/studies/ through cmd_sweep (in process): set 1
+ * and set 2 under the papers' configurations and G-TSC-RC's lease 8-20. Each is first
+ * rewritten (libconfig) with its base made absolute and its workloads cut to -w's, checked
+ * with a dry run before anything is written, then stored as DIR/NAME.sweep and run into
+ * DIR/NAME. cmd_plot draws the figures into DIR/figs, and the claims table, Table 3.2 and the
+ * cycles of every point are computed from the sweeps' results.json into DIR/summary.md, which
+ * holds simulated figures only (no time, no path outside DIR): the same results give the same
+ * bytes. The paper's numbers are in the static tables below.
+ */
+#include "cli/cli.h"
+#include "cli/study.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/plot.h"
+#include "cli/sweep.h"
+
+#ifndef COHSCOPE_CONFIG_DIR
+#define COHSCOPE_CONFIG_DIR "configs"
+#endif
+
+/* The exit statuses of cli/main.c (cli/README.md). */
+
+#define STUDY_MAX_SETS 64 /* --set on the command line */
+
+const char study_help[] =
+    "usage: cohscope study gtsc [-o DIR] [--jobs N] [--size tiny|small|default]\n"
+    "                           [--mode detailed|hybrid|analytic] [--resume] [-w BENCH,...]\n"
+    "                           [--set SECTION.KEY=VALUE]... [-q]\n"
+    "\n"
+    "Run the G-TSC study (thesis ch. 3): the 12 benchmarks under BL (no L1), W/L1 (non-coherent,\n"
+    "set 2 only), TC-RC, TC-SC, G-TSC-RC and G-TSC-SC, and G-TSC-RC with leases 8-20, through\n"
+    "`cohscope sweep` (configs/studies/gtsc-*.sweep); draw Figs. 12-17 and 19 with `cohscope\n"
+    "plot`; write DIR/summary.md: the paper's claims beside ours, Table 3.2, every point's\n"
+    "cycles. docs/study.md.\n"
+    "\n"
+    "  -o, --output DIR  the study's directory (default: study-gtsc): DIR/set1, DIR/set2,\n"
+    "                    DIR/lease (the sweeps), DIR/figs, DIR/summary.md\n"
+    "  -j, --jobs N      points run at once (default: the number of CPUs)\n"
+    "      --size SIZE   workload.size of every point (default: default)\n"
+    "      --mode MODE   system.mode of every point (default: the configuration's, hybrid)\n"
+    "      --resume      continue a study in DIR (finished points are kept)\n"
+    "  -w BENCH,...      only these benchmarks (default: all 12)\n"
+    "      --set K=V     an override for every point (as in cohscope run)\n"
+    "  -q, --quiet       print no progress and no summary\n"
+    "\n"
+    "exit status: 0 every point ran; 1 a point failed (the rest is written); 2 usage;\n"
+    "3 bad input; 4 an output not written; 5 out of memory; 128+N stopped by signal N\n";
+
+/* ---- the G-TSC study: benchmarks, sweeps, figures, the paper's numbers ---------------------- */
+
+/* The suite in `cohscope suite` order: set 1 (needs coherence), then set 2. */
+#define NBENCH 12
+#define NSET1  6
+static const char *const bench[NBENCH] = {"bh", "cc", "dlb", "vpr", "stn", "bfs",
+					  "ge", "hs", "km",  "bp",  "sgm", "ccp"};
+
+#define NCONFIG 6
+static const char *const configs[NCONFIG] = {"BL",    "W/L1",	  "TC-RC",
+					     "TC-SC", "G-TSC-RC", "G-TSC-SC"};
+
+enum { SW_SET1, SW_SET2, SW_LEASE, NSWEEP };
+
+static const struct study_sweep {
+	const char *name, *file;
+	int set; /* 1, 2; 0: all */
+	const char *what;
+} sweeps[NSWEEP] = {
+    {"set1", "gtsc-set1.sweep", 1, "x BL, TC-RC, TC-SC, G-TSC-RC, G-TSC-SC"},
+    {"set2", "gtsc-set2.sweep", 2, "x BL, W/L1, TC-RC, TC-SC, G-TSC-RC, G-TSC-SC"},
+    {"lease", "gtsc-lease.sweep", 0, "x G-TSC-RC with gtsc.lease = 8, 10, 12, 16, 20"},
+};
+
+enum metric { M_CYCLES, M_STALLS, M_TRAFFIC, M_ENERGY, M_L1E, M_L2E, M_NOCE, M_EXPIRY };
+
+static const struct figure {
+	const char *name;
+	bool lease; /* the lease sweep (groups: gtsc.lease, baseline 10), else set 1 + set 2 */
+	const char *metric, *title;
+	enum metric m; /* what decides whether a group has a bar */
+} figures[] = {
+    {"fig12-performance", false, "performance", "Performance (Fig. 3.12)", M_CYCLES},
+    {"fig13-memory-stalls", false, "memory_stall_cycles", "Memory stall cycles (Fig. 3.13)",
+     M_STALLS},
+    {"fig14-lease-performance", true, "performance", "G-TSC-RC performance vs lease (Fig. 3.14)",
+     M_CYCLES},
+    {"fig15-noc-traffic", false, "traffic", "NoC traffic (Fig. 3.15)", M_TRAFFIC},
+    {"fig16-lease-traffic", true, "traffic", "G-TSC-RC NoC traffic vs lease (Fig. 3.16)",
+     M_TRAFFIC},
+    {"fig17-energy", false, "energy", "Energy (Fig. 3.17)", M_ENERGY},
+    {"fig19-lease-energy", true, "energy", "G-TSC-RC energy vs lease (Fig. 3.19)", M_ENERGY},
+};
+
+enum kind {
+	K_SPEEDUP, /* gmean of cycles(b) / cycles(a) */
+	K_RATIO,   /* gmean of metric(a) / metric(b) */
+	K_LEASE,   /* max / min of the lease sweep's gmeans (normalized to lease 10), - 1 */
+};
+enum bset { B_SET1, B_SET2, B_ALL, B_LIST };
+
+/*
+ * The claims of the thesis' §3.8 (seed 001; /work/shared/reference/seed-001-thesis.md §3.8 and
+ * its validation targets C3-2..C3-15), each with what we compute for it: "ours" is
+ * gmean_benchmarks(ratio) - 1 for a versus b.
+ */
+static const struct claim {
+	const char *id, *text, *paper, *source;
+	enum kind kind;
+	enum metric metric;
+	const char *a, *b;
+	enum bset set;
+	const char *list; /* B_LIST: the benchmarks, space separated */
+} claims[] = {
+    {"C3-4", "G-TSC-RC vs TC-RC: performance", "+38%", "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-RC",
+     "TC-RC", B_SET1, NULL},
+    {"C3-4", "G-TSC-SC vs TC-SC: performance", "+84%", "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-SC",
+     "TC-SC", B_SET1, NULL},
+    {"C3-5", "G-TSC-SC vs TC-RC: performance", "+26%", "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-SC",
+     "TC-RC", B_SET1, NULL},
+    {"C3-2", "G-TSC-RC vs G-TSC-SC: performance", "+12%", "Fig. 3.12", K_SPEEDUP, M_CYCLES,
+     "G-TSC-RC", "G-TSC-SC", B_SET1, NULL},
+    {"C3-2", "G-TSC-RC vs G-TSC-SC: performance", "+9%", "Fig. 3.12", K_SPEEDUP, M_CYCLES,
+     "G-TSC-RC", "G-TSC-SC", B_ALL, NULL},
+    {"C3-3", "CC: G-TSC-SC vs G-TSC-RC: performance", "> 0 (SC beats RC on CC)", "§3.8", K_SPEEDUP,
+     M_CYCLES, "G-TSC-SC", "G-TSC-RC", B_LIST, "cc"},
+    {"C3-6", "TC-RC vs G-TSC-RC: memory stall cycles", "+45%", "Fig. 3.13", K_RATIO, M_STALLS,
+     "TC-RC", "G-TSC-RC", B_SET1, NULL},
+    {"C3-6", "TC-RC vs G-TSC-RC: memory stall cycles", "> +40% (>1.4x)", "Fig. 3.13", K_RATIO,
+     M_STALLS, "TC-RC", "G-TSC-RC", B_SET2, NULL},
+    {"C3-7", "G-TSC-RC vs W/L1: execution time (overhead)", "+11%", "Fig. 3.12", K_RATIO, M_CYCLES,
+     "G-TSC-RC", "W/L1", B_SET2, NULL},
+    {"C3-7", "G-TSC-RC vs W/L1: execution time (overhead)", "~0", "Fig. 3.12", K_RATIO, M_CYCLES,
+     "G-TSC-RC", "W/L1", B_LIST, "ge hs sgm ccp"},
+    {"C3-9", "G-TSC-RC vs TC-RC: NoC traffic", "-20%", "Fig. 3.15", K_RATIO, M_TRAFFIC, "G-TSC-RC",
+     "TC-RC", B_SET1, NULL},
+    {"C3-9", "G-TSC-SC vs TC-SC: NoC traffic", "-15.7%", "Fig. 3.15", K_RATIO, M_TRAFFIC,
+     "G-TSC-SC", "TC-SC", B_SET1, NULL},
+    {"C3-11", "G-TSC-RC vs TC-RC: energy", "-11% (also \"9% over TC\")", "Fig. 3.17", K_RATIO,
+     M_ENERGY, "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-12", "G-TSC-RC vs TC-RC: L2 energy", "-1%", "§3.8", K_RATIO, M_L2E, "G-TSC-RC", "TC-RC",
+     B_SET1, NULL},
+    {"C3-12", "G-TSC-RC vs TC-RC: NoC energy", "-3%", "§3.8", K_RATIO, M_NOCE, "G-TSC-RC", "TC-RC",
+     B_SET1, NULL},
+    {"C3-13", "G-TSC-RC vs TC-RC: L1 energy", "> 0 (TC slightly lower)", "Fig. 3.18", K_RATIO,
+     M_L1E, "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-8", "G-TSC-RC, lease 8-20: spread of performance", "~0 (flat)", "Fig. 3.14", K_LEASE,
+     M_CYCLES, NULL, NULL, B_ALL, NULL},
+    {"C3-10", "G-TSC-RC, lease 8-20: spread of NoC traffic", "~0 (flat)", "Fig. 3.16", K_LEASE,
+     M_TRAFFIC, NULL, NULL, B_ALL, NULL},
+    {"C3-14", "G-TSC-RC, lease 8-20: spread of energy", "~0 (negligible)", "Fig. 3.19", K_LEASE,
+     M_ENERGY, NULL, NULL, B_ALL, NULL},
+    {"C3-15", "G-TSC-RC vs TC-RC: lease-expiry misses", "-48%", "§3.8", K_RATIO, M_EXPIRY,
+     "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-15", "G-TSC-RC vs TC-RC: lease-expiry misses", "-48%", "§3.8", K_RATIO, M_EXPIRY,
+     "G-TSC-RC", "TC-RC", B_ALL, NULL},
+};
+
+/* Table 3.2 of the thesis: absolute execution cycles in millions, in its order ("DLP" there). */
+static const struct table32 {
+	const char *bench;
+	double bl_gtsc, tc_gtsc; /* on the G-TSC simulator (GPGPU-Sim 3.2.2) */
+	double bl_tc, tc_tc;	 /* on the TC simulator (GPGPU-Sim + Ruby/GEMS) */
+} table32[NBENCH] = {
+    {"bh", 0.55, 0.84, 1.26, 1.03},	 {"cc", 1.47, 1.77, 2.99, 1.75},
+    {"dlb", 1.63, 1.63, 5.53, 1.44},	 {"vpr", 0.85, 0.90, 1.98, 0.77},
+    {"stn", 2.00, 1.74, 4.66, 1.62},	 {"bfs", 0.79, 2.32, 1.95, 1.87},
+    {"ccp", 13.50, 13.50, 13.59, 13.47}, {"ge", 2.22, 2.49, 4.89, 3.51},
+    {"hs", 0.22, 0.23, 0.22, 0.23},	 {"km", 28.74, 30.78, 30.89, 34.17},
+    {"bp", 0.84, 0.69, 1.61, 0.58},	 {"sgm", 6.08, 6.14, 5.74, 5.91},
+};
+
+#define BASE_LEASE 10 /* the default gtsc.lease: the lease figures' baseline */
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* NULL when out of memory. */
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+static int make_dirs(const char *path)
+{
+	char *p = strdup(path);
+	int rc = 0;
+
+	if (!p)
+		return -1;
+	for (char *s = p + 1; *s && !rc; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0777) && errno != EEXIST)
+			rc = -1;
+		*s = '/';
+	}
+	if (!rc && mkdir(p, 0777) && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int bench_index(const char *name)
+{
+	for (int i = 0; i < NBENCH; i++)
+		if (strcmp(bench[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- options ------------------------------------------------------------------------------- */
+
+struct study_opts {
+	const char *name, *output, *jobs, *size, *mode;
+	const char *sets[STUDY_MAX_SETS];
+	int nsets;
+	bool sel[NBENCH]; /* -w */
+	bool resume, quiet, help;
+};
+
+static bool one_of(const char *s, const char *const *v)
+{
+	for (; *v; v++)
+		if (strcmp(s, *v) == 0)
+			return true;
+	return false;
+}
+
+static int parse_workloads(const char *list, bool *sel)
+{
+	char *buf = strdup(list), *save = NULL;
+	int status = 0;
+
+	if (!buf)
+		return cli_fail(EXIT_INTERNAL, "out of memory");
+	memset(sel, 0, NBENCH * sizeof(*sel));
+	for (char *t = strtok_r(buf, ",", &save); t && !status; t = strtok_r(NULL, ",", &save)) {
+		int i = bench_index(t);
+
+		if (i < 0)
+			status =
+			    cli_fail(EXIT_USAGE,
+				     "study: -w %s: '%s' is not a benchmark of the G-TSC study "
+				     "(bh cc dlb vpr stn bfs ge hs km bp sgm ccp)",
+				     list, t);
+		else if (sel[i])
+			status =
+			    cli_fail(EXIT_USAGE, "study: -w %s: '%s' is listed twice", list, t);
+		else
+			sel[i] = true;
+	}
+	if (!status && !memchr(sel, true, NBENCH))
+		status = cli_fail(EXIT_USAGE, "study: -w '%s': no benchmark", list);
+	free(buf);
+	return status;
+}
+
+static int parse_study_opts(int argc, char **argv, struct study_opts *o)
+{
+	enum { OPT_RESUME = 256, OPT_SET, OPT_SIZE, OPT_MODE };
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"size", required_argument, NULL, OPT_SIZE},
+	    {"mode", required_argument, NULL, OPT_MODE},
+	    {"resume", no_argument, NULL, OPT_RESUME},
+	    {"workloads", required_argument, NULL, 'w'},
+	    {"set", required_argument, NULL, OPT_SET},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	static const char *const sizes[] = {"tiny", "small", "default", NULL};
+	static const char *const modes[] = {"detailed", "hybrid", "analytic", NULL};
+	const char *wl = NULL;
+	char *end;
+	long v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "study-gtsc";
+	o->size = "default";
+	for (int i = 0; i < NBENCH; i++)
+		o->sel[i] = true;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":o:j:w:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'j':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!optarg[0] || *end || errno || v < 1 || v > 1024)
+				return cli_fail(
+				    EXIT_USAGE,
+				    "study: --jobs %s: expected a number from 1 to 1024", optarg);
+			o->jobs = optarg;
+			break;
+		case OPT_SIZE:
+			if (!one_of(optarg, sizes))
+				return cli_fail(EXIT_USAGE,
+						"study: --size %s: expected tiny, small or default",
+						optarg);
+			o->size = optarg;
+			break;
+		case OPT_MODE:
+			if (!one_of(optarg, modes))
+				return cli_fail(EXIT_USAGE,
+						"study: --mode %s: expected detailed, hybrid or "
+						"analytic",
+						optarg);
+			o->mode = optarg;
+			break;
+		case OPT_RESUME:
+			o->resume = true;
+			break;
+		case 'w':
+			wl = optarg;
+			break;
+		case OPT_SET:
+			if (o->nsets == STUDY_MAX_SETS)
+				return cli_fail(EXIT_USAGE, "study: more than %d --set options",
+						STUDY_MAX_SETS);
+			if (!strncmp(optarg, "workload.size=", 14) ||
+			    !strncmp(optarg, "system.mode=", 12))
+				return cli_fail(
+				    EXIT_USAGE,
+				    "study: --set %s: use --size or --mode for this key", optarg);
+			if (!strncmp(optarg, "coherence.protocol=", 19) ||
+			    !strncmp(optarg, "core.consistency=", 17) ||
+			    !strncmp(optarg, "gtsc.lease=", 11))
+				return cli_fail(
+				    EXIT_USAGE,
+				    "study: --set %s: the study's configurations set this "
+				    "key",
+				    optarg);
+			o->sets[o->nsets++] = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case ':':
+			return cli_fail(EXIT_USAGE, "study: option %s needs a value",
+					argv[optind - 1]);
+		default:
+			return cli_fail(EXIT_USAGE,
+					"study: unknown option '%s' (see cohscope study --help)",
+					argv[optind - 1]);
+		}
+	}
+	if (o->help)
+		return 0;
+	if (optind >= argc)
+		return cli_fail(EXIT_USAGE,
+				"study: no study named (gtsc; see cohscope study --help)");
+	if (strcmp(argv[optind], "gtsc") != 0)
+		return cli_fail(EXIT_USAGE, "study: unknown study '%s' (there is gtsc)",
+				argv[optind]);
+	if (optind + 1 < argc)
+		return cli_fail(EXIT_USAGE, "study: unexpected argument '%s' (one study)",
+				argv[optind + 1]);
+	o->name = argv[optind];
+	if (!o->output[0])
+		return cli_fail(EXIT_USAGE, "study: -o: an empty directory name");
+	return wl ? parse_workloads(wl, o->sel) : 0;
+}
+
+/* ---- the sweep files ------------------------------------------------------------------------ */
+
+/*
+ * The shipped sweep file k rewritten for this study: base made absolute, workloads cut to the
+ * selected benchmarks (in the file's order). *text is NULL when none of its workloads is
+ * selected.
+ */
+static int gen_sweep(int k, const struct study_opts *o, char **text, unsigned *nwl)
+{
+	char *path = xasprintf("%s/studies/%s", COHSCOPE_CONFIG_DIR, sweeps[k].file);
+	char *abs = NULL, *dir = NULL, *base = NULL, *basepath = NULL;
+	config_setting_t *root, *s, *arr;
+	const char *names[NBENCH];
+	unsigned n = 0;
+	config_t lc;
+	size_t len;
+	FILE *f;
+	int status = 0;
+
+	*text = NULL;
+	*nwl = 0;
+	config_init(&lc);
+	if (!path) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	abs = realpath(path, NULL);
+	if (!abs) {
+		status = cli_fail(EXIT_INPUT, "study: %s: %s", path, strerror(errno));
+		goto out;
+	}
+	dir = strndup(abs, (size_t)(strrchr(abs, '/') - abs));
+	if (!dir) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	config_set_include_dir(&lc, dir);
+	if (!config_read_file(&lc, abs)) {
+		status = cli_fail(EXIT_INPUT, "%s:%d: %s", path, config_error_line(&lc),
+				  config_error_text(&lc));
+		goto out;
+	}
+	root = config_root_setting(&lc);
+	s = config_setting_get_member(root, "base");
+	if (!s || config_setting_type(s) != CONFIG_TYPE_STRING) {
+		status = cli_fail(EXIT_INPUT, "%s: no base", path);
+		goto out;
+	}
+	base = config_setting_get_string(s)[0] == '/'
+		   ? strdup(config_setting_get_string(s))
+		   : xasprintf("%s/%s", dir, config_setting_get_string(s));
+	basepath = base ? realpath(base, NULL) : NULL;
+	if (!basepath) {
+		status = cli_fail(EXIT_INPUT, "%s: base %s: %s", path, base ? base : "?",
+				  strerror(errno));
+		goto out;
+	}
+	config_setting_set_string(s, basepath);
+	s = config_setting_get_member(root, "workloads");
+	if (!s) {
+		status = cli_fail(EXIT_INPUT, "%s: no workloads", path);
+		goto out;
+	}
+	if (config_setting_type(s) == CONFIG_TYPE_STRING &&
+	    strcmp(config_setting_get_string(s), "suite") == 0) {
+		for (int i = 0; i < NBENCH; i++)
+			if (o->sel[i])
+				names[n++] = bench[i];
+	} else {
+		for (int e = 0; e < config_setting_length(s); e++) {
+			const char *w = config_setting_get_string_elem(s, e);
+			int i = w ? bench_index(w) : -1;
+
+			if (i < 0) {
+				status = cli_fail(EXIT_INPUT, "%s: workload %s is not in the study",
+						  path, w ? w : "?");
+				goto out;
+			}
+			if (o->sel[i] && n < NBENCH)
+				names[n++] = bench[i];
+		}
+	}
+	*nwl = n;
+	if (!n)
+		goto out;
+	config_setting_remove(root, "workloads");
+	arr = config_setting_add(root, "workloads", CONFIG_TYPE_ARRAY);
+	for (unsigned i = 0; arr && i < n; i++)
+		if (!config_setting_set_string_elem(arr, -1, names[i]))
+			arr = NULL;
+	f = arr ? open_memstream(text, &len) : NULL;
+	if (!f) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	fprintf(f, "# written by cohscope study gtsc from %s/studies/%s\n", "configs",
+		sweeps[k].file);
+	config_write(&lc, f);
+	if (fclose(f)) {
+		free(*text);
+		*text = NULL;
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+	}
+out:
+	config_destroy(&lc);
+	free(basepath);
+	free(base);
+	free(dir);
+	free(abs);
+	free(path);
+	return status;
+}
+
+/* `cohscope sweep FILE ...` in process, with the study's overrides. */
+static int run_sweep(const struct study_opts *o, const char *file, const char *out, bool dry,
+		     char **sizeset, char **modeset)
+{
+	char *argv[16 + 2 * STUDY_MAX_SETS];
+	int argc = 0;
+
+	argv[argc++] = "sweep";
+	argv[argc++] = (char *)file;
+	if (dry) {
+		argv[argc++] = "--dry-run";
+	} else {
+		argv[argc++] = "-o";
+		argv[argc++] = (char *)out;
+		if (o->resume)
+			argv[argc++] = "--resume";
+		if (o->jobs) {
+			argv[argc++] = "--jobs";
+			argv[argc++] = (char *)o->jobs;
+		}
+	}
+	argv[argc++] = "--set";
+	argv[argc++] = *sizeset;
+	if (*modeset) {
+		argv[argc++] = "--set";
+		argv[argc++] = *modeset;
+	}
+	for (int i = 0; i < o->nsets; i++) {
+		argv[argc++] = "--set";
+		argv[argc++] = (char *)o->sets[i];
+	}
+	if (o->quiet)
+		argv[argc++] = "-q";
+	argv[argc] = NULL;
+	return cmd_sweep(argc, argv);
+}
+
+/* The dry run of a sweep, its point list sent to /dev/null (its errors stay on stderr). */
+static int check_sweep(const struct study_opts *o, const char *file, char **sizeset, char **modeset)
+{
+	int saved, nul, status;
+
+	fflush(stdout);
+	saved = dup(1);
+	nul = open("/dev/null", O_WRONLY);
+	if (saved < 0 || nul < 0) {
+		if (saved >= 0)
+			close(saved);
+		if (nul >= 0)
+			close(nul);
+		return cli_fail(EXIT_INTERNAL, "study: cannot open /dev/null: %s", strerror(errno));
+	}
+	dup2(nul, 1);
+	close(nul);
+	status = run_sweep(o, file, NULL, true, sizeset, modeset);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	return status;
+}
+
+/* ---- the results ---------------------------------------------------------------------------- */
+
+struct spt {
+	int sweep, bench;
+	const char *config; /* set 1, set 2 */
+	long long lease;    /* the lease sweep */
+	const char *status, *error;
+	json_t *res;
+};
+
+struct data {
+	json_t *root[NSWEEP];
+	bool ran[NSWEEP], loaded[NSWEEP];
+	struct spt *p;
+	size_t n;
+	long long leases[16];
+	int nleases, base_lease; /* index into leases */
+};
+
+static void data_free(struct data *d)
+{
+	for (int k = 0; k < NSWEEP; k++)
+		json_decref(d->root[k]);
+	free(d->p);
+}
+
+static int data_load(struct data *d, const char *dir)
+{
+	size_t cap = 0;
+
+	d->base_lease = -1;
+	for (int k = 0; k < NSWEEP; k++) {
+		char *path;
+		json_t *pts, *e;
+		size_t idx;
+
+		if (!d->ran[k])
+			continue;
+		path = xasprintf("%s/%s/results.json", dir, sweeps[k].name);
+		if (!path)
+			return -1;
+		d->root[k] = json_load_file(path, 0, NULL);
+		free(path);
+		pts = json_object_get(d->root[k], "points");
+		if (!json_is_array(pts))
+			continue;
+		d->loaded[k] = true;
+		if (cap < d->n + json_array_size(pts)) {
+			struct spt *q;
+
+			cap = d->n + json_array_size(pts);
+			q = realloc(d->p, cap * sizeof(*q));
+			if (!q)
+				return -1;
+			d->p = q;
+		}
+		json_array_foreach(pts, idx, e)
+		{
+			struct spt *p = &d->p[d->n];
+			json_t *axes = json_object_get(e, "axes");
+			const char *wl = json_string_value(json_object_get(e, "workload"));
+			json_t *lease = json_object_get(axes, "gtsc.lease");
+
+			memset(p, 0, sizeof(*p));
+			p->sweep = k;
+			p->bench = wl ? bench_index(wl) : -1;
+			p->config = json_string_value(json_object_get(axes, "config"));
+			p->status = json_string_value(json_object_get(e, "status"));
+			p->error = json_string_value(json_object_get(e, "error"));
+			p->res = json_object_get(e, "result");
+			if (!p->status)
+				p->status = "missing";
+			if (k == SW_LEASE) {
+				int l;
+
+				char *end;
+
+				if (json_is_integer(lease)) {
+					p->lease = json_integer_value(lease);
+				} else if (json_is_string(lease)) {
+					p->lease = strtoll(json_string_value(lease), &end, 10);
+					if (end == json_string_value(lease) || *end)
+						continue;
+				} else {
+					continue;
+				}
+				for (l = 0; l < d->nleases; l++)
+					if (d->leases[l] == p->lease)
+						break;
+				if (l == d->nleases && d->nleases < 16)
+					d->leases[d->nleases++] = p->lease;
+			} else if (!p->config) {
+				continue;
+			}
+			if (p->bench < 0)
+				continue;
+			d->n++;
+		}
+	}
+	for (int l = 0; l < d->nleases; l++)
+		if (d->leases[l] == BASE_LEASE)
+			d->base_lease = l;
+	if (d->base_lease < 0 && d->nleases)
+		d->base_lease = 0;
+	return 0;
+}
+
+static const struct spt *find(const struct data *d, int b, const char *config)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->p[i].bench == b && d->p[i].sweep != SW_LEASE &&
+		    strcmp(d->p[i].config, config) == 0)
+			return &d->p[i];
+	return NULL;
+}
+
+static const struct spt *find_lease(const struct data *d, int b, long long lease)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->p[i].bench == b && d->p[i].sweep == SW_LEASE && d->p[i].lease == lease)
+			return &d->p[i];
+	return NULL;
+}
+
+static bool num_at(json_t *res, const char *a, const char *b, const char *c, double *v)
+{
+	json_t *j = json_object_get(res, a);
+
+	if (b)
+		j = json_object_get(j, b);
+	if (c)
+		j = json_object_get(j, c);
+	if (!json_is_number(j))
+		return false;
+	*v = json_number_value(j);
+	return true;
+}
+
+static bool component(json_t *res, const char *part, double *v)
+{
+	double dy, st;
+
+	if (!num_at(res, "energy", part, "dynamic_j", &dy) ||
+	    !num_at(res, "energy", part, "static_j", &st))
+		return false;
+	*v = dy + st;
+	return true;
+}
+
+/* The metric of an ok point. */
+static bool value(const struct spt *p, enum metric m, double *v)
+{
+	if (!p || !p->res || strcmp(p->status, "ok") != 0)
+		return false;
+	switch (m) {
+	case M_CYCLES:
+		return num_at(p->res, "cycles", NULL, NULL, v);
+	case M_STALLS:
+		return num_at(p->res, "memory_stall_cycles", NULL, NULL, v);
+	case M_TRAFFIC:
+		return num_at(p->res, "traffic_bytes", NULL, NULL, v) ||
+		       num_at(p->res, "noc_bytes", NULL, NULL, v);
+	case M_ENERGY:
+		return num_at(p->res, "energy_j", NULL, NULL, v);
+	case M_L1E:
+		return component(p->res, "l1", v);
+	case M_L2E:
+		return component(p->res, "l2", v);
+	case M_NOCE:
+		return component(p->res, "noc", v);
+	case M_EXPIRY:
+		return num_at(p->res, "l1_coherence_misses", NULL, NULL, v);
+	}
+	return false;
+}
+
+/* The benchmarks of a claim (selected or not), and its label. */
+static void claim_set(const struct claim *c, bool *in, unsigned *total, char *label, size_t len)
+{
+	*total = 0;
+	for (int i = 0; i < NBENCH; i++) {
+		switch (c->set) {
+		case B_SET1:
+			in[i] = i < NSET1;
+			break;
+		case B_SET2:
+			in[i] = i >= NSET1;
+			break;
+		case B_ALL:
+			in[i] = true;
+			break;
+		case B_LIST: {
+			size_t n = strlen(bench[i]);
+			const char *s = c->list;
+
+			in[i] = false;
+			while ((s = strstr(s, bench[i])) != NULL) {
+				if ((s == c->list || s[-1] == ' ') && (s[n] == ' ' || !s[n]))
+					in[i] = true;
+				s += n;
+			}
+			break;
+		}
+		}
+		*total += in[i];
+	}
+	snprintf(label, len, "%s",
+		 c->set == B_SET1   ? "set 1"
+		 : c->set == B_SET2 ? "set 2"
+		 : c->set == B_ALL  ? "all"
+				    : c->list);
+}
+
+struct agg {
+	double g;
+	unsigned n, zero;
+	char covered[128];
+};
+
+static void covered_add(struct agg *r, int b)
+{
+	size_t l = strlen(r->covered);
+
+	snprintf(r->covered + l, sizeof(r->covered) - l, "%s%s", l ? " " : "", bench[b]);
+}
+
+/* gmean over the benchmarks of in of a's metric over b's (b's over a's cycles for a speedup);
+ * benchmarks where either value is missing are left out, those where one is 0 too (zero). */
+static void pair_gmean(const struct data *d, const bool *in, const struct claim *c, struct agg *r)
+{
+	double logs = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < NBENCH; i++) {
+		double va, vb;
+
+		if (!in[i] || !value(find(d, i, c->a), c->metric, &va) ||
+		    !value(find(d, i, c->b), c->metric, &vb))
+			continue;
+		if (va <= 0 || vb <= 0) {
+			r->zero++;
+			continue;
+		}
+		logs += c->kind == K_SPEEDUP ? log(vb / va) : log(va / vb);
+		r->n++;
+		covered_add(r, i);
+	}
+	r->g = r->n ? exp(logs / r->n) : NAN;
+}
+
+/* For each lease, the gmean over the benchmarks of in that have the metric at every lease of
+ * its value over the base lease's (the base lease's cycles over its own for M_CYCLES). */
+static void lease_gmeans(const struct data *d, const bool *in, enum metric m, double *g,
+			 struct agg *r)
+{
+	double logs[16] = {0};
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < NBENCH; i++) {
+		double v[16], base;
+		bool all = d->nleases > 0;
+
+		for (int l = 0; l < d->nleases && all; l++)
+			all = value(find_lease(d, i, d->leases[l]), m, &v[l]) && v[l] > 0;
+		if (!in[i] || !all)
+			continue;
+		base = v[d->base_lease];
+		for (int l = 0; l < d->nleases; l++)
+			logs[l] += m == M_CYCLES ? log(base / v[l]) : log(v[l] / base);
+		r->n++;
+		covered_add(r, i);
+	}
+	for (int l = 0; l < d->nleases; l++)
+		g[l] = r->n ? exp(logs[l] / r->n) : NAN;
+}
+
+struct figure;
+static int fig_groups(const struct figure *fg, const struct data *d, char *where, size_t wlen,
+		      char *nobar, size_t nlen);
+
+/* ---- summary.md ----------------------------------------------------------------------------- */
+
+static void coverage(FILE *f, const char *label, const bool *in, unsigned total,
+		     const struct agg *r)
+{
+	fprintf(f, "%s: %u of %u", label, r->n, total);
+	if (r->n && r->n < total)
+		fprintf(f, " (%s)", r->covered);
+	if (r->zero)
+		fprintf(f, "; %u left out (a zero)", r->zero);
+	(void)in;
+}
+
+static void write_claims(FILE *f, const struct data *d, const bool *sel)
+{
+	fputs("## The paper's claims beside ours\n\n"
+	      "| claim | what | paper | ours | benchmarks (of the paper's) | source |\n"
+	      "|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t k = 0; k < sizeof(claims) / sizeof(claims[0]); k++) {
+		const struct claim *c = &claims[k];
+		bool in[NBENCH];
+		unsigned total;
+		char label[64];
+		struct agg r;
+
+		claim_set(c, in, &total, label, sizeof(label));
+		for (int i = 0; i < NBENCH; i++)
+			in[i] = in[i] && sel[i];
+		fprintf(f, "| %s | %s | %s | ", c->id, c->text, c->paper);
+		if (c->kind == K_LEASE) {
+			double g[16], lo = INFINITY, hi = -INFINITY;
+
+			lease_gmeans(d, in, c->metric, g, &r);
+			for (int l = 0; l < d->nleases; l++) {
+				lo = fmin(lo, g[l]);
+				hi = fmax(hi, g[l]);
+			}
+			if (r.n)
+				fprintf(f, "%.1f%% (%.3f-%.3f)", 100 * (hi / lo - 1), lo, hi);
+			else
+				fputs("-", f);
+		} else {
+			pair_gmean(d, in, c, &r);
+			if (r.n)
+				fprintf(f, "%+.1f%% (%.3fx)", 100 * (r.g - 1), r.g);
+			else
+				fputs("-", f);
+		}
+		fputs(" | ", f);
+		coverage(f, label, in, total, &r);
+		fprintf(f, " | %s |\n", c->source);
+	}
+	fputs("\n**How computed.** \"A vs B: performance\" is the geometric mean over the "
+	      "benchmarks of cycles(B) / cycles(A), minus 1; any other \"A vs B\" row is the "
+	      "geometric mean of metric(A) / metric(B), minus 1 (the factor in parentheses). "
+	      "A benchmark counts when both of its points ran (ok) and have the metric; one "
+	      "where a value is 0 is left out and counted. The lease rows: for each lease, the "
+	      "geometric mean over the benchmarks of the metric normalized to lease 10 "
+	      "(performance: cycles at lease 10 / cycles); the spread is the largest of these "
+	      "over the smallest, minus 1 (the range in parentheses). Metrics: performance "
+	      "`cycles`; memory stall cycles `memory_stall_cycles` (measured in detailed mode, "
+	      "scaled from the detailed units in hybrid mode, absent in analytic mode); NoC "
+	      "traffic `traffic_bytes`; energy `energy_j`; L1, L2, NoC energy "
+	      "`energy.l1|l2|noc` dynamic + static; lease-expiry misses "
+	      "`l1_coherence_misses` (loads that found the tag without a covering lease, or a "
+	      "line the protocol dropped). The paper's numbers are its §3.8 text (thesis, "
+	      "seed 001); it gives no per-benchmark G-TSC values.\n\n",
+	      f);
+}
+
+static void write_lease_table(FILE *f, const struct data *d, const bool *sel)
+{
+	static const enum metric ms[] = {M_CYCLES, M_TRAFFIC, M_ENERGY, M_EXPIRY};
+	double g[4][16];
+	struct agg r[4];
+
+	if (!d->nleases)
+		return;
+	for (int m = 0; m < 4; m++)
+		lease_gmeans(d, sel, ms[m], g[m], &r[m]);
+	fprintf(f,
+		"## The lease (G-TSC-RC), geometric means normalized to lease %lld\n\n"
+		"| gtsc.lease | performance | NoC traffic | energy | lease-expiry misses |\n"
+		"|---|---|---|---|---|\n",
+		d->leases[d->base_lease]);
+	for (int l = 0; l < d->nleases; l++) {
+		fprintf(f, "| %lld |", d->leases[l]);
+		for (int m = 0; m < 4; m++)
+			if (r[m].n)
+				fprintf(f, " %.3f |", g[m][l]);
+			else
+				fputs(" - |", f);
+		fputs("\n", f);
+	}
+	fputs("| benchmarks |", f);
+	for (int m = 0; m < 4; m++)
+		fprintf(f, " %u |", r[m].n);
+	fputs("\n\n", f);
+}
+
+static void mcycles(FILE *f, const struct data *d, int b, const char *config)
+{
+	double v;
+
+	if (value(find(d, b, config), M_CYCLES, &v))
+		fprintf(f, " %.3f |", v / 1e6);
+	else
+		fputs(" - |", f);
+}
+
+static void ratio_cell(FILE *f, double a, double b)
+{
+	if (a > 0 && b > 0)
+		fprintf(f, " %.2f |", b / a);
+	else
+		fputs(" - |", f);
+}
+
+static void write_table32(FILE *f, const struct data *d, const bool *sel)
+{
+	fputs("## Table 3.2: absolute execution cycles (millions)\n\n"
+	      "Ours: BL and TC-RC (TC-Weak under RC; the thesis does not say which TC its table "
+	      "ran). The paper's: on the G-TSC simulator (GPGPU-Sim 3.2.2) and on the TC "
+	      "simulator (GPGPU-Sim + Ruby/GEMS). The input sizes differ (the paper gives none): "
+	      "compare the TC/BL columns.\n\n"
+	      "| benchmark | BL ours | TC-RC ours | TC/BL ours | BL G-TSC sim | TC G-TSC sim | "
+	      "TC/BL | BL TC sim | TC TC sim | TC/BL |\n"
+	      "|---|---|---|---|---|---|---|---|---|---|\n",
+	      f);
+	for (int k = 0; k < NBENCH; k++) {
+		const struct table32 *t = &table32[k];
+		int b = bench_index(t->bench);
+		double bl = 0, tc = 0;
+
+		if (!sel[b])
+			continue;
+		fprintf(f, "| %s |", t->bench);
+		mcycles(f, d, b, "BL");
+		mcycles(f, d, b, "TC-RC");
+		if (!value(find(d, b, "BL"), M_CYCLES, &bl) ||
+		    !value(find(d, b, "TC-RC"), M_CYCLES, &tc))
+			bl = tc = 0;
+		ratio_cell(f, bl, tc);
+		fprintf(f, " %.2f | %.2f |", t->bl_gtsc, t->tc_gtsc);
+		ratio_cell(f, t->bl_gtsc, t->tc_gtsc);
+		fprintf(f, " %.2f | %.2f |", t->bl_tc, t->tc_tc);
+		ratio_cell(f, t->bl_tc, t->tc_tc);
+		fputs("\n", f);
+	}
+	fputs("\n", f);
+}
+
+static void write_cycles(FILE *f, const struct data *d, const bool *sel)
+{
+	fputs("## Cycles of every point (± the hybrid or analytic mode's 95% half-width)\n\n"
+	      "| benchmark | set |",
+	      f);
+	for (int c = 0; c < NCONFIG; c++)
+		fprintf(f, " %s |", configs[c]);
+	fputs("\n|---|---|", f);
+	for (int c = 0; c < NCONFIG; c++)
+		fputs("---|", f);
+	fputs("\n", f);
+	for (int b = 0; b < NBENCH; b++) {
+		if (!sel[b])
+			continue;
+		fprintf(f, "| %s | %d |", bench[b], b < NSET1 ? 1 : 2);
+		for (int c = 0; c < NCONFIG; c++) {
+			const struct spt *p = find(d, b, configs[c]);
+			double v, h;
+
+			if (value(p, M_CYCLES, &v)) {
+				fprintf(f, " %.0f", v);
+				if (num_at(p->res, "cycles_half", NULL, NULL, &h) && h > 0)
+					fprintf(f, " ± %.0f", h);
+				fputs(" |", f);
+			} else {
+				fprintf(f, " %s |", p ? p->status : "-");
+			}
+		}
+		fputs("\n", f);
+	}
+	fputs("\n", f);
+}
+
+/* The distinct values of a result field over the ok points, "a, b". */
+static void distinct(FILE *f, const struct data *d, const char *key)
+{
+	const char *seen[8];
+	int n = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const char *v = json_string_value(json_object_get(d->p[i].res, key));
+		int k;
+
+		if (!v)
+			continue;
+		for (k = 0; k < n; k++)
+			if (strcmp(seen[k], v) == 0)
+				break;
+		if (k == n && n < 8)
+			seen[n++] = v;
+	}
+	for (int k = 0; k < n; k++)
+		fprintf(f, "%s%s", k ? ", " : "", seen[k]);
+	if (!n)
+		fputs("-", f);
+}
+
+/* Writes the summary into a string; counts the points that did not run. */
+static int summary_text(const struct data *d, const struct study_opts *o, char **text, size_t *nbad)
+{
+	size_t len, total = 0;
+	FILE *f = open_memstream(text, &len);
+	bool sel[NBENCH];
+	unsigned nsel = 0;
+
+	if (!f)
+		return -1;
+	*nbad = 0;
+	for (int i = 0; i < NBENCH; i++)
+		nsel += sel[i] = o->sel[i];
+	fputs("# The G-TSC study: `cohscope study gtsc`\n\n"
+	      "The evaluation of the G-TSC thesis chapter (seed 001, thesis §3.7-3.8): set 1 "
+	      "(needs coherence: bh cc dlb vpr stn bfs) and set 2 (no coherence needed: ge hs km "
+	      "bp sgm ccp) under BL (no L1), W/L1 (a non-coherent GPU with L1; set 2), TC-RC "
+	      "(TC-Weak, RC), TC-SC (TC-Strong, SC), G-TSC-RC and G-TSC-SC, and G-TSC-RC with "
+	      "leases 8-20 (configs/studies/gtsc-*.sweep, docs/study.md).\n\n",
+	      f);
+	fputs("- mode: ", f);
+	distinct(f, d, "mode");
+	fputs("; workload size: ", f);
+	distinct(f, d, "size");
+	fprintf(f, "\n- base configuration: configs/default.cfg%s", o->nsets ? "; overrides:" : "");
+	for (int i = 0; i < o->nsets; i++)
+		fprintf(f, " `--set %s`", o->sets[i]);
+	fprintf(f, "\n- benchmarks: %u of 12:", nsel);
+	for (int i = 0; i < NBENCH; i++)
+		if (sel[i])
+			fprintf(f, " %s", bench[i]);
+	fputs("\n- points:", f);
+	for (int k = 0; k < NSWEEP; k++) {
+		size_t n = 0, ok = 0;
+
+		for (size_t i = 0; i < d->n; i++)
+			if (d->p[i].sweep == k) {
+				n++;
+				ok += strcmp(d->p[i].status, "ok") == 0;
+			}
+		total += n;
+		*nbad += n - ok;
+		if (!d->ran[k])
+			fprintf(f, "%s %s not run (none of its benchmarks selected)", k ? ";" : "",
+				sweeps[k].name);
+		else if (!d->loaded[k])
+			fprintf(f, "%s %s: no results", k ? ";" : "", sweeps[k].name);
+		else
+			fprintf(f, "%s %s %zu (%zu ok)", k ? ";" : "", sweeps[k].name, n, ok);
+		if (d->ran[k] && !d->loaded[k])
+			(*nbad)++;
+	}
+	fprintf(f, "; %zu in all\n\n", total);
+	if (*nbad) {
+		fputs("## Points that did not run (left out of every mean)\n\n", f);
+		for (size_t i = 0; i < d->n; i++) {
+			const struct spt *p = &d->p[i];
+
+			if (strcmp(p->status, "ok") == 0)
+				continue;
+			if (p->sweep == SW_LEASE)
+				fprintf(f, "- %s with gtsc.lease=%lld: %s", bench[p->bench],
+					p->lease, p->status);
+			else
+				fprintf(f, "- %s under %s: %s", bench[p->bench], p->config,
+					p->status);
+			fprintf(f, "%s%s\n", p->error ? ": " : "", p->error ? p->error : "");
+		}
+		for (int k = 0; k < NSWEEP; k++)
+			if (d->ran[k] && !d->loaded[k])
+				fprintf(f, "- %s: no %s/results.json\n", sweeps[k].name,
+					sweeps[k].name);
+		fputs("\n", f);
+	}
+	write_claims(f, d, sel);
+	write_table32(f, d, sel);
+	write_lease_table(f, d, sel);
+	write_cycles(f, d, sel);
+	fputs("## Figures (figs/)\n\n"
+	      "Each is NAME.dat (the normalized table), NAME.gp (a gnuplot script) and, with "
+	      "gnuplot, NAME.svg and NAME.png (docs/plots.md). Set 1 and set 2 bars are "
+	      "normalized to BL, the lease bars to lease 10.\n\n",
+	      f);
+	for (size_t k = 0; k < sizeof(figures) / sizeof(figures[0]); k++) {
+		char groups[512], nobar[512];
+
+		fprintf(f, "- `figs/%s`: %s", figures[k].name, figures[k].title);
+		if (!fig_groups(&figures[k], d, groups, sizeof(groups), nobar, sizeof(nobar)))
+			fputs(": not drawn (no baseline point has the metric above 0)", f);
+		else if (nobar[0])
+			fprintf(f, "; no bar for %s", nobar);
+		fputs("\n", f);
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/* ---- the figures ---------------------------------------------------------------------------- */
+
+/*
+ * The groups of a figure that have a bar (a benchmark whose baseline value is above 0 and
+ * whose value in the group is there, above 0 for performance), as the value list of --where
+ * in *where, and those that have none in *nobar (", "-separated). Returns how many have a bar;
+ * 0 when the baseline has none (no figure). gnuplot draws no histogram with an empty column.
+ */
+static int fig_groups(const struct figure *fg, const struct data *d, char *where, size_t wlen,
+		      char *nobar, size_t nlen)
+{
+	int ngroups = fg->lease ? d->nleases : NCONFIG, nbar = 0;
+	bool base_bar = false;
+
+	where[0] = nobar[0] = 0;
+	for (int g = 0; g < ngroups; g++) {
+		char name[32];
+		bool bar = false;
+
+		if (fg->lease)
+			snprintf(name, sizeof(name), "%lld", d->leases[g]);
+		else
+			snprintf(name, sizeof(name), "%s", configs[g]);
+		for (int b = 0; b < NBENCH && !bar; b++) {
+			const struct spt *pb = fg->lease
+						   ? find_lease(d, b, d->leases[d->base_lease])
+						   : find(d, b, "BL");
+			const struct spt *pg =
+			    fg->lease ? find_lease(d, b, d->leases[g]) : find(d, b, configs[g]);
+			double vb, vg;
+
+			bar = value(pb, fg->m, &vb) && vb > 0 && value(pg, fg->m, &vg) &&
+			      (vg > 0 || (vg == 0 && fg->m != M_CYCLES));
+		}
+		if (g == (fg->lease ? d->base_lease : 0))
+			base_bar = bar;
+		if (bar) {
+			size_t l = strlen(where);
+
+			snprintf(where + l, wlen - l, "%s%s", nbar ? "," : "", name);
+			nbar++;
+		} else {
+			size_t l = strlen(nobar);
+
+			snprintf(nobar + l, nlen - l, "%s%s", l ? ", " : "", name);
+		}
+	}
+	return base_bar ? nbar : 0;
+}
+
+static int plot_figure(const struct figure *fg, const char *dir, const struct data *d)
+{
+	char *argv[24], *files[NSWEEP] = {NULL}, *prefix = xasprintf("%s/figs/%s", dir, fg->name);
+	char *baseline = NULL, *where = NULL, groups[512], nobar[512];
+	int argc = 0, nf = 0, status = 0;
+
+	if (!fig_groups(fg, d, groups, sizeof(groups), nobar, sizeof(nobar)))
+		goto out; /* summary.md says why */
+	argv[argc++] = "plot";
+	for (int k = 0; k < NSWEEP; k++)
+		if (d->loaded[k] && (k == SW_LEASE) == fg->lease) {
+			files[nf] = xasprintf("%s/%s/results.csv", dir, sweeps[k].name);
+			if (!files[nf])
+				break;
+			argv[argc++] = files[nf++];
+		}
+	baseline = fg->lease ? xasprintf("%lld", d->leases[d->base_lease]) : strdup("BL");
+	where = xasprintf("%s=%s", fg->lease ? "gtsc.lease" : "config", groups);
+	if (!prefix || !baseline || !where || nf < (fg->lease ? 1 : 0) || (nf && !files[nf - 1])) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	argv[argc++] = "-o";
+	argv[argc++] = prefix;
+	argv[argc++] = "--metric";
+	argv[argc++] = (char *)fg->metric;
+	argv[argc++] = "--title";
+	argv[argc++] = (char *)fg->title;
+	argv[argc++] = "--baseline";
+	argv[argc++] = baseline;
+	if (fg->lease) {
+		argv[argc++] = "--group-by";
+		argv[argc++] = "gtsc.lease";
+	}
+	if (nobar[0]) {
+		argv[argc++] = "--where";
+		argv[argc++] = where;
+	}
+	argv[argc++] = "-q";
+	argv[argc] = NULL;
+	status = cmd_plot(argc, argv);
+out:
+	for (int k = 0; k < nf; k++)
+		free(files[k]);
+	free(where);
+	free(baseline);
+	free(prefix);
+	return status;
+}
+
+/* ---- the command ---------------------------------------------------------------------------- */
+
+static bool exists(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	bool e = p && access(p, F_OK) == 0;
+
+	free(p);
+	return e;
+}
+
+int cmd_study(int argc, char **argv)
+{
+	struct study_opts o;
+	struct data d = {0};
+	char *text[NSWEEP] = {NULL}, *files[NSWEEP] = {NULL}, *outs[NSWEEP] = {NULL};
+	char *sizeset = NULL, *modeset = NULL, *tmpdir = NULL, *figs = NULL;
+	char *summary = NULL, *mdpath = NULL;
+	unsigned nwl[NSWEEP];
+	double t0 = now_seconds();
+	size_t nbad = 0;
+	int status, plot_status = 0;
+
+	status = parse_study_opts(argc, argv, &o);
+	if (status)
+		return status;
+	if (o.help) {
+		fputs(study_help, stdout);
+		return 0;
+	}
+	if (!o.resume &&
+	    (exists(o.output, "summary.md") || exists(o.output, "set1/manifest.json") ||
+	     exists(o.output, "set2/manifest.json") || exists(o.output, "lease/manifest.json")))
+		return cli_fail(EXIT_USAGE,
+				"study: %s holds a study already: --resume continues it, or choose "
+				"another -o",
+				o.output);
+	sizeset = xasprintf("workload.size=%s", o.size);
+	modeset = o.mode ? xasprintf("system.mode=%s", o.mode) : NULL;
+	if (!sizeset || (o.mode && !modeset)) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	/* Every sweep is written and checked in a scratch directory before DIR is touched. */
+	{
+		const char *t = getenv("TMPDIR");
+
+		tmpdir = xasprintf("%s/cohscope-study.XXXXXX", t && t[0] ? t : "/tmp");
+		if (!tmpdir || !mkdtemp(tmpdir)) {
+			status =
+			    cli_fail(EXIT_OUTPUT, "study: cannot create a scratch directory: %s",
+				     strerror(errno));
+			free(tmpdir);
+			tmpdir = NULL;
+			goto out;
+		}
+	}
+	for (int k = 0; k < NSWEEP && !status; k++) {
+		status = gen_sweep(k, &o, &text[k], &nwl[k]);
+		d.ran[k] = text[k] != NULL;
+		if (status || !text[k])
+			continue;
+		files[k] = xasprintf("%s/%s.sweep", tmpdir, sweeps[k].name);
+		if (!files[k] || cli_write_atomic(files[k], text[k], strlen(text[k]))) {
+			status = cli_fail(EXIT_OUTPUT, "study: %s: cannot write: %s",
+					  files[k] ? files[k] : tmpdir, strerror(errno));
+			break;
+		}
+		status = check_sweep(&o, files[k], &sizeset, &modeset);
+	}
+	for (int k = 0; k < NSWEEP; k++)
+		if (files[k]) {
+			unlink(files[k]);
+			free(files[k]);
+			files[k] = NULL;
+		}
+	rmdir(tmpdir);
+	if (status)
+		goto out;
+
+	/* The sweeps. */
+	figs = xasprintf("%s/figs", o.output);
+	if (!figs || make_dirs(figs)) {
+		status = cli_fail(EXIT_OUTPUT, "study: %s: cannot create the directory: %s",
+				  figs ? figs : o.output, strerror(errno));
+		goto out;
+	}
+	for (int k = 0; k < NSWEEP; k++) {
+		int rc;
+
+		if (!text[k])
+			continue;
+		files[k] = xasprintf("%s/%s.sweep", o.output, sweeps[k].name);
+		outs[k] = xasprintf("%s/%s", o.output, sweeps[k].name);
+		if (!files[k] || !outs[k]) {
+			status = cli_fail(EXIT_INTERNAL, "out of memory");
+			goto out;
+		}
+		if (cli_write_atomic(files[k], text[k], strlen(text[k]))) {
+			status = cli_fail(EXIT_OUTPUT, "study: %s: cannot write: %s", files[k],
+					  strerror(errno));
+			goto out;
+		}
+		if (!o.quiet) {
+			printf("study gtsc: %s: %u benchmark%s %s\n", sweeps[k].name, nwl[k],
+			       nwl[k] == 1 ? "" : "s", sweeps[k].what);
+			fflush(stdout);
+		}
+		rc = run_sweep(&o, files[k], outs[k], false, &sizeset, &modeset);
+		if (rc >= 128) {
+			status = cli_fail(rc,
+					  "study: stopped; cohscope study gtsc -o %s --resume "
+					  "continues it",
+					  o.output);
+			goto out;
+		}
+		if (rc && rc != EXIT_SIM) {
+			status = rc;
+			goto out;
+		}
+	}
+
+	/* The results, the figures, the summary. */
+	if (data_load(&d, o.output)) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < sizeof(figures) / sizeof(figures[0]); k++) {
+		int rc;
+
+		rc = plot_figure(&figures[k], o.output, &d);
+		if (rc && !plot_status)
+			plot_status = rc;
+	}
+	mdpath = xasprintf("%s/summary.md", o.output);
+	if (!mdpath || summary_text(&d, &o, &summary, &nbad)) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (cli_write_atomic(mdpath, summary, strlen(summary))) {
+		status =
+		    cli_fail(EXIT_OUTPUT, "study: %s: cannot write: %s", mdpath, strerror(errno));
+		goto out;
+	}
+	if (!o.quiet) {
+		printf("\n%s\nstudy gtsc: %s/summary.md, %s/figs/ (%.1f s)\n", summary, o.output,
+		       o.output, now_seconds() - t0);
+		fflush(stdout);
+	}
+	if (nbad)
+		status =
+		    cli_fail(EXIT_SIM,
+			     "study: %zu point%s did not run (listed in %s/summary.md; left out "
+			     "of the means)",
+			     nbad, nbad == 1 ? "" : "s", o.output);
+	else
+		status = plot_status;
+out:
+	data_free(&d);
+	for (int k = 0; k < NSWEEP; k++) {
+		free(text[k]);
+		free(files[k]);
+		free(outs[k]);
+	}
+	free(sizeset);
+	free(modeset);
+	free(tmpdir);
+	free(figs);
+	free(summary);
+	free(mdpath);
+	return status;
+}
