@@ -398,7 +398,7 @@ static const char *run_cfg =
     "system = { type = \"gpu\"; workload = \"bfs\"; mode = \"detailed\"; };\n"
     "gpu = { sms = 4; };\n"
     "workload = { size = \"tiny\"; };\n"
-    "core = { warps = 16; };\n"
+    "core = { warps = 16; clock_mhz = 700; };\n"
     "l2 = { banks = 2; };\n"
     "noc = { topology = \"mesh\"; };\n";
 
@@ -441,7 +441,7 @@ static void run(const char *protocol, const char *extra_set, struct outcome *o)
 	}
 	o->flits = (double)json_integer_value(json_object_get(stats, "gpu.noc.flits"));
 	o->cycles = (double)json_integer_value(json_object_get(o->res, "cycles"));
-	o->hz = 1400e6; /* core.clock_mhz default */
+	o->hz = 700e6; /* core.clock_mhz in run_cfg */
 	json_decref(stats);
 	cs_system_destroy(sys);
 	cs_config_close(cfg);

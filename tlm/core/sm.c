@@ -18,8 +18,10 @@ static const char *const coal_names[] = {"line", "sector", NULL};
 
 #define CF(f) offsetof(struct gpu_core_cfg, f)
 static const struct cs_param core_rows[] = {
-    {"clock_mhz", CS_P_UINT, CF(clock_mhz), "1400", "MHz", "SM clock (Table 3.3: 1.4 GHz)", 1,
-     100000, NULL},
+    {"clock_mhz", CS_P_UINT, CF(clock_mhz), "700", "MHz",
+     "SM issue clock: Fermi's 1.4 GHz shader clock (Table 3.3) over the two cycles a 32-thread "
+     "warp instruction takes on 16-lane units, as GPGPU-Sim's GTX480 config (700 MHz)",
+     1, 100000, NULL},
     {"warps", CS_P_UINT, CF(warps), "48", "", "warp slots per SM (Table 3.3: 48)", 1, 1024, NULL},
     {"ctas", CS_P_UINT, CF(ctas), "8", "", "CTA slots per SM (GPGPU-Sim GTX480: 8)", 1, 256, NULL},
     {"regs", CS_P_UINT, CF(regs), "32768", "", "registers per SM (Table 2.1: 32768)", 1, 1 << 24,

@@ -4,11 +4,12 @@
  * Solves A x = b for a dense n x n system. For each pivot t = 0 .. n-2 the host launches
  *   Fan1: m[i][t] = a[i][t] / a[t][t] for the rows i > t (1D grid of 512-thread CTAs), and
  *   Fan2: a[i][j] -= m[i][t] * a[t][j] for i > t, j >= t, and b[i] -= m[i][t] * b[t]
- *         (2D grid of 16 x 16-thread CTAs over the whole matrix, as Rodinia launches it),
+ *         (2D grid of 4 x 4-thread CTAs over the whole matrix: Rodinia 3.1's BLOCK_SIZE_XY is 4),
  * then solves the upper-triangular system on the host (Rodinia's BackSub). Rodinia's Fan2 maps
- * threadIdx.x to the row and threadIdx.y to the column, so a warp (32 consecutive threads of a
- * 16 x 16 block: tx = lane % 16, ty = 2 warp + lane / 16) touches 16 rows and 2 columns: its
- * accesses to a and m are uncoalesced (16 lines per warp instruction), as in the original.
+ * threadIdx.x to the row and threadIdx.y to the column; a 4 x 4 block is one warp with 16 active
+ * lanes (tx = lane % 4, ty = lane / 4), touching 4 rows and 4 columns: its accesses to a and m
+ * are uncoalesced (4 lines per warp instruction), and an SM holds at most `core.ctas` of these
+ * half-empty warps, as on the real GPU.
  *
  * No coherence needed: within a kernel every thread reads only data written by earlier kernels
  * (m by Fan1, a and b by the previous Fan2) and writes elements no other thread reads.
@@ -31,8 +32,9 @@
 
 #define TAG_GE	     0x6761757373000000ull
 #define FAN1_THREADS 512 /* Rodinia MAXBLOCKSIZE */
-#define FAN2_BLOCK   16	 /* Rodinia BLOCK_SIZE_XY */
-#define FAN2_WARPS   (FAN2_BLOCK * FAN2_BLOCK / WARP_LANES)
+#define FAN2_BLOCK   4 /* Rodinia 3.1 BLOCK_SIZE_XY (gaussian.cu's default) */
+#define FAN2_THREADS (FAN2_BLOCK * FAN2_BLOCK)
+#define FAN2_WARPS   ((FAN2_THREADS + WARP_LANES - 1) / WARP_LANES)
 
 /*
  * Issue slots per warp (SASS-like count of the CUDA kernels):
@@ -116,14 +118,15 @@ static void fan2_kernel(struct gpu_warp *w)
 	uint32_t mask = 0, bmask = 0;
 
 	for (unsigned l = 0; l < WARP_LANES; l++) {
-		uint64_t xidx = bx * FAN2_BLOCK + l % FAN2_BLOCK;
-		uint64_t yidx = by * FAN2_BLOCK + gw_warp(w) * 2 + l / FAN2_BLOCK;
+		unsigned tid = gw_warp(w) * WARP_LANES + l; /* thread index within the block */
+		uint64_t xidx = bx * FAN2_BLOCK + tid % FAN2_BLOCK;
+		uint64_t yidx = by * FAN2_BLOCK + tid / FAN2_BLOCK;
 		uint64_t row = xidx + 1 + t, col = yidx + t;
 
 		am[l] = a->m + 4 * (n * row + t);
 		ap[l] = a->a + 4 * (n * t + col);
 		aa[l] = a->a + 4 * (n * row + col);
-		if (xidx < n - 1 - t && yidx < n - t) {
+		if (tid < FAN2_THREADS && xidx < n - 1 - t && yidx < n - t) {
 			mask |= 1u << l;
 			if (yidx == 0)
 				bmask |= 1u << l;
@@ -146,7 +149,8 @@ static void fan2_kernel(struct gpu_warp *w)
 	/* b[xidx + 1 + t] -= m[n * (xidx + 1 + t) + yidx + t] * b[t]: m is read again (the store
 	 * to a may alias it for the compiler). */
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		aa[l] = a->b + 4 * (t + 1 + bx * FAN2_BLOCK + l % FAN2_BLOCK);
+		aa[l] = a->b + 4 * (t + 1 + bx * FAN2_BLOCK +
+				    (gw_warp(w) * WARP_LANES + l) % FAN2_BLOCK);
 	gw_compute(w, FAN2_BVEC);
 	gw_ld32v(w, am, bmask, m);
 	p[0] = gw_ld32(w, a->b + 4 * t);
