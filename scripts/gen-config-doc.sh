@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Regenerates the parameter reference at the end of docs/configuration.md from the parameter
+# tables (the two `config --dump` outputs that page names), keeping everything above it.
+# Usage: scripts/gen-config-doc.sh [BUILD_DIR]   (default build; run from anywhere)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin="${1:-build}/cohscope"
+doc=docs/configuration.md
+head_end=$(grep -n '^### System `gpu` (configs/gtsc-16sm.cfg)$' "$doc" | cut -d: -f1)
+[ -n "$head_end" ] || { echo "gen-config-doc: $doc: no '### System \`gpu\`' heading" >&2; exit 1; }
+tmp=$(mktemp "$doc.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+{
+	head -n "$head_end" "$doc"
+	echo
+	echo '```'
+	"$bin" config -c configs/gtsc-16sm.cfg --dump
+	echo '```'
+	echo
+	echo '### System `selfcheck` (defaults)'
+	echo
+	echo '```'
+	"$bin" config --dump
+	echo '```'
+} >"$tmp"
+mv "$tmp" "$doc"
+trap - EXIT
