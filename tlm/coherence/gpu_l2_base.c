@@ -453,9 +453,11 @@ static struct cache_line *l2_allocate(struct gpu_l2 *b, uint64_t addr, sim_time_
 	struct cache_line *l = cache_victim(b->cache, addr, l2_victim_ok, &vc);
 
 	if (!l) {
-		if (vc.retry != SIM_TIME_MAX)
+		if (vc.retry != SIM_TIME_MAX) {
 			(*b->st.stall_leased)++;
-		else
+			if (b->pol->evict_blocked)
+				b->pol->evict_blocked(b->ps);
+		} else
 			(*b->st.stall_victim)++;
 		*retry = vc.retry;
 		return NULL;
