@@ -107,8 +107,9 @@ static int tc_init(void *ps, const struct gpu_ctx *ctx, bool weak, struct cs_sta
 			    "other reads from an L1 that held the line with an expired lease");
 	t->ev_write = cs_stat_counter(g, "tc.pred.unexpired_writes", "",
 				      "TC-Weak: writes to a line with an unexpired lease");
-	t->ev_evict = cs_stat_counter(g, "tc.pred.blocked_evictions", "",
-				      "replacements that met only unexpired leases");
+	t->ev_evict =
+	    cs_stat_counter(g, "tc.pred.blocked_evictions", "",
+			    "requests whose replacement met only unexpired leases (once each)");
 	t->given = cs_stat_average(g, "tc.lifetime", "core cycles", "lifetimes given to reads");
 	cs_stat_formula(g, "tc.lifetime_now", "core cycles",
 			"the lifetime the next read gets (the predictor's value)", tc_lifetime_now,
