@@ -2,12 +2,13 @@
 # tests/cli/rtest.sh BINARY SOURCE_DIR
 #
 # The random coherence tester (workload rtest, size small, coherence checker on) under every
-# protocol `cohscope list protocols` prints, picked up from the list, times core.consistency sc
-# and rc on configs/gtsc-16sm.cfg. A coherent protocol must pass: exit 0, zero violations of
-# the coherence checker, loads checked. A protocol the list describes as not coherent ("without
-# coherence", "non-coherent", "not coherent", "incoherent") may fail the checks, but only with
-# exit status 1 and one error line naming rtest, never a crash, a hang or another status.
-# Same seed, same JSON; another seed, other results. Runs RTEST_JOBS (default 2) at a time.
+# protocol `cohscope list protocols` prints, picked up from the list, times core.consistency sc and
+# rc on configs/gtsc-16sm.cfg, and TC-Weak with tc.lease_policy=predict. A coherent protocol must
+# pass: exit 0, zero violations of the coherence checker, loads checked. A protocol the list
+# describes as not coherent ("without coherence", "non-coherent", "not coherent", "incoherent") may
+# fail the checks, but only with exit status 1 and one error line naming rtest, never a crash, a
+# hang or another status. Same seed, same JSON; another seed, other results. Runs RTEST_JOBS
+# (default 2) at a time.
 . "$(dirname "$0")/lib.bash" "$@"
 
 G=$SRC/configs/gtsc-16sm.cfg
@@ -54,6 +55,11 @@ while read -r p _; do
 		one "$p-$m" --set coherence.protocol="$p" --set core.consistency="$m"
 	done
 done <protos
+# TC-Weak with the TC artifact's lifetime predictor (tc.lease_policy=predict)
+for m in sc rc; do
+	one "tc-weak-predict-$m" --set coherence.protocol=tc-weak --set tc.lease_policy=predict \
+		--set core.consistency="$m"
+done
 # determinism on the last coherent protocol (the newest, the most state): its rc run again,
 # and with another seed
 if [ -n "$last_coherent" ]; then
@@ -100,6 +106,16 @@ for p in "${names[@]}"; do
 			esac
 		fi
 	done
+done
+for m in sc rc; do
+	n=tc-weak-predict-$m
+	rc=$(cat "$n.rc")
+	[ "$rc" -eq 0 ] || { fail "$n: status $rc, want 0"; sed 's/^/  /' "$n.err"; continue; }
+	v=$(stat "$n.json" gpu.coherence_check.violations)
+	e=$(stat "$n.json" gpu.l2.bank0.tc.pred.expired_l2)
+	[ "$v" = 0 ] || fail "$n: $v coherence-check violations"
+	[ "${e:-0}" -gt 0 ] 2>/dev/null || fail "$n: the predictor saw no expired line ('$e')"
+	echo "ok $n: 0 violations, lifetime now $(stat "$n.json" gpu.l2.bank0.tc.lifetime_now)"
 done
 
 det=${last_coherent:+yes}

@@ -477,6 +477,18 @@ START_TEST(test_equal_rc)
 }
 END_TEST
 
+/* TC-Weak with the lifetime predictor: the lifetime a read gets depends on the events before
+ * it (expired lines, writes to leased ones, blocked replacements), which both faces must see
+ * alike. */
+START_TEST(test_equal_tc_predict)
+{
+	fails[0] = 0;
+	equal_faces("tc-weak", "rc", "tc.lease_policy=predict", true);
+	equal_faces("tc-weak", "sc", "tc.lease_policy=predict", true);
+	ck_assert_msg(!fails[0], "%s", fails);
+}
+END_TEST
+
 /* Write-back L1 (none and noncoherent allow it): dirty partial lines written back by the L1.
  * The kernel-end flush is the one concurrent step of these streams: every L1 writes back at
  * once. The LT face performs those write-backs in order of their unloaded arrival at the
@@ -673,6 +685,7 @@ int main(void)
 	tcase_add_test(t, test_equal_sc);
 	tcase_add_test(t, test_equal_rc);
 	tcase_add_test(t, test_equal_l1_write_back);
+	tcase_add_test(t, test_equal_tc_predict);
 	tcase_add_test(t, test_unslotted_checker_silent);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);

@@ -200,7 +200,8 @@ START_TEST(test_gtsc_fig9)
 	    {8000, S_LD, Y, 0},	      /* 4: B3: 12 > 11 -> fill with A2's value */
 	    {S_END},
 	};
-	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10", NULL};
+	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
+					   "gtsc.lease=10", NULL};
 	struct run r;
 
 	script_setup(a, b);
@@ -232,7 +233,8 @@ START_TEST(test_gtsc_renewal_carries_no_data)
 	    {3001, S_PROBE_L1, X, 0}, /* [1, 22], warp_ts 12 */
 	    {S_END},
 	};
-	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10", NULL};
+	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
+					   "gtsc.lease=10", NULL};
 	struct run r;
 
 	script_setup(a, NULL);
@@ -263,7 +265,8 @@ static void fig11(const char *combining, double want_reads, double want_renewals
 					 {505, S_PROBE_L1, X, 0},
 					 {S_END}};
 	char comb[64];
-	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10", comb, NULL};
+	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0", "gtsc.lease=10", comb,
+			      NULL};
 	struct run r;
 
 	snprintf(comb, sizeof(comb), "gtsc.combining=%s", combining);
@@ -304,8 +307,9 @@ static void fig10(const char *visibility, bool block)
 	static const struct step w0[] = {{0, S_LD, X, 0}, {1000, S_ST, X, 5}, {S_END}};
 	static const struct step w1[] = {{1003, S_LD, X, 0}, {1004, S_PROBE_L1, X, 0}, {S_END}};
 	char vis[64];
-	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10", vis,
-			      "core.consistency=rc", NULL};
+	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
+			      "gtsc.lease=10",		 vis,
+			      "core.consistency=rc",	 NULL};
 	struct run r;
 
 	snprintf(vis, sizeof(vis), "gtsc.visibility=%s", visibility);
@@ -349,8 +353,8 @@ END_TEST
 START_TEST(test_gtsc_overflow_reset)
 {
 	static struct step a[40];
-	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10",
-					   "gtsc.ts_bits=8", NULL};
+	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
+					   "gtsc.lease=10", "gtsc.ts_bits=8", NULL};
 	struct run r;
 	unsigned n = 0;
 
@@ -388,8 +392,9 @@ START_TEST(test_gtsc_eviction_mem_ts)
 	    {2001, S_PROBE_L2, 16, 0}, /* 6: the store: wts = max(31 + 1, 11) = 32 */
 	    {S_END},
 	};
-	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.lease=10", "l2.assoc=1",
-					   "l2.size_kib=1", NULL};
+	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
+					   "gtsc.lease=10",	      "l2.assoc=1",
+					   "l2.size_kib=1",	      NULL};
 	struct run r;
 
 	script_setup(a, NULL);
@@ -400,6 +405,84 @@ START_TEST(test_gtsc_eviction_mem_ts)
 	expect_ts(0, 6, 32, 42, 21);
 	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.evictions"), 2);
 	run_end(&r);
+}
+END_TEST
+
+/* gtsc.advance: one warp loads X K times with nothing else moving its timestamp (no stores,
+ * no spin ticks). Each operation advances warp_ts by 1, so load i runs at warp_ts 1 + i. The
+ * fill gives [1, 1 + L]; a renewal at warp_ts w gives rts = w + L. Loads miss at warp_ts
+ * L + 2, 2L + 3, ...: every L + 1 loads, floor((K - 1) / (L + 1)) renewals. Without the
+ * advance the lease covers every load whatever L (the lease has no effect). */
+static double self_advance_renewals(unsigned lease, unsigned advance)
+{
+	enum { K = 40 };
+	static struct step a[K + 1];
+	char l[64], adv[64];
+	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.tick_hits=0", l, adv, NULL};
+	struct run r;
+	double n;
+
+	for (unsigned i = 0; i < K; i++)
+		a[i] = (struct step){0, S_LD, X, 0};
+	a[K] = (struct step){0, S_END, 0, 0};
+	snprintf(l, sizeof(l), "gtsc.lease=%u", lease);
+	snprintf(adv, sizeof(adv), "gtsc.advance=%u", advance);
+	script_setup(a, NULL);
+	run_script(&r, sets);
+	n = stat(&r, "gpu.l2.bank0.gtsc.renewals");
+	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.renewals"), n);
+	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.miss.lease_expired"), n);
+	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.self_advances"), advance ? K / advance : 0);
+	run_end(&r);
+	return n;
+}
+
+START_TEST(test_gtsc_self_advance_renewals)
+{
+	static const unsigned leases[] = {1, 4, 20};
+
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned L = leases[i];
+
+		ck_assert_uint_eq(self_advance_renewals(L, 1), (40 - 1) / (L + 1));
+		ck_assert_uint_eq(self_advance_renewals(L, 0), 0);
+	}
+	/* so lease 1 renews 19 times as often as lease 20 */
+}
+END_TEST
+
+/* Timestamps overflow sooner with longer leases: 60 stores to X move its wts by L + 1 each,
+ * so 8-bit timestamps (255) never overflow at L = 2 (60 x 3 = 180) and overflow more often as
+ * L grows. */
+static double store_resets(unsigned lease)
+{
+	static struct step a[61];
+	char l[64];
+	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.ts_bits=8", l, NULL};
+	struct run r;
+	double n;
+
+	for (unsigned i = 0; i < 60; i++)
+		a[i] = (struct step){0, S_ST, X, i};
+	a[60] = (struct step){0, S_END, 0, 0};
+	snprintf(l, sizeof(l), "gtsc.lease=%u", lease);
+	script_setup(a, NULL);
+	run_script(&r, sets);
+	n = stat(&r, "gpu.l2.bank0.gtsc.ts_resets");
+	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
+	run_end(&r);
+	return n;
+}
+
+START_TEST(test_gtsc_resets_rise_with_lease)
+{
+	double r2 = store_resets(2), r10 = store_resets(10), r40 = store_resets(40);
+
+	ck_assert_uint_eq(r2, 0);
+	ck_assert_uint_gt(r10, r2);
+	ck_assert_uint_gt(r40, r10);
+	/* each reset leaves at most 255 - L of timestamp space, used L + 1 per store */
+	ck_assert_uint_ge(r40, 60 * 41 / 255 - 1);
 }
 END_TEST
 
@@ -523,6 +606,117 @@ START_TEST(test_tc_delayed_eviction)
 }
 END_TEST
 
+/* tc.lease_policy=predict (TC-Weak): the bank's lifetime grows by pred_credit on a read of a
+ * line whose leases expired at the L2 or in the reader's L1. Every read below is an L2 hit
+ * with the same latency, so the lease an L1 copy gets, seen from the load's end, differs by
+ * exactly the lifetime's change. */
+START_TEST(test_tc_predict_lengthens)
+{
+	static const struct step a[] = {
+	    {0, S_LD, X, 0},	      /* 0: cold: lifetime 1000 */
+	    {1, S_PROBE_L1, X, 0},    /* 1 */
+	    {3000, S_LD, X, 0},	      /* 2: expired at the L2 too: given 1000, then 1100 */
+	    {3001, S_PROBE_L1, X, 0}, /* 3 */
+	    {6000, S_LD, X, 0},	      /* 4: expired at the L2: given 1100, then 1200 */
+	    {6001, S_PROBE_L1, X, 0}, /* 5 */
+	    {7300, S_LD, X, 0},	      /* 6: SM0's copy expired, SM1's lease runs: 1300 */
+	    {S_END},
+	};
+	static const struct step b[] = {{6800, S_LD, X, 0}, {S_END}};
+	static const char *const sets[] = {"coherence.protocol=tc-weak", "tc.lease=1000",
+					   "tc.lease_policy=predict", "tc.pred_credit=100", NULL};
+	struct run r;
+	uint64_t len[3];
+
+	script_setup(a, b);
+	run_script(&r, sets);
+	for (unsigned i = 0; i < 3; i++)
+		len[i] = sc.probe[0][2 * i + 1][0] / 1000 - sc.done[0][2 * i];
+	ck_assert_uint_eq(len[1], len[0]);	 /* the read that lengthened it got the old one */
+	ck_assert_uint_eq(len[2], len[1] + 100); /* the next gets 1100 */
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.expired_l2"), 2);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.expired_l1"), 1);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 1300);
+	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
+	run_end(&r);
+}
+END_TEST
+
+/* Writes to a leased line shorten the lifetime by pred_write, but only while it is above
+ * tc.lease; a replacement blocked by a leased set shortens it by pred_evict, to any value. */
+START_TEST(test_tc_predict_shortens)
+{
+	static const struct step a[] = {
+	    {0, S_LD, X, 0},	/* lifetime 1000 */
+	    {3000, S_LD, X, 0}, /* expired: 1300 */
+	    {6000, S_LD, X, 0}, /* expired: 1600 */
+	    {S_END},
+	};
+	static const struct step b[] = {
+	    {6200, S_ST, X, 1}, /* leased: 1600 - 400 = 1200 */
+	    {6300, S_ST, X, 2}, /* 1200 > 1000: 800 */
+	    {6400, S_ST, X, 3}, /* 800 is not above 1000: stays */
+	    {S_END},
+	};
+	static const char *const sets[] = {"coherence.protocol=tc-weak",
+					   "tc.lease=1000",
+					   "tc.lease_policy=predict",
+					   "tc.pred_credit=300",
+					   "tc.pred_write=400",
+					   "core.consistency=rc",
+					   NULL};
+	static const struct step c[] = {
+	    {0, S_LD, X, 0},   /* X leased for 1000 cycles */
+	    {300, S_LD, 8, 0}, /* the same 1-way set: waits, and the lifetime loses 16 */
+	    {S_END},
+	};
+	static const char *const sets2[] = {"coherence.protocol=tc-weak",
+					    "tc.lease=1000",
+					    "tc.lease_policy=predict",
+					    "l2.assoc=1",
+					    "l2.size_kib=1",
+					    NULL};
+	struct run r;
+	double n;
+
+	script_setup(a, b);
+	run_script(&r, sets);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.expired_l2"), 2);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.unexpired_writes"), 3);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 800);
+	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
+	run_end(&r);
+
+	script_setup(c, NULL);
+	run_script(&r, sets2);
+	/* one request waited (perhaps trying more than once): one event */
+	n = stat(&r, "gpu.l2.bank0.tc.pred.blocked_evictions");
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_ge(stat(&r, "gpu.l2.bank0.stall.leased_set"), 1);
+	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 1000 - 16);
+	run_end(&r);
+}
+END_TEST
+
+/* The artifact predicts lifetimes for TC-Weak only: TC-Strong with predict is refused. */
+START_TEST(test_tc_predict_needs_tc_weak)
+{
+	struct cs_run_opts ro = {.mode = -1, .custom = &script_wl};
+	struct cs_err err = {0};
+	struct cs_config *cfg;
+	struct cs_system *sys = NULL;
+
+	ck_assert_int_eq(cs_config_open_string(base_cfg, "test", &cfg, &err), 0);
+	ck_assert_int_eq(cs_config_set(cfg, "coherence.protocol=tc-strong", &err), 0);
+	ck_assert_int_eq(cs_config_set(cfg, "tc.lease_policy=predict", &err), 0);
+	script_setup(NULL, NULL);
+	ck_assert_int_ne(cs_system_create(cfg, &ro, &sys, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.msg, "tc-weak"));
+	cs_system_destroy(sys);
+	cs_config_close(cfg);
+}
+END_TEST
+
 static Suite *protocols_suite(void)
 {
 	Suite *s = suite_create("protocols");
@@ -537,11 +731,16 @@ static Suite *protocols_suite(void)
 	tcase_add_test(g, test_gtsc_fig10_keep);
 	tcase_add_test(g, test_gtsc_overflow_reset);
 	tcase_add_test(g, test_gtsc_eviction_mem_ts);
+	tcase_add_test(g, test_gtsc_self_advance_renewals);
+	tcase_add_test(g, test_gtsc_resets_rise_with_lease);
 	tcase_add_test(t, test_tc_strong_write_waits_for_lease);
 	tcase_add_test(t, test_tc_weak_fence_waits_for_gwct);
 	tcase_add_test(t, test_tc_weak_sc_store_waits_for_gwct);
 	tcase_add_test(t, test_tc_lease_expiry_is_a_miss);
 	tcase_add_test(t, test_tc_delayed_eviction);
+	tcase_add_test(t, test_tc_predict_lengthens);
+	tcase_add_test(t, test_tc_predict_shortens);
+	tcase_add_test(t, test_tc_predict_needs_tc_weak);
 	suite_add_tcase(s, g);
 	suite_add_tcase(s, t);
 	return s;

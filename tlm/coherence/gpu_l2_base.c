@@ -57,6 +57,7 @@ struct gpu_l2 {
 	struct lt_res lt;	     /* load meter of the bank's pipeline (both faces) */
 	const struct l2_policy *pol; /* NULL: no coherence state */
 	void *ps;
+	const struct mem_msg *blocked; /* the request whose line waits for a lease to end */
 
 	struct l2_stats st;
 };
@@ -446,16 +447,20 @@ static struct mem_msg *l2_fetch_msg(struct gpu_l2 *b, uint64_t addr, uint8_t nee
 /* A line for addr: a victim is evicted (and written back) and the line installed. NULL when
  * no way may go: *retry is lowered to when time alone frees one (TC's delayed eviction), or
  * stays SIM_TIME_MAX (every way reserved, or out of memory). Both faces. */
-static struct cache_line *l2_allocate(struct gpu_l2 *b, uint64_t addr, sim_time_t now,
+static struct cache_line *l2_allocate(struct gpu_l2 *b, const struct mem_msg *m, sim_time_t now,
 				      sim_time_t *retry)
 {
 	struct l2_victim_ctx vc = {.b = b, .now = now, .retry = SIM_TIME_MAX};
-	struct cache_line *l = cache_victim(b->cache, addr, l2_victim_ok, &vc);
+	struct cache_line *l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
 
 	if (!l) {
-		if (vc.retry != SIM_TIME_MAX)
+		if (vc.retry != SIM_TIME_MAX) {
 			(*b->st.stall_leased)++;
-		else
+			/* once per request, however often it tries again */
+			if (b->pol->evict_blocked && b->blocked != m)
+				b->pol->evict_blocked(b->ps);
+			b->blocked = m;
+		} else
 			(*b->st.stall_victim)++;
 		*retry = vc.retry;
 		return NULL;
@@ -467,7 +472,9 @@ static struct cache_line *l2_allocate(struct gpu_l2 *b, uint64_t addr, sim_time_
 		if (!l2_writeback(b, l))
 			return NULL;
 	}
-	cache_install(b->cache, l, addr, L2_VALID);
+	if (b->blocked == m)
+		b->blocked = NULL;
+	cache_install(b->cache, l, m->p.addr, L2_VALID);
 	l->valid_sectors = 0;
 	l->dirty_sectors = 0;
 	if (b->pol && b->pol->installed)
@@ -528,7 +535,7 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 	if (!l) {
 		sim_time_t retry = SIM_TIME_MAX;
 
-		l = l2_allocate(b, m->p.addr, now, &retry);
+		l = l2_allocate(b, m, now, &retry);
 		if (!l) {
 			if (retry != SIM_TIME_MAX)
 				l2_wake_at(b, retry);
@@ -834,7 +841,7 @@ static void l2_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 		if (!l) {
 			sim_time_t retry = SIM_TIME_MAX;
 
-			while (!(l = l2_allocate(b, m->p.addr, t, &retry))) {
+			while (!(l = l2_allocate(b, m, t, &retry))) {
 				if (retry == SIM_TIME_MAX) {
 					sim_fail(b->ctx->k, -CS_EPROTO,
 						 "l2.bank%u: no line for %#llx (LT)", b->bank,

@@ -24,6 +24,9 @@ struct l2_policy {
 	void (*evicted)(void *ps, const struct cache_line *l);
 	/* may l be replaced at `now`? When not, *retry is lowered to when it may. */
 	bool (*may_evict)(void *ps, const struct cache_line *l, sim_time_t now, sim_time_t *retry);
+	/* a request found no way of its set that may go yet, only for a time: called once per
+	 * request, however often it tries (TC's lifetime predictor) */
+	void (*evict_blocked)(void *ps);
 	/* the earliest time m may be performed on l (<= now: at once) */
 	sim_time_t (*ready_at)(void *ps, const struct cache_line *l, const struct mem_msg *m,
 			       sim_time_t now);

@@ -37,6 +37,13 @@ static const struct cs_param gtsc_rows[] = {
      "rts, so that a warp spinning on a cached flag renews it and sees a new value (Tardis "
      "advances timestamps against livelock; the G-TSC papers do not say; [INF] 16); 0: never",
      0, 1u << 30, NULL},
+    {"advance", CS_P_UINT, GF(advance), "1", "memory operations",
+     "a warp's timestamp also advances by 1 every this many of its memory operations "
+     "(Tardis's self-increment; [INF] the G-TSC papers do not say how logical time passes), so "
+     "that a lease covers about lease x advance operations and its length matters; 0: time "
+     "moves only at the rules' jumps, which makes every count independent of gtsc.lease "
+     "(docs/protocols/gtsc.md)",
+     0, 1u << 30, NULL},
     {NULL},
 };
 

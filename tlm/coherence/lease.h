@@ -36,13 +36,21 @@ enum {
 	TC_GWCT,       /* TC-Weak: write ack, and data of a line whose last write is not yet
 			* visible everywhere: when it will be */
 	TC_SERVED,     /* data: when the L2 read the line */
+	TC_L1_EXPIRED, /* read: the L1 holds the line with an expired lease (the lifetime
+			* predictor's "expired in L1") */
 };
 
 enum lease_kind { LEASE_TC_STRONG = 0, LEASE_TC_WEAK, LEASE_GTSC };
 
 /* section "tc" */
+enum tc_lease_policy { TC_LEASE_FIXED = 0, TC_LEASE_PREDICT };
+
 struct tc_cfg {
-	uint64_t lease; /* core cycles */
+	uint64_t lease;	       /* core cycles: the fixed lifetime, the predictor's start */
+	unsigned lease_policy; /* enum tc_lease_policy */
+	uint64_t pred_credit;  /* predict: added on a read of an expired line */
+	uint64_t pred_evict;   /* predict: taken when a replacement meets unexpired leases */
+	uint64_t pred_write;   /* predict: taken on a write to an unexpired line */
 };
 
 /* section "gtsc" */
@@ -55,6 +63,8 @@ struct gtsc_cfg {
 	unsigned visibility; /* enum gtsc_visibility */
 	unsigned combining;  /* enum gtsc_combining */
 	uint64_t tick_hits;  /* hits in a row to one line after which a warp passes its lease */
+	uint64_t advance;    /* a warp's timestamp self-advances by 1 every this many of its
+			      * memory operations (0: never) */
 };
 
 extern const struct cs_param_table tc_params;

@@ -41,8 +41,9 @@
 /* mshr_user(e)[2]: pending stores and atomics; [3]: warps that sent them (bit per warp, all
  * bits for warps beyond 63); [0]: when the miss started; the chain's expected wts is below */
 
-/* Why a line was last dropped (miss causes). */
-enum { SEEN_REPLACED = 1, SEEN_COHERENCE = 2 };
+/* Why a line was last dropped (miss causes): replaced, or dropped by the protocol (TC's
+ * write-evict, a G-TSC copy another SM's store made stale, a fill predating the SM's store). */
+enum { SEEN_REPLACED = 1, SEEN_DROPPED = 2 };
 
 /* What the entry remembers of one access (the transaction record). */
 struct ll1_target {
@@ -59,7 +60,8 @@ struct ll1_target {
 
 struct ll1_stats {
 	struct l1_common_stats c;
-	uint64_t *miss_cold, *miss_capacity, *miss_coherence;
+	uint64_t *miss_cold, *miss_capacity, *miss_coherence, *miss_expired, *miss_dropped;
+	uint64_t *self_advances;
 	uint64_t *mshr_merges, *renewals_sent, *renewals_got, *fills, *rereads;
 	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch, *store_writes;
 };
@@ -79,6 +81,7 @@ struct gpu_l1 {
 	const struct gtsc_cfg *g;
 	unsigned tsb; /* timestamp bytes on the wire */
 	uint64_t *warp_ts;
+	uint32_t *warp_ops; /* memory operations since the warp's timestamp last self-advanced */
 	/* per warp, the TICK_LINES lines it hit last and its hits to each since its timestamp
 	 * last ticked (gtsc.tick_hits) */
 	uint32_t *warp_hits;
@@ -155,16 +158,19 @@ static void count_miss(struct gpu_l1 *l1, uint64_t line, const struct cache_line
 	unsigned i;
 
 	if (l) {
-		/* the tag matched: the lease did not cover the load, or a sector was missing */
+		/* the tag matched: the lease did not cover the load (the lease protocols keep
+		 * whole lines) */
 		(*l1->st.miss_coherence)++;
+		(*l1->st.miss_expired)++;
 		return;
 	}
 	i = seen_slot(l1, line);
-	if (!l1->seen_key[i])
+	if (!l1->seen_key[i]) {
 		(*l1->st.miss_cold)++;
-	else if (l1->seen_val[i] == SEEN_COHERENCE)
+	} else if (l1->seen_val[i] == SEEN_DROPPED) {
 		(*l1->st.miss_coherence)++;
-	else
+		(*l1->st.miss_dropped)++;
+	} else
 		(*l1->st.miss_capacity)++;
 }
 
@@ -267,6 +273,7 @@ static void l1_flush_all(struct gpu_l1 *l1)
 		return;
 	for (unsigned w = 0; w < l1->ctx->warps; w++) {
 		l1->warp_ts[w] = 1;
+		l1->warp_ops[w] = 0;
 		for (unsigned i = 0; i < TICK_LINES; i++)
 			l1->warp_hits[(size_t)w * TICK_LINES + i] = 0;
 	}
@@ -302,8 +309,11 @@ static bool send_read(struct gpu_l1 *l1, struct mshr_entry *e, uint64_t warp_ts)
 		m->req_bytes = (uint16_t)(2 * l1->tsb);
 		if (l)
 			(*l1->st.renewals_sent)++;
-	} else if (l) {
-		(*l1->st.rereads)++;
+	} else {
+		/* the lifetime predictor lengthens the lease when a copy expired before use */
+		m->ts[TC_L1_EXPIRED] = l != NULL;
+		if (l)
+			(*l1->st.rereads)++;
 	}
 	mshr_user(e)[1]++;
 	l1_port_send(&l1->port, m);
@@ -502,7 +512,7 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 		/* TC: the writer's own copy goes (write-evict); the L2 performs the write, and a
 		 * fill already on its way may hold the data from before it */
 		if (l) {
-			seen_set(l1, l->addr, SEEN_COHERENCE);
+			seen_set(l1, l->addr, SEEN_DROPPED);
 			cache_invalidate(l1->cache, l);
 		}
 		if (e_reads(e)) {
@@ -526,6 +536,13 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	else
 		ok = l1_write(l1, a);
 	if (ok) {
+		/* gtsc.advance: logical time also passes on its own, a tick every N memory
+		 * operations of the warp (Tardis's self-increment), so that leases expire */
+		if (is_gtsc(l1) && l1->g->advance && ++l1->warp_ops[a->warp] >= l1->g->advance) {
+			l1->warp_ops[a->warp] = 0;
+			l1->warp_ts[a->warp]++;
+			(*l1->st.self_advances)++;
+		}
 		(*l1->st.c.accesses)++;
 		(*(a->kind == GPU_ACC_LD   ? l1->st.c.loads
 		   : a->kind == GPU_ACC_ST ? l1->st.c.stores
@@ -607,7 +624,7 @@ static void on_ack(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 			l->meta[0] = m->ts[GTSC_WTS];
 			l->meta[1] = m->ts[GTSC_RTS];
 		} else if (l) {
-			seen_set(l1, l->addr, SEEN_COHERENCE);
+			seen_set(l1, l->addr, SEEN_DROPPED);
 			cache_invalidate(l1->cache, l);
 		}
 		u[1] &= ~(uint64_t)(E_MERGED | E_BROKEN);
@@ -668,7 +685,7 @@ static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 		serve_from_msg(l1, e, m, l1->chain[mshr_index(l1->mshr, e)]);
 		l1->chain[mshr_index(l1->mshr, e)] = 0;
 		if (l) {
-			seen_set(l1, line, SEEN_COHERENCE);
+			seen_set(l1, line, SEEN_DROPPED);
 			cache_invalidate(l1->cache, l);
 		}
 		serve_waiting(l1, e, 0);
@@ -820,6 +837,7 @@ static void l1_destroy(struct gpu_l1 *l1)
 	mshr_destroy(l1->mshr);
 	free(l1->gwct);
 	free(l1->warp_ts);
+	free(l1->warp_ops);
 	free(l1->warp_hits);
 	free(l1->warp_line);
 	free(l1->warp_tick_next);
@@ -841,7 +859,16 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->miss_coherence =
 	    cs_stat_counter(g, "miss.coherence", "",
 			    "load misses on a tag match whose lease did not cover the load, or to "
-			    "lines the protocol dropped (lease expiry, write-evict, reset)");
+			    "lines the protocol dropped: miss.lease_expired + miss.write_evict");
+	s->miss_expired = cs_stat_counter(
+	    g, "miss.lease_expired", "",
+	    "load misses on a tag match whose lease did not cover the load (true lease expiry)");
+	s->miss_dropped = cs_stat_counter(
+	    g, "miss.write_evict", "",
+	    "load misses to lines the protocol dropped: TC's write-evict of the SM's own copy, a "
+	    "G-TSC copy another SM's store made stale, a fill predating the SM's store");
+	s->self_advances = cs_stat_counter(g, "self_advances", "",
+					   "G-TSC: warp timestamps advanced by gtsc.advance");
 	s->mshr_merges =
 	    cs_stat_counter(g, "mshr_merges", "", "loads waiting in an MSHR entry (combining)");
 	s->renewals_sent = cs_stat_counter(g, "renewals", "",
@@ -892,12 +919,13 @@ static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned s
 		l1->g = ctx->proto_cfg;
 		l1->tsb = gtsc_ts_bytes(l1->g);
 		l1->warp_ts = calloc(ctx->warps, sizeof(*l1->warp_ts));
+		l1->warp_ops = calloc(ctx->warps, sizeof(*l1->warp_ops));
 		l1->warp_hits = calloc((size_t)ctx->warps * TICK_LINES, sizeof(*l1->warp_hits));
 		l1->warp_line = calloc((size_t)ctx->warps * TICK_LINES, sizeof(*l1->warp_line));
 		l1->warp_tick_next = calloc(ctx->warps, sizeof(*l1->warp_tick_next));
 		l1->chain = calloc(cfg->mshrs, sizeof(*l1->chain));
-		if (!l1->warp_ts || !l1->warp_hits || !l1->warp_line || !l1->warp_tick_next ||
-		    !l1->chain)
+		if (!l1->warp_ts || !l1->warp_ops || !l1->warp_hits || !l1->warp_line ||
+		    !l1->warp_tick_next || !l1->chain)
 			goto fail;
 		for (unsigned w = 0; w < ctx->warps; w++)
 			l1->warp_ts[w] = 1;

@@ -1177,7 +1177,7 @@ struct gpu_summary {
 	double mem_insts, l1_loads, l1_hits, l2_acc, l2_hits, l2_misses;
 	double dram_reads, dram_writes, dram_acts, dram_row_hits, dram_bytes;
 	double noc_req_pkts, noc_req_bytes, noc_resp_pkts, noc_resp_bytes;
-	double mem_stall, l1_coh_misses;
+	double mem_stall, l1_coh_misses, l1_expired, l1_dropped;
 };
 
 static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
@@ -1208,6 +1208,8 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 	m->noc_resp_bytes = stat_one(g, "gpu.noc.resp.bytes");
 	m->mem_stall = stat_sum(g, "gpu.sm%u.stall.memory_cycles", ns);
 	m->l1_coh_misses = stat_sum(g, "gpu.sm%u.l1.miss.coherence", ns);
+	m->l1_expired = stat_sum(g, "gpu.sm%u.l1.miss.lease_expired", ns);
+	m->l1_dropped = stat_sum(g, "gpu.sm%u.l1.miss.write_evict", ns);
 }
 
 /* The run's estimate: hybrid and analytic sum their kernels' estimates and intervals (the
@@ -1425,10 +1427,14 @@ static json_t *gpu_result(struct cs_system *s)
 		    r, "memory_stall_cycles",
 		    json_real(m.mem_stall * e.cycles /
 			      (g->tot_at_ps / (double)sim_clock_period_ps(&g->ctx.core_clk))));
-	/* loads that found their line but not a lease covering them, or a line the protocol
-	 * dropped (lease expiry, write-evict, reset): the same in every face */
-	if (g->proto->has_l1)
+	/* loads that found their line but not a lease covering them (lease expiry), or a line the
+	 * protocol dropped (write-evict): the same in every face; the two parts apart (0 for the
+	 * protocols without leases) */
+	if (g->proto->has_l1) {
 		json_object_set_new(r, "l1_coherence_misses", json_real(m.l1_coh_misses));
+		json_object_set_new(r, "l1_lease_expired_misses", json_real(m.l1_expired));
+		json_object_set_new(r, "l1_write_evict_drops", json_real(m.l1_dropped));
+	}
 	if (g->proto->has_l1)
 		json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
 	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
