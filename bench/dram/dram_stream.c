@@ -273,7 +273,8 @@ static int run(const char *path, int nset, char **set)
 	printf("requests=%zu cycles=%" PRIu64 " gbps=%.3f row_hit_rate=%.4f read_latency=%.2f "
 	       "turnaround_cycles=%.0f write_drains=%.0f refreshes=%.0f\n",
 	       v.n, sim_clock_cycle(&v.clk, last), bytes / ((double)last * 1e-12) / 1e9,
-	       reqs > 0 ? hits / reqs : 0.0, nreads ? lat / (double)nreads : 0.0, turns, drains, refs);
+	       reqs > 0 ? hits / reqs : 0.0, nreads ? lat / (double)nreads : 0.0, turns, drains,
+	       refs);
 	rc = 0;
 out:
 	if (rc && err.msg[0] && !d)
