@@ -69,7 +69,7 @@ struct tb {
 	unsigned nini;
 	struct dram_cmd_rec *cmd;
 	size_t ncmd, capcmd;
-	unsigned max_queued;
+	unsigned max_queued, max_rq, max_wq;
 	sim_time_t last_resp;
 	unsigned bad_status;
 };
@@ -84,9 +84,14 @@ static void default_cfg(struct dram_cfg *cfg)
 static void note_queued(struct tb *tb)
 {
 	unsigned q = dram_ctrl_queued(tb->d);
+	unsigned rq = dram_ctrl_queue_len(tb->d, false), wq = dram_ctrl_queue_len(tb->d, true);
 
 	if (q > tb->max_queued)
 		tb->max_queued = q;
+	if (rq > tb->max_rq)
+		tb->max_rq = rq;
+	if (wq > tb->max_wq)
+		tb->max_wq = wq;
 }
 
 static void ini_pump(struct ini *in);
@@ -205,7 +210,6 @@ static const struct tlm_bw_ops ini_ops = {.nb_transport_bw = ini_bw};
 static void trace_fn(void *ctx, const struct dram_cmd_rec *c)
 {
 	struct tb *tb = ctx;
-	struct mem_msg *m = mem_msg_of(c->payload);
 
 	note_queued(tb);
 	if (tb->ncmd == tb->capcmd) {
@@ -215,8 +219,11 @@ static void trace_fn(void *ctx, const struct dram_cmd_rec *c)
 			abort();
 	}
 	tb->cmd[tb->ncmd++] = *c;
-	if (c->kind == DRAM_CMD_RD || c->kind == DRAM_CMD_WR)
+	if (c->kind == DRAM_CMD_RD || c->kind == DRAM_CMD_WR) {
+		struct mem_msg *m = mem_msg_of(c->payload);
+
 		tb->ini[m->src].rq[m->txn].data_end = c->data_end;
+	}
 }
 
 /* A bench with nini initiators on channel `channel` of map (NULL: one channel, local == global). */
@@ -380,7 +387,8 @@ static void check_trace(const struct tb *tb)
 		bool open;
 	} *b = calloc(nb, sizeof(*b));
 	int64_t last_act = -1000000, last_col = -1000000, last_cmd = -1, wr_end = -1000000;
-	int64_t bus_end = 0;
+	int64_t bus_end = 0, last_ref = -1000000, faw[4] = {-1000000, -1000000, -1000000, -1000000};
+	unsigned faw_i = 0;
 
 	ck_assert_ptr_nonnull(b);
 	for (unsigned i = 0; i < nb; i++)
@@ -402,6 +410,12 @@ static void check_trace(const struct tb *tb)
 				bad = "tRP";
 			else if (t < last_act + (int64_t)c->tRRD)
 				bad = "tRRD";
+			else if (c->tFAW && t < faw[faw_i] + (int64_t)c->tFAW)
+				bad = "tFAW";
+			else if (t < last_ref + (int64_t)c->tRFC)
+				bad = "tRFC";
+			faw[faw_i] = t;
+			faw_i = (faw_i + 1) % 4;
 			k->open = true;
 			k->row = r->row;
 			k->act = t;
@@ -417,6 +431,30 @@ static void check_trace(const struct tb *tb)
 				bad = "read to precharge";
 			k->open = false;
 			k->pre = t;
+		} else if (r->kind == DRAM_CMD_PREA) {
+			for (unsigned j = 0; j < nb && !bad; j++) {
+				struct bk *q = &b[j];
+
+				if (!q->open)
+					continue;
+				if (t < q->act + (int64_t)c->tRAS)
+					bad = "tRAS (PREA)";
+				else if (t < q->wr_end + (int64_t)c->tWR)
+					bad = "tWR (PREA)";
+				else if (t < q->rd + (int64_t)burst)
+					bad = "read to precharge (PREA)";
+				q->open = false;
+				q->pre = t;
+			}
+		} else if (r->kind == DRAM_CMD_REF) {
+			for (unsigned j = 0; j < nb && !bad; j++)
+				if (b[j].open)
+					bad = "REF with a bank open";
+				else if (t < b[j].pre + (int64_t)c->tRP)
+					bad = "tRP (REF)";
+				else if (t < b[j].act + (int64_t)c->tRC)
+					bad = "tRC (REF)";
+			last_ref = t;
 		} else {
 			bool wr = r->kind == DRAM_CMD_WR;
 			int64_t start = t + (int64_t)(wr ? c->tWL : c->tCL);
@@ -565,6 +603,7 @@ static sim_time_t edge_ps(uint64_t clock_mhz, uint64_t n)
 static void latency_cfg(int i, struct dram_cfg *c)
 {
 	default_cfg(c);
+	c->tREFI = 0; /* the closed forms are for a channel no refresh gets in the way of */
 	switch (i) {
 	case 0: /* GTX480 */
 		break;
@@ -791,6 +830,7 @@ START_TEST(test_timing_rules_random)
 	latency_cfg(_i % 3, &c);
 	c.scheduler = _i >= 3 ? DRAM_SCHED_FCFS : DRAM_SCHED_FRFCFS;
 	c.queue = 16;
+	c.write_queue = 16;
 	tb_init(&tb, &c, 4, 0, NULL);
 	for (unsigned i = 0; i < 4; i++) {
 		struct rq *r = tb_program(&tb, i, 600);
@@ -816,7 +856,8 @@ START_TEST(test_timing_rules_random)
 	ck_assert_int_eq(tb_run(&tb), 0);
 	tb_check_complete(&tb);
 	check_trace(&tb);
-	ck_assert_uint_le(tb.max_queued, 16);
+	ck_assert_uint_le(tb.max_rq, 16);
+	ck_assert_uint_le(tb.max_wq, 16);
 	ck_assert_double_eq(tb_stat(&tb, "requests"), total);
 	ck_assert_double_eq(tb_stat(&tb, "reads") + tb_stat(&tb, "writes"), total);
 	ck_assert_double_eq(tb_stat(&tb, "row_hits") + tb_stat(&tb, "row_misses") +
@@ -868,7 +909,7 @@ START_TEST(test_stream_bandwidth)
 	ck_assert_double_le(tb_stat(&tb, "bus_busy"), elapsed_cycles);
 	ck_assert_double_eq(tb_stat(&tb, "bus_busy"), bytes / (double)(c.bus_bytes * c.data_rate));
 	ck_assert_double_gt(tb_stat(&tb, "row_hit_rate"), 0.95);
-	ck_assert_uint_eq(tb.max_queued, c.queue);
+	ck_assert_uint_eq(write ? tb.max_wq : tb.max_rq, write ? c.write_queue : c.queue);
 	/* event driven: a few callbacks per request */
 	ck_assert_uint_lt(sim_kernel_stats(tb.k)->timed_items, 8u * n);
 	tb_fini(&tb);
@@ -914,6 +955,262 @@ START_TEST(test_random_bandwidth)
 }
 END_TEST
 
+/* ---- tFAW, refresh, front-end pipeline ------------------------------------------------------ */
+
+/* One port, n reads (or writes every `wevery`-th, 0: none) of len bytes, all offered at 0:
+ * sequential (rnd false) or uniform over 128 MiB. Returns the cycle of the last response. */
+static uint64_t run_stream(struct tb *tb, const struct dram_cfg *c, unsigned n, uint32_t len,
+			   bool rnd, unsigned wevery, uint64_t seed)
+{
+	struct rq *r;
+
+	tb_init(tb, c, 1, 0, NULL);
+	r = tb_program(tb, 0, n);
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t x = rng_next(&seed);
+
+		r[i].addr = rnd ? (x % ((128u << 20) / len)) * len : (uint64_t)i * len;
+		r[i].len = len;
+		r[i].write = wevery && (x >> 40) % wevery == 0;
+	}
+	ck_assert_int_eq(tb_run(tb), 0);
+	tb_check_complete(tb);
+	check_trace(tb);
+	return sim_clock_cycle(&tb->clk, tb->last_resp);
+}
+
+/* Smallest span of five consecutive ACTs on the trace (the window the fifth must respect). */
+static uint64_t min_act_window(const struct tb *tb)
+{
+	uint64_t a[5], best = UINT64_MAX;
+	unsigned n = 0;
+
+	for (size_t i = 0; i < tb->ncmd; i++) {
+		if (tb->cmd[i].kind != DRAM_CMD_ACT)
+			continue;
+		memmove(a, a + 1, 4 * sizeof(a[0]));
+		a[4] = tb->cmd[i].cycle;
+		if (++n >= 5 && a[4] - a[0] < best)
+			best = a[4] - a[0];
+	}
+	return best;
+}
+
+/* With tRRD short enough that tRRD alone would allow five ACTs within tFAW, a random stream
+ * (one ACT per request) runs into the window: the fifth ACT of any five comes exactly tFAW
+ * after the first at the closest, never sooner, so at most four ACTs fall in any tFAW cycles;
+ * without tFAW the same stream packs them tRRD apart. */
+START_TEST(test_faw)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	uint64_t cyc;
+	double acts;
+
+	default_cfg(&c);
+	c.tRRD = 2;
+	ck_assert_uint_lt(4 * c.tRRD, c.tFAW);
+	cyc = run_stream(&tb, &c, 2000, 64, true, 0, 21);
+	acts = tb_stat(&tb, "activations");
+	ck_assert_double_ge(acts, 0.98 * 2000);
+	ck_assert_uint_eq(min_act_window(&tb), c.tFAW);
+	/* ACT rate: at most 4 per tFAW (one window may start before the first ACT) */
+	ck_assert_double_le(acts, 4.0 * ((double)cyc / (double)c.tFAW + 1.0));
+	tb_fini(&tb);
+
+	c.tFAW = 0;
+	run_stream(&tb, &c, 2000, 64, true, 0, 21);
+	ck_assert_uint_lt(min_act_window(&tb), 23);
+	tb_fini(&tb);
+}
+END_TEST
+
+/*
+ * A saturating sequential stream loses to refresh what the refreshes cost: the bus idles from
+ * the last read's data (its PREA may issue a burst after the RD, so the PREA hides under tCL)
+ * through tRP, REF, tRFC and the next row's tRCD + tCL, so a refresh costs at least
+ * tRP + tRFC + tRCD and at most tCL, tRAS (a row just opened must stay open that long) and a
+ * burst more. One refresh every tREFI: the bandwidth lost is that over tREFI.
+ */
+START_TEST(test_refresh_cost)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	uint64_t with, without, burst, lo, hi;
+	double refs, lost;
+
+	default_cfg(&c);
+	burst = c.burst_length / c.data_rate;
+	with = run_stream(&tb, &c, 32768, 64, false, 0, 1);
+	refs = tb_stat(&tb, "refreshes");
+	/* one due every tREFI: the last may fall after the last request was served */
+	ck_assert_double_ge(refs, (double)(with / c.tREFI) - 1);
+	ck_assert_double_le(refs, (double)(with / c.tREFI));
+	ck_assert_double_gt(refs, 10);
+	tb_fini(&tb);
+	c.tREFI = 0;
+	without = run_stream(&tb, &c, 32768, 64, false, 0, 1);
+	ck_assert_double_eq(tb_stat(&tb, "refreshes"), 0);
+	tb_fini(&tb);
+	lo = c.tRFC + c.tRP + c.tRCD;
+	hi = lo + c.tCL + c.tRAS + burst;
+	lost = (double)(with - without) / refs;
+	if (lost < (double)lo || lost > (double)hi)
+		ck_abort_msg("refresh costs %.1f cycles each, expected %llu..%llu", lost,
+			     (unsigned long long)lo, (unsigned long long)hi);
+}
+END_TEST
+
+/*
+ * ctrl_latency is a pipeline in front of the queues: an unloaded read takes exactly
+ * ctrl_latency cycles more (the closed forms, test_unloaded_latency, include it), and a
+ * saturating stream only starts ctrl_latency later: every command of the stream issues exactly
+ * ctrl_latency cycles later than without the pipeline, so the bandwidth stays at the bus peak
+ * times the row-hit efficiency.
+ */
+START_TEST(test_ctrl_latency_pipeline)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct dram_cmd_rec *cmd0;
+	size_t n0;
+	uint64_t t0, t1, busy;
+	double bw, peak;
+
+	default_cfg(&c);
+	c.tREFI = 0; /* refreshes fall on fixed cycles, not shifted with the stream */
+	t0 = run_stream(&tb, &c, 8192, 128, false, 0, 1);
+	n0 = tb.ncmd;
+	cmd0 = tb.cmd;
+	tb.cmd = NULL;
+	busy = (uint64_t)tb_stat(&tb, "bus_busy");
+	tb_fini(&tb);
+	c.ctrl_latency = 100;
+	t1 = run_stream(&tb, &c, 8192, 128, false, 0, 1);
+	ck_assert_uint_eq(t1, t0 + c.ctrl_latency);
+	ck_assert_uint_eq(tb.ncmd, n0);
+	for (size_t i = 0; i < n0; i++) {
+		ck_assert_uint_eq(tb.cmd[i].kind, cmd0[i].kind);
+		ck_assert_uint_eq(tb.cmd[i].cycle, cmd0[i].cycle + c.ctrl_latency);
+	}
+	/* the stream is as fast as without the pipeline: the bus peak but for the row switches */
+	peak = dram_peak_bytes_per_s(&c);
+	bw = 8192.0 * 128 / ((double)(tb.last_resp - tb.ini[0].rq[0].sent) * 1e-12);
+	ck_assert_double_eq(tb_stat(&tb, "bus_busy"), busy);
+	ck_assert_double_gt(bw, 0.95 * peak);
+	free(cmd0);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* Bus direction changes on the trace (RD after WR or WR after RD); *wr_rd: RD after WR. */
+static unsigned trace_turnarounds(const struct tb *tb, unsigned *writes, unsigned *wr_rd)
+{
+	int last = -1;
+	unsigned t = 0;
+
+	*writes = 0;
+	*wr_rd = 0;
+	for (size_t i = 0; i < tb->ncmd; i++) {
+		int w;
+
+		if (tb->cmd[i].kind != DRAM_CMD_RD && tb->cmd[i].kind != DRAM_CMD_WR)
+			continue;
+		w = tb->cmd[i].kind == DRAM_CMD_WR;
+		*writes += (unsigned)w;
+		t += last >= 0 && last != w;
+		*wr_rd += last == 1 && w == 0;
+		last = w;
+	}
+	return t;
+}
+
+/*
+ * Random reads and writes 2:1 on one in-order port: writes wait in their queue and go in
+ * drains. A drain starts when more than wr_high * write_queue writes wait and ends below
+ * wr_low * write_queue, so it issues at least (wr_high - wr_low) * write_queue of them (the
+ * queue gets no new write while the port is blocked behind a read); each drain turns the bus
+ * around twice, plus once for each row-opened read finishing inside it (at most one per
+ * bank). Serving requests in arrival order instead (wr_high 0: drain at once; wr_low 1: stop
+ * at once) turns it around more often.
+ */
+START_TEST(test_write_drain)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	unsigned turns, writes, turns_fifo, w2, wr_rd;
+	double drains, batch;
+
+	default_cfg(&c);
+	run_stream(&tb, &c, 6000, 64, true, 3, 8);
+	turns = trace_turnarounds(&tb, &writes, &wr_rd);
+	drains = tb_stat(&tb, "write_queue_drains");
+	/* a read after a write waits tCDLR after the write data, then tCL for its own */
+	ck_assert_double_ge(tb_stat(&tb, "turnaround_cycles"),
+			    (double)wr_rd * (double)(c.tCDLR + c.tCL));
+	ck_assert_double_eq(tb_stat(&tb, "writes"), writes);
+	batch = (c.wr_high - c.wr_low) * (double)c.write_queue;
+	/* every drain but the last (the stream's tail) issues at least a batch */
+	ck_assert_double_ge((double)writes, batch * (drains - 1));
+	ck_assert_double_le((double)turns, drains * (2.0 + 2.0 * (double)c.banks));
+	tb_fini(&tb);
+
+	c.wr_high = 0.0;
+	c.wr_low = 1.0;
+	run_stream(&tb, &c, 6000, 64, true, 3, 8);
+	turns_fifo = trace_turnarounds(&tb, &w2, &wr_rd);
+	ck_assert_uint_eq(w2, writes);
+	ck_assert_uint_gt(turns_fifo, turns);
+	tb_fini(&tb);
+}
+END_TEST
+
+/*
+ * Reads are not starved by a flood of writes: port 0 keeps the write queue full, port 1 has 20
+ * reads waiting from the start. A drain stops after write_queue writes while reads wait and a
+ * read goes next, so between two reads at most write_queue writes start, plus the writes
+ * whose rows were already open (one per bank); all reads finish long before the flood.
+ */
+START_TEST(test_no_read_starvation)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct rq *w, *r;
+	uint64_t seed = 77;
+	unsigned run = 0, maxrun = 0, reads = 0;
+	sim_time_t last_read = 0;
+
+	default_cfg(&c);
+	tb_init(&tb, &c, 2, 0, NULL);
+	w = tb_program(&tb, 0, 3000);
+	r = tb_program(&tb, 1, 20);
+	for (unsigned i = 0; i < 3000; i++)
+		w[i] = (struct rq){
+		    .addr = (rng_next(&seed) % (1u << 20)) * 128, .len = 128, .write = 1};
+	for (unsigned i = 0; i < 20; i++)
+		r[i] = (struct rq){.addr = (rng_next(&seed) % (1u << 20)) * 128, .len = 128};
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	/* only port 1 reads: 40 RD bursts; the writes between two of them */
+	for (size_t i = 0; i < tb.ncmd && reads < 40; i++) {
+		if (tb.cmd[i].kind == DRAM_CMD_RD) {
+			reads++;
+			run = 0;
+		} else if (tb.cmd[i].kind == DRAM_CMD_WR && ++run > maxrun) {
+			maxrun = run;
+		}
+	}
+	ck_assert_uint_eq(reads, 40);
+	ck_assert_uint_le(maxrun, 2 * (c.write_queue + c.banks));
+	for (unsigned i = 0; i < 20; i++)
+		if (r[i].resp > last_read)
+			last_read = r[i].resp;
+	ck_assert_uint_lt(last_read, w[2999].resp / 4);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* ---- back-pressure ------------------------------------------------------------------------- */
 
 START_TEST(test_backpressure)
@@ -925,6 +1222,7 @@ START_TEST(test_backpressure)
 
 	default_cfg(&c);
 	c.queue = 4;
+	c.write_queue = 4;
 	tb_init(&tb, &c, nini, 0, NULL);
 	for (unsigned i = 0; i < nini; i++) {
 		struct rq *r = tb_program(&tb, i, per);
@@ -943,7 +1241,8 @@ START_TEST(test_backpressure)
 	for (unsigned i = 0; i < nini; i++)
 		stalled += tb.ini[i].backpressured;
 	ck_assert_uint_gt(stalled, 50); /* back-pressure did happen */
-	ck_assert_uint_eq(tb.max_queued, 4);
+	ck_assert_uint_eq(tb.max_rq, 4);
+	ck_assert_uint_le(tb.max_wq, 4);
 	ck_assert_double_eq(tb_stat(&tb, "requests"), 100);
 	ck_assert_double_le(tb_stat(&tb, "queue_occupancy"), 4);
 	tb_fini(&tb);
@@ -1161,12 +1460,17 @@ static Suite *dram_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_stream_bandwidth, 0, 3);
 	tcase_add_test(tc, test_random_bandwidth);
+	tcase_add_test(tc, test_faw);
+	tcase_add_test(tc, test_refresh_cost);
+	tcase_add_test(tc, test_ctrl_latency_pipeline);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("queue");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_backpressure, 0, 2);
 	tcase_add_test(tc, test_frfcfs_vs_fcfs);
+	tcase_add_test(tc, test_write_drain);
+	tcase_add_test(tc, test_no_read_starvation);
 	tcase_add_test(tc, test_data);
 	tcase_add_test(tc, test_determinism);
 	tcase_add_test(tc, test_channel_addresses);

@@ -10,7 +10,11 @@
 
 static const char *const sched_names[] = {"frfcfs", "fcfs", NULL};
 
-#define GTX480 " (GPGPU-Sim GTX480 GDDR5 default)"
+#define GTX480	" (GPGPU-Sim GTX480 GDDR5 default)"
+/* CMU-SAFARI/ramulator (1.0) src/GDDR5.h/.cpp, speed bin GDDR5_4000: the bin whose cycle counts
+ * GPGPU-Sim's GTX480 timings are (Hynix H5GQ1H24AFR: CL 12, RCD 12, RP 12, RAS 28, RC 40, RRD 6,
+ * CCD 2, WR 12), 1 Gb parts as on the GTX 480. */
+#define R1GDDR5 " (GDDR5 4 Gb/s bin, Ramulator 1 GDDR5.h"
 
 static const struct cs_param dram_param_rows[] = {
     {"clock_mhz", CS_P_UINT, offsetof(struct dram_cfg, clock_mhz), "924", "MHz",
@@ -45,48 +49,95 @@ static const struct cs_param dram_param_rows[] = {
      "write latency: WR command to first write data" GTX480, 1, 1000, NULL},
     {"tCDLR", CS_P_UINT, offsetof(struct dram_cfg, tCDLR), "5", "cycles",
      "write-to-read turnaround: end of write data to RD" GTX480, 0, 1000, NULL},
+    {"tFAW", CS_P_UINT, offsetof(struct dram_cfg, tFAW), "23", "cycles",
+     "four-activate window: at most 4 ACTs in any tFAW cycles (0: none)" R1GDDR5 ")", 0, 10000,
+     NULL},
+    {"tREFI", CS_P_UINT, offsetof(struct dram_cfg, tREFI), "3900", "cycles",
+     "all-bank refresh interval (0: no refresh)" R1GDDR5
+     ": 3.9 us for 1 Gb parts, JEDEC GDDR5 8K refreshes / 32 ms)",
+     0, 10000000, NULL},
+    {"tRFC", CS_P_UINT, offsetof(struct dram_cfg, tRFC), "110", "cycles",
+     "refresh cycle: REF to the next ACT" R1GDDR5 ": 110 ns at 1 GHz, the 1 Gb DDR3 value it uses)",
+     1, 100000, NULL},
     {"queue", CS_P_UINT, offsetof(struct dram_cfg, queue), "32", "requests",
-     "requests in the controller at most (scheduler queue + in service)", 1, 4096, NULL},
+     "read queue entries (freed when a request issues its ACT, or for a row hit its first"
+     " column command)"
+     " (Ramulator 2 ReqBuffer default)",
+     1, 4096, NULL},
+    {"write_queue", CS_P_UINT, offsetof(struct dram_cfg, write_queue), "32", "requests",
+     "write queue entries (Ramulator 2 ReqBuffer default)", 1, 4096, NULL},
+    {"wr_high", CS_P_DOUBLE, offsetof(struct dram_cfg, wr_high), "0.8", "",
+     "write drain starts when more than wr_high * write_queue writes wait (or no read does)"
+     " (Ramulator 2 wr_high_watermark default)",
+     0, 1, NULL},
+    {"wr_low", CS_P_DOUBLE, offsetof(struct dram_cfg, wr_low), "0.2", "",
+     "write drain ends when fewer than wr_low * write_queue writes wait and a read does"
+     " (Ramulator 2 wr_low_watermark default)",
+     0, 1, NULL},
     {"scheduler", CS_P_ENUM, offsetof(struct dram_cfg, scheduler), "frfcfs", "",
      "frfcfs: open-row requests first, then oldest; fcfs: strict arrival order", 0, 0, sched_names},
     {"ctrl_latency", CS_P_UINT, offsetof(struct dram_cfg, ctrl_latency), "0", "cycles",
-     "fixed front-end delay before a request can be scheduled", 0, 100000, NULL},
+     "fixed pipeline in front of the queues (GPGPU-Sim dram_latency_queue): adds its cycles"
+     " to every request, holds up to ctrl_latency requests",
+     0, 100000, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 const struct cs_param_table dram_params = {
     .section = "dram",
-    .help = "DRAM channel controller: banks, open rows, FR-FCFS, data bus (per channel)",
+    .help = "DRAM channel controller: banks, open rows, refresh, read/write queues, FR-FCFS, "
+	    "data bus (per channel)",
     .params = dram_param_rows,
     .size = sizeof(struct dram_cfg),
 };
 
-#define NO_ROW UINT64_MAX
-#define NEVER  UINT64_MAX
+#define NO_ROW	   UINT64_MAX
+#define NEVER	   UINT64_MAX
+#define POOL_CHUNK 64
 
 struct dram_req {
 	struct tlm_payload *p;
-	struct dram_req *prev, *next; /* scheduler queue, arrival order */
+	struct dram_req *prev, *next; /* scheduler queue (arrival order), or the pipeline FIFO */
 	struct dram_req *rnext;	      /* response FIFO of the port, or the free list */
 	uint64_t seq;		      /* arrival order */
 	uint64_t row;
-	uint64_t visible; /* first cycle it may be scheduled */
+	uint64_t visible; /* first cycle it may be scheduled (it leaves the pipeline) */
 	sim_time_t arrived;
 	unsigned bank, port;
 	unsigned left; /* bursts not issued yet */
 	bool write;
 	bool started;	   /* first column command issued */
+	bool committed;	   /* its bank is committed to it (it precharged, opened or started) */
+	bool entry;	   /* holds an entry of its queue (until its ACT or first column command) */
 	uint8_t row_state; /* enum dram_row_state, as this request found its bank */
+};
+
+/* Request records come from chunks (requests inside: pipeline + queues + responses in flight). */
+struct dram_chunk {
+	struct dram_chunk *next;
+	struct dram_req r[POOL_CHUNK];
 };
 
 struct dram_bank {
 	uint64_t open;	      /* open row, NO_ROW when precharged */
-	uint64_t act_ok;      /* earliest ACT: tRC after ACT, tRP after PRE */
+	uint64_t act_ok;      /* earliest ACT: tRC after ACT, tRP after PRE, tRFC after REF */
 	uint64_t pre_ok;      /* earliest PRE: tRAS, tWR, read to precharge */
 	uint64_t col_ok;      /* earliest column command: tRCD after ACT */
 	struct dram_req *cur; /* the request the bank is committed to */
 	struct dram_req *hit; /* decision scratch: oldest request to the open row */
 	struct dram_req *old; /* decision scratch: oldest request */
+};
+
+/* Channel-wide timing state, in cycles. */
+struct dram_chan {
+	uint64_t act_ok;   /* tRRD, tRFC */
+	uint64_t faw[4];   /* the last four ACTs (ring) */
+	unsigned faw_i;	   /* oldest entry of faw */
+	uint64_t faw_n;	   /* ACTs so far (the window applies from the fifth) */
+	uint64_t col_ok;   /* tCCD */
+	uint64_t rd_ok;	   /* tCDLR */
+	uint64_t bus_free; /* end of the last burst on the data bus */
+	uint64_t cmd_ok;   /* one command per cycle */
 };
 
 struct dram_port {
@@ -111,18 +162,25 @@ struct dram_ctrl {
 	struct dram_bank *bank;
 	unsigned *touched; /* banks with decision scratch set */
 	struct dram_req **cand;
-	struct dram_req *slots, *free;
-	struct dram_req *qhead, *qtail; /* scheduler queue: requests with bursts left */
-	unsigned queued;		/* accepted, not answered */
-	unsigned *wait;			/* ports whose BEGIN_REQ waits for a slot, FIFO */
-	unsigned wait_head, wait_len;
+	struct dram_chunk *chunks;
+	struct dram_req *free;
+	struct dram_req *phead, *ptail; /* pipeline (ctrl_latency), arrival order */
+	unsigned plen;
+	struct dram_req *qhead, *qtail;	 /* read and write queues: requests with bursts left */
+	unsigned rq_len, wq_len;	 /* entries in use */
+	unsigned committed;		 /* requests in the queues with committed set */
+	unsigned queued;		 /* accepted, not answered */
+	unsigned *wait;			 /* ports whose BEGIN_REQ waits for room, arrival order */
+	unsigned wait_len, wait_kind[2]; /* waiting, and of them reads [0] and writes [1] */
 	uint64_t seq;
+	/* write drain */
+	bool wmode;	  /* serving writes */
+	bool owe_read;	  /* a drain ended at its cap: a read goes before the next one */
+	uint64_t drained; /* writes started in this drain */
 	/* channel state, in cycles */
-	uint64_t act_ok;   /* tRRD */
-	uint64_t col_ok;   /* tCCD */
-	uint64_t rd_ok;	   /* tCDLR */
-	uint64_t bus_free; /* end of the last burst on the data bus */
-	uint64_t cmd_ok;   /* one command per cycle */
+	struct dram_chan ch;
+	int last_dir;	   /* direction of the last column command: -1 none, 0 read, 1 write */
+	uint64_t ref_next; /* cycle the next refresh is due (NEVER: no refresh) */
 	/* the one pending scheduling callback */
 	struct sim_handle wake_h;
 	uint64_t wake_cycle;
@@ -131,7 +189,7 @@ struct dram_ctrl {
 	void *trace_ctx;
 	/* stats */
 	uint64_t *reads, *writes, *requests, *acts, *pres, *row_hits, *row_misses, *row_conflicts;
-	uint64_t *bytes_read, *bytes_written, *bus_busy;
+	uint64_t *bytes_read, *bytes_written, *bus_busy, *refreshes, *drains, *turnarounds;
 	struct cs_stat_avg *occupancy, *latency;
 	/* the LT face: contention model and its load meter (fed by both faces) */
 	const struct lt_params *ltp;
@@ -147,7 +205,7 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 	const struct cs_param *p;
 
 	for (p = dram_param_rows; p->key; p++) {
-		uint64_t v;
+		double v;
 
 		if (p->type == CS_P_ENUM) {
 			if (c->scheduler > DRAM_SCHED_FCFS)
@@ -155,11 +213,17 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 						  c->scheduler);
 			continue;
 		}
-		memcpy(&v, (const char *)c + p->offset, sizeof(v));
-		if ((double)v < p->min || (double)v > p->max)
-			return cs_err_set(err, -CS_ECONFIG,
-					  "dram.%s = %llu: out of range [%.0f, %.0f]", p->key,
-					  (unsigned long long)v, p->min, p->max);
+		if (p->type == CS_P_DOUBLE) {
+			memcpy(&v, (const char *)c + p->offset, sizeof(v));
+		} else {
+			uint64_t u;
+
+			memcpy(&u, (const char *)c + p->offset, sizeof(u));
+			v = (double)u;
+		}
+		if (!(v >= p->min && v <= p->max))
+			return cs_err_set(err, -CS_ECONFIG, "dram.%s = %g: out of range [%g, %g]",
+					  p->key, v, p->min, p->max);
 	}
 	if (c->tRC < c->tRAS + c->tRP)
 		return cs_err_set(
@@ -187,6 +251,13 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 				  (unsigned long long)c->row_bytes,
 				  (unsigned long long)c->bus_bytes,
 				  (unsigned long long)c->burst_length);
+	if (c->tREFI && c->tREFI <= c->tRFC + c->tRP)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "dram.tREFI (%llu) must exceed dram.tRFC + dram.tRP (%llu + %llu): "
+		    "a refresh must end before the next is due",
+		    (unsigned long long)c->tREFI, (unsigned long long)c->tRFC,
+		    (unsigned long long)c->tRP);
 	return 0;
 }
 
@@ -273,24 +344,34 @@ static uint64_t cycle_at_or_after(const struct dram_ctrl *d, sim_time_t t)
 	return sim_clock_edge(&d->clk, n) == t ? n : n + 1;
 }
 
+/* Earliest ACT the channel allows: tRRD, tRFC and the four-activate window. */
+static uint64_t dram_chan_act_ok(const struct dram_ctrl *d)
+{
+	uint64_t e = d->ch.act_ok;
+
+	if (d->cfg.tFAW && d->ch.faw_n >= 4)
+		e = max64(e, d->ch.faw[d->ch.faw_i] + d->cfg.tFAW);
+	return e;
+}
+
 /* Earliest cycle the next command for r can issue, and which command it is. */
 static uint64_t dram_next_cmd(const struct dram_ctrl *d, const struct dram_req *r, unsigned *kind)
 {
 	const struct dram_bank *b = &d->bank[r->bank];
-	uint64_t e = max64(d->cmd_ok, r->visible);
+	uint64_t e = max64(d->ch.cmd_ok, r->visible);
 
 	if (b->open == r->row) {
-		e = max64(e, max64(b->col_ok, d->col_ok));
+		e = max64(e, max64(b->col_ok, d->ch.col_ok));
 		if (r->write) {
 			*kind = DRAM_CMD_WR;
-			return max64(e, sub0(d->bus_free, d->cfg.tWL));
+			return max64(e, sub0(d->ch.bus_free, d->cfg.tWL));
 		}
 		*kind = DRAM_CMD_RD;
-		return max64(e, max64(d->rd_ok, sub0(d->bus_free, d->cfg.tCL)));
+		return max64(e, max64(d->ch.rd_ok, sub0(d->ch.bus_free, d->cfg.tCL)));
 	}
 	if (b->open == NO_ROW) {
 		*kind = DRAM_CMD_ACT;
-		return max64(e, max64(b->act_ok, d->act_ok));
+		return max64(e, max64(b->act_ok, dram_chan_act_ok(d)));
 	}
 	*kind = DRAM_CMD_PRE;
 	return max64(e, b->pre_ok);
@@ -304,8 +385,11 @@ static void dram_do_act(struct dram_ctrl *d, unsigned bank, uint64_t row, uint64
 	b->col_ok = c + d->cfg.tRCD;
 	b->pre_ok = max64(b->pre_ok, c + d->cfg.tRAS);
 	b->act_ok = max64(b->act_ok, c + d->cfg.tRC);
-	d->act_ok = c + d->cfg.tRRD;
-	d->cmd_ok = c + 1;
+	d->ch.act_ok = max64(d->ch.act_ok, c + d->cfg.tRRD);
+	d->ch.faw[d->ch.faw_i] = c;
+	d->ch.faw_i = (d->ch.faw_i + 1) % 4;
+	d->ch.faw_n++;
+	d->ch.cmd_ok = c + 1;
 	++*d->acts;
 }
 
@@ -315,7 +399,7 @@ static void dram_do_pre(struct dram_ctrl *d, unsigned bank, uint64_t c)
 
 	b->open = NO_ROW;
 	b->act_ok = max64(b->act_ok, c + d->cfg.tRP);
-	d->cmd_ok = c + 1;
+	d->ch.cmd_ok = c + 1;
 	++*d->pres;
 }
 
@@ -323,17 +407,20 @@ static void dram_do_pre(struct dram_ctrl *d, unsigned bank, uint64_t c)
 static uint64_t dram_do_col(struct dram_ctrl *d, unsigned bank, bool write, uint64_t c)
 {
 	struct dram_bank *b = &d->bank[bank];
-	uint64_t end = c + (write ? d->cfg.tWL : d->cfg.tCL) + d->burst;
+	uint64_t end = c + (write ? d->cfg.tWL : d->cfg.tCL) + d->burst, prev_free = d->ch.bus_free;
 
-	d->bus_free = end;
-	d->col_ok = c + d->cfg.tCCD;
-	d->cmd_ok = c + 1;
+	d->ch.bus_free = end;
+	d->ch.col_ok = c + d->cfg.tCCD;
+	d->ch.cmd_ok = c + 1;
 	if (write) {
 		b->pre_ok = max64(b->pre_ok, end + d->cfg.tWR);
-		d->rd_ok = max64(d->rd_ok, end + d->cfg.tCDLR);
+		d->ch.rd_ok = max64(d->ch.rd_ok, end + d->cfg.tCDLR);
 	} else {
 		b->pre_ok = max64(b->pre_ok, c + d->burst);
 	}
+	if (d->last_dir >= 0 && d->last_dir != (int)write)
+		*d->turnarounds += sub0(end - d->burst, prev_free); /* the bus idles to turn */
+	d->last_dir = write;
 	*d->bus_busy += d->burst;
 	return end;
 }
@@ -390,15 +477,62 @@ static unsigned dram_bursts(const struct dram_ctrl *d, uint64_t off, unsigned le
 	return (unsigned)((off + len - 1) / d->atom - off / d->atom + 1);
 }
 
-/* Takes p into the controller (a slot is free). */
+static struct dram_req *dram_req_alloc(struct dram_ctrl *d)
+{
+	struct dram_req *r;
+
+	if (!d->free) {
+		struct dram_chunk *ch = calloc(1, sizeof(*ch));
+
+		if (!ch)
+			return NULL;
+		ch->next = d->chunks;
+		d->chunks = ch;
+		for (unsigned i = 0; i < POOL_CHUNK; i++) {
+			ch->r[i].rnext = d->free;
+			d->free = &ch->r[i];
+		}
+	}
+	r = d->free;
+	d->free = r->rnext;
+	return r;
+}
+
+/* Room for a request of this kind: its queue has a free entry (GPGPU-Sim checks the scheduler
+ * queue as a request enters the latency pipeline) and, with a pipeline, the pipeline does. */
+static bool dram_room(const struct dram_ctrl *d, bool write)
+{
+	if (write ? d->wq_len >= d->cfg.write_queue : d->rq_len >= d->cfg.queue)
+		return false;
+	return !d->cfg.ctrl_latency || d->plen < d->cfg.ctrl_latency;
+}
+
+/* r takes an entry of its queue. */
+static void dram_enqueue(struct dram_ctrl *d, struct dram_req *r)
+{
+	r->next = NULL;
+	r->prev = d->qtail;
+	if (d->qtail)
+		d->qtail->next = r;
+	else
+		d->qhead = r;
+	d->qtail = r;
+	r->entry = true;
+	cs_stat_avg_sample(d->occupancy, r->write ? ++d->wq_len : ++d->rq_len);
+}
+
+/* Takes p into the controller (dram_room said yes). */
 static void dram_accept(struct dram_ctrl *d, unsigned port, struct tlm_payload *p,
 			sim_time_t arrived)
 {
-	struct dram_req *r = d->free;
+	struct dram_req *r = dram_req_alloc(d);
 	uint64_t local = addrmap_local(d->map, p->addr);
 	uint64_t off = local % d->cfg.row_bytes;
 
-	d->free = r->rnext;
+	if (!r || dram_data(d->store, p)) {
+		sim_fail(d->k, -CS_ENOMEM, "%s: out of memory", d->port[port].name);
+		return;
+	}
 	memset(r, 0, sizeof(*r));
 	r->p = p;
 	r->seq = d->seq++;
@@ -408,17 +542,40 @@ static void dram_accept(struct dram_ctrl *d, unsigned port, struct tlm_payload *
 	r->left = dram_bursts(d, off, p->len);
 	dram_decode(&d->cfg, local, &r->bank, &r->row);
 	r->visible = cycle_at_or_after(d, sim_now(d->k)) + d->cfg.ctrl_latency;
-	r->prev = d->qtail;
-	if (d->qtail)
-		d->qtail->next = r;
-	else
-		d->qhead = r;
-	d->qtail = r;
+	if (d->cfg.ctrl_latency) {
+		if (d->ptail)
+			d->ptail->next = r;
+		else
+			d->phead = r;
+		d->ptail = r;
+		d->plen++;
+	} else {
+		dram_enqueue(d, r);
+	}
 	d->queued++;
 	lt_res_note(&d->lt, arrived, (double)r->left * (double)max64(d->burst, d->cfg.tCCD));
 	tlm_payload_acquire(p); /* held until the response is sent */
-	cs_stat_avg_sample(d->occupancy, d->queued);
 	dram_wake(d, r->visible);
+}
+
+/* Requests at the head of the pipeline whose time is up move to their queues, in order; one
+ * whose queue is full holds the ones behind it. */
+static void dram_admit(struct dram_ctrl *d);
+
+static void dram_pipe_drain(struct dram_ctrl *d, uint64_t c)
+{
+	while (d->phead && d->phead->visible <= c) {
+		struct dram_req *r = d->phead;
+
+		if (r->write ? d->wq_len >= d->cfg.write_queue : d->rq_len >= d->cfg.queue)
+			return;
+		d->phead = r->next;
+		if (!d->phead)
+			d->ptail = NULL;
+		d->plen--;
+		dram_enqueue(d, r);
+		dram_admit(d); /* a pipeline stage is free */
+	}
 }
 
 static void dram_end_req_cb(struct sim_kernel *k, void *obj, void *arg)
@@ -431,19 +588,29 @@ static void dram_end_req_cb(struct sim_kernel *k, void *obj, void *arg)
 	tlm_nb_transport_bw(&pt->ts, arg, &ph, &delay);
 }
 
-/* Slots freed: waiting BEGIN_REQs come in, in arrival order. */
+/* Room made: waiting BEGIN_REQs come in, in arrival order among those of one kind; a write
+ * that waits for the write queue does not hold up a read (nor the reverse). */
 static void dram_admit(struct dram_ctrl *d)
 {
-	while (d->wait_len && d->queued < d->cfg.queue) {
-		struct dram_port *pt = &d->port[d->wait[d->wait_head]];
-		struct tlm_payload *p = pt->waiting;
+	unsigned kept = 0, n = d->wait_len;
 
-		d->wait_head = (d->wait_head + 1) % d->nports;
-		d->wait_len--;
+	if (!n)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		struct dram_port *pt = &d->port[d->wait[i]];
+		struct tlm_payload *p = pt->waiting;
+		bool write = p->cmd == TLM_WRITE_COMMAND;
+
+		if (!dram_room(d, write)) {
+			d->wait[kept++] = d->wait[i];
+			continue;
+		}
 		pt->waiting = NULL;
+		d->wait_kind[write]--;
 		dram_accept(d, (unsigned)(pt - d->port), p, pt->waiting_since);
 		sim_schedule(d->k, 0, dram_end_req_cb, pt, p);
 	}
+	d->wait_len = kept;
 }
 
 static void dram_send_resps(struct dram_ctrl *d, struct dram_port *pt)
@@ -462,7 +629,6 @@ static void dram_send_resps(struct dram_ctrl *d, struct dram_port *pt)
 		r->rnext = d->free;
 		d->free = r;
 		d->queued--;
-		dram_admit(d);
 		p->status = TLM_OK_RESPONSE;
 		pt->resp_open = p;
 		ret = tlm_nb_transport_bw(&pt->ts, p, &ph, &delay);
@@ -508,6 +674,21 @@ static void dram_resp_due_cb(struct sim_kernel *k, void *obj, void *arg)
 
 /* ---- scheduler ---------------------------------------------------------------------------- */
 
+/* r opened its row or started: the bank holds it now, its queue entry is free (Ramulator 2
+ * moves such a request from its read or write buffer to the active buffer). */
+static void dram_free_entry(struct dram_ctrl *d, struct dram_req *r)
+{
+	if (!r->entry)
+		return;
+	r->entry = false;
+	if (r->write)
+		d->wq_len--;
+	else
+		d->rq_len--;
+	dram_admit(d);
+}
+
+/* r's last column command issued: it leaves the scheduler. */
 static void dram_unlink(struct dram_ctrl *d, struct dram_req *r)
 {
 	if (r->prev)
@@ -518,9 +699,11 @@ static void dram_unlink(struct dram_ctrl *d, struct dram_req *r)
 		r->next->prev = r->prev;
 	else
 		d->qtail = r->prev;
+	if (r->committed)
+		d->committed--;
 }
 
-/* The first column command of r: its counts and its functional effect (every face). */
+/* The first column command of r: its counts (every face). */
 static void dram_start(struct dram_ctrl *d, struct dram_req *r)
 {
 	struct tlm_payload *p = r->p;
@@ -536,9 +719,14 @@ static void dram_start(struct dram_ctrl *d, struct dram_req *r)
 		++*d->reads;
 		*d->bytes_read += p->len;
 	}
-	if (dram_data(d->store, p))
-		sim_fail(d->k, -CS_ENOMEM, "%s: out of memory in the backing store",
-			 d->port[r->port].name);
+}
+
+static void dram_commit(struct dram_ctrl *d, struct dram_req *r)
+{
+	if (!r->committed) {
+		r->committed = true;
+		d->committed++;
+	}
 }
 
 /* Issues command kind for r at cycle c. */
@@ -552,6 +740,8 @@ static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, u
 
 		if (r->row_state == DRAM_ROW_HIT)
 			r->row_state = DRAM_ROW_CONFLICT;
+		b->cur = r; /* the bank serves r next: no other row opens in between */
+		dram_commit(d, r);
 		dram_do_pre(d, r->bank, c);
 		if (d->trace)
 			dram_trace(d, kind, r->bank, closed, c, 0, r->p);
@@ -560,7 +750,10 @@ static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, u
 	if (kind == DRAM_CMD_ACT) {
 		if (r->row_state == DRAM_ROW_HIT)
 			r->row_state = DRAM_ROW_CLOSED;
+		b->cur = r;
+		dram_commit(d, r);
 		dram_do_act(d, r->bank, r->row, c);
+		dram_free_entry(d, r);
 		if (d->trace)
 			dram_trace(d, kind, r->bank, r->row, c, 0, r->p);
 		return;
@@ -568,7 +761,13 @@ static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, u
 	if (!r->started) {
 		r->started = true;
 		b->cur = r;
+		dram_commit(d, r);
 		dram_start(d, r);
+		if (r->write && d->wmode)
+			d->drained++;
+		if (!r->write)
+			d->owe_read = false;
+		dram_free_entry(d, r);
 	}
 	end = dram_do_col(d, r->bank, r->write, c);
 	if (d->trace)
@@ -582,11 +781,92 @@ static void dram_issue(struct dram_ctrl *d, struct dram_req *r, unsigned kind, u
 }
 
 /*
- * The request each bank would serve next (frfcfs: its oldest open-row request, else its oldest;
- * fcfs: requests handed to banks in arrival order). Fills d->cand, returns how many, and sets
- * *next_visible to the cycle the first not yet eligible request becomes eligible.
+ * All-bank refresh at or after cycle t0 (nothing committed): one PREA once every open bank
+ * may precharge, REF once every bank may activate (tRP after the PREA, tRC after its last
+ * ACT), then no ACT for tRFC.
  */
-static unsigned dram_candidates(struct dram_ctrl *d, uint64_t c, uint64_t *next_visible)
+static void dram_refresh(struct dram_ctrl *d, uint64_t t0)
+{
+	uint64_t pa = max64(t0, d->ch.cmd_ok), rf;
+	bool open = false;
+
+	for (unsigned i = 0; i < d->cfg.banks; i++)
+		if (d->bank[i].open != NO_ROW) {
+			open = true;
+			pa = max64(pa, d->bank[i].pre_ok);
+		}
+	if (open) {
+		for (unsigned i = 0; i < d->cfg.banks; i++)
+			if (d->bank[i].open != NO_ROW) {
+				d->bank[i].open = NO_ROW;
+				d->bank[i].act_ok = max64(d->bank[i].act_ok, pa + d->cfg.tRP);
+			}
+		d->ch.cmd_ok = pa + 1;
+		if (d->trace)
+			dram_trace(d, DRAM_CMD_PREA, 0, 0, pa, 0, NULL);
+	}
+	rf = d->ch.cmd_ok;
+	for (unsigned i = 0; i < d->cfg.banks; i++)
+		rf = max64(rf, d->bank[i].act_ok);
+	for (unsigned i = 0; i < d->cfg.banks; i++)
+		d->bank[i].act_ok = rf + d->cfg.tRFC;
+	d->ch.act_ok = max64(d->ch.act_ok, rf + d->cfg.tRFC);
+	d->ch.cmd_ok = rf + 1;
+	++*d->refreshes;
+	if (d->trace)
+		dram_trace(d, DRAM_CMD_REF, 0, 0, rf, 0, NULL);
+}
+
+/*
+ * Refreshes due by cycle c. One due while requests are committed waits for them (the caller
+ * lets only those issue); one due while the channel was idle happened at its time (no
+ * callbacks run while idle: they are caught up here). Returns true while one is held back.
+ */
+static bool dram_refresh_due(struct dram_ctrl *d, uint64_t c)
+{
+	while (d->ref_next <= c) {
+		if (d->committed)
+			return true;
+		dram_refresh(d, d->ref_next);
+		d->ref_next += d->cfg.tREFI;
+		if (d->ref_next + d->cfg.tREFI <= c) {
+			/* a long idle stretch: every bank is closed, only the last one matters */
+			uint64_t n = (c - d->ref_next) / d->cfg.tREFI;
+
+			*d->refreshes += n;
+			d->ref_next += n * d->cfg.tREFI;
+		}
+	}
+	return false;
+}
+
+/* The direction to serve (Ramulator 2's watermarks, with a cap on a drain while reads wait). */
+static void dram_mode(struct dram_ctrl *d)
+{
+	double wq = (double)d->cfg.write_queue;
+
+	if (!d->wmode) {
+		if (d->wq_len &&
+		    (!d->rq_len || (!d->owe_read && (double)d->wq_len > d->cfg.wr_high * wq))) {
+			d->wmode = true;
+			d->drained = 0;
+			++*d->drains;
+		}
+	} else if (d->rq_len && (!d->wq_len || (double)d->wq_len < d->cfg.wr_low * wq ||
+				 d->drained >= d->cfg.write_queue)) {
+		d->wmode = false;
+		d->owe_read = d->drained >= d->cfg.write_queue;
+	}
+}
+
+/*
+ * The request each bank would serve next (frfcfs: its oldest open-row request, else its oldest;
+ * fcfs: requests handed to banks in arrival order), among the committed ones and, unless a
+ * refresh is held back, those of the direction served. Fills d->cand, returns how many, and
+ * sets *next_visible to the cycle the first not yet eligible request becomes eligible.
+ */
+static unsigned dram_candidates(struct dram_ctrl *d, uint64_t c, bool refresh,
+				uint64_t *next_visible)
 {
 	bool fcfs = d->cfg.scheduler == DRAM_SCHED_FCFS;
 	bool blocked = false;
@@ -607,6 +887,8 @@ static unsigned dram_candidates(struct dram_ctrl *d, uint64_t c, uint64_t *next_
 				blocked = true;
 			continue;
 		}
+		if (!r->committed && (refresh || r->write != d->wmode))
+			continue;
 		if (fcfs) {
 			if (!blocked) {
 				b->cur = r; /* handed to its bank */
@@ -651,8 +933,12 @@ static uint64_t dram_step(struct dram_ctrl *d, uint64_t c)
 	uint64_t next_visible, next = NEVER;
 	struct dram_req *best = NULL;
 	unsigned best_kind = 0, n, kind;
+	bool refresh;
 
-	n = dram_candidates(d, c, &next_visible);
+	refresh = dram_refresh_due(d, c);
+	dram_pipe_drain(d, c);
+	dram_mode(d);
+	n = dram_candidates(d, c, refresh, &next_visible);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t e = dram_next_cmd(d, d->cand[i], &kind);
 
@@ -663,14 +949,20 @@ static uint64_t dram_step(struct dram_ctrl *d, uint64_t c)
 	}
 	if (best) {
 		dram_issue(d, best, best_kind, c);
-		n = dram_candidates(d, c, &next_visible);
+		dram_pipe_drain(d, c);
+		dram_mode(d);
+		n = dram_candidates(d, c, refresh, &next_visible);
 	}
 	for (unsigned i = 0; i < n; i++)
 		next = min64(next, dram_next_cmd(d, d->cand[i], &kind));
+	if (d->qhead) /* the mode may change, a refresh fall due */
+		next = min64(next, d->ref_next);
+	if (d->phead &&
+	    (d->phead->write ? d->wq_len < d->cfg.write_queue : d->rq_len < d->cfg.queue))
+		next = min64(next, d->phead->visible);
 	next = next < NEVER ? max64(next, c + 1) : next;
 	return next < next_visible ? next : next_visible;
 }
-
 static void dram_wake_cb(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct dram_ctrl *d = obj;
@@ -734,14 +1026,16 @@ static bool dram_check_req(struct dram_ctrl *d, struct dram_port *pt, struct tlm
 /* A BEGIN_REQ reaches the controller (at once or after its annotated delay). */
 static bool dram_arrive(struct dram_ctrl *d, struct dram_port *pt, struct tlm_payload *p)
 {
-	if (!d->wait_len && d->queued < d->cfg.queue) {
+	bool write = p->cmd == TLM_WRITE_COMMAND;
+
+	if (!d->wait_kind[write] && dram_room(d, write)) {
 		dram_accept(d, (unsigned)(pt - d->port), p, sim_now(d->k));
 		return true;
 	}
 	pt->waiting = p;
 	pt->waiting_since = sim_now(d->k);
-	d->wait[(d->wait_head + d->wait_len) % d->nports] = (unsigned)(pt - d->port);
-	d->wait_len++;
+	d->wait[d->wait_len++] = (unsigned)(pt - d->port);
+	d->wait_kind[write]++;
 	return false;
 }
 
@@ -805,7 +1099,9 @@ static unsigned dram_dbg(void *obj, struct tlm_payload *p)
  * exact mode the bank and channel timing state left by earlier requests applies, as in the
  * detailed face for a lone request; otherwise requests of temporally decoupled warps do not
  * arrive in time order, so only the row state carries over and contention is the load
- * meter's M/G/1 wait.
+ * meter's M/G/1 wait. Refreshes due by the arrival are caught up first, as the detailed face
+ * does after an idle stretch (their row closing always applies, their timing in exact mode);
+ * the queues and the write drain are the detailed face's only.
  */
 static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 {
@@ -813,11 +1109,16 @@ static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay
 	struct dram_ctrl *d = pt->d;
 	sim_time_t t = sim_now(d->k) + *delay;
 	struct dram_req r = {0};
+	struct dram_chan saved;
 	uint64_t local, c0, c, end = 0;
 	double wait;
 
 	if (!dram_check_req(d, pt, p)) {
 		p->status = TLM_COMMAND_ERROR_RESPONSE;
+		return;
+	}
+	if (dram_data(d->store, p)) {
+		sim_fail(d->k, -CS_ENOMEM, "%s: out of memory in the backing store", pt->name);
 		return;
 	}
 	local = addrmap_local(d->map, p->addr);
@@ -828,6 +1129,8 @@ static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay
 	dram_decode(&d->cfg, local, &r.bank, &r.row);
 	c0 = cycle_at_or_after(d, t) + d->cfg.ctrl_latency;
 	r.visible = c0;
+	if (d->cfg.tREFI)
+		dram_refresh_due(d, c0); /* the refreshes due by now: rows closed, tRFC */
 	{
 		struct dram_bank *b = &d->bank[r.bank];
 
@@ -839,15 +1142,19 @@ static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay
 			b->col_ok = min64(b->col_ok, c0);
 			b->pre_ok = min64(b->pre_ok, c0);
 			b->act_ok = min64(b->act_ok, c0);
-			d->act_ok = min64(d->act_ok, c0);
-			d->col_ok = min64(d->col_ok, c0);
-			d->rd_ok = min64(d->rd_ok, c0);
-			d->bus_free = min64(d->bus_free, c0);
-			d->cmd_ok = min64(d->cmd_ok, c0);
+			d->ch.act_ok = min64(d->ch.act_ok, c0);
+			d->ch.col_ok = min64(d->ch.col_ok, c0);
+			d->ch.rd_ok = min64(d->ch.rd_ok, c0);
+			d->ch.bus_free = min64(d->ch.bus_free, c0);
+			d->ch.cmd_ok = min64(d->ch.cmd_ok, c0);
+			d->ch.faw_n = 0;
 		}
 	}
 	lt_res_note(&d->lt, t, (double)r.left * (double)max64(d->burst, d->cfg.tCCD));
 	++*d->lt_requests;
+	/* posted: the detailed face drains writes when no read waits, so a write does not hold up
+	 * the channel (bus, command slots, ACT window) for the reads after it */
+	saved = d->ch;
 	while (r.left) {
 		unsigned kind;
 
@@ -865,6 +1172,8 @@ static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay
 			r.left--;
 		}
 	}
+	if (r.write)
+		d->ch = saved;
 	wait = lt_res_wait(&d->lt, d->ltp, LT_RES_DRAM);
 	*delay = sim_clock_edge(&d->clk, end) - sim_now(d->k) +
 		 (sim_time_t)(wait * (double)sim_clock_period_ps(&d->clk));
@@ -893,8 +1202,13 @@ void dram_ctrl_destroy(struct dram_ctrl *d)
 	free(d->bank);
 	free(d->touched);
 	free(d->cand);
-	free(d->slots);
 	free(d->wait);
+	while (d->chunks) {
+		struct dram_chunk *ch = d->chunks;
+
+		d->chunks = ch->next;
+		free(ch);
+	}
 	free(d);
 }
 
@@ -931,18 +1245,15 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 	d->bank = calloc(cfg->banks, sizeof(*d->bank));
 	d->touched = calloc(cfg->banks, sizeof(*d->touched));
 	d->cand = calloc(cfg->banks, sizeof(*d->cand));
-	d->slots = calloc(cfg->queue, sizeof(*d->slots));
 	d->wait = calloc(ports, sizeof(*d->wait));
-	if (!d->port || !d->bank || !d->touched || !d->cand || !d->slots || !d->wait) {
+	if (!d->port || !d->bank || !d->touched || !d->cand || !d->wait) {
 		dram_ctrl_destroy(d);
 		return cs_err_set(err, -CS_ENOMEM, "dram%u: out of memory", channel);
 	}
 	for (unsigned i = 0; i < cfg->banks; i++)
 		d->bank[i].open = NO_ROW;
-	for (unsigned i = 0; i < cfg->queue; i++) {
-		d->slots[i].rnext = d->free;
-		d->free = &d->slots[i];
-	}
+	d->last_dir = -1;
+	d->ref_next = cfg->tREFI ? cfg->tREFI : NEVER;
 	for (unsigned i = 0; i < ports; i++) {
 		struct dram_port *pt = &d->port[i];
 
@@ -967,9 +1278,17 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 	    cs_stat_counter(g, "bytes_written", "bytes", "bytes written by requests");
 	d->bus_busy =
 	    cs_stat_counter(g, "bus_busy", "cycles", "command cycles the data bus is busy");
-	d->occupancy = cs_stat_average(g, "queue_occupancy", "requests",
-				       "requests in the controller as each request is accepted "
-				       "(itself included)");
+	d->refreshes = cs_stat_counter(g, "refreshes", "commands", "all-bank REF commands");
+	d->drains = cs_stat_counter(g, "write_queue_drains", "drains",
+				    "switches from serving reads to serving writes");
+	d->turnarounds = cs_stat_counter(
+	    g, "turnaround_cycles", "cycles",
+	    "data-bus cycles idle between bursts of opposite directions (read/write "
+	    "turnarounds)");
+	d->occupancy =
+	    cs_stat_average(g, "queue_occupancy", "requests",
+			    "entries in use in its queue (read or write) as each request "
+			    "takes one (itself included)");
 	d->latency = cs_stat_average(g, "latency", "ns", "BEGIN_REQ arrival to BEGIN_RESP");
 	cs_stat_ratio(g, "row_hit_rate", "row_hits / requests", d->row_hits, d->requests);
 	d->lt_requests =
@@ -989,6 +1308,11 @@ struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i)
 unsigned dram_ctrl_queued(const struct dram_ctrl *d)
 {
 	return d->queued;
+}
+
+unsigned dram_ctrl_queue_len(const struct dram_ctrl *d, bool write)
+{
+	return write ? d->wq_len : d->rq_len;
 }
 
 void dram_ctrl_set_trace(struct dram_ctrl *d, dram_trace_fn fn, void *ctx)

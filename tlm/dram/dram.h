@@ -17,30 +17,48 @@
  *
  * Timing, all in command-clock cycles. Per bank: ACT->RD/WR tRCD, ACT->PRE tRAS, ACT->ACT
  * tRC, PRE->ACT tRP, write data end->PRE tWR, RD->PRE burst_length/data_rate. Per channel:
- * ACT->ACT (any bank) tRRD, column->column tCCD, write data end->RD tCDLR, read data starts
- * tCL after RD, write data tWL after WR, bursts never overlap on the data bus, at most one
- * command per cycle. A read answers (BEGIN_RESP) at the edge where its last burst has crossed
- * the bus, a write when its last data beat is written. Not modelled: refresh, power-down,
- * bank groups (tCCDL), tFAW, read-to-write turnaround beyond the bus occupancy.
+ * ACT->ACT (any bank) tRRD, at most four ACTs in any tFAW window, column->column tCCD, write
+ * data end->RD tCDLR, read data starts tCL after RD, write data tWL after WR, bursts never
+ * overlap on the data bus, at most one command per cycle. All-bank refresh: every tREFI
+ * cycles the controller lets the requests that already opened their row (or started) finish,
+ * precharges every open bank with one PREA, issues REF and opens no row for tRFC (GDDR5's
+ * all-bank auto refresh, issued on time, never postponed). A read answers (BEGIN_RESP) at the
+ * edge where its last burst has crossed the bus, a write when its last data beat is written.
+ * Not modelled: power-down, bank groups (tCCDL), read-to-write turnaround beyond the bus
+ * occupancy, refresh postponement.
  *
- * Scheduling: requests become eligible ctrl_latency cycles after the edge at or after their
- * arrival. Each cycle the controller looks, per bank, at the request it would serve next
- * (frfcfs: the oldest one whose row is open in the bank, else the oldest of the bank; fcfs:
- * requests are handed to their banks strictly in arrival order, one at a time per bank) and
- * issues the next command of the best one that can issue now (frfcfs: column commands first,
- * then oldest; fcfs: oldest). Requests to the same row are served in arrival order, so a read
- * after a write to the same bytes sees the write. It is event driven: callbacks are scheduled
- * only for cycles where a command can issue or a response is due.
+ * Front end: a request that the controller accepts (END_REQ) enters a fixed pipeline of
+ * ctrl_latency cycles (GPGPU-Sim's dram_latency_queue) and then its queue: reads the read queue
+ * (`queue` entries), writes the write queue (`write_queue`). The pipeline holds at most
+ * ctrl_latency requests and a request enters it only while its queue has room; a request that
+ * leaves it to a full queue waits at its head. A queue entry is freed when the request issues
+ * its ACT (its bank holds it from then on) or, for a row hit, its first column command, as
+ * Ramulator 2 moves a request from its read or write buffer to its active buffer; data and
+ * response follow on their own.
  *
- * Bounded queue: at most `queue` requests are in the controller (accepted, no BEGIN_RESP yet).
- * When full, BEGIN_REQ returns TLM_ACCEPTED and END_REQ follows when a slot frees (in arrival
- * order across ports). Functional data moves at the first column command: reads copy from the
- * mem_store into p->data, writes store p->data honouring p->byte_enable (0xff / 0x00 per
- * byte, repeated every byte_enable_len bytes). Every response is TLM_OK_RESPONSE.
+ * Scheduling: each cycle the controller serves one direction. It starts draining writes when
+ * the write queue holds more than wr_high * write_queue of them (or no read waits), and goes
+ * back to reads when it holds fewer than wr_low * write_queue (Ramulator 2's watermarks), or
+ * after write_queue writes in one drain while reads wait (then at least one read goes first),
+ * so neither direction starves the other. Requests that opened their row or started are always
+ * served. Per bank it looks at the request it would serve next (frfcfs: the oldest one of the
+ * direction whose row is open in the bank, else the oldest; fcfs: requests handed to their
+ * banks strictly in arrival order, one at a time per bank) and issues the next command of the
+ * best one that can issue now (frfcfs: column commands first, then oldest; fcfs: oldest). It is
+ * event driven: callbacks are scheduled only for cycles where a command can issue or a
+ * response is due.
+ *
+ * Back-pressure: when the pipeline is full, or the queue of the request's kind is, BEGIN_REQ
+ * returns TLM_ACCEPTED and END_REQ follows when there is room (in arrival order among requests
+ * of one kind, across ports: a waiting write does not hold up a read). Functional data moves when the controller accepts a request, in arrival order (so a
+ * read sees every write that arrived before it, whatever order the commands take): reads copy
+ * from the mem_store into p->data, writes store p->data honouring p->byte_enable (0xff / 0x00
+ * per byte, repeated every byte_enable_len bytes). Every response is TLM_OK_RESPONSE.
  */
 #ifndef COHSCOPE_TLM_DRAM_DRAM_H
 #define COHSCOPE_TLM_DRAM_DRAM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tlm/kernel/sim.h"
@@ -61,9 +79,14 @@ struct dram_cfg {
 	uint64_t banks;
 	uint64_t row_bytes; /* row buffer of the channel */
 	uint64_t tCL, tRP, tRC, tRAS, tRCD, tRRD, tCCD, tWR, tWL, tCDLR;
-	uint64_t queue;	       /* requests in the controller at most */
+	uint64_t tFAW;	       /* four-activate window (0: none) */
+	uint64_t tREFI, tRFC;  /* all-bank refresh interval (0: no refresh) and its duration */
+	uint64_t queue;	       /* read queue entries */
+	uint64_t write_queue;  /* write queue entries */
+	double wr_high;	       /* write drain starts above wr_high * write_queue writes */
+	double wr_low;	       /* and ends below wr_low * write_queue */
 	unsigned scheduler;    /* enum dram_sched */
-	uint64_t ctrl_latency; /* fixed front-end cycles before a request is eligible */
+	uint64_t ctrl_latency; /* fixed pipeline cycles in front of the queues */
 };
 
 /* Section "dram". */
@@ -73,7 +96,15 @@ extern const struct cs_param_table dram_params;
 enum dram_row_state { DRAM_ROW_HIT = 0, DRAM_ROW_CLOSED = 1, DRAM_ROW_CONFLICT = 2 };
 
 /* Commands, for the trace hook. */
-enum dram_cmd_kind { DRAM_CMD_ACT = 0, DRAM_CMD_PRE, DRAM_CMD_RD, DRAM_CMD_WR };
+/* PREA (precharge all) and REF come from refresh: bank is 0 and payload NULL. */
+enum dram_cmd_kind {
+	DRAM_CMD_ACT = 0,
+	DRAM_CMD_PRE,
+	DRAM_CMD_RD,
+	DRAM_CMD_WR,
+	DRAM_CMD_PREA,
+	DRAM_CMD_REF
+};
 
 struct dram_cmd_rec {
 	uint64_t cycle; /* command-clock edge number */
@@ -104,8 +135,10 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 void dram_ctrl_destroy(struct dram_ctrl *d);
 /* Target socket i (one per L2 bank of the channel), or NULL. */
 struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i);
-/* Requests accepted and not yet answered (waiting or in service). */
+/* Requests accepted and not yet answered (pipeline, queues, data and responses in flight). */
 unsigned dram_ctrl_queued(const struct dram_ctrl *d);
+/* Entries in use in the read queue (write false) or the write queue (write true). */
+unsigned dram_ctrl_queue_len(const struct dram_ctrl *d, bool write);
 /* Called for every command issued (tests, traces); fn NULL turns it off. */
 /* The LT face's contention model (NULL: defaults; the pointer is kept). */
 struct lt_params;
@@ -127,6 +160,7 @@ double dram_peak_bytes_per_s(const struct dram_cfg *cfg);
  *   read  = ctrl_latency + [conflict: tRP] + [closed, conflict: tRCD] + tCL
  *           + (bursts - 1) * step + burst
  *   write = the same with tWL for tCL.
+ * (No refresh falls in the request's way: a refresh can add up to tRFC + tRP.)
  */
 uint64_t dram_unloaded_read_cycles(const struct dram_cfg *cfg, unsigned len, int row_state);
 uint64_t dram_unloaded_write_cycles(const struct dram_cfg *cfg, unsigned len, int row_state);
