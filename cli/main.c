@@ -312,6 +312,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 			o->config = optarg;
 			break;
 		case 'w':
+			/* "" would silently mean the configuration's workload (run) or none (suite) */
+			if (!optarg[0])
+				return cli_fail(EXIT_USAGE, "%s: -w: an empty workload list", cmd);
 			o->workload = optarg;
 			break;
 		case 'o':

@@ -201,6 +201,12 @@ sweep sec.sweep 'set = ["workload.size=tiny",' '  "gtsx.lease=3"];'
 bad unknown-section 3 "sec.sweep:4: gtsx.lease=3: unknown section 'gtsx'" -- sec.sweep
 sweep empty.sweep 'axes = (' '  { key = "gtsc.lease";' '    values = []; }' ');'
 bad empty-axis 3 "empty.sweep:5: axis 'gtsc.lease' has no values" -- empty.sweep
+printf 'base = "%s";\n' "$CFG" >nowl.sweep
+bad no-workloads 3 "nowl.sweep:1: no workloads" -- nowl.sweep
+printf 'base = "%s";\nworkloads = [];\n' "$CFG" >emptywl.sweep
+bad empty-workloads 3 "emptywl.sweep:2: workloads is empty" -- emptywl.sweep
+sweep named.sweep 'axes = ( { name = "config";' '  values = (); } );'
+bad empty-named-axis 3 "named.sweep:4: axis 'config' has no values" -- named.sweep
 sweep value.sweep 'axes = ( { key = "coherence.protocol";' '  values = ["none", "gtcs"]; } );'
 bad bad-value 3 "value.sweep:4: coherence.protocol=gtcs: unknown protocol" -- value.sweep
 sweep range.sweep 'axes = ( { key = "gtsc.lease"; values = [8,' '  0]; } );'
