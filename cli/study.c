@@ -1045,6 +1045,17 @@ static void coverage(FILE *f, const char *label, const bool *in, unsigned total,
 	(void)in;
 }
 
+/* "[lo%, hi%]"; an upper end beyond +999% (a point's half-width far above its value: the
+ * first-order interval says little there) is written ">+999%". */
+static void interval_ends(FILE *f, double lo, double hi, bool sign)
+{
+	fprintf(f, sign ? "[%+.1f%%, " : "[%.1f%%, ", lo);
+	if (hi > 999)
+		fputs(">+999%]", f);
+	else
+		fprintf(f, sign ? "%+.1f%%]" : "%.1f%%]", hi);
+}
+
 /* The 95% interval of a factor g (g - 1 in percent) whose log has half-width hlog. */
 static void interval_cell(FILE *f, double g, double hlog)
 {
@@ -1055,8 +1066,7 @@ static void interval_cell(FILE *f, double g, double hlog)
 	else if (hlog == 0)
 		fputs("±0", f);
 	else
-		fprintf(f, "[%+.1f%%, %+.1f%%]", 100 * (g * exp(-hlog) - 1),
-			100 * (g * exp(hlog) - 1));
+		interval_ends(f, 100 * (g * exp(-hlog) - 1), 100 * (g * exp(hlog) - 1), true);
 }
 
 /* A factor normalized to 1 with its ± (first order: g hlog), nothing when exact or unknown. */
@@ -1116,9 +1126,8 @@ static void write_claims(FILE *f, const struct data *d, const bool *sel)
 				fprintf(f, "%.1f%% (%.3f-%.3f) | ", 100 * (hi / lo - 1), lo, hi);
 				/* the spread is at least 0: the interval's lower end too */
 				if (!isnan(h) && h > 0)
-					fprintf(f, "[%.1f%%, %.1f%%]",
-						100 * fmax(0, hi / lo * exp(-h) - 1),
-						100 * (hi / lo * exp(h) - 1));
+					interval_ends(f, 100 * fmax(0, hi / lo * exp(-h) - 1),
+						      100 * (hi / lo * exp(h) - 1), false);
 				else
 					interval_cell(f, hi / lo, h);
 			} else {
@@ -1158,7 +1167,8 @@ static void write_claims(FILE *f, const struct data *d, const bool *sel)
 	      "`traffic_half`, `energy_half_j`): a point's value v ± h gives log v a half-width "
 	      "h / v; the points are independent runs, so the squares add over the two points of "
 	      "each ratio and over the benchmarks, and the geometric mean of n ratios has "
-	      "exp(±sqrt(sum) / n); a spread combines its largest and smallest lease this way. "
+	      "exp(±sqrt(sum) / n); a spread combines its largest and smallest lease this way "
+	      "(its lower end held at 0); an upper end beyond +999% is written >+999%. "
 	      "`±0`: nothing estimated (detailed mode, or half-widths of 0); `n/a`: the metric "
 	      "has no half-width in the result (memory stall cycles, the energy components, "
 	      "lease-expiry misses).\n\n",

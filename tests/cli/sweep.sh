@@ -6,7 +6,8 @@
 #   check, in sweep order, and --dry-run writes nothing;
 # - local pool: a sweep of 3 workloads x 3 named configurations x 2 leases (base relative to
 #   the sweep file) gives 18 point files and results.csv / results.json in sweep order, every
-#   point ok with its axis values applied, the CSV's figures those of each point's JSON;
+#   point ok with its axis values applied, the CSV's figures those of each point's JSON (with
+#   the hybrid estimates' half-widths, cycles_half right after cycles);
 #   --jobs 1 and --jobs 2 give the same bytes;
 # - a sweep killed (SIGTERM) after its first point leaves only whole points (no temporary,
 #   no merged results, status 143); --resume runs exactly the missing points, leaves the
@@ -87,9 +88,15 @@ for i, (p, r) in enumerate(zip(res["points"], rows)):
     assert p["result"]["protocol"] == proto[r["config"]] == r["protocol"], p["name"]
     assert p["result"]["consistency"] == model[r["config"]] == r["consistency"], p["name"]
     assert p["result"]["size"] == "tiny", p["name"]
-    for k in ("cycles", "traffic_bytes", "noc_bytes", "dram_bytes", "l2_hit_rate"):
+    for k in ("cycles", "cycles_half", "traffic_bytes", "traffic_half", "noc_bytes",
+              "dram_bytes", "l2_hit_rate", "energy_j", "energy_half_j"):
         assert float(r[k]) == float(p["result"][k]), (p["name"], k)
     assert r["error"] == "", p["name"]
+# hybrid estimates carry their 95% half-width: the column right after the cycles
+head = next(csv.reader(open(d + "/results.csv")))
+assert head[head.index("cycles") + 1] == "cycles_half", head
+assert all(r["mode"] == "hybrid" for r in rows), "not hybrid"
+assert any(float(r["cycles_half"]) > 0 for r in rows), "no half-width above 0"
 PY
 "$BIN" sweep sw/test.sweep -o pool2 -q 2>err
 [ $? -eq 2 ] && grep -q "holds a sweep already" err || fail "a second sweep into pool2: $(cat err)"
