@@ -408,7 +408,14 @@ static int load_replay(const struct opts *o, struct trace **replay)
 	rc = trace_load(o->workload + strlen(TRACE_PREFIX), replay, &err);
 	if (rc)
 		return cli_fail(cli_exit_status(rc), "%s", err.msg);
-	return 0;
+	for (size_t i = 0; i < (*replay)->nev; i++)
+		if ((*replay)->ev[i].kind == TRACE_EV_KERNEL)
+			return 0;
+	/* a trace of copies only would replay as a run of 0 cycles */
+	trace_free(*replay);
+	*replay = NULL;
+	return cli_fail(EXIT_INPUT, "%s: no kernel in the trace (nothing to replay)",
+			o->workload + strlen(TRACE_PREFIX));
 }
 
 /* record: an empty trace to fill (--record), or NULL. *replay: the loaded trace of

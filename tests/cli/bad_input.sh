@@ -200,6 +200,14 @@ bad calibration-not-a-number 3 "nan.cal:3:" "calibration.b_noc is not a number" 
 printf 'C empty\n{}\nP0(int *x)\n{\n}\n\nP1(int *x)\n{\n}\nexists (x=1)\n' >empty.litmus
 bad litmus-no-instruction 3 "empty.litmus:3:" "no thread has an instruction" -- \
 	litmus empty.litmus -c "$GPU" --iterations 2 --json out.json
+: >empty.expect
+printf '# comments only\n\n' >comments.expect
+bad litmus-expect-empty 3 "empty.expect:1:" "no expectation" -- \
+	litmus "$SRC/tests/litmus/CoRR.litmus" -c "$GPU" --iterations 2 --expect empty.expect \
+	--json out.json
+bad litmus-expect-comments 3 "comments.expect:2:" "no expectation" -- \
+	litmus "$SRC/tests/litmus/CoRR.litmus" -c "$GPU" --iterations 2 --expect comments.expect \
+	--json out.json
 printf 'C none\n{}\nexists (x=1)\n' >nothread.litmus
 bad litmus-no-thread 3 "nothread.litmus:3:" "expected a thread" -- \
 	litmus nothread.litmus -c "$GPU" --iterations 2 --json out.json
