@@ -1302,12 +1302,32 @@ static void write_tclease_table(FILE *f, const struct data *d, const bool *sel)
 
 static void mcycles(FILE *f, const struct data *d, int b, const char *config)
 {
-	double v;
+	const struct spt *p = find(d, b, config);
+	double v, h;
 
-	if (value(find(d, b, config), M_CYCLES, &v))
-		fprintf(f, " %.3f |", v / 1e6);
-	else
+	if (value(p, M_CYCLES, &v)) {
+		h = half_width(p, M_CYCLES);
+		fprintf(f, " %.3f", v / 1e6);
+		if (!isnan(h) && h > 0)
+			fprintf(f, " ± %.3f", h / 1e6);
+		fputs(" |", f);
+	} else {
 		fputs(" - |", f);
+	}
+}
+
+/* Our TC/BL with its ± (first order, independent points), as the claims' intervals. */
+static void our_ratio_cell(FILE *f, const struct data *d, int b)
+{
+	const struct spt *pb = find(d, b, "BL"), *pt = find(d, b, "TC-RC");
+	double bl, tc;
+
+	if (!value(pb, M_CYCLES, &bl) || !value(pt, M_CYCLES, &tc) || bl <= 0 || tc <= 0) {
+		fputs(" - |", f);
+		return;
+	}
+	factor_pm(f, tc / bl, sqrt(rel2(pb, M_CYCLES, bl) + rel2(pt, M_CYCLES, tc)));
+	fputs(" |", f);
 }
 
 static void ratio_cell(FILE *f, double a, double b)
@@ -1324,7 +1344,8 @@ static void write_table32(FILE *f, const struct data *d, const bool *sel)
 	      "Ours: BL and TC-RC (TC-Weak under RC; the thesis does not say which TC its table "
 	      "ran). The paper's: on the G-TSC simulator (GPGPU-Sim 3.2.2) and on the TC "
 	      "simulator (GPGPU-Sim + Ruby/GEMS). The input sizes differ (the paper gives none): "
-	      "compare the TC/BL columns.\n\n"
+	      "compare the TC/BL columns. Ours carry the 95% half-width of a hybrid or analytic "
+	      "estimate (± to first order for TC/BL).\n\n"
 	      "| benchmark | BL ours | TC-RC ours | TC/BL ours | BL G-TSC sim | TC G-TSC sim | "
 	      "TC/BL | BL TC sim | TC TC sim | TC/BL |\n"
 	      "|---|---|---|---|---|---|---|---|---|---|\n",
@@ -1332,17 +1353,13 @@ static void write_table32(FILE *f, const struct data *d, const bool *sel)
 	for (int k = 0; k < NBENCH; k++) {
 		const struct table32 *t = &table32[k];
 		int b = bench_index(t->bench);
-		double bl = 0, tc = 0;
 
 		if (!sel[b])
 			continue;
 		fprintf(f, "| %s |", t->bench);
 		mcycles(f, d, b, "BL");
 		mcycles(f, d, b, "TC-RC");
-		if (!value(find(d, b, "BL"), M_CYCLES, &bl) ||
-		    !value(find(d, b, "TC-RC"), M_CYCLES, &tc))
-			bl = tc = 0;
-		ratio_cell(f, bl, tc);
+		our_ratio_cell(f, d, b);
 		fprintf(f, " %.2f | %.2f |", t->bl_gtsc, t->tc_gtsc);
 		ratio_cell(f, t->bl_gtsc, t->tc_gtsc);
 		fprintf(f, " %.2f | %.2f |", t->bl_tc, t->tc_tc);
@@ -1703,13 +1720,95 @@ static bool exists(const char *dir, const char *name)
 	return e;
 }
 
+/*
+ * The options that choose the study's points (size, mode, benchmarks, --set), one line each:
+ * DIR/study.args. A --resume with other values would run other points beside the old ones and
+ * summarize those, so it is refused.
+ */
+static char *study_args(const struct study_opts *o)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "--size %s\n--mode %s\n-w", o->size,
+		o->mode ? o->mode : "(the configuration's)");
+	for (int i = 0, n = 0; i < NBENCH; i++)
+		if (o->sel[i])
+			fprintf(f, "%s%s", n++ ? "," : " ", bench[i]);
+	fputs("\n", f);
+	for (int i = 0; i < o->nsets; i++)
+		fprintf(f, "--set %s\n", o->sets[i]);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* 0 when DIR/study.args is absent or says args; else a usage error naming the first line
+ * that differs. */
+static int check_resume_args(const char *dir, const char *args)
+{
+	char *path = xasprintf("%s/study.args", dir), *old = NULL;
+	size_t cap = 0, n = 0;
+	FILE *f = path ? fopen(path, "r") : NULL;
+	int status = 0;
+
+	if (f) {
+		char buf[4096];
+		size_t r;
+
+		while ((r = fread(buf, 1, sizeof(buf), f)) > 0) {
+			char *q = realloc(old, cap + r + 1);
+
+			if (!q)
+				break;
+			old = q;
+			memcpy(old + n, buf, r);
+			n += r;
+			cap += r;
+			old[n] = 0;
+		}
+		fclose(f);
+		if (old && strcmp(old, args) != 0) {
+			const char *a = old, *b = args;
+			size_t la, lb;
+
+			/* the first differing line of each */
+			while (*a && *b) {
+				la = strcspn(a, "\n");
+				lb = strcspn(b, "\n");
+				if (la != lb || memcmp(a, b, la))
+					break;
+				a += la + (a[la] == '\n');
+				b += lb + (b[lb] == '\n');
+			}
+			a = *a ? a : "no more options";
+			b = *b ? b : "no more options";
+			la = strcspn(a, "\n");
+			lb = strcspn(b, "\n");
+			status =
+			    cli_fail(EXIT_USAGE,
+				     "study: --resume: %s was run with '%.*s', not '%.*s' (give "
+				     "the same --size, --mode, -w and --set)",
+				     dir, (int)la, a, (int)lb, b);
+		}
+	}
+	free(old);
+	free(path);
+	return status;
+}
+
 int cmd_study(int argc, char **argv)
 {
 	struct study_opts o;
 	struct data d = {0}, other = {0};
 	char *text[NSWEEP] = {NULL}, *files[NSWEEP] = {NULL}, *outs[NSWEEP] = {NULL};
 	char *sizeset = NULL, *modeset = NULL, *tmpdir = NULL, *figs = NULL;
-	char *summary = NULL, *mdpath = NULL;
+	char *summary = NULL, *mdpath = NULL, *args = NULL;
 	unsigned nwl[NSWEEP];
 	double t0 = now_seconds();
 	size_t nbad = 0;
@@ -1722,6 +1821,16 @@ int cmd_study(int argc, char **argv)
 		fputs(study_help, stdout);
 		return 0;
 	}
+	args = study_args(&o);
+	if (!args) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (o.resume) {
+		status = check_resume_args(o.output, args);
+		if (status)
+			goto out;
+	}
 	if (!o.resume) {
 		bool held = exists(o.output, "summary.md");
 
@@ -1731,12 +1840,14 @@ int cmd_study(int argc, char **argv)
 			held = m && exists(o.output, m);
 			free(m);
 		}
-		if (held)
-			return cli_fail(
-			    EXIT_USAGE,
-			    "study: %s holds a study already: --resume continues it, or "
-			    "choose another -o",
-			    o.output);
+		if (held) {
+			status =
+			    cli_fail(EXIT_USAGE,
+				     "study: %s holds a study already: --resume continues it, or "
+				     "choose another -o",
+				     o.output);
+			goto out;
+		}
 	}
 	/* The other study is read before anything runs: a bad --against writes nothing. */
 	if (o.against) {
@@ -1749,21 +1860,23 @@ int cmd_study(int argc, char **argv)
 			any |= other.ran[k];
 			free(r);
 		}
-		if (!any)
-			return cli_fail(EXIT_INPUT,
-					"study: --against %s: no study's results there (no "
-					"set1/results.json, set2/results.json, ...)",
-					o.against);
+		if (!any) {
+			status = cli_fail(EXIT_INPUT,
+					  "study: --against %s: no study's results there (no "
+					  "set1/results.json, set2/results.json, ...)",
+					  o.against);
+			goto out;
+		}
 		if (data_load(&other, o.against, false)) {
-			data_free(&other);
-			return cli_fail(EXIT_INTERNAL, "out of memory");
+			status = cli_fail(EXIT_INTERNAL, "out of memory");
+			goto out;
 		}
 		if (!other.n) {
-			data_free(&other);
-			return cli_fail(
-			    EXIT_INPUT,
-			    "study: --against %s: its results hold no point of the study",
-			    o.against);
+			status =
+			    cli_fail(EXIT_INPUT,
+				     "study: --against %s: its results hold no point of the study",
+				     o.against);
+			goto out;
 		}
 	}
 	sizeset = xasprintf("workload.size=%s", o.size);
@@ -1815,6 +1928,17 @@ int cmd_study(int argc, char **argv)
 		status = cli_fail(EXIT_OUTPUT, "study: %s: cannot create the directory: %s",
 				  figs ? figs : o.output, strerror(errno));
 		goto out;
+	}
+	{
+		char *ap = xasprintf("%s/study.args", o.output);
+
+		if (!ap || cli_write_atomic(ap, args, strlen(args))) {
+			status = cli_fail(EXIT_OUTPUT, "study: %s: cannot write: %s",
+					  ap ? ap : o.output, strerror(errno));
+			free(ap);
+			goto out;
+		}
+		free(ap);
 	}
 	for (int k = 0; k < NSWEEP; k++) {
 		int rc;
@@ -1900,5 +2024,6 @@ out:
 	free(figs);
 	free(summary);
 	free(mdpath);
+	free(args);
 	return status;
 }

@@ -11,7 +11,8 @@
 #   its G-TSC-RC overhead over W/L1 on hs, a point's cycles +- half-width, the renewals and
 #   resets of each lease and a TC lease ratio equal the values recomputed from the JSON;
 # - --mode detailed runs every point in detailed mode (intervals +-0), and --against the
-#   hybrid study sets every point beside the hybrid's with the recomputed error;
+#   hybrid study sets every point beside the hybrid's with the recomputed error; a --resume
+#   with another --mode is refused;
 # - the figures exist (.dat and .gp; .svg and .png when gnuplot is installed);
 # - --resume on the finished study runs no point, leaves the point files untouched and
 #   rewrites the same summary.md; without --resume the directory is refused;
@@ -50,10 +51,18 @@ grep -q '^| C3-4 | G-TSC-SC vs TC-SC (TC-Strong, the thesis. TC-SC): performance
 	fail "summary.md: the TC-SC claim row does not name TC-Strong"
 grep -q '^| C3-4 | G-TSC-SC vs TC-W-SC (TC-Weak; the other SC baseline): performance |' $M ||
 	fail "summary.md: no TC-W-SC claim row"
-grep -q '^| bfs | [0-9.]* | [0-9.]* | [0-9.]* | 0.79 | 2.32 | 2.94 | 1.95 | 1.87 | 0.96 |$' $M ||
+pm='( ± [0-9.]*)?'
+grep -Eq "^\| bfs \| [0-9.]*$pm \| [0-9.]*$pm \| [0-9.]*$pm \| 0.79 \| 2.32 \| 2.94 \| 1.95 \| 1.87 \| 0.96 \|\$" $M ||
 	fail "summary.md: Table 3.2 row of bfs: $(grep '^| bfs | 0' $M)"
-grep -q '^| hs | [0-9.]* | [0-9.]* | [0-9.]* | 0.22 | 0.23 | 1.05 | 0.22 | 0.23 | 1.05 |$' $M ||
+grep -Eq "^\| hs \| [0-9.]*$pm \| [0-9.]*$pm \| [0-9.]*$pm \| 0.22 \| 0.23 \| 1.05 \| 0.22 \| 0.23 \| 1.05 \|\$" $M ||
 	fail "summary.md: Table 3.2 row of hs"
+# its BL cell: cycles and half-width in millions
+want=$(python3 -c "
+import json
+r = {x['axes']['config']: x['result'] for x in json.load(open('S/set1/results.json'))['points']}['BL']
+print('%.3f' % (r['cycles'] / 1e6) + (' ± %.3f' % (r['cycles_half'] / 1e6) if r['cycles_half'] > 0 else ''))")
+got=$(grep '^| bfs | 0' $M | cut -d'|' -f3 | sed 's/^ //; s/ $//')
+[ "$got" = "$want" ] || fail "Table 3.2, bfs BL: summary '$got', results.json '$want'"
 grep -q '^| bh |\|^| km |' $M && fail "summary.md: a row of a benchmark not run"
 for l in 1 2 5 8 10 12 16 20 100 1000; do
 	grep -q "^| $l | [0-9]" $M || fail "summary.md: no lease $l row"
@@ -218,6 +227,15 @@ PY
 grep -q '^| C3-4 | G-TSC-RC vs TC-RC (TC-Weak): performance | +38% | [-+0-9.]*% ([0-9.]*x) | ±0 |' \
 	D/summary.md || fail "detailed study: the C3-4 interval is not ±0"
 grep -q ':err' D/figs/fig12-performance.dat && fail "detailed study: error bars in fig12"
+# --resume with other options would run other points: refused, nothing touched
+cp D/summary.md dsummary.first
+"$BIN" study gtsc --size tiny -w hs,bfs --resume -o D >dr.out 2>dr.err
+st=$?
+[ $st -eq 2 ] && [ "$(wc -l <dr.err)" -eq 1 ] && [ ! -s dr.out ] &&
+	grep -q "^cohscope: study: --resume: D was run with '--mode detailed', not '--mode (the configuration's)'" dr.err ||
+	fail "--resume without --mode on a detailed study: status $st, $(cat dr.err)"
+cmp -s D/summary.md dsummary.first || fail "a refused --resume changed summary.md"
+[ "$(ls D/set1/points | wc -l)" -eq 6 ] || fail "a refused --resume ran points"
 
 # ---- errors -----------------------------------------------------------------------------------
 
