@@ -7,7 +7,8 @@
 # - local pool: a sweep of 3 workloads x 3 named configurations x 2 leases (base relative to
 #   the sweep file) gives 18 point files and results.csv / results.json in sweep order, every
 #   point ok with its axis values applied, the CSV's figures those of each point's JSON (with
-#   the hybrid estimates' half-widths, cycles_half right after cycles);
+#   the hybrid estimates' half-widths, cycles_half right after cycles), and each progress
+#   line ends with the point's cycles ± half-width;
 #   --jobs 1 and --jobs 2 give the same bytes;
 # - a sweep killed (SIGTERM) after its first point leaves only whole points (no temporary,
 #   no merged results, status 143); --resume runs exactly the missing points, leaves the
@@ -97,6 +98,21 @@ head = next(csv.reader(open(d + "/results.csv")))
 assert head[head.index("cycles") + 1] == "cycles_half", head
 assert all(r["mode"] == "hybrid" for r in rows), "not hybrid"
 assert any(float(r["cycles_half"]) > 0 for r in rows), "no half-width above 0"
+PY
+# each progress line ends with the point's cycles ± the hybrid estimate's half-width
+python3 - pool2 pool2.out <<'PY' || fail "pool: progress lines' cycles differ from the points"
+import json, re, sys
+res = {p["name"]: p["result"] for p in json.load(open(sys.argv[1] + "/results.json"))["points"]}
+n = 0
+for line in open(sys.argv[2]):
+    m = re.match(r"\[ *\d+/18\] ok +[\d.]+ s  (\S+): (\d+) ± (\d+) cycles$", line)
+    if not line.startswith("["):
+        continue
+    assert m, line
+    r = res[m.group(1)]
+    assert int(m.group(2)) == r["cycles"] and int(m.group(3)) == round(r["cycles_half"]), line
+    n += 1
+assert n == 18, n
 PY
 "$BIN" sweep sw/test.sweep -o pool2 -q 2>err
 [ $? -eq 2 ] && grep -q "holds a sweep already" err || fail "a second sweep into pool2: $(cat err)"
