@@ -30,6 +30,7 @@ static const char *const pnames[CALM_PARAMS] = {"a", "b_noc", "b_l2", "b_dram", 
 int cal_file_load(const char *path, struct cal_file *out, struct cs_err *err)
 {
 	config_t cf;
+	config_setting_t *grp;
 	const char *str;
 	int rc = 0;
 
@@ -43,19 +44,33 @@ int cal_file_load(const char *path, struct cal_file *out, struct cs_err *err)
 					config_error_text(&cf));
 		goto out;
 	}
+	grp = config_lookup(&cf, "calibration");
+	if (!grp || !config_setting_is_group(grp) || !config_setting_length(grp)) {
+		/* an empty file or group: say so rather than name the first parameter */
+		rc =
+		    cs_err_set_at(err, -CS_ECONFIG, path, grp ? config_setting_source_line(grp) : 1,
+				  "%s (expected calibration = { a = ...; b_noc = ...; ... }, as "
+				  "cohscope calibrate writes)",
+				  !grp ? "no calibration group: not a calibration file"
+				  : config_setting_is_group(grp) ? "the calibration group is empty"
+								 : "calibration is not a group");
+		goto out;
+	}
 	for (unsigned i = 0; i < CALM_PARAMS; i++) {
-		char key[64];
-		double v;
+		config_setting_t *st = config_setting_get_member(grp, pnames[i]);
+		int type = st ? config_setting_type(st) : CONFIG_TYPE_NONE;
 
-		snprintf(key, sizeof(key), "calibration.%s", pnames[i]);
-		if (!config_lookup_float(&cf, key, &v)) {
-			config_setting_t *st = config_lookup(&cf, "calibration");
-
-			rc = cs_err_set(err, -CS_ECONFIG, "%s:%d: calibration.%s is missing", path,
-					st ? (int)config_setting_source_line(st) : 1, pnames[i]);
+		if (type != CONFIG_TYPE_FLOAT && type != CONFIG_TYPE_INT &&
+		    type != CONFIG_TYPE_INT64) {
+			rc = cs_err_set_at(
+			    err, -CS_ECONFIG, path, config_setting_source_line(st ? st : grp),
+			    "calibration.%s is %s", pnames[i], st ? "not a number" : "missing");
 			goto out;
 		}
-		out->p[i] = v;
+		out->p[i] = config_setting_get_float(st);
+		if (type != CONFIG_TYPE_FLOAT)
+			out->p[i] = type == CONFIG_TYPE_INT ? config_setting_get_int(st)
+							    : (double)config_setting_get_int64(st);
 	}
 	if (config_lookup_string(&cf, "calibration.train", &str))
 		snprintf(out->train, sizeof(out->train), "%s", str);

@@ -95,8 +95,9 @@ static const char suite_help[] =
     "                      [-o FILE.json] [-q]\n"
     "\n"
     "Runs the G-TSC benchmark suite (set 1: bh cc dlb vpr stn bfs, needs coherence; set 2: ge\n"
-    "hs km bp sgm ccp) one benchmark after another on CONFIG and prints a table: cycles, L1\n"
-    "and L2 hit rates, NoC and DRAM traffic, host time and whether the output verified. A\n"
+    "hs km bp sgm ccp) one benchmark after another on CONFIG and prints a table: cycles\n"
+    "(+-95%: the hybrid estimate's half-width; - in detailed mode), L1 and L2 hit rates,\n"
+    "NoC and DRAM traffic, host time and whether the output verified. A\n"
     "benchmark that fails is reported in its row and the others still run (exit status 1).\n"
     "\n"
     "  -c, --config FILE      libconfig GPU configuration (cohscope list configs)\n"
@@ -312,6 +313,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 			o->config = optarg;
 			break;
 		case 'w':
+			/* "" would silently mean the configuration's workload (run) or none (suite) */
+			if (!optarg[0])
+				return cli_fail(EXIT_USAGE, "%s: -w: an empty workload list", cmd);
 			o->workload = optarg;
 			break;
 		case 'o':
@@ -404,7 +408,14 @@ static int load_replay(const struct opts *o, struct trace **replay)
 	rc = trace_load(o->workload + strlen(TRACE_PREFIX), replay, &err);
 	if (rc)
 		return cli_fail(cli_exit_status(rc), "%s", err.msg);
-	return 0;
+	for (size_t i = 0; i < (*replay)->nev; i++)
+		if ((*replay)->ev[i].kind == TRACE_EV_KERNEL)
+			return 0;
+	/* a trace of copies only would replay as a run of 0 cycles */
+	trace_free(*replay);
+	*replay = NULL;
+	return cli_fail(EXIT_INPUT, "%s: no kernel in the trace (nothing to replay)",
+			o->workload + strlen(TRACE_PREFIX));
 }
 
 /* record: an empty trace to fill (--record), or NULL. *replay: the loaded trace of
@@ -696,15 +707,21 @@ static double json_num(json_t *o, const char *key)
 static void suite_row(FILE *f, const struct cs_workload *w, json_t *r, double secs,
 		      const char *error)
 {
-	double l1 = json_num(r, "l1_load_hit_rate");
-	char l1s[16];
+	double l1 = json_num(r, "l1_load_hit_rate"), half = json_num(r, "cycles_half");
+	const char *mode = json_string_value(json_object_get(r, "mode"));
+	char l1s[16], halfs[24];
 
 	if (l1 < 0)
 		snprintf(l1s, sizeof(l1s), "-");
 	else
 		snprintf(l1s, sizeof(l1s), "%.1f%%", 100 * l1);
-	fprintf(f, "  %-5s %3u %11.0f %7s %6.1f%% %10.2f %10.2f %8.2f  %s\n", w->name, w->suite_set,
-		json_num(r, "cycles"), l1s, 100 * json_num(r, "l2_hit_rate"),
+	/* the estimate's 95% half-width (docs/hybrid.md); detailed cycles are exact: "-" */
+	if (half < 0 || !mode || strcmp(mode, "detailed") == 0)
+		snprintf(halfs, sizeof(halfs), "-");
+	else
+		snprintf(halfs, sizeof(halfs), "%.0f", half);
+	fprintf(f, "  %-5s %3u %11.0f %9s %7s %6.1f%% %10.2f %10.2f %8.2f  %s\n", w->name,
+		w->suite_set, json_num(r, "cycles"), halfs, l1s, 100 * json_num(r, "l2_hit_rate"),
 		json_num(r, "noc_bytes") / 1e6, json_num(r, "dram_bytes") / 1e6, secs,
 		error ? error : "verified");
 }
@@ -777,8 +794,8 @@ static int cmd_suite(int argc, char **argv)
 	if (status)
 		goto out;
 	if (!o.quiet)
-		printf("  bench set      cycles  L1 hit L2 hit     NoC MB    DRAM MB   host s  "
-		       "check\n");
+		printf("  bench set      cycles     +-95%%  L1 hit L2 hit     NoC MB    DRAM MB   "
+		       "host s  check\n");
 	for (unsigned i = 0; i < n; i++) {
 		char error[600];
 		double secs;

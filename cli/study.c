@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stdarg.h>
@@ -43,21 +44,24 @@
 const char study_help[] =
     "usage: cohscope study gtsc [-o DIR] [--jobs N] [--size tiny|small|default]\n"
     "                           [--mode detailed|hybrid|analytic] [--resume] [-w BENCH,...]\n"
-    "                           [--set SECTION.KEY=VALUE]... [-q]\n"
+    "                           [--against DIR2] [--set SECTION.KEY=VALUE]... [-q]\n"
     "\n"
     "Run the G-TSC study (thesis ch. 3): the 12 benchmarks under BL (no L1), W/L1 (non-coherent,\n"
-    "set 2 only), TC-RC, TC-SC, G-TSC-RC and G-TSC-SC, and G-TSC-RC with leases 8-20, through\n"
-    "`cohscope sweep` (configs/studies/gtsc-*.sweep); draw Figs. 12-17 and 19 with `cohscope\n"
-    "plot`; write DIR/summary.md: the paper's claims beside ours, Table 3.2, every point's\n"
-    "cycles. docs/study.md.\n"
+    "set 2 only), TC-RC, TC-SC (TC-Strong), TC-W-SC (TC-Weak under SC), G-TSC-RC and G-TSC-SC;\n"
+    "G-TSC-RC with leases 1-1000; set 1 under the TC configurations with tc.lease 200-3200;\n"
+    "through `cohscope sweep` (configs/studies/gtsc-*.sweep); draw Figs. 12-17 and 19 with\n"
+    "`cohscope plot`; write DIR/summary.md: the paper's claims beside ours with 95% intervals,\n"
+    "Table 3.2, the lease tables, every point's cycles. docs/study.md.\n"
     "\n"
     "  -o, --output DIR  the study's directory (default: study-gtsc): DIR/set1, DIR/set2,\n"
-    "                    DIR/lease (the sweeps), DIR/figs, DIR/summary.md\n"
+    "                    DIR/lease, DIR/tclease (the sweeps), DIR/figs, DIR/summary.md\n"
     "  -j, --jobs N      points run at once (default: the number of CPUs)\n"
     "      --size SIZE   workload.size of every point (default: default)\n"
     "      --mode MODE   system.mode of every point (default: the configuration's, hybrid)\n"
     "      --resume      continue a study in DIR (finished points are kept)\n"
     "  -w BENCH,...      only these benchmarks (default: all 12)\n"
+    "      --against DIR2  another study (e.g. the hybrid run beside a detailed one): the\n"
+    "                    summary sets each point's cycles beside DIR2's, with the error\n"
     "      --set K=V     an override for every point (as in cohscope run)\n"
     "  -q, --quiet       print no progress and no summary\n"
     "\n"
@@ -72,20 +76,24 @@ const char study_help[] =
 static const char *const bench[NBENCH] = {"bh", "cc", "dlb", "vpr", "stn", "bfs",
 					  "ge", "hs", "km",  "bp",  "sgm", "ccp"};
 
-#define NCONFIG 6
-static const char *const configs[NCONFIG] = {"BL",    "W/L1",	  "TC-RC",
-					     "TC-SC", "G-TSC-RC", "G-TSC-SC"};
+/* TC-SC is the thesis' (TC-Strong under SC); TC-W-SC (TC-Weak under SC) the other SC baseline */
+#define NCONFIG 7
+static const char *const configs[NCONFIG] = {"BL",	"W/L1",	    "TC-RC",   "TC-SC",
+					     "TC-W-SC", "G-TSC-RC", "G-TSC-SC"};
 
-enum { SW_SET1, SW_SET2, SW_LEASE, NSWEEP };
+enum { SW_SET1, SW_SET2, SW_LEASE, SW_TCLEASE, NSWEEP };
 
 static const struct study_sweep {
 	const char *name, *file;
 	int set; /* 1, 2; 0: all */
 	const char *what;
 } sweeps[NSWEEP] = {
-    {"set1", "gtsc-set1.sweep", 1, "x BL, TC-RC, TC-SC, G-TSC-RC, G-TSC-SC"},
-    {"set2", "gtsc-set2.sweep", 2, "x BL, W/L1, TC-RC, TC-SC, G-TSC-RC, G-TSC-SC"},
-    {"lease", "gtsc-lease.sweep", 0, "x G-TSC-RC with gtsc.lease = 8, 10, 12, 16, 20"},
+    {"set1", "gtsc-set1.sweep", 1, "x BL, TC-RC, TC-SC, TC-W-SC, G-TSC-RC, G-TSC-SC"},
+    {"set2", "gtsc-set2.sweep", 2, "x BL, W/L1, TC-RC, TC-SC, TC-W-SC, G-TSC-RC, G-TSC-SC"},
+    {"lease", "gtsc-lease.sweep", 0,
+     "x G-TSC-RC with gtsc.lease = 1, 2, 5, 8, 10, 12, 16, 20, 100, 1000"},
+    {"tclease", "gtsc-tclease.sweep", 1,
+     "x TC-RC, TC-SC, TC-W-SC with tc.lease = 200, 400, 800, 1600, 3200"},
 };
 
 enum metric { M_CYCLES, M_STALLS, M_TRAFFIC, M_ENERGY, M_L1E, M_L2E, M_NOCE, M_EXPIRY };
@@ -128,47 +136,51 @@ static const struct claim {
 	enum bset set;
 	const char *list; /* B_LIST: the benchmarks, space separated */
 } claims[] = {
-    {"C3-4", "G-TSC-RC vs TC-RC: performance", "+38%", "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-RC",
-     "TC-RC", B_SET1, NULL},
-    {"C3-4", "G-TSC-SC vs TC-SC: performance", "+84%", "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-SC",
-     "TC-SC", B_SET1, NULL},
-    {"C3-5", "G-TSC-SC vs TC-RC: performance", "+26%", "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-SC",
-     "TC-RC", B_SET1, NULL},
+    {"C3-4", "G-TSC-RC vs TC-RC (TC-Weak): performance", "+38%", "Fig. 3.12", K_SPEEDUP, M_CYCLES,
+     "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-4", "G-TSC-SC vs TC-SC (TC-Strong, the thesis' TC-SC): performance", "+84%", "Fig. 3.12",
+     K_SPEEDUP, M_CYCLES, "G-TSC-SC", "TC-SC", B_SET1, NULL},
+    {"C3-4", "G-TSC-SC vs TC-W-SC (TC-Weak; the other SC baseline): performance", "(+84% vs TC-SC)",
+     "Fig. 3.12", K_SPEEDUP, M_CYCLES, "G-TSC-SC", "TC-W-SC", B_SET1, NULL},
+    {"C3-5", "G-TSC-SC vs TC-RC (TC-Weak): performance", "+26%", "Fig. 3.12", K_SPEEDUP, M_CYCLES,
+     "G-TSC-SC", "TC-RC", B_SET1, NULL},
     {"C3-2", "G-TSC-RC vs G-TSC-SC: performance", "+12%", "Fig. 3.12", K_SPEEDUP, M_CYCLES,
      "G-TSC-RC", "G-TSC-SC", B_SET1, NULL},
     {"C3-2", "G-TSC-RC vs G-TSC-SC: performance", "+9%", "Fig. 3.12", K_SPEEDUP, M_CYCLES,
      "G-TSC-RC", "G-TSC-SC", B_ALL, NULL},
     {"C3-3", "CC: G-TSC-SC vs G-TSC-RC: performance", "> 0 (SC beats RC on CC)", "§3.8", K_SPEEDUP,
      M_CYCLES, "G-TSC-SC", "G-TSC-RC", B_LIST, "cc"},
-    {"C3-6", "TC-RC vs G-TSC-RC: memory stall cycles", "+45%", "Fig. 3.13", K_RATIO, M_STALLS,
-     "TC-RC", "G-TSC-RC", B_SET1, NULL},
-    {"C3-6", "TC-RC vs G-TSC-RC: memory stall cycles", "> +40% (>1.4x)", "Fig. 3.13", K_RATIO,
-     M_STALLS, "TC-RC", "G-TSC-RC", B_SET2, NULL},
+    {"C3-6", "TC-RC (TC-Weak) vs G-TSC-RC: memory stall cycles", "+45%", "Fig. 3.13", K_RATIO,
+     M_STALLS, "TC-RC", "G-TSC-RC", B_SET1, NULL},
+    {"C3-6", "TC-RC (TC-Weak) vs G-TSC-RC: memory stall cycles", "> +40% (>1.4x)", "Fig. 3.13",
+     K_RATIO, M_STALLS, "TC-RC", "G-TSC-RC", B_SET2, NULL},
     {"C3-7", "G-TSC-RC vs W/L1: execution time (overhead)", "+11%", "Fig. 3.12", K_RATIO, M_CYCLES,
      "G-TSC-RC", "W/L1", B_SET2, NULL},
     {"C3-7", "G-TSC-RC vs W/L1: execution time (overhead)", "~0", "Fig. 3.12", K_RATIO, M_CYCLES,
      "G-TSC-RC", "W/L1", B_LIST, "ge hs sgm ccp"},
-    {"C3-9", "G-TSC-RC vs TC-RC: NoC traffic", "-20%", "Fig. 3.15", K_RATIO, M_TRAFFIC, "G-TSC-RC",
+    {"C3-9", "G-TSC-RC vs TC-RC (TC-Weak): NoC traffic", "-20%", "Fig. 3.15", K_RATIO, M_TRAFFIC,
+     "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-9", "G-TSC-SC vs TC-SC (TC-Strong, the thesis' TC-SC): NoC traffic", "-15.7%", "Fig. 3.15",
+     K_RATIO, M_TRAFFIC, "G-TSC-SC", "TC-SC", B_SET1, NULL},
+    {"C3-9", "G-TSC-SC vs TC-W-SC (TC-Weak; the other SC baseline): NoC traffic",
+     "(-15.7% vs TC-SC)", "Fig. 3.15", K_RATIO, M_TRAFFIC, "G-TSC-SC", "TC-W-SC", B_SET1, NULL},
+    {"C3-11", "G-TSC-RC vs TC-RC (TC-Weak): energy", "-11% (also \"9% over TC\")", "Fig. 3.17",
+     K_RATIO, M_ENERGY, "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-12", "G-TSC-RC vs TC-RC (TC-Weak): L2 energy", "-1%", "§3.8", K_RATIO, M_L2E, "G-TSC-RC",
      "TC-RC", B_SET1, NULL},
-    {"C3-9", "G-TSC-SC vs TC-SC: NoC traffic", "-15.7%", "Fig. 3.15", K_RATIO, M_TRAFFIC,
-     "G-TSC-SC", "TC-SC", B_SET1, NULL},
-    {"C3-11", "G-TSC-RC vs TC-RC: energy", "-11% (also \"9% over TC\")", "Fig. 3.17", K_RATIO,
-     M_ENERGY, "G-TSC-RC", "TC-RC", B_SET1, NULL},
-    {"C3-12", "G-TSC-RC vs TC-RC: L2 energy", "-1%", "§3.8", K_RATIO, M_L2E, "G-TSC-RC", "TC-RC",
-     B_SET1, NULL},
-    {"C3-12", "G-TSC-RC vs TC-RC: NoC energy", "-3%", "§3.8", K_RATIO, M_NOCE, "G-TSC-RC", "TC-RC",
-     B_SET1, NULL},
-    {"C3-13", "G-TSC-RC vs TC-RC: L1 energy", "> 0 (TC slightly lower)", "Fig. 3.18", K_RATIO,
-     M_L1E, "G-TSC-RC", "TC-RC", B_SET1, NULL},
+    {"C3-12", "G-TSC-RC vs TC-RC (TC-Weak): NoC energy", "-3%", "§3.8", K_RATIO, M_NOCE, "G-TSC-RC",
+     "TC-RC", B_SET1, NULL},
+    {"C3-13", "G-TSC-RC vs TC-RC (TC-Weak): L1 energy", "> 0 (TC slightly lower)", "Fig. 3.18",
+     K_RATIO, M_L1E, "G-TSC-RC", "TC-RC", B_SET1, NULL},
     {"C3-8", "G-TSC-RC, lease 8-20: spread of performance", "~0 (flat)", "Fig. 3.14", K_LEASE,
      M_CYCLES, NULL, NULL, B_ALL, NULL},
     {"C3-10", "G-TSC-RC, lease 8-20: spread of NoC traffic", "~0 (flat)", "Fig. 3.16", K_LEASE,
      M_TRAFFIC, NULL, NULL, B_ALL, NULL},
     {"C3-14", "G-TSC-RC, lease 8-20: spread of energy", "~0 (negligible)", "Fig. 3.19", K_LEASE,
      M_ENERGY, NULL, NULL, B_ALL, NULL},
-    {"C3-15", "G-TSC-RC vs TC-RC: lease-expiry misses", "-48%", "§3.8", K_RATIO, M_EXPIRY,
+    {"C3-15", "G-TSC-RC vs TC-RC (TC-Weak): lease-expiry misses", "-48%", "§3.8", K_RATIO, M_EXPIRY,
      "G-TSC-RC", "TC-RC", B_SET1, NULL},
-    {"C3-15", "G-TSC-RC vs TC-RC: lease-expiry misses", "-48%", "§3.8", K_RATIO, M_EXPIRY,
+    {"C3-15", "G-TSC-RC vs TC-RC (TC-Weak): lease-expiry misses", "-48%", "§3.8", K_RATIO, M_EXPIRY,
      "G-TSC-RC", "TC-RC", B_ALL, NULL},
 };
 
@@ -186,7 +198,11 @@ static const struct table32 {
     {"bp", 0.84, 0.69, 1.61, 0.58},	 {"sgm", 6.08, 6.14, 5.74, 5.91},
 };
 
-#define BASE_LEASE 10 /* the default gtsc.lease: the lease figures' baseline */
+#define BASE_LEASE     10 /* the default gtsc.lease: the lease figures' baseline */
+/* The thesis' lease range (Figs. 3.14, 3.16, 3.19: flat for 8-20): the lease claims' span. */
+#define CLAIM_LEASE_LO 8
+#define CLAIM_LEASE_HI 20
+#define MAX_LEASES     16
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
@@ -245,7 +261,7 @@ static int bench_index(const char *name)
 /* ---- options ------------------------------------------------------------------------------- */
 
 struct study_opts {
-	const char *name, *output, *jobs, *size, *mode;
+	const char *name, *output, *jobs, *size, *mode, *against;
 	const char *sets[STUDY_MAX_SETS];
 	int nsets;
 	bool sel[NBENCH]; /* -w */
@@ -291,13 +307,14 @@ static int parse_workloads(const char *list, bool *sel)
 
 static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 {
-	enum { OPT_RESUME = 256, OPT_SET, OPT_SIZE, OPT_MODE };
+	enum { OPT_RESUME = 256, OPT_SET, OPT_SIZE, OPT_MODE, OPT_AGAINST };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"size", required_argument, NULL, OPT_SIZE},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"resume", no_argument, NULL, OPT_RESUME},
+	    {"against", required_argument, NULL, OPT_AGAINST},
 	    {"workloads", required_argument, NULL, 'w'},
 	    {"set", required_argument, NULL, OPT_SET},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -350,6 +367,12 @@ static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 		case OPT_RESUME:
 			o->resume = true;
 			break;
+		case OPT_AGAINST:
+			if (!optarg[0])
+				return cli_fail(EXIT_USAGE,
+						"study: --against: an empty directory name");
+			o->against = optarg;
+			break;
 		case 'w':
 			wl = optarg;
 			break;
@@ -364,7 +387,7 @@ static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 				    "study: --set %s: use --size or --mode for this key", optarg);
 			if (!strncmp(optarg, "coherence.protocol=", 19) ||
 			    !strncmp(optarg, "core.consistency=", 17) ||
-			    !strncmp(optarg, "gtsc.lease=", 11))
+			    !strncmp(optarg, "gtsc.lease=", 11) || !strncmp(optarg, "tc.lease=", 9))
 				return cli_fail(
 				    EXIT_USAGE,
 				    "study: --set %s: the study's configurations set this "
@@ -582,10 +605,12 @@ static int check_sweep(const struct study_opts *o, const char *file, char **size
 
 struct spt {
 	int sweep, bench;
-	const char *config; /* set 1, set 2 */
-	long long lease;    /* the lease sweep */
+	const char *config;    /* set 1, set 2, the TC lease sweep */
+	const char *name, *id; /* the sweep's point */
+	long long lease;       /* gtsc.lease (the lease sweep), tc.lease (the TC lease sweep) */
 	const char *status, *error;
 	json_t *res;
+	double renewals, resets; /* the lease sweep: the L2 banks' counters; -1 when unknown */
 };
 
 struct data {
@@ -593,8 +618,8 @@ struct data {
 	bool ran[NSWEEP], loaded[NSWEEP];
 	struct spt *p;
 	size_t n;
-	long long leases[16];
-	int nleases, base_lease; /* index into leases */
+	long long leases[MAX_LEASES], tcleases[MAX_LEASES];
+	int nleases, ntcleases, base_lease; /* base_lease: index into leases */
 };
 
 static void data_free(struct data *d)
@@ -604,7 +629,70 @@ static void data_free(struct data *d)
 	free(d->p);
 }
 
-static int data_load(struct data *d, const char *dir)
+/* An axis value (the sweep writes it as a string) as an integer. */
+static bool axis_int(json_t *v, long long *out)
+{
+	char *end;
+
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return true;
+	}
+	if (!json_is_string(v))
+		return false;
+	*out = strtoll(json_string_value(v), &end, 10);
+	return end != json_string_value(v) && !*end;
+}
+
+static void add_distinct(long long *v, int *n, long long x)
+{
+	for (int l = 0; l < *n; l++)
+		if (v[l] == x)
+			return;
+	if (*n < MAX_LEASES)
+		v[(*n)++] = x;
+}
+
+/*
+ * G-TSC's lease renewals and timestamp resets of a lease-sweep point, from the statistics its
+ * points/ID.json holds (they are not in the result): gpu.l2.bankN.gtsc.renewals and .ts_resets
+ * summed over the banks (each bank renews and resets its own lines).
+ */
+static void point_counters(const char *dir, struct spt *p)
+{
+	char *path =
+	    p->id ? xasprintf("%s/%s/points/%s.json", dir, sweeps[p->sweep].name, p->id) : NULL;
+	json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *stats = json_object_get(root, "stats"), *v;
+	const char *key;
+	unsigned seen = 0;
+
+	/* the stats are flat: "gpu.l2.bank0.gtsc.renewals" */
+	p->renewals = p->resets = 0;
+	json_object_foreach(stats, key, v)
+	{
+		const char *tail =
+		    strncmp(key, "gpu.l2.bank", 11) == 0 ? strstr(key, ".gtsc.") : NULL;
+
+		if (!tail || !json_is_number(v))
+			continue;
+		if (strcmp(tail, ".gtsc.renewals") == 0) {
+			p->renewals += json_number_value(v);
+			seen |= 1;
+		} else if (strcmp(tail, ".gtsc.ts_resets") == 0) {
+			p->resets += json_number_value(v);
+			seen |= 2;
+		}
+	}
+	if (seen != 3)
+		p->renewals = p->resets = -1;
+	json_decref(root);
+	free(path);
+}
+
+/* The points of the sweeps of dir that d->ran names; counters: read the lease sweep's
+ * renewals and resets from its point files too. */
+static int data_load(struct data *d, const char *dir, bool counters)
 {
 	size_t cap = 0;
 
@@ -639,41 +727,35 @@ static int data_load(struct data *d, const char *dir)
 			struct spt *p = &d->p[d->n];
 			json_t *axes = json_object_get(e, "axes");
 			const char *wl = json_string_value(json_object_get(e, "workload"));
-			json_t *lease = json_object_get(axes, "gtsc.lease");
 
 			memset(p, 0, sizeof(*p));
 			p->sweep = k;
 			p->bench = wl ? bench_index(wl) : -1;
 			p->config = json_string_value(json_object_get(axes, "config"));
+			p->name = json_string_value(json_object_get(e, "name"));
+			p->id = json_string_value(json_object_get(e, "id"));
 			p->status = json_string_value(json_object_get(e, "status"));
 			p->error = json_string_value(json_object_get(e, "error"));
 			p->res = json_object_get(e, "result");
+			p->renewals = p->resets = -1;
 			if (!p->status)
 				p->status = "missing";
+			if (p->bench < 0 || !p->name)
+				continue;
 			if (k == SW_LEASE) {
-				int l;
-
-				char *end;
-
-				if (json_is_integer(lease)) {
-					p->lease = json_integer_value(lease);
-				} else if (json_is_string(lease)) {
-					p->lease = strtoll(json_string_value(lease), &end, 10);
-					if (end == json_string_value(lease) || *end)
-						continue;
-				} else {
+				if (!axis_int(json_object_get(axes, "gtsc.lease"), &p->lease))
 					continue;
-				}
-				for (l = 0; l < d->nleases; l++)
-					if (d->leases[l] == p->lease)
-						break;
-				if (l == d->nleases && d->nleases < 16)
-					d->leases[d->nleases++] = p->lease;
+				add_distinct(d->leases, &d->nleases, p->lease);
+				if (counters && strcmp(p->status, "ok") == 0)
+					point_counters(dir, p);
+			} else if (k == SW_TCLEASE) {
+				if (!p->config ||
+				    !axis_int(json_object_get(axes, "tc.lease"), &p->lease))
+					continue;
+				add_distinct(d->tcleases, &d->ntcleases, p->lease);
 			} else if (!p->config) {
 				continue;
 			}
-			if (p->bench < 0)
-				continue;
 			d->n++;
 		}
 	}
@@ -685,10 +767,11 @@ static int data_load(struct data *d, const char *dir)
 	return 0;
 }
 
+/* A point of set 1 or set 2 under config. */
 static const struct spt *find(const struct data *d, int b, const char *config)
 {
 	for (size_t i = 0; i < d->n; i++)
-		if (d->p[i].bench == b && d->p[i].sweep != SW_LEASE &&
+		if (d->p[i].bench == b && (d->p[i].sweep == SW_SET1 || d->p[i].sweep == SW_SET2) &&
 		    strcmp(d->p[i].config, config) == 0)
 			return &d->p[i];
 	return NULL;
@@ -698,6 +781,24 @@ static const struct spt *find_lease(const struct data *d, int b, long long lease
 {
 	for (size_t i = 0; i < d->n; i++)
 		if (d->p[i].bench == b && d->p[i].sweep == SW_LEASE && d->p[i].lease == lease)
+			return &d->p[i];
+	return NULL;
+}
+
+static const struct spt *find_tc(const struct data *d, int b, const char *config, long long lease)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->p[i].bench == b && d->p[i].sweep == SW_TCLEASE && d->p[i].lease == lease &&
+		    strcmp(d->p[i].config, config) == 0)
+			return &d->p[i];
+	return NULL;
+}
+
+/* The point of sweep k named name (another study's). */
+static const struct spt *find_named(const struct data *d, int k, const char *name)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (d->p[i].sweep == k && strcmp(d->p[i].name, name) == 0)
 			return &d->p[i];
 	return NULL;
 }
@@ -754,6 +855,41 @@ static bool value(const struct spt *p, enum metric m, double *v)
 	return false;
 }
 
+/*
+ * The 95% half-width of an ok point's metric (docs/hybrid.md): 0 in detailed mode (every
+ * value is counted, not estimated); in hybrid and analytic mode the result's cycles_half,
+ * traffic_half, energy_half_j, and NAN for a metric the result gives no half-width for.
+ */
+static double half_width(const struct spt *p, enum metric m)
+{
+	const char *mode = json_string_value(json_object_get(p->res, "mode"));
+	double h;
+
+	if (mode && strcmp(mode, "detailed") == 0)
+		return 0;
+	switch (m) {
+	case M_CYCLES:
+		return num_at(p->res, "cycles_half", NULL, NULL, &h) ? h : NAN;
+	case M_TRAFFIC:
+		return num_at(p->res, "traffic_bytes", NULL, NULL, &h) &&
+			       num_at(p->res, "traffic_half", NULL, NULL, &h)
+			   ? h
+			   : NAN;
+	case M_ENERGY:
+		return num_at(p->res, "energy_half_j", NULL, NULL, &h) ? h : NAN;
+	default:
+		return NAN;
+	}
+}
+
+/* The squared relative half-width of an ok point's metric v (NAN when unknown). */
+static double rel2(const struct spt *p, enum metric m, double v)
+{
+	double h = half_width(p, m);
+
+	return v > 0 ? (h / v) * (h / v) : NAN;
+}
+
 /* The benchmarks of a claim (selected or not), and its label. */
 static void claim_set(const struct claim *c, bool *in, unsigned *total, char *label, size_t len)
 {
@@ -793,6 +929,7 @@ static void claim_set(const struct claim *c, bool *in, unsigned *total, char *la
 
 struct agg {
 	double g;
+	double hlog; /* 95% half-width of log(g): 0 exact, NAN unknown */
 	unsigned n, zero;
 	char covered[128];
 };
@@ -804,54 +941,91 @@ static void covered_add(struct agg *r, int b)
 	snprintf(r->covered + l, sizeof(r->covered) - l, "%s%s", l ? " " : "", bench[b]);
 }
 
-/* gmean over the benchmarks of in of a's metric over b's (b's over a's cycles for a speedup);
- * benchmarks where either value is missing are left out, those where one is 0 too (zero). */
-static void pair_gmean(const struct data *d, const bool *in, const struct claim *c, struct agg *r)
+/*
+ * gmean over the benchmarks of in of metric(pa) / metric(pb) (metric(pb) / metric(pa) for a
+ * speedup), with pa, pb the points find_a and find_b give; benchmarks where either value is
+ * missing are left out, those where one is 0 too (zero). The interval: each point's 95%
+ * half-width h gives log(v) a half-width of h / v (first order); the points are independent
+ * runs, so the squares add over the two points of a ratio and over the benchmarks, and the
+ * mean of n logs has sqrt(sum) / n.
+ */
+static void gmean_of(const struct data *d, const bool *in, enum metric m, bool speedup,
+		     const struct spt *(*pick)(const struct data *, int, const void *),
+		     const void *a, const void *b, struct agg *r)
 {
-	double logs = 0;
+	double logs = 0, var = 0;
 
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < NBENCH; i++) {
+		const struct spt *pa, *pb;
 		double va, vb;
 
-		if (!in[i] || !value(find(d, i, c->a), c->metric, &va) ||
-		    !value(find(d, i, c->b), c->metric, &vb))
+		if (!in[i])
+			continue;
+		pa = pick(d, i, a);
+		pb = pick(d, i, b);
+		if (!value(pa, m, &va) || !value(pb, m, &vb))
 			continue;
 		if (va <= 0 || vb <= 0) {
 			r->zero++;
 			continue;
 		}
-		logs += c->kind == K_SPEEDUP ? log(vb / va) : log(va / vb);
+		logs += speedup ? log(vb / va) : log(va / vb);
+		var += rel2(pa, m, va) + rel2(pb, m, vb);
 		r->n++;
 		covered_add(r, i);
 	}
 	r->g = r->n ? exp(logs / r->n) : NAN;
+	r->hlog = r->n ? sqrt(var) / r->n : NAN;
 }
 
-/* For each lease, the gmean over the benchmarks of in that have the metric at every lease of
- * its value over the base lease's (the base lease's cycles over its own for M_CYCLES). */
-static void lease_gmeans(const struct data *d, const bool *in, enum metric m, double *g,
-			 struct agg *r)
+static const struct spt *pick_config(const struct data *d, int b, const void *config)
 {
-	double logs[16] = {0};
+	return find(d, b, config);
+}
+
+static void pair_gmean(const struct data *d, const bool *in, const struct claim *c, struct agg *r)
+{
+	gmean_of(d, in, c->metric, c->kind == K_SPEEDUP, pick_config, c->a, c->b, r);
+}
+
+/* For each lease in [lo, hi], the gmean over the benchmarks of in that have the metric at
+ * every such lease of its value over the base lease's (the base lease's cycles over its own
+ * for M_CYCLES), and the half-width of its log (as gmean_of). */
+static void lease_gmeans(const struct data *d, const bool *in, enum metric m, long long lo,
+			 long long hi, double *g, double *hlog, struct agg *r)
+{
+	double logs[MAX_LEASES] = {0}, var[MAX_LEASES] = {0};
 
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < NBENCH; i++) {
-		double v[16], base;
-		bool all = d->nleases > 0;
+		const struct spt *pt[MAX_LEASES];
+		double v[MAX_LEASES], base, rb;
+		bool all = d->nleases > 0 && d->base_lease >= 0;
 
-		for (int l = 0; l < d->nleases && all; l++)
-			all = value(find_lease(d, i, d->leases[l]), m, &v[l]) && v[l] > 0;
-		if (!in[i] || !all)
+		for (int l = 0; l < d->nleases && all; l++) {
+			pt[l] = find_lease(d, i, d->leases[l]);
+			if (d->leases[l] < lo || d->leases[l] > hi)
+				continue;
+			all = value(pt[l], m, &v[l]) && v[l] > 0;
+		}
+		if (!in[i] || !all || !value(pt[d->base_lease], m, &base) || base <= 0)
 			continue;
-		base = v[d->base_lease];
-		for (int l = 0; l < d->nleases; l++)
+		rb = rel2(pt[d->base_lease], m, base);
+		for (int l = 0; l < d->nleases; l++) {
+			if (d->leases[l] < lo || d->leases[l] > hi)
+				continue;
 			logs[l] += m == M_CYCLES ? log(base / v[l]) : log(v[l] / base);
+			if (l != d->base_lease)
+				var[l] += rel2(pt[l], m, v[l]) + rb;
+		}
 		r->n++;
 		covered_add(r, i);
 	}
-	for (int l = 0; l < d->nleases; l++)
+	for (int l = 0; l < d->nleases; l++) {
 		g[l] = r->n ? exp(logs[l] / r->n) : NAN;
+		hlog[l] = r->n ? sqrt(var[l]) / r->n : NAN;
+	}
 }
 
 struct figure;
@@ -871,11 +1045,52 @@ static void coverage(FILE *f, const char *label, const bool *in, unsigned total,
 	(void)in;
 }
 
+/* "[lo%, hi%]"; an upper end beyond +999% (a point's half-width far above its value: the
+ * first-order interval says little there) is written ">+999%". */
+static void interval_ends(FILE *f, double lo, double hi, bool sign)
+{
+	fprintf(f, sign ? "[%+.1f%%, " : "[%.1f%%, ", lo);
+	if (hi > 999)
+		fputs(">+999%]", f);
+	else
+		fprintf(f, sign ? "%+.1f%%]" : "%.1f%%]", hi);
+}
+
+/* The 95% interval of a factor g (g - 1 in percent) whose log has half-width hlog. */
+static void interval_cell(FILE *f, double g, double hlog)
+{
+	if (isnan(g))
+		fputs("-", f);
+	else if (isnan(hlog))
+		fputs("n/a", f);
+	else if (hlog == 0)
+		fputs("±0", f);
+	else
+		interval_ends(f, 100 * (g * exp(-hlog) - 1), 100 * (g * exp(hlog) - 1), true);
+}
+
+/* A factor normalized to 1 with its ± (first order: g hlog), nothing when exact or unknown. */
+static void factor_pm(FILE *f, double g, double hlog)
+{
+	fprintf(f, " %.3f", g);
+	if (!isnan(hlog) && hlog > 0)
+		fprintf(f, " ± %.3f", g * hlog);
+}
+
+/* A ratio as a change in percent with its ± in percentage points (first order). */
+static void pct_pm(FILE *f, double g, double hlog)
+{
+	fprintf(f, " %+.1f%%", 100 * (g - 1));
+	if (!isnan(hlog) && hlog > 0)
+		fprintf(f, " ± %.1f", 100 * g * hlog);
+}
+
 static void write_claims(FILE *f, const struct data *d, const bool *sel)
 {
 	fputs("## The paper's claims beside ours\n\n"
-	      "| claim | what | paper | ours | benchmarks (of the paper's) | source |\n"
-	      "|---|---|---|---|---|---|\n",
+	      "| claim | what | paper | ours | 95% interval | benchmarks (of the paper's) | "
+	      "source |\n"
+	      "|---|---|---|---|---|---|---|\n",
 	      f);
 	for (size_t k = 0; k < sizeof(claims) / sizeof(claims[0]); k++) {
 		const struct claim *c = &claims[k];
@@ -889,23 +1104,42 @@ static void write_claims(FILE *f, const struct data *d, const bool *sel)
 			in[i] = in[i] && sel[i];
 		fprintf(f, "| %s | %s | %s | ", c->id, c->text, c->paper);
 		if (c->kind == K_LEASE) {
-			double g[16], lo = INFINITY, hi = -INFINITY;
+			double g[MAX_LEASES], hl[MAX_LEASES], lo = INFINITY, hi = -INFINITY;
+			double hlo = 0, hhi = 0;
 
-			lease_gmeans(d, in, c->metric, g, &r);
+			lease_gmeans(d, in, c->metric, CLAIM_LEASE_LO, CLAIM_LEASE_HI, g, hl, &r);
 			for (int l = 0; l < d->nleases; l++) {
-				lo = fmin(lo, g[l]);
-				hi = fmax(hi, g[l]);
+				if (d->leases[l] < CLAIM_LEASE_LO || d->leases[l] > CLAIM_LEASE_HI)
+					continue;
+				if (g[l] < lo) {
+					lo = g[l];
+					hlo = hl[l];
+				}
+				if (g[l] > hi) {
+					hi = g[l];
+					hhi = hl[l];
+				}
 			}
-			if (r.n)
-				fprintf(f, "%.1f%% (%.3f-%.3f)", 100 * (hi / lo - 1), lo, hi);
-			else
-				fputs("-", f);
+			if (r.n) {
+				double h = sqrt(hlo * hlo + hhi * hhi);
+
+				fprintf(f, "%.1f%% (%.3f-%.3f) | ", 100 * (hi / lo - 1), lo, hi);
+				/* the spread is at least 0: the interval's lower end too */
+				if (!isnan(h) && h > 0)
+					interval_ends(f, 100 * fmax(0, hi / lo * exp(-h) - 1),
+						      100 * (hi / lo * exp(h) - 1), false);
+				else
+					interval_cell(f, hi / lo, h);
+			} else {
+				fputs("- | -", f);
+			}
 		} else {
 			pair_gmean(d, in, c, &r);
 			if (r.n)
-				fprintf(f, "%+.1f%% (%.3fx)", 100 * (r.g - 1), r.g);
+				fprintf(f, "%+.1f%% (%.3fx) | ", 100 * (r.g - 1), r.g);
 			else
-				fputs("-", f);
+				fputs("- | ", f);
+			interval_cell(f, r.n ? r.g : NAN, r.hlog);
 		}
 		fputs(" | ", f);
 		coverage(f, label, in, total, &r);
@@ -915,7 +1149,10 @@ static void write_claims(FILE *f, const struct data *d, const bool *sel)
 	      "benchmarks of cycles(B) / cycles(A), minus 1; any other \"A vs B\" row is the "
 	      "geometric mean of metric(A) / metric(B), minus 1 (the factor in parentheses). "
 	      "A benchmark counts when both of its points ran (ok) and have the metric; one "
-	      "where a value is 0 is left out and counted. The lease rows: for each lease, the "
+	      "where a value is 0 is left out and counted. TC-RC is TC-Weak under RC, TC-SC "
+	      "TC-Strong under SC (the thesis' TC-SC), TC-W-SC TC-Weak under SC (the other SC "
+	      "baseline; its rows take the paper's TC-SC figure, in parentheses, as the "
+	      "nearest). The lease rows: for each lease from 8 to 20, the "
 	      "geometric mean over the benchmarks of the metric normalized to lease 10 "
 	      "(performance: cycles at lease 10 / cycles); the spread is the largest of these "
 	      "over the smallest, minus 1 (the range in parentheses). Metrics: performance "
@@ -925,48 +1162,172 @@ static void write_claims(FILE *f, const struct data *d, const bool *sel)
 	      "`energy.l1|l2|noc` dynamic + static; lease-expiry misses "
 	      "`l1_coherence_misses` (loads that found the tag without a covering lease, or a "
 	      "line the protocol dropped). The paper's numbers are its §3.8 text (thesis, "
-	      "seed 001); it gives no per-benchmark G-TSC values.\n\n",
+	      "seed 001); it gives no per-benchmark G-TSC values.\n\n"
+	      "**The 95% interval** comes from the points' half-widths (`cycles_half`, "
+	      "`traffic_half`, `energy_half_j`): a point's value v ± h gives log v a half-width "
+	      "h / v; the points are independent runs, so the squares add over the two points of "
+	      "each ratio and over the benchmarks, and the geometric mean of n ratios has "
+	      "exp(±sqrt(sum) / n); a spread combines its largest and smallest lease this way "
+	      "(its lower end held at 0); an upper end beyond +999% is written >+999%. "
+	      "`±0`: nothing estimated (detailed mode, or half-widths of 0); `n/a`: the metric "
+	      "has no half-width in the result (memory stall cycles, the energy components, "
+	      "lease-expiry misses).\n\n",
 	      f);
 }
 
 static void write_lease_table(FILE *f, const struct data *d, const bool *sel)
 {
 	static const enum metric ms[] = {M_CYCLES, M_TRAFFIC, M_ENERGY, M_EXPIRY};
-	double g[4][16];
+	double g[4][MAX_LEASES], hl[4][MAX_LEASES];
 	struct agg r[4];
+	unsigned ncount = 0;
 
 	if (!d->nleases)
 		return;
 	for (int m = 0; m < 4; m++)
-		lease_gmeans(d, sel, ms[m], g[m], &r[m]);
-	fprintf(f,
-		"## The lease (G-TSC-RC), geometric means normalized to lease %lld\n\n"
-		"| gtsc.lease | performance | NoC traffic | energy | lease-expiry misses |\n"
-		"|---|---|---|---|---|\n",
-		d->leases[d->base_lease]);
+		lease_gmeans(d, sel, ms[m], LLONG_MIN, LLONG_MAX, g[m], hl[m], &r[m]);
+	fprintf(
+	    f,
+	    "## The lease (G-TSC-RC), geometric means normalized to lease %lld\n\n"
+	    "Renewals and timestamp resets: summed over the benchmarks that have them at every "
+	    "lease (counted in the last row), from each point's statistics (`gtsc.renewals`: reads "
+	    "the L2 answered "
+	    "with a renewal; `gtsc.ts_resets`: timestamp overflow resets; both summed over the L2 "
+	    "banks, as counted in the run).\n\n"
+	    "| gtsc.lease | performance | NoC traffic | energy | lease-expiry misses | renewals "
+	    "| timestamp resets |\n"
+	    "|---|---|---|---|---|---|---|\n",
+	    d->leases[d->base_lease]);
 	for (int l = 0; l < d->nleases; l++) {
+		double rn = 0, rs = 0;
+		bool any = false;
+
 		fprintf(f, "| %lld |", d->leases[l]);
-		for (int m = 0; m < 4; m++)
+		for (int m = 0; m < 4; m++) {
 			if (r[m].n)
-				fprintf(f, " %.3f |", g[m][l]);
+				factor_pm(f, g[m][l], hl[m][l]);
 			else
-				fputs(" - |", f);
-		fputs("\n", f);
+				fputs(" -", f);
+			fputs(" |", f);
+		}
+		ncount = 0;
+		for (int b = 0; b < NBENCH; b++) {
+			bool all = sel[b];
+
+			for (int k = 0; k < d->nleases && all; k++) {
+				const struct spt *p = find_lease(d, b, d->leases[k]);
+
+				all = p && p->renewals >= 0;
+			}
+			if (!all)
+				continue;
+			rn += find_lease(d, b, d->leases[l])->renewals;
+			rs += find_lease(d, b, d->leases[l])->resets;
+			ncount++;
+			any = true;
+		}
+		if (any)
+			fprintf(f, " %.0f | %.0f |\n", rn, rs);
+		else
+			fputs(" - | - |\n", f);
 	}
 	fputs("| benchmarks |", f);
 	for (int m = 0; m < 4; m++)
 		fprintf(f, " %u |", r[m].n);
-	fputs("\n\n", f);
+	fprintf(f, " %u | %u |\n\n", ncount, ncount);
+}
+
+/* The TC lease sweep's points, or set 1's G-TSC points: picks for gmean_of. */
+struct tcpick {
+	const char *config;
+	long long lease;
+};
+
+static const struct spt *pick_tc(const struct data *d, int b, const void *arg)
+{
+	const struct tcpick *t = arg;
+
+	return t->lease < 0 ? find(d, b, t->config) : find_tc(d, b, t->config, t->lease);
+}
+
+static void write_tclease_table(FILE *f, const struct data *d, const bool *sel)
+{
+	static const struct {
+		const char *g, *tc;
+	} pairs[] = {{"G-TSC-RC", "TC-RC"},
+		     {"G-TSC-SC", "TC-SC"},
+		     {"G-TSC-SC", "TC-W-SC"},
+		     {"G-TSC-SC", "TC-RC"}};
+	bool in[NBENCH];
+	unsigned nmax = 0;
+
+	if (!d->ntcleases)
+		return;
+	for (int i = 0; i < NBENCH; i++)
+		in[i] = sel[i] && i < NSET1;
+	fputs("## TC's lease: G-TSC's performance over TC's against tc.lease (set 1)\n\n"
+	      "Each cell: the geometric mean over the set-1 benchmarks of cycles(TC at that "
+	      "tc.lease) / cycles(G-TSC at its default lease, from set 1), minus 1, ± the 95% "
+	      "half-width in percentage points (as the claims' intervals, to first order). "
+	      "TC-RC: TC-Weak under RC; TC-SC: TC-Strong under SC (the thesis'); TC-W-SC: "
+	      "TC-Weak under SC. The study's other tables use tc.lease = 800, the default.\n\n"
+	      "| tc.lease |",
+	      f);
+	for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
+		fprintf(f, " %s vs %s |", pairs[k].g, pairs[k].tc);
+	fputs("\n|---|", f);
+	for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
+		fputs("---|", f);
+	fputs("\n", f);
+	for (int l = 0; l < d->ntcleases; l++) {
+		fprintf(f, "| %lld |", d->tcleases[l]);
+		for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+			struct tcpick a = {pairs[k].g, -1}, b = {pairs[k].tc, d->tcleases[l]};
+			struct agg r;
+
+			gmean_of(d, in, M_CYCLES, true, pick_tc, &a, &b, &r);
+			if (r.n)
+				pct_pm(f, r.g, r.hlog);
+			else
+				fputs(" -", f);
+			fputs(" |", f);
+			if (r.n > nmax)
+				nmax = r.n;
+		}
+		fputs("\n", f);
+	}
+	fprintf(f, "\nBenchmarks in each mean: up to %u of %u (those whose two points ran).\n\n",
+		nmax, NSET1);
 }
 
 static void mcycles(FILE *f, const struct data *d, int b, const char *config)
 {
-	double v;
+	const struct spt *p = find(d, b, config);
+	double v, h;
 
-	if (value(find(d, b, config), M_CYCLES, &v))
-		fprintf(f, " %.3f |", v / 1e6);
-	else
+	if (value(p, M_CYCLES, &v)) {
+		h = half_width(p, M_CYCLES);
+		fprintf(f, " %.3f", v / 1e6);
+		if (!isnan(h) && h > 0)
+			fprintf(f, " ± %.3f", h / 1e6);
+		fputs(" |", f);
+	} else {
 		fputs(" - |", f);
+	}
+}
+
+/* Our TC/BL with its ± (first order, independent points), as the claims' intervals. */
+static void our_ratio_cell(FILE *f, const struct data *d, int b)
+{
+	const struct spt *pb = find(d, b, "BL"), *pt = find(d, b, "TC-RC");
+	double bl, tc;
+
+	if (!value(pb, M_CYCLES, &bl) || !value(pt, M_CYCLES, &tc) || bl <= 0 || tc <= 0) {
+		fputs(" - |", f);
+		return;
+	}
+	factor_pm(f, tc / bl, sqrt(rel2(pb, M_CYCLES, bl) + rel2(pt, M_CYCLES, tc)));
+	fputs(" |", f);
 }
 
 static void ratio_cell(FILE *f, double a, double b)
@@ -983,7 +1344,8 @@ static void write_table32(FILE *f, const struct data *d, const bool *sel)
 	      "Ours: BL and TC-RC (TC-Weak under RC; the thesis does not say which TC its table "
 	      "ran). The paper's: on the G-TSC simulator (GPGPU-Sim 3.2.2) and on the TC "
 	      "simulator (GPGPU-Sim + Ruby/GEMS). The input sizes differ (the paper gives none): "
-	      "compare the TC/BL columns.\n\n"
+	      "compare the TC/BL columns. Ours carry the 95% half-width of a hybrid or analytic "
+	      "estimate (± to first order for TC/BL).\n\n"
 	      "| benchmark | BL ours | TC-RC ours | TC/BL ours | BL G-TSC sim | TC G-TSC sim | "
 	      "TC/BL | BL TC sim | TC TC sim | TC/BL |\n"
 	      "|---|---|---|---|---|---|---|---|---|---|\n",
@@ -991,17 +1353,13 @@ static void write_table32(FILE *f, const struct data *d, const bool *sel)
 	for (int k = 0; k < NBENCH; k++) {
 		const struct table32 *t = &table32[k];
 		int b = bench_index(t->bench);
-		double bl = 0, tc = 0;
 
 		if (!sel[b])
 			continue;
 		fprintf(f, "| %s |", t->bench);
 		mcycles(f, d, b, "BL");
 		mcycles(f, d, b, "TC-RC");
-		if (!value(find(d, b, "BL"), M_CYCLES, &bl) ||
-		    !value(find(d, b, "TC-RC"), M_CYCLES, &tc))
-			bl = tc = 0;
-		ratio_cell(f, bl, tc);
+		our_ratio_cell(f, d, b);
 		fprintf(f, " %.2f | %.2f |", t->bl_gtsc, t->tc_gtsc);
 		ratio_cell(f, t->bl_gtsc, t->tc_gtsc);
 		fprintf(f, " %.2f | %.2f |", t->bl_tc, t->tc_tc);
@@ -1068,8 +1426,87 @@ static void distinct(FILE *f, const struct data *d, const char *key)
 		fputs("-", f);
 }
 
+/*
+ * Every point of this study beside the same point of another (--against): cycles of both, the
+ * other's relative error taking this one as the reference, and whether the two agree within
+ * their 95% half-widths; then the mean and largest |error| per configuration.
+ */
+static void write_against(FILE *f, const struct data *d, const struct data *o)
+{
+	struct group {
+		char name[48];
+		double sum, max;
+		unsigned n, within;
+	} grp[NSWEEP * NCONFIG + 1];
+	int ngrp = 0;
+
+	fputs("## Beside another run of the study (--against)\n\n- the other run: mode ", f);
+	distinct(f, o, "mode");
+	fputs("; workload size: ", f);
+	distinct(f, o, "size");
+	fputs("\n\nerror = (cycles there - cycles here) / cycles here; within ±: |difference| <= "
+	      "the sum of the two 95% half-widths (a detailed point's is 0). Points missing or "
+	      "not ok in either run are left out.\n\n"
+	      "| sweep | point | cycles here | cycles there | error | within ± |\n"
+	      "|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct spt *p = &d->p[i], *q = find_named(o, p->sweep, p->name);
+		double a, b, ha, hb, e;
+		bool within;
+		char gname[48];
+		int g;
+
+		if (!value(p, M_CYCLES, &a) || !value(q, M_CYCLES, &b) || a <= 0)
+			continue;
+		ha = half_width(p, M_CYCLES);
+		hb = half_width(q, M_CYCLES);
+		ha = isnan(ha) ? 0 : ha;
+		hb = isnan(hb) ? 0 : hb;
+		e = (b - a) / a;
+		within = fabs(b - a) <= ha + hb;
+		fprintf(f, "| %s | %s | %.0f", sweeps[p->sweep].name, p->name, a);
+		if (ha > 0)
+			fprintf(f, " ± %.0f", ha);
+		fprintf(f, " | %.0f", b);
+		if (hb > 0)
+			fprintf(f, " ± %.0f", hb);
+		fprintf(f, " | %+.1f%% | %s |\n", 100 * e, within ? "yes" : "no");
+		if (p->sweep == SW_LEASE)
+			snprintf(gname, sizeof(gname), "G-TSC-RC (lease sweep)");
+		else if (p->sweep == SW_TCLEASE)
+			snprintf(gname, sizeof(gname), "%s (TC lease sweep)", p->config);
+		else
+			snprintf(gname, sizeof(gname), "%s", p->config);
+		for (g = 0; g < ngrp; g++)
+			if (strcmp(grp[g].name, gname) == 0)
+				break;
+		if (g == ngrp) {
+			if (ngrp == (int)(sizeof(grp) / sizeof(grp[0])))
+				continue;
+			memset(&grp[ngrp], 0, sizeof(grp[0]));
+			snprintf(grp[ngrp].name, sizeof(grp[0].name), "%s", gname);
+			ngrp++;
+		}
+		grp[g].sum += fabs(e);
+		grp[g].max = fmax(grp[g].max, fabs(e));
+		grp[g].n++;
+		grp[g].within += within;
+	}
+	fputs("\n| configuration | points | mean abs error | largest abs error | within ± |\n"
+	      "|---|---|---|---|---|\n",
+	      f);
+	for (int g = 0; g < ngrp; g++)
+		fprintf(f, "| %s | %u | %.1f%% | %.1f%% | %u of %u |\n", grp[g].name, grp[g].n,
+			100 * grp[g].sum / grp[g].n, 100 * grp[g].max, grp[g].within, grp[g].n);
+	if (!ngrp)
+		fputs("| (no point ran in both) | 0 | - | - | - |\n", f);
+	fputs("\n", f);
+}
+
 /* Writes the summary into a string; counts the points that did not run. */
-static int summary_text(const struct data *d, const struct study_opts *o, char **text, size_t *nbad)
+static int summary_text(const struct data *d, const struct data *other, const struct study_opts *o,
+			char **text, size_t *nbad)
 {
 	size_t len, total = 0;
 	FILE *f = open_memstream(text, &len);
@@ -1085,8 +1522,10 @@ static int summary_text(const struct data *d, const struct study_opts *o, char *
 	      "The evaluation of the G-TSC thesis chapter (seed 001, thesis §3.7-3.8): set 1 "
 	      "(needs coherence: bh cc dlb vpr stn bfs) and set 2 (no coherence needed: ge hs km "
 	      "bp sgm ccp) under BL (no L1), W/L1 (a non-coherent GPU with L1; set 2), TC-RC "
-	      "(TC-Weak, RC), TC-SC (TC-Strong, SC), G-TSC-RC and G-TSC-SC, and G-TSC-RC with "
-	      "leases 8-20 (configs/studies/gtsc-*.sweep, docs/study.md).\n\n",
+	      "(TC-Weak, RC), TC-SC (TC-Strong, SC: the thesis' TC-SC), TC-W-SC (TC-Weak, SC), "
+	      "G-TSC-RC and G-TSC-SC; G-TSC-RC with leases 1-1000; set 1 under the three TC "
+	      "configurations with tc.lease 200-3200 (configs/studies/gtsc-*.sweep, "
+	      "docs/study.md).\n\n",
 	      f);
 	fputs("- mode: ", f);
 	distinct(f, d, "mode");
@@ -1131,6 +1570,9 @@ static int summary_text(const struct data *d, const struct study_opts *o, char *
 			if (p->sweep == SW_LEASE)
 				fprintf(f, "- %s with gtsc.lease=%lld: %s", bench[p->bench],
 					p->lease, p->status);
+			else if (p->sweep == SW_TCLEASE)
+				fprintf(f, "- %s under %s with tc.lease=%lld: %s", bench[p->bench],
+					p->config, p->lease, p->status);
 			else
 				fprintf(f, "- %s under %s: %s", bench[p->bench], p->config,
 					p->status);
@@ -1145,7 +1587,10 @@ static int summary_text(const struct data *d, const struct study_opts *o, char *
 	write_claims(f, d, sel);
 	write_table32(f, d, sel);
 	write_lease_table(f, d, sel);
+	write_tclease_table(f, d, sel);
 	write_cycles(f, d, sel);
+	if (other)
+		write_against(f, d, other);
 	fputs("## Figures (figs/)\n\n"
 	      "Each is NAME.dat (the normalized table), NAME.gp (a gnuplot script) and, with "
 	      "gnuplot, NAME.svg and NAME.png (docs/plots.md). Set 1 and set 2 bars are "
@@ -1224,7 +1669,7 @@ static int plot_figure(const struct figure *fg, const char *dir, const struct da
 		goto out; /* summary.md says why */
 	argv[argc++] = "plot";
 	for (int k = 0; k < NSWEEP; k++)
-		if (d->loaded[k] && (k == SW_LEASE) == fg->lease) {
+		if (d->loaded[k] && (fg->lease ? k == SW_LEASE : k == SW_SET1 || k == SW_SET2)) {
 			files[nf] = xasprintf("%s/%s/results.csv", dir, sweeps[k].name);
 			if (!files[nf])
 				break;
@@ -1275,13 +1720,95 @@ static bool exists(const char *dir, const char *name)
 	return e;
 }
 
+/*
+ * The options that choose the study's points (size, mode, benchmarks, --set), one line each:
+ * DIR/study.args. A --resume with other values would run other points beside the old ones and
+ * summarize those, so it is refused.
+ */
+static char *study_args(const struct study_opts *o)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "--size %s\n--mode %s\n-w", o->size,
+		o->mode ? o->mode : "(the configuration's)");
+	for (int i = 0, n = 0; i < NBENCH; i++)
+		if (o->sel[i])
+			fprintf(f, "%s%s", n++ ? "," : " ", bench[i]);
+	fputs("\n", f);
+	for (int i = 0; i < o->nsets; i++)
+		fprintf(f, "--set %s\n", o->sets[i]);
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* 0 when DIR/study.args is absent or says args; else a usage error naming the first line
+ * that differs. */
+static int check_resume_args(const char *dir, const char *args)
+{
+	char *path = xasprintf("%s/study.args", dir), *old = NULL;
+	size_t cap = 0, n = 0;
+	FILE *f = path ? fopen(path, "r") : NULL;
+	int status = 0;
+
+	if (f) {
+		char buf[4096];
+		size_t r;
+
+		while ((r = fread(buf, 1, sizeof(buf), f)) > 0) {
+			char *q = realloc(old, cap + r + 1);
+
+			if (!q)
+				break;
+			old = q;
+			memcpy(old + n, buf, r);
+			n += r;
+			cap += r;
+			old[n] = 0;
+		}
+		fclose(f);
+		if (old && strcmp(old, args) != 0) {
+			const char *a = old, *b = args;
+			size_t la, lb;
+
+			/* the first differing line of each */
+			while (*a && *b) {
+				la = strcspn(a, "\n");
+				lb = strcspn(b, "\n");
+				if (la != lb || memcmp(a, b, la))
+					break;
+				a += la + (a[la] == '\n');
+				b += lb + (b[lb] == '\n');
+			}
+			a = *a ? a : "no more options";
+			b = *b ? b : "no more options";
+			la = strcspn(a, "\n");
+			lb = strcspn(b, "\n");
+			status =
+			    cli_fail(EXIT_USAGE,
+				     "study: --resume: %s was run with '%.*s', not '%.*s' (give "
+				     "the same --size, --mode, -w and --set)",
+				     dir, (int)la, a, (int)lb, b);
+		}
+	}
+	free(old);
+	free(path);
+	return status;
+}
+
 int cmd_study(int argc, char **argv)
 {
 	struct study_opts o;
-	struct data d = {0};
+	struct data d = {0}, other = {0};
 	char *text[NSWEEP] = {NULL}, *files[NSWEEP] = {NULL}, *outs[NSWEEP] = {NULL};
 	char *sizeset = NULL, *modeset = NULL, *tmpdir = NULL, *figs = NULL;
-	char *summary = NULL, *mdpath = NULL;
+	char *summary = NULL, *mdpath = NULL, *args = NULL;
 	unsigned nwl[NSWEEP];
 	double t0 = now_seconds();
 	size_t nbad = 0;
@@ -1294,13 +1821,64 @@ int cmd_study(int argc, char **argv)
 		fputs(study_help, stdout);
 		return 0;
 	}
-	if (!o.resume &&
-	    (exists(o.output, "summary.md") || exists(o.output, "set1/manifest.json") ||
-	     exists(o.output, "set2/manifest.json") || exists(o.output, "lease/manifest.json")))
-		return cli_fail(EXIT_USAGE,
-				"study: %s holds a study already: --resume continues it, or choose "
-				"another -o",
-				o.output);
+	args = study_args(&o);
+	if (!args) {
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (o.resume) {
+		status = check_resume_args(o.output, args);
+		if (status)
+			goto out;
+	}
+	if (!o.resume) {
+		bool held = exists(o.output, "summary.md");
+
+		for (int k = 0; k < NSWEEP && !held; k++) {
+			char *m = xasprintf("%s/manifest.json", sweeps[k].name);
+
+			held = m && exists(o.output, m);
+			free(m);
+		}
+		if (held) {
+			status =
+			    cli_fail(EXIT_USAGE,
+				     "study: %s holds a study already: --resume continues it, or "
+				     "choose another -o",
+				     o.output);
+			goto out;
+		}
+	}
+	/* The other study is read before anything runs: a bad --against writes nothing. */
+	if (o.against) {
+		bool any = false;
+
+		for (int k = 0; k < NSWEEP; k++) {
+			char *r = xasprintf("%s/results.json", sweeps[k].name);
+
+			other.ran[k] = r && exists(o.against, r);
+			any |= other.ran[k];
+			free(r);
+		}
+		if (!any) {
+			status = cli_fail(EXIT_INPUT,
+					  "study: --against %s: no study's results there (no "
+					  "set1/results.json, set2/results.json, ...)",
+					  o.against);
+			goto out;
+		}
+		if (data_load(&other, o.against, false)) {
+			status = cli_fail(EXIT_INTERNAL, "out of memory");
+			goto out;
+		}
+		if (!other.n) {
+			status =
+			    cli_fail(EXIT_INPUT,
+				     "study: --against %s: its results hold no point of the study",
+				     o.against);
+			goto out;
+		}
+	}
 	sizeset = xasprintf("workload.size=%s", o.size);
 	modeset = o.mode ? xasprintf("system.mode=%s", o.mode) : NULL;
 	if (!sizeset || (o.mode && !modeset)) {
@@ -1351,6 +1929,17 @@ int cmd_study(int argc, char **argv)
 				  figs ? figs : o.output, strerror(errno));
 		goto out;
 	}
+	{
+		char *ap = xasprintf("%s/study.args", o.output);
+
+		if (!ap || cli_write_atomic(ap, args, strlen(args))) {
+			status = cli_fail(EXIT_OUTPUT, "study: %s: cannot write: %s",
+					  ap ? ap : o.output, strerror(errno));
+			free(ap);
+			goto out;
+		}
+		free(ap);
+	}
 	for (int k = 0; k < NSWEEP; k++) {
 		int rc;
 
@@ -1387,7 +1976,7 @@ int cmd_study(int argc, char **argv)
 	}
 
 	/* The results, the figures, the summary. */
-	if (data_load(&d, o.output)) {
+	if (data_load(&d, o.output, true)) {
 		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -1399,7 +1988,7 @@ int cmd_study(int argc, char **argv)
 			plot_status = rc;
 	}
 	mdpath = xasprintf("%s/summary.md", o.output);
-	if (!mdpath || summary_text(&d, &o, &summary, &nbad)) {
+	if (!mdpath || summary_text(&d, o.against ? &other : NULL, &o, &summary, &nbad)) {
 		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -1423,6 +2012,7 @@ int cmd_study(int argc, char **argv)
 		status = plot_status;
 out:
 	data_free(&d);
+	data_free(&other);
 	for (int k = 0; k < NSWEEP; k++) {
 		free(text[k]);
 		free(files[k]);
@@ -1434,5 +2024,6 @@ out:
 	free(figs);
 	free(summary);
 	free(mdpath);
+	free(args);
 	return status;
 }

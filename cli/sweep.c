@@ -1450,14 +1450,38 @@ static int spawn_point(struct pool *pl, size_t i, struct child *c)
 	return rc;
 }
 
+/* ": CYCLES cycles" of a finished point, with " ± HALF" when its mode estimates them
+ * (hybrid, analytic: docs/hybrid.md); "" when the result has no cycles. */
+static void point_cycles(const char *dir, const char *id, char *buf, size_t len)
+{
+	char *path = xasprintf("%s/points/%s.json", dir, id);
+	json_t *j = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *r = json_object_get(j, "result"), *c = json_object_get(r, "cycles");
+	json_t *h = json_object_get(r, "cycles_half");
+	const char *mode = json_string_value(json_object_get(r, "mode"));
+
+	buf[0] = 0;
+	if (json_is_number(c) && json_is_number(h) && mode && strcmp(mode, "detailed") != 0)
+		snprintf(buf, len, ": %.0f ± %.0f cycles", json_number_value(c),
+			 json_number_value(h));
+	else if (json_is_number(c))
+		snprintf(buf, len, ": %.0f cycles", json_number_value(c));
+	json_decref(j);
+	free(path);
+}
+
 static void progress(struct pool *pl, size_t i, bool ok, double secs, const char *why)
 {
+	char cyc[96] = "";
+
 	pl->done++;
 	pl->failed += !ok;
 	if (pl->quiet)
 		return;
+	if (ok)
+		point_cycles(pl->dir, pl->sw->pts[i].id, cyc, sizeof(cyc));
 	printf("[%*zu/%zu] %-6s %7.2f s  %s%s%s\n", pl->total >= 100 ? 4 : 2, pl->done, pl->total,
-	       ok ? "ok" : "FAILED", secs, pl->sw->pts[i].name, ok ? "" : ": ", ok ? "" : why);
+	       ok ? "ok" : "FAILED", secs, pl->sw->pts[i].name, ok ? cyc : ": ", ok ? "" : why);
 	fflush(stdout);
 }
 

@@ -169,6 +169,49 @@ bad latency-below-accept 3 "memory.latency_ns" "memory.accept_ns" -- \
 bad initiators-beyond-ports 3 "traffic.initiators" "memory.ports" -- \
 	run -c "$DEF" "${SMALL[@]}" --set memory.ports=8 --set traffic.initiators=9 -o out.json
 
+# ---- inputs that parse but hold nothing: an error, never a silent empty run (issue 15) --------
+
+GPU=$SRC/configs/default.cfg
+mkdir kl-hello kl-empty kl-copies kl-missing
+echo 'hello world' >kl-hello/kernelslist.g
+: >kl-empty/kernelslist.g
+printf '# copies only\nMemcpyHtoD,0x7f0000000000,256\n' >kl-copies/kernelslist.g
+printf 'MemcpyHtoD,0x7f0000000000,256\nkernel-1.traceg\n' >kl-missing/kernelslist.g
+bad kernelslist-no-kernel 3 "kl-hello/kernelslist.g:1:" "no kernel" -- \
+	run -c "$GPU" -w trace:kl-hello -o out.json
+bad kernelslist-empty 3 "kl-empty/kernelslist.g:1:" "no kernel" -- \
+	run -c "$GPU" -w trace:kl-empty -o out.json
+bad kernelslist-copies-only 3 "kl-copies/kernelslist.g:2:" "no kernel" -- \
+	run -c "$GPU" -w trace:kl-copies -o out.json
+bad kernelslist-missing-kernel 3 "kl-missing/kernelslist.g:2:" "cannot open kernel-1.traceg" -- \
+	run -c "$GPU" -w trace:kl-missing -o out.json
+bad run-empty-workload 2 "run: -w: an empty workload list" -- run -c "$GPU" -w "" -o out.json
+bad suite-empty-workload 2 "suite: -w: an empty workload list" -- suite -c "$GPU" -w "" -o out.json
+: >empty.cal
+printf 'calibration = {\n};\n' >group.cal
+printf 'calibration = {\n  a = 1.0;\n  b_noc = "x";\n};\n' >nan.cal
+CAL=(run -c "$GPU" -w hs --mode analytic --set workload.size=tiny -o out.json)
+bad calibration-empty 3 "empty.cal:1:" "no calibration group" -- \
+	"${CAL[@]}" --set sampling.calibration=empty.cal
+bad calibration-empty-group 3 "group.cal:1:" "the calibration group is empty" -- \
+	"${CAL[@]}" --set sampling.calibration=group.cal
+bad calibration-not-a-number 3 "nan.cal:3:" "calibration.b_noc is not a number" -- \
+	"${CAL[@]}" --set sampling.calibration=nan.cal
+printf 'C empty\n{}\nP0(int *x)\n{\n}\n\nP1(int *x)\n{\n}\nexists (x=1)\n' >empty.litmus
+bad litmus-no-instruction 3 "empty.litmus:3:" "no thread has an instruction" -- \
+	litmus empty.litmus -c "$GPU" --iterations 2 --json out.json
+: >empty.expect
+printf '# comments only\n\n' >comments.expect
+bad litmus-expect-empty 3 "empty.expect:1:" "no expectation" -- \
+	litmus "$SRC/tests/litmus/CoRR.litmus" -c "$GPU" --iterations 2 --expect empty.expect \
+	--json out.json
+bad litmus-expect-comments 3 "comments.expect:2:" "no expectation" -- \
+	litmus "$SRC/tests/litmus/CoRR.litmus" -c "$GPU" --iterations 2 --expect comments.expect \
+	--json out.json
+printf 'C none\n{}\nexists (x=1)\n' >nothread.litmus
+bad litmus-no-thread 3 "nothread.litmus:3:" "expected a thread" -- \
+	litmus nothread.litmus -c "$GPU" --iterations 2 --json out.json
+
 # ---- command line ---------------------------------------------------------------------------------
 
 bad no-command 2 "no command" -- # bare cohscope, no arguments

@@ -10,7 +10,8 @@
 # - CCP, HS and KM are compute-bound: their cycles move by less than 10% across the coherent
 #   protocols with L1s and both models, as the papers report, while GE (memory-bound) moves by
 #   more;
-# - the same run twice gives the same JSON (host times aside); -w names only suite benchmarks.
+# - the same run twice gives the same JSON (host times aside); -w names only suite benchmarks;
+# - the table's +-95% column is the JSON's cycles_half in hybrid mode and "-" in detailed mode.
 . "$(dirname "$0")/lib.bash" "$@"
 
 G=$SRC/configs/gtsc-16sm.cfg
@@ -115,6 +116,34 @@ for r in a + b:
     r.pop("host_seconds")
 sys.exit(a != b)
 PY
+
+# the table's +-95% column: the JSON's cycles_half in hybrid mode, "-" in detailed mode
+"$BIN" suite -c "$SRC/configs/default.cfg" "${tiny[@]}" -w hs,bfs,sgm -o hy.json >hy.out 2>hy.err ||
+	fail "hybrid suite: status $?: $(cat hy.err)"
+for n in hy det-a; do
+	python3 - $n.json $n.out <<'PY' || fail "$n: the table's +-95% column differs from the JSON's cycles_half"
+import json, sys
+rows = {r["benchmark"]: r for r in json.load(open(sys.argv[1]))}
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0].split()[3] == "+-95%", lines[0]
+seen = 0
+for line in lines[1:]:
+    f = line.split()
+    if f[0] not in rows:
+        continue
+    r, seen = rows[f[0]], seen + 1
+    assert int(f[2]) == r["cycles"], (line, r["cycles"])
+    if r["mode"] == "detailed":
+        assert f[3] == "-", line
+    else:
+        assert r["mode"] == "hybrid" and int(f[3]) == round(r["cycles_half"]), (line, r["cycles_half"])
+assert seen == len(rows), (seen, len(rows))
+PY
+done
+python3 -c "
+import json, sys
+r = json.load(open('hy.json'))
+sys.exit(not any(x['cycles_half'] > 0 for x in r))" || fail "hybrid suite: no benchmark has a half-width above 0"
 
 # -w: only suite benchmarks
 "$BIN" suite -c "$G" -w stream -q 2>err

@@ -6,7 +6,9 @@
 #   check, in sweep order, and --dry-run writes nothing;
 # - local pool: a sweep of 3 workloads x 3 named configurations x 2 leases (base relative to
 #   the sweep file) gives 18 point files and results.csv / results.json in sweep order, every
-#   point ok with its axis values applied, the CSV's figures those of each point's JSON;
+#   point ok with its axis values applied, the CSV's figures those of each point's JSON (with
+#   the hybrid estimates' half-widths, cycles_half right after cycles), and each progress
+#   line ends with the point's cycles ± half-width;
 #   --jobs 1 and --jobs 2 give the same bytes;
 # - a sweep killed (SIGTERM) after its first point leaves only whole points (no temporary,
 #   no merged results, status 143); --resume runs exactly the missing points, leaves the
@@ -87,9 +89,30 @@ for i, (p, r) in enumerate(zip(res["points"], rows)):
     assert p["result"]["protocol"] == proto[r["config"]] == r["protocol"], p["name"]
     assert p["result"]["consistency"] == model[r["config"]] == r["consistency"], p["name"]
     assert p["result"]["size"] == "tiny", p["name"]
-    for k in ("cycles", "traffic_bytes", "noc_bytes", "dram_bytes", "l2_hit_rate"):
+    for k in ("cycles", "cycles_half", "traffic_bytes", "traffic_half", "noc_bytes",
+              "dram_bytes", "l2_hit_rate", "energy_j", "energy_half_j"):
         assert float(r[k]) == float(p["result"][k]), (p["name"], k)
     assert r["error"] == "", p["name"]
+# hybrid estimates carry their 95% half-width: the column right after the cycles
+head = next(csv.reader(open(d + "/results.csv")))
+assert head[head.index("cycles") + 1] == "cycles_half", head
+assert all(r["mode"] == "hybrid" for r in rows), "not hybrid"
+assert any(float(r["cycles_half"]) > 0 for r in rows), "no half-width above 0"
+PY
+# each progress line ends with the point's cycles ± the hybrid estimate's half-width
+python3 - pool2 pool2.out <<'PY' || fail "pool: progress lines' cycles differ from the points"
+import json, re, sys
+res = {p["name"]: p["result"] for p in json.load(open(sys.argv[1] + "/results.json"))["points"]}
+n = 0
+for line in open(sys.argv[2]):
+    m = re.match(r"\[ *\d+/18\] ok +[\d.]+ s  (\S+): (\d+) ± (\d+) cycles$", line)
+    if not line.startswith("["):
+        continue
+    assert m, line
+    r = res[m.group(1)]
+    assert int(m.group(2)) == r["cycles"] and int(m.group(3)) == round(r["cycles_half"]), line
+    n += 1
+assert n == 18, n
 PY
 "$BIN" sweep sw/test.sweep -o pool2 -q 2>err
 [ $? -eq 2 ] && grep -q "holds a sweep already" err || fail "a second sweep into pool2: $(cat err)"
@@ -201,6 +224,12 @@ sweep sec.sweep 'set = ["workload.size=tiny",' '  "gtsx.lease=3"];'
 bad unknown-section 3 "sec.sweep:4: gtsx.lease=3: unknown section 'gtsx'" -- sec.sweep
 sweep empty.sweep 'axes = (' '  { key = "gtsc.lease";' '    values = []; }' ');'
 bad empty-axis 3 "empty.sweep:5: axis 'gtsc.lease' has no values" -- empty.sweep
+printf 'base = "%s";\n' "$CFG" >nowl.sweep
+bad no-workloads 3 "nowl.sweep:1: no workloads" -- nowl.sweep
+printf 'base = "%s";\nworkloads = [];\n' "$CFG" >emptywl.sweep
+bad empty-workloads 3 "emptywl.sweep:2: workloads is empty" -- emptywl.sweep
+sweep named.sweep 'axes = ( { name = "config";' '  values = (); } );'
+bad empty-named-axis 3 "named.sweep:4: axis 'config' has no values" -- named.sweep
 sweep value.sweep 'axes = ( { key = "coherence.protocol";' '  values = ["none", "gtcs"]; } );'
 bad bad-value 3 "value.sweep:4: coherence.protocol=gtcs: unknown protocol" -- value.sweep
 sweep range.sweep 'axes = ( { key = "gtsc.lease"; values = [8,' '  0]; } );'

@@ -119,6 +119,10 @@ int litmus_expect_load(const char *path, struct litmus_expect_table **out, struc
 	}
 	if (!rc && ferror(f))
 		rc = cs_err_set(err, -CS_EIO, "%s: cannot read: %s", path, strerror(errno));
+	/* an empty table would leave every test without an expectation, silently */
+	if (!rc && !tab->n)
+		rc = cs_err_set_at(err, -CS_EINVAL, path, ln ? ln : 1,
+				   "no expectation (expected lines PATH<TAB>SC<TAB>RC)");
 	fclose(f);
 	if (rc) {
 		litmus_expect_free(tab);

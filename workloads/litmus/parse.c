@@ -1911,6 +1911,7 @@ static bool name_is_coherence(const char *name)
 static int parse_test(struct parser *p)
 {
 	struct litmus_test *t = p->t;
+	unsigned first, ops = 0;
 	int rc;
 
 	rc = parse_header(p);
@@ -1927,10 +1928,12 @@ static int parse_test(struct parser *p)
 			return unsupported_tok(p);
 		return unexpected(p, "a thread such as 'P0(int *x)'");
 	}
+	first = p->tok.line;
 	while (thread_number(&p->tok) >= 0) {
 		rc = parse_thread(p);
 		if (rc)
 			return rc;
+		ops += t->threads[t->nthreads - 1].nops;
 	}
 	for (unsigned i = 0; i < p->npend; i++)
 		if (!p->pend[i].used)
@@ -1965,6 +1968,9 @@ static int parse_test(struct parser *p)
 	rc = parse_condition(p);
 	if (rc)
 		return rc;
+	/* threads that do nothing test nothing: the run would pass vacuously */
+	if (!ops)
+		return perr(p, first, "no thread has an instruction (nothing to test)");
 	if (name_is_coherence(t->name))
 		t->coherence = true;
 	return 0;

@@ -1039,6 +1039,19 @@ int trace_import_accelsim(const char *kernelslist, struct trace **out, struct cs
 	}
 	if (r < 0)
 		goto out;
+	{
+		size_t nk = 0;
+
+		for (size_t i = 0; i < ncmd; i++)
+			nk += !cmds[i].is_copy;
+		/* a list of copies only (or of nothing) would replay as a run of 0 cycles */
+		if (!nk) {
+			r = cs_err_set_at(err, -CS_EINVAL, kernelslist, lr.line ? lr.line : 1,
+					  "no kernel (expected kernel-N.traceg lines%s)",
+					  ncmd ? " after the MemcpyHtoD lines" : "");
+			goto out;
+		}
+	}
 	/* the copies' granules take the first slots */
 	for (size_t i = 0; i < ncmd; i++) {
 		uint64_t slot;
