@@ -850,7 +850,7 @@ static bool value(const struct spt *p, enum metric m, double *v)
 	case M_NOCE:
 		return component(p->res, "noc", v);
 	case M_EXPIRY:
-		return num_at(p->res, "l1_coherence_misses", NULL, NULL, v);
+		return num_at(p->res, "l1_lease_expired_misses", NULL, NULL, v);
 	}
 	return false;
 }
@@ -1160,8 +1160,8 @@ static void write_claims(FILE *f, const struct data *d, const bool *sel)
 	      "scaled from the detailed units in hybrid mode, absent in analytic mode); NoC "
 	      "traffic `traffic_bytes`; energy `energy_j`; L1, L2, NoC energy "
 	      "`energy.l1|l2|noc` dynamic + static; lease-expiry misses "
-	      "`l1_coherence_misses` (loads that found the tag without a covering lease, or a "
-	      "line the protocol dropped). The paper's numbers are its §3.8 text (thesis, "
+	      "`l1_lease_expired_misses` (loads that found the tag with its lease run out; lines "
+	      "a write dropped, `l1_write_evict_drops`, are not counted). The paper's numbers are its §3.8 text (thesis, "
 	      "seed 001); it gives no per-benchmark G-TSC values.\n\n"
 	      "**The 95% interval** comes from the points' half-widths (`cycles_half`, "
 	      "`traffic_half`, `energy_half_j`): a point's value v ± h gives log v a half-width "
