@@ -26,7 +26,7 @@ st=$?
 
 # ---- the sweeps -------------------------------------------------------------------------------
 
-for s in set1:6 set2:7 lease:20 tclease:15; do
+for s in set1:6 set2:7 lease:20 tclease:20; do
 	d=${s%%:*} n=${s##*:}
 	[ -f "S/$d/results.csv" ] && [ -f "S/$d/results.json" ] || fail "$d: no results files"
 	got=$(python3 -c "
@@ -145,6 +145,11 @@ r = t[('TC-RC', '400')]['cycles'] / g['G-TSC-RC']['cycles']
 print('%+.1f%%' % (100 * (r - 1)))")
 got=$(grep '^| 400 | ' $M | cut -d'|' -f3 | sed 's/^ //; s/ ± .*//; s/ $//')
 [ "$got" = "$want" ] || fail "TC lease table, 400, G-TSC-RC vs TC-RC: summary '$got', results '$want'"
+grep -q '^| tc.lease | .* G-TSC-RC vs TC-RC-P |$' $M || fail "TC lease table: no TC-RC-P (predictor) column"
+python3 -c "
+import json
+t = [x for x in json.load(open('S/tclease/results.json'))['points'] if x['axes']['config'] == 'TC-RC-P']
+assert len(t) == 5 and all(x['status'] == 'ok' for x in t), t" || fail "tclease: TC-RC-P points"
 # G-TSC-RC overhead over W/L1 on set 2 (hs): cycles(G-TSC-RC) / cycles(W/L1)
 want=$(python3 -c "
 import json
@@ -221,7 +226,7 @@ for sw in ('set1', 'set2', 'lease', 'tclease'):
         within = abs(o['cycles'] - r['cycles']) <= o['cycles_half']
         assert f[5] == ('yes' if within else 'no'), f
         n += 1
-assert n == 48, n
+assert n == 53, n
 assert '| G-TSC-RC (lease sweep) | 20 | ' in text
 PY
 grep -q '^| C3-4 | G-TSC-RC vs TC-RC (TC-Weak): performance | +38% | [-+0-9.]*% ([0-9.]*x) | ±0 |' \
