@@ -67,8 +67,32 @@ main() {
 
 	# Unmounts in reverse order; removes the scratch directory only when nothing is mounted below it
 	# (rm -rf over a live bind mount of /dev would delete the host's device nodes).
+	# Long steps run in their own session (setsid) in the background and are waited for, so that
+	# SIGINT/SIGTERM reach the trap at once; cleanup then ends that session before unmounting.
+	child=
+	bg_wait() { # bg_wait LOG CMD...: status of CMD, its output in LOG
+		local log=$1 rc=0
+		shift
+		setsid "$@" </dev/null >"$log" 2>&1 &
+		child=$!
+		wait "$child" || rc=$?
+		child=
+		return "$rc"
+	}
 	cleanup() {
 		local i
+		if [ -n "$child" ]; then
+			kill -TERM -- "-$child" 2>/dev/null || true
+			sleep 2
+			kill -KILL -- "-$child" 2>/dev/null || true
+			wait "$child" 2>/dev/null || true
+		fi
+		# anything else still running inside (dpkg runs in a session of its own under apt)
+		local p
+		for p in /proc/[0-9]*; do
+			[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] && kill -KILL "${p#/proc/}" 2>/dev/null
+		done
+		sleep 0.5
 		for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
 			umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" 2>/dev/null || true
 		done
@@ -82,8 +106,8 @@ main() {
 		fi
 	}
 	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
+	trap 'echo "fresh-debian: FAIL: interrupted (SIGINT)"; exit 130' INT
+	trap 'echo "fresh-debian: FAIL: interrupted (SIGTERM)"; exit 143' TERM
 
 	# --- the root file system: today's cached pristine debootstrap, or a new one ---------------------
 	arch=$(dpkg --print-architecture)
@@ -94,7 +118,7 @@ main() {
 		boot_how="from today's cache $tarball"
 	else
 		echo "fresh-debian: debootstrap --variant=minbase $suite $mirror"
-		if ! debootstrap --variant=minbase "$suite" "$root" "$mirror" </dev/null >"$logs/debootstrap.log" 2>&1; then
+		if ! bg_wait "$logs/debootstrap.log" debootstrap --variant=minbase "$suite" "$root" "$mirror"; then
 			tail -n 5 "$logs/debootstrap.log"
 			if grep -qiE "couldn't download|failed to resolve|unable to fetch|connection" "$logs/debootstrap.log"; then
 				skip "debootstrap could not download from $mirror"
@@ -129,17 +153,16 @@ main() {
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
 	# Inside: a clean environment like a login shell's, no terminal, no standard input.
-	in_root() {
-		chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash LANG=C.UTF-8 \
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			DEBIAN_FRONTEND=noninteractive ${CI:+CI=$CI} "$@" </dev/null
-	}
+	inside=(chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root SHELL=/bin/bash
+		LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+		DEBIAN_FRONTEND=noninteractive ${CI:+CI=$CI})
+	in_root() { "${inside[@]}" "$@" </dev/null; }
 	chroot "$root" /bin/true 2>/dev/null || skip "cannot chroot into $root"
 
 	# --- only make and git (no recommends) ----------------------------------------------------------
 	t0=$(now)
-	if ! in_root bash -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends make git' \
-		>"$logs/make-git.log" 2>&1; then
+	if ! bg_wait "$logs/make-git.log" "${inside[@]}" \
+		bash -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends make git'; then
 		tail -n 5 "$logs/make-git.log"
 		echo "fresh-debian: FAIL: apt-get install make git in the chroot failed"
 		exit 1
@@ -157,7 +180,7 @@ main() {
 		local name=$1 t rc=0
 		echo "fresh-debian: make $name ..."
 		t=$(now)
-		in_root bash -c "cd /root/cohscope && make $name" >"$logs/make-$name.log" 2>&1 || rc=$?
+		bg_wait "$logs/make-$name.log" "${inside[@]}" bash -c "cd /root/cohscope && make $name" || rc=$?
 		printf -v "t_$name" %d $(($(now) - t))
 		printf -v "rc_$name" %d "$rc"
 		if [ "$rc" != 0 ]; then
