@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Installs the Debian packages cohscope needs to build, test and benchmark.
-# Idempotent and non-interactive: installs only what dpkg says is missing.
+# Installs the Debian packages cohscope needs to build, test and benchmark: every program that
+# make, the tests (tests/cli/*.sh) and the bench/ scripts call beyond Debian's essential set
+# (coreutils, diffutils, grep, sed, mawk, bash are there on any Debian, even debootstrap's minbase).
+# Idempotent and non-interactive: installs only what dpkg says is missing (so a python3 elsewhere
+# on PATH, e.g. pyenv's, does not hide a missing Debian python3).
 # Usage: scripts/install-deps.sh [--with-systemc]
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config
       libconfig-dev libgsl-dev check libjansson-dev libpapi-dev libzstd-dev liblzma-dev
-      valgrind gnuplot-nox parallel)
+      valgrind gnuplot-nox parallel
+      python3 bc)
 if [ "${1:-}" = "--with-systemc" ]; then
 	pkgs+=(libsystemc-dev g++)
 fi
@@ -21,7 +25,13 @@ done
 
 echo "install-deps: installing ${missing[*]}"
 sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || {
+		echo "install-deps: not root and no sudo: as root run apt-get install ${missing[*]}" >&2
+		exit 1
+	}
+	sudo_cmd=(sudo)
+fi
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${sudo_cmd[@]}" apt-get update -qq </dev/null
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
