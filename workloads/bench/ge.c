@@ -32,7 +32,7 @@
 
 #define TAG_GE	     0x6761757373000000ull
 #define FAN1_THREADS 512 /* Rodinia MAXBLOCKSIZE */
-#define FAN2_BLOCK   4 /* Rodinia 3.1 BLOCK_SIZE_XY (gaussian.cu's default) */
+#define FAN2_BLOCK   4	 /* Rodinia 3.1 BLOCK_SIZE_XY (gaussian.cu's default) */
 #define FAN2_THREADS (FAN2_BLOCK * FAN2_BLOCK)
 #define FAN2_WARPS   ((FAN2_THREADS + WARP_LANES - 1) / WARP_LANES)
 
@@ -149,8 +149,8 @@ static void fan2_kernel(struct gpu_warp *w)
 	/* b[xidx + 1 + t] -= m[n * (xidx + 1 + t) + yidx + t] * b[t]: m is read again (the store
 	 * to a may alias it for the compiler). */
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		aa[l] = a->b + 4 * (t + 1 + bx * FAN2_BLOCK +
-				    (gw_warp(w) * WARP_LANES + l) % FAN2_BLOCK);
+		aa[l] = a->b +
+			4 * (t + 1 + bx * FAN2_BLOCK + (gw_warp(w) * WARP_LANES + l) % FAN2_BLOCK);
 	gw_compute(w, FAN2_BVEC);
 	gw_ld32v(w, am, bmask, m);
 	p[0] = gw_ld32(w, a->b + 4 * t);
