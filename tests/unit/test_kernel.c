@@ -657,6 +657,48 @@ START_TEST(test_clock_exact)
 }
 END_TEST
 
+/* The 64-bit fast paths (reduced period num/den) against the plain 128-bit formulas, on
+ * clocks whose fraction is small (700 MHz: 10000/7) and ones that overflow 64 bits early (a
+ * prime frequency: num = 10^12, den = f), at cycle counts and times up to 2^64 - 1. */
+START_TEST(test_clock_fast_path_exact)
+{
+	static const uint64_t freqs[] = {1ull,		 1000ull,	700000000ull,
+					 924000000ull,	 1400000000ull, 999999999989ull,
+					 999999999999ull};
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	struct sim_clock c;
+
+	for (unsigned i = 0; i < sizeof(freqs) / sizeof(freqs[0]); i++) {
+		uint64_t f = freqs[i];
+
+		ck_assert_int_eq(sim_clock_init(&c, f), 0);
+		for (unsigned k = 0; k < 200000; k++) {
+			__extension__ unsigned __int128 e, y;
+			uint64_t n, t, want_t, want_n;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* every magnitude from 1 to 2^64 - 1, and the very ends */
+			n = k < 2 ? (k ? UINT64_MAX : 0) : x >> (x % 64);
+			t = k < 2 ? (k ? UINT64_MAX : 0) : (x * 0xff51afd7ed558ccdull) >> (k % 64);
+			e = ((unsigned __int128)n * SIM_SEC + f - 1) / f;
+			y = (unsigned __int128)t * f / SIM_SEC;
+			want_n = (uint64_t)y;
+			if (e <= UINT64_MAX) {
+				want_t = (uint64_t)e;
+				if (sim_clock_edge(&c, n) != want_t)
+					ck_abort_msg("edge %llu of %llu Hz", (unsigned long long)n,
+						     (unsigned long long)f);
+			}
+			if (sim_clock_cycle(&c, t) != want_n)
+				ck_abort_msg("cycle at %llu ps of %llu Hz", (unsigned long long)t,
+					     (unsigned long long)f);
+		}
+	}
+}
+END_TEST
+
 /* ---- property: wheel == heap over 10^6 random schedule/cancel operations --------------------------- */
 
 #define PROP_OPS     1000000u
@@ -845,6 +887,7 @@ static Suite *kernel_suite(void)
 
 	tc = tcase_create("clock");
 	tcase_add_test(tc, test_clock_exact);
+	tcase_add_test(tc, test_clock_fast_path_exact);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("property");

@@ -1,6 +1,7 @@
 /*
  * tlm/kernel/time.c - exact clock-domain arithmetic (see time.h for the edge rule).
- * 128-bit intermediates keep n * 10^12 exact for every 64-bit cycle count.
+ * Exact for every 64-bit cycle count: n * num and t * den are formed in 64 bits when they fit
+ * (every realistic run) and in 128 bits otherwise; both give the same integer.
  */
 #include "tlm/kernel/time.h"
 
@@ -10,24 +11,48 @@ __extension__ typedef unsigned __int128 u128;
 
 #define PS_PER_SEC 1000000000000ull
 
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 int sim_clock_init(struct sim_clock *c, uint64_t freq_hz)
 {
+	uint64_t g;
+
 	if (freq_hz == 0 || freq_hz >= PS_PER_SEC)
 		return -CS_EINVAL;
+	g = gcd_u64(PS_PER_SEC, freq_hz);
 	c->freq_hz = freq_hz;
+	c->num = PS_PER_SEC / g;
+	c->den = freq_hz / g;
 	return 0;
 }
 
+/* ceil(n * 10^12 / f) = ceil(n * num / den) */
 sim_time_t sim_clock_edge(const struct sim_clock *c, uint64_t n)
 {
-	u128 num = (u128)n * PS_PER_SEC;
+	uint64_t p;
 
-	return (sim_time_t)((num + c->freq_hz - 1) / c->freq_hz);
+	if (!__builtin_mul_overflow(n, c->num, &p) && p <= UINT64_MAX - (c->den - 1))
+		return (p + c->den - 1) / c->den;
+	return (sim_time_t)(((u128)n * c->num + c->den - 1) / c->den);
 }
 
+/* floor(t * f / 10^12) = floor(t * den / num) */
 uint64_t sim_clock_cycle(const struct sim_clock *c, sim_time_t t)
 {
-	return (uint64_t)(((u128)t * c->freq_hz) / PS_PER_SEC);
+	uint64_t p;
+
+	if (!__builtin_mul_overflow(t, c->den, &p))
+		return p / c->num;
+	return (uint64_t)(((u128)t * c->den) / c->num);
 }
 
 static uint64_t next_edge_index(const struct sim_clock *c, sim_time_t t)

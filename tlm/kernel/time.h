@@ -6,6 +6,8 @@
  * GPU clocks (700 MHz, 1.1 GHz, 1.4 GHz, 3.5 GHz) have no whole-ps period. Edge n of a
  * domain lies at ceil(n * 10^12 / f) ps, computed exactly in 128-bit arithmetic: no rounding
  * error accumulates however long the run, and cycles -> time -> cycles is the identity.
+ * The period is kept as the reduced fraction num/den ps (700 MHz: 10000/7), so the hot paths
+ * multiply and divide in 64 bits while the product fits and fall back to 128 bits only beyond.
  */
 #ifndef COHSCOPE_TLM_KERNEL_TIME_H
 #define COHSCOPE_TLM_KERNEL_TIME_H
@@ -23,6 +25,7 @@ typedef uint64_t sim_time_t;
 
 struct sim_clock {
 	uint64_t freq_hz;
+	uint64_t num, den; /* period = num / den ps, in lowest terms (set by sim_clock_init) */
 };
 
 /* freq_hz must be in [1, 10^12). Returns 0 or -CS_EINVAL. */
