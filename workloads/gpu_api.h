@@ -133,7 +133,9 @@ void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v);
 int gh_launch(struct gpu_host *h, const struct gpu_kernel *k);
 enum gpu_size gh_size(const struct gpu_host *h); /* workload.size */
 uint64_t gh_seed(const struct gpu_host *h);	 /* sim.seed */
-void *gh_arg(const struct gpu_host *h);		 /* cs_run_opts.arg of a custom workload */
+/* Outputs a costly check compares: workload.samples, or UINT64_MAX under workload.check=full. */
+uint64_t gh_check_samples(const struct gpu_host *h);
+void *gh_arg(const struct gpu_host *h); /* cs_run_opts.arg of a custom workload */
 /* Tests and debugging: the coherence protocol's state of addr's line in SM sm's L1 (with that
  * of the warp in slot `slot`: G-TSC wts, rts, warp_ts; TC lease end, GWCT of the line, GWCT of
  * the warp) and in its L2 bank (G-TSC wts, rts, mem_ts; TC lease end, GWCT). false when the

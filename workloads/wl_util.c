@@ -61,6 +61,29 @@ uint64_t wl_by_size(const struct gpu_host *h, uint64_t tiny, uint64_t small, uin
 	}
 }
 
+void wl_sample_init(const struct gpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag)
+{
+	uint64_t k = gh_check_samples(h);
+
+	s->left = n;
+	s->want = k < n ? k : n;
+	s->rng = wl_mix64(gh_seed(h) ^ tag);
+}
+
+bool wl_sample_take(struct wl_sample *s)
+{
+	bool take;
+
+	if (!s->left)
+		return false;
+	/* take with probability want / left: exactly `want` of the `left` remaining are taken */
+	take = s->want == s->left || (s->want && wl_below(&s->rng, s->left) < s->want);
+	s->left--;
+	if (take)
+		s->want--;
+	return take;
+}
+
 const char *wl_size_name(const struct gpu_host *h)
 {
 	static const char *const names[] = {"tiny", "small", "default"};

@@ -51,6 +51,19 @@ static inline float wl_u2f(uint32_t u)
 uint64_t wl_by_size(const struct gpu_host *h, uint64_t tiny, uint64_t small, uint64_t dflt);
 const char *wl_size_name(const struct gpu_host *h);
 
+/* ---- sampled checks ------------------------------------------------------------------------- */
+
+/* A seeded random sample of exactly min(n, gh_check_samples) of the indices 0..n-1, visited in
+ * increasing order (selection sampling, Knuth's Algorithm S): ask wl_sample_take once per index,
+ * in order, and compute the reference only where it says yes. The same seed and tag give the
+ * same sample. */
+struct wl_sample {
+	uint64_t left, want, rng; /* indices not yet asked about; still to take; PRNG state */
+};
+
+void wl_sample_init(const struct gpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag);
+bool wl_sample_take(struct wl_sample *s);
+
 /* ---- warp side ------------------------------------------------------------------------------ */
 
 /* Addresses of the WARP_LANES consecutive `bytes`-wide elements of the array at base from

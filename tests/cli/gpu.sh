@@ -89,6 +89,26 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 sys.exit(0 if a["result"] == b["result"] and a["stats"] == b["stats"] else 1)' prog-on.json \
 	prog-off.json || fail "progress: the results changed"
 
+# sampled checks (workload.check, workload.samples): the sample's size is exact, the full check
+# compares every output, and neither changes the simulation
+expect 0 "" sgm-sample -- run -c "$D" -w sgm --set workload.size=tiny --set workload.samples=5 \
+	-o sgm-sample.json
+expect 0 "" sgm-full -- run -c "$D" -w sgm --set workload.size=tiny --set workload.check=full \
+	-o sgm-full.json
+grep -q "sgm: .* 5 of 16384 elements checked" sgm-sample.out ||
+	fail "sgm sample: $(grep 'sgm:' sgm-sample.out)"
+grep -q "sgm: .* 16384 of 16384 elements checked" sgm-full.out ||
+	fail "sgm full: $(grep 'sgm:' sgm-full.out)"
+expect 0 "" ccp-sample -- run -c "$D" -w ccp --set workload.size=tiny --set workload.samples=7 \
+	-o ccp-sample.json
+grep -q "ccp: .* 7 of 2048 points checked" ccp-sample.out || fail "ccp sample: $(grep 'ccp:' ccp-sample.out)"
+python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+del a["result"]["notes"], b["result"]["notes"] # the notes say how much was checked
+sys.exit(0 if a["result"] == b["result"] and a["stats"] == b["stats"] else 1)' sgm-sample.json \
+	sgm-full.json || fail "workload.check: the results changed"
+expect 3 "workload.check" bad-check -- run -c "$D" -w sgm --set workload.check=some
+
 # bad input: one line naming the setting, exit 3
 expect 3 "did you mean 'noncoherent'" bad-protocol -- run -c "$G" "${TINY[@]}" \
 	--set coherence.protocol=noncoherant

@@ -69,11 +69,19 @@ const struct cs_param_table gpu_coherence_params = {
 };
 
 static const char *const size_names[] = {"tiny", "small", "default", NULL};
+static const char *const check_names[] = {"sample", "full", NULL};
 
 static const struct cs_param workload_rows[] = {
     {"size", CS_P_ENUM, offsetof(struct gpu_workload_cfg, size), "small", "",
      "input size: tiny (unit tests), small (CI), default (sized like the papers' runs)", 0, 0,
      size_names},
+    {"check", CS_P_ENUM, offsetof(struct gpu_workload_cfg, check), "sample", "",
+     "how a benchmark with a costly host reference (sgm, ccp) checks its output: sample (a "
+     "seeded random sample of workload.samples outputs, each bit for bit; the host side then "
+     "costs little beside the simulation) or full (every output)",
+     0, 0, check_names},
+    {"samples", CS_P_UINT, offsetof(struct gpu_workload_cfg, samples), "4096", "outputs",
+     "outputs a sampled check compares (all of them when there are fewer)", 1, 1ull << 40, NULL},
     {NULL},
 };
 
@@ -717,6 +725,13 @@ void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v)
 enum gpu_size gh_size(const struct gpu_host *h)
 {
 	return (enum gpu_size)((const struct gpu_sys *)h)->wl.size;
+}
+
+uint64_t gh_check_samples(const struct gpu_host *h)
+{
+	const struct gpu_workload_cfg *wl = &((const struct gpu_sys *)h)->wl;
+
+	return wl->check ? UINT64_MAX : wl->samples;
 }
 
 uint64_t gh_seed(const struct gpu_host *h)

@@ -19,7 +19,9 @@ struct gpu_coherence_cfg {
 };
 
 struct gpu_workload_cfg {
-	unsigned size; /* enum gpu_size */
+	unsigned size;	  /* enum gpu_size */
+	unsigned check;	  /* 0: sample, 1: full */
+	uint64_t samples; /* outputs a sampled check compares */
 };
 
 extern const struct cs_param_table gpu_params;		 /* "gpu" */
