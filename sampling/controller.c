@@ -42,6 +42,12 @@ static const struct cs_param samp_rows[] = {
      "hybrid: largest spread (coefficient of variation of cycles per instruction) of a group "
      "whose later members are predicted",
      0, 10, NULL},
+    {"prior", CS_P_DOUBLE, SC(prior), "1.0", "",
+     "relative half-width of an estimate with no detailed evidence behind it (a kernel with "
+     "no unit in a run with none, an FF prediction from one member, the analytic mode's "
+     "correction): the LT face's own error is unknown there, so the interval says so instead "
+     "of +-0 (1.0: the time may be off by its own size)",
+     0, 100, NULL},
     {"calibration", CS_P_STRING, SC(calibration), "", "",
      "calibration file (cohscope calibrate) the analytic mode corrects its time with", 0, 0, NULL},
     {"lt_exact", CS_P_BOOL, SC(lt_exact), "false", "",
@@ -286,7 +292,7 @@ static void ratio_of(const struct samp *s, double *R, double *rel_half)
 		return;
 	}
 	*R = 1;
-	*rel_half = 0; /* no unit at all: the LT model's own time, interval unknown */
+	*rel_half = s->cfg.prior; /* no unit at all: the LT model's own time, error unknown */
 }
 
 void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct samp_estimate *e)
@@ -316,11 +322,13 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		double cpi, bpi, cv;
 
 		/* the group's mean cycles (and bytes) per instruction, its spread the interval */
-		if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r))
-			r.half = 0;
 		mean_cv(&g->cpi, &cpi, &cv);
 		e->cycles = cpi * f->insts;
-		e->half = isfinite(r.half) ? r.half * f->insts : e->cycles;
+		/* one member gives no spread: the prior, never +-0 */
+		if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r) || !isfinite(r.half))
+			e->half = s->cfg.prior * e->cycles;
+		else
+			e->half = r.half * f->insts;
 		mean_cv(&g->bpi, &bpi, &cv);
 		e->traffic = bpi * f->insts;
 		e->traffic_half = isfinite(cv) ? cv * e->traffic : e->traffic;
@@ -334,7 +342,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		ratio_of(s, &R, &rel);
 		if (!s->kpred.n && f->at_cycles == 0 && f->lt_factor > 0) {
 			R = f->lt_factor; /* analytic: the calibration's correction */
-			rel = 0;
+			rel = s->cfg.prior;
 		}
 		e->ratio = R;
 		e->cycles = f->at_cycles + R * f->lt_cycles;

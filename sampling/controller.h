@@ -37,6 +37,7 @@ struct samp_cfg {
 	bool ff;	  /* later members of a steady group run in FF */
 	uint64_t group_min;
 	double group_cv;
+	double prior;			    /* rel. half-width with no detailed evidence */
 	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
 };

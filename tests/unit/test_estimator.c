@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sampling/controller.h"
 #include "sampling/estimator.h"
 #include "util/error.h"
 
@@ -297,6 +298,65 @@ START_TEST(test_units_needed)
 }
 END_TEST
 
+/* ---- the controller: no estimate without detailed evidence is +-0 ------------------------------ */
+
+static struct samp *new_samp(double prior)
+{
+	struct samp_cfg c = {.target = 0.02,
+			     .conf = 0.95,
+			     .min_units = 3,
+			     .group_min = 2,
+			     .group_cv = 0.05,
+			     .prior = prior};
+	struct samp *s;
+
+	ck_assert_int_eq(samp_create(&c, &s), 0);
+	return s;
+}
+
+START_TEST(test_no_evidence_gets_the_prior)
+{
+	struct samp_kernel_facts lt = {.lt_cycles = 1000, .insts = 100, .traffic = 64};
+	struct samp_kernel_facts an = {.lt_cycles = 1000, .insts = 100, .lt_factor = 1.2};
+	struct samp_estimate e;
+	struct samp *s = new_samp(0.25);
+
+	/* hybrid, a kernel ended before any unit in a run with none: the LT time, +-prior */
+	samp_kernel_begin(s, "k", 4, 2, true);
+	samp_kernel_end(s, &lt, &e);
+	ck_assert_double_eq_tol(e.cycles, 1000, 1e-9);
+	ck_assert_double_eq_tol(e.half, 250, 1e-9);
+	samp_destroy(s);
+
+	/* analytic: the calibration's correction, +-prior of the corrected time */
+	s = new_samp(1.0);
+	samp_kernel_begin(s, "k", 4, 2, false);
+	samp_kernel_end(s, &an, &e);
+	ck_assert_double_eq_tol(e.cycles, 1200, 1e-9);
+	ck_assert_double_eq_tol(e.half, 1200, 1e-9);
+	samp_destroy(s);
+}
+END_TEST
+
+/* With pairs, the interval comes from them (and stays within the target's reach): a kernel's
+ * own exact pairs (measured = 2 x predicted) give R = 2 and a half-width of ~0. */
+START_TEST(test_pairs_set_the_interval)
+{
+	struct samp_kernel_facts f = {.at_cycles = 300, .lt_cycles = 1000, .insts = 100};
+	struct samp_estimate e;
+	struct samp *s = new_samp(1.0);
+
+	samp_kernel_begin(s, "k", 4, 2, true);
+	for (int i = 0; i < 4; i++)
+		samp_unit(s, 100, 200);
+	samp_kernel_end(s, &f, &e);
+	ck_assert_double_eq_tol(e.ratio, 2, 1e-9);
+	ck_assert_double_eq_tol(e.cycles, 300 + 2 * 1000, 1e-9);
+	ck_assert(e.half < 1e-6);
+	samp_destroy(s);
+}
+END_TEST
+
 static Suite *estimator_suite(void)
 {
 	Suite *s = suite_create("estimator");
@@ -309,6 +369,8 @@ static Suite *estimator_suite(void)
 	tcase_add_test(tc, test_regression_known);
 	tcase_add_test(tc, test_mean);
 	tcase_add_test(tc, test_units_needed);
+	tcase_add_test(tc, test_no_evidence_gets_the_prior);
+	tcase_add_test(tc, test_pairs_set_the_interval);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("statistical");
