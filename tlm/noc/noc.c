@@ -73,22 +73,11 @@ int noc_cfg_check(const struct noc_cfg *cfg, struct cs_err *err)
 
 /* ---- clock ----------------------------------------------------------------------------------- */
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-/* Edges repeat with period q cycles = p ps exactly when q = f / gcd(f, 10^12) is small. */
+/* Edges repeat with period q cycles = p ps exactly (the clock's reduced period p/q ps: q = f /
+ * gcd(f, 10^12)); a table of one such period when q is small. */
 static int clock_setup(struct noc *n)
 {
-	uint64_t f = n->clk.freq_hz, g = gcd64(f, 1000000000000ull);
-	uint64_t q = f / g;
+	uint64_t q = n->clk.den;
 
 	if (q > 4096)
 		return 0; /* fall back to the 128-bit formula */
@@ -98,7 +87,7 @@ static int clock_setup(struct noc *n)
 	for (uint64_t i = 0; i < q; i++)
 		n->clk_tab[i] = sim_clock_edge(&n->clk, i);
 	n->clk_q = q;
-	n->clk_p = 1000000000000ull / g;
+	n->clk_p = n->clk.num;
 	return 0;
 }
 
