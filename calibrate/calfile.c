@@ -67,10 +67,9 @@ int cal_file_load(const char *path, struct cal_file *out, struct cs_err *err)
 			    "calibration.%s is %s", pnames[i], st ? "not a number" : "missing");
 			goto out;
 		}
-		out->p[i] = config_setting_get_float(st);
-		if (type != CONFIG_TYPE_FLOAT)
-			out->p[i] = type == CONFIG_TYPE_INT ? config_setting_get_int(st)
-							    : (double)config_setting_get_int64(st);
+		out->p[i] = type == CONFIG_TYPE_FLOAT ? config_setting_get_float(st)
+			    : type == CONFIG_TYPE_INT ? config_setting_get_int(st)
+						      : (double)config_setting_get_int64(st);
 	}
 	if (config_lookup_string(&cf, "calibration.train", &str))
 		snprintf(out->train, sizeof(out->train), "%s", str);

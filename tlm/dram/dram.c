@@ -498,11 +498,17 @@ static struct dram_req *dram_req_alloc(struct dram_ctrl *d)
 	return r;
 }
 
+/* Every entry of the read (or write) queue is in use. */
+static bool dram_queue_full(const struct dram_ctrl *d, bool write)
+{
+	return write ? d->wq_len >= d->cfg.write_queue : d->rq_len >= d->cfg.queue;
+}
+
 /* Room for a request of this kind: its queue has a free entry (GPGPU-Sim checks the scheduler
  * queue as a request enters the latency pipeline) and, with a pipeline, the pipeline does. */
 static bool dram_room(const struct dram_ctrl *d, bool write)
 {
-	if (write ? d->wq_len >= d->cfg.write_queue : d->rq_len >= d->cfg.queue)
+	if (dram_queue_full(d, write))
 		return false;
 	return !d->cfg.ctrl_latency || d->plen < d->cfg.ctrl_latency;
 }
@@ -567,7 +573,7 @@ static void dram_pipe_drain(struct dram_ctrl *d, uint64_t c)
 	while (d->phead && d->phead->visible <= c) {
 		struct dram_req *r = d->phead;
 
-		if (r->write ? d->wq_len >= d->cfg.write_queue : d->rq_len >= d->cfg.queue)
+		if (dram_queue_full(d, r->write))
 			return;
 		d->phead = r->next;
 		if (!d->phead)
@@ -957,12 +963,12 @@ static uint64_t dram_step(struct dram_ctrl *d, uint64_t c)
 		next = min64(next, dram_next_cmd(d, d->cand[i], &kind));
 	if (d->qhead) /* the mode may change, a refresh fall due */
 		next = min64(next, d->ref_next);
-	if (d->phead &&
-	    (d->phead->write ? d->wq_len < d->cfg.write_queue : d->rq_len < d->cfg.queue))
+	if (d->phead && !dram_queue_full(d, d->phead->write))
 		next = min64(next, d->phead->visible);
 	next = next < NEVER ? max64(next, c + 1) : next;
 	return next < next_visible ? next : next_visible;
 }
+
 static void dram_wake_cb(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct dram_ctrl *d = obj;

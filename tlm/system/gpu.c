@@ -1449,9 +1449,8 @@ static json_t *gpu_result(struct cs_system *s)
 		json_object_set_new(r, "l1_coherence_misses", json_real(m.l1_coh_misses));
 		json_object_set_new(r, "l1_lease_expired_misses", json_real(m.l1_expired));
 		json_object_set_new(r, "l1_write_evict_drops", json_real(m.l1_dropped));
-	}
-	if (g->proto->has_l1)
 		json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
+	}
 	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
 	json_object_set_new(r, "noc_bytes", json_real(m.noc_req_bytes + m.noc_resp_bytes));
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
