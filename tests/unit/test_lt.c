@@ -674,6 +674,67 @@ START_TEST(test_unslotted_checker_silent)
 }
 END_TEST
 
+/* ---- a switch of faces in a compute-bound kernel --------------------------------------------- */
+
+#define CB_WARPS 16   /* per SM: 4 per scheduler */
+#define CB_OPS	 12   /* compute ops per warp */
+#define CB_CYC	 4000 /* cycles per op */
+
+static void compute_bound_kernel(struct gpu_warp *w)
+{
+	for (unsigned i = 0; i < CB_OPS; i++)
+		gw_compute(w, CB_CYC);
+}
+
+static int compute_bound_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[NW] = {0, 1, 2, 3};
+	struct gpu_kernel k = {
+	    .name = "compute_bound",
+	    .ctas = NW,
+	    .warps_per_cta = CB_WARPS,
+	    .fn = compute_bound_kernel,
+	    .cta_sm = cta_sm,
+	};
+
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload compute_bound_wl = {
+    .name = "compute_bound", .system = "gpu", .gpu = compute_bound_host};
+
+/*
+ * Each scheduler has CB_OPS * CB_CYC cycles of compute from each of its 4 warps: the kernel
+ * takes 4 * 12 * 4000 = 192000 cycles in the detailed face, round robin. The LT face serves
+ * the ops first come first served, so when the faces switch, warps are queued up to 3 ops
+ * ahead; the detailed units must go on serving that queue (the schedulers stay busy), or
+ * they measure idle schedulers and the hybrid estimate runs long.
+ */
+START_TEST(test_switch_compute_bound)
+{
+	const char *at_sets[] = {"system.mode=detailed", "sampling.lt_exact=false",
+				 "gpu.check=false", NULL};
+	const char *hy_sets[] = {
+	    "system.mode=hybrid",   "sampling.lt_exact=false", "gpu.check=false",
+	    "sampling.first=3000",  "sampling.warmup=1000",    "sampling.unit=3000",
+	    "sampling.period=9000", "sampling.min_units=100",  NULL};
+	double at, hy, half, want = 4.0 * CB_OPS * CB_CYC;
+	struct run r;
+
+	run(&r, &compute_bound_wl, at_sets);
+	at = json_number_value(json_object_get(r.result, "cycles"));
+	run_end(&r);
+	ck_assert_msg(at >= want && at <= want * 1.01, "detailed: %g cycles, want %g", at, want);
+	run(&r, &compute_bound_wl, hy_sets);
+	hy = json_number_value(json_object_get(r.result, "cycles"));
+	half = json_number_value(json_object_get(r.result, "cycles_half"));
+	ck_assert_double_gt(stat(&r, "gpu.sm0.lt_insts"), 0);
+	run_end(&r);
+	ck_assert_msg(hy >= at * 0.99 && hy <= at * 1.01, "hybrid %g +- %g cycles, detailed %g", hy,
+		      half, at);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lt");
@@ -687,6 +748,7 @@ int main(void)
 	tcase_add_test(t, test_equal_l1_write_back);
 	tcase_add_test(t, test_equal_tc_predict);
 	tcase_add_test(t, test_unslotted_checker_silent);
+	tcase_add_test(t, test_switch_compute_bound);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -156,6 +156,8 @@ void warp_advance(struct warp *w)
 	w->op.kind = OP_NONE;
 	sim_coro_resume(w->co);
 	w->state = W_READY;
+	if (w->sm->mode != SM_AT)
+		sm_lt_ready(w->sm, w);
 	sm_wake(w->sm);
 }
 
@@ -319,6 +321,18 @@ static void fence_over(struct sim_kernel *k, void *obj, void *arg)
 
 /* ---- issue ----------------------------------------------------------------------------------- */
 
+/* A chunk of the compute an LT op still owed is done: the posted op (or the next chunk) may
+ * issue. */
+static void owed_compute_done(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct warp *w = obj;
+
+	(void)k;
+	(void)arg;
+	w->state = W_READY;
+	sm_wake(w->sm);
+}
+
 static void compute_done(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct warp *w = obj;
@@ -438,6 +452,19 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 	struct warp_op *op = &w->op;
 	bool rc = sm->cfg->consistency == GPU_RC;
 
+	if (w->at_compute) {
+		uint64_t c =
+		    w->at_compute < sm->cfg->compute_chunk ? w->at_compute : sm->cfg->compute_chunk;
+
+		w->at_compute -= c;
+		sm->sched_busy[s] = sm_cycles(sm, now, c);
+		(*sm->st.compute_cycles) += c;
+		w->state = W_WAIT_TIME;
+		sim_schedule_at(sm->ctx->k, sm->sched_busy[s], SIM_PRIO_DEFAULT, owed_compute_done,
+				w, NULL);
+		return true;
+	}
+
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
@@ -496,7 +523,8 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 
 static bool is_mem_op(const struct warp *w)
 {
-	return w->op.kind == OP_LD || w->op.kind == OP_ST || w->op.kind == OP_ATOM;
+	return !w->at_compute &&
+	       (w->op.kind == OP_LD || w->op.kind == OP_ST || w->op.kind == OP_ATOM);
 }
 
 /* The ready warp scheduler s issues from next (skip_mem: one whose op is not a memory op). */
@@ -807,6 +835,7 @@ void gpu_sm_destroy(struct gpu_sm *sm)
 	free(sm->cta_slots);
 	free(sm->ldq);
 	free(sm->lt_sched);
+	free(sm->lt_heap);
 	free(sm);
 }
 
@@ -865,13 +894,14 @@ int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
 	sm->sched_busy = calloc(sm->nsched, sizeof(*sm->sched_busy));
 	sm->sched_last = calloc(sm->nsched, sizeof(*sm->sched_last));
 	sm->lt_sched = calloc(sm->nsched, sizeof(*sm->lt_sched));
+	sm->lt_heap = calloc(2 * (size_t)sm->nwarps, sizeof(*sm->lt_heap));
 	sm->lt_quantum = 100 * sim_clock_period_ps(&ctx->core_clk);
 	sm->cta_slots = calloc(cfg->ctas, sizeof(*sm->cta_slots));
 	sm->ldq_cap = (unsigned)cfg->ldst_queue;
 	sm->ldq = calloc(sm->ldq_cap, sizeof(*sm->ldq));
 	sm->req_free = REQ_NONE;
 	if (!sm->warps || !sm->bar_slots || !sm->sched_busy || !sm->sched_last || !sm->cta_slots ||
-	    !sm->ldq || !sm->lt_sched)
+	    !sm->ldq || !sm->lt_sched || !sm->lt_heap)
 		goto fail;
 	for (unsigned s = 0; s < sm->nsched; s++)
 		sm->sched_last[s] = s;

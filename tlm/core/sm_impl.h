@@ -63,6 +63,17 @@ struct warp {
 	 * warp comes back at its end (as the detailed face counts them while it issues them):
 	 * counted at issue, a long op made the sampler's LT work rate run ahead */
 	uint64_t lt_compute;
+	/* AT: compute cycles an LT compute op still owed its scheduler when the faces switched
+	 * (its warp queued behind others' compute, first come first served); the detailed face
+	 * issues them in chunks, round robin with the other warps, before the posted op */
+	uint64_t at_compute;
+	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
+};
+
+/* LT, FF: a ready warp's entry in the SM's heap, ordered by (time, slot). */
+struct lt_ready {
+	sim_time_t t;
+	uint32_t slot, gen;
 };
 
 /* The transaction record of one request the LD/ST unit sent (what the SM remembers). */
@@ -133,10 +144,18 @@ struct gpu_sm {
 	sim_time_t *lt_sched;	/* per scheduler: busy until */
 	sim_time_t lt_ldst;	/* the LD/ST unit's next free slot */
 	sim_time_t lt_launch_t; /* warps a launch starts now begin at this time */
+	/* ready warps by (time, slot), lazily: an entry whose warp is no longer ready, or was
+	 * pushed again since, is dropped when it reaches the top (2 * warps entries at most:
+	 * a full heap is rebuilt from the ready warps) */
+	struct lt_ready *lt_heap;
+	unsigned lt_heap_n;
 	uint64_t *lt_insts, *ff_insts;
 };
 
 #define REQ_NONE UINT32_MAX
+
+/* sm_lt.c: w became ready (or its time changed while ready) on the LT or FF face */
+void sm_lt_ready(struct gpu_sm *sm, struct warp *w);
 
 /* sm.c, used by both faces */
 void warp_advance(struct warp *w);

@@ -111,9 +111,17 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 
-	(*sm->lt_insts)++;
 	(*sm->st.compute_cycles) += w->lt_compute;
 	w->lt_compute = 0;
+	if (w->at_compute) {
+		/* compute the detailed face had not issued yet: its scheduler's, as an op's */
+		w->lt_compute = w->at_compute;
+		w->at_compute = 0;
+		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, w->lt_compute), w->lt_compute);
+		sm_lt_ready(sm, w);
+		return;
+	}
+	(*sm->lt_insts)++;
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
@@ -218,6 +226,7 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 
 	(*sm->ff_insts)++;
 	w->lt_t = sm_cycles(sm, w->lt_t, 1);
+	w->at_compute = 0; /* FF counts no time */
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
@@ -261,18 +270,87 @@ void sm_lt_kick(struct gpu_sm *sm)
 	lt_schedule(sm, sim_now(sm->ctx->k));
 }
 
-/* The ready warp with the smallest time (lowest slot on ties). */
+/* ---- the ready heap: the ready warp with the smallest time, lowest slot on ties ---------------- */
+
+static bool lt_before(const struct lt_ready *a, const struct lt_ready *b)
+{
+	return a->t < b->t || (a->t == b->t && a->slot < b->slot);
+}
+
+static void lt_heap_down(struct gpu_sm *sm, unsigned i)
+{
+	struct lt_ready *h = sm->lt_heap;
+	unsigned n = sm->lt_heap_n;
+
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+
+		if (l < n && lt_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && lt_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct lt_ready x = h[i];
+
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+static void lt_heap_insert(struct gpu_sm *sm, struct warp *w)
+{
+	struct lt_ready *h = sm->lt_heap;
+	unsigned i = sm->lt_heap_n++;
+
+	h[i] = (struct lt_ready){.t = w->lt_t, .slot = w->slot, .gen = ++w->lt_gen};
+	while (i && lt_before(&h[i], &h[(i - 1) / 2])) {
+		struct lt_ready x = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+/* Every ready warp once (the face starts, or the heap is full of stale entries). */
+static void lt_heap_rebuild(struct gpu_sm *sm)
+{
+	sm->lt_heap_n = 0;
+	for (unsigned i = 0; i < sm->nwarps; i++)
+		if (sm->warps[i].state == W_READY)
+			lt_heap_insert(sm, &sm->warps[i]);
+}
+
+void sm_lt_ready(struct gpu_sm *sm, struct warp *w)
+{
+	if (sm->lt_heap_n == 2 * sm->nwarps)
+		lt_heap_rebuild(sm); /* also inserts w, which is ready */
+	else
+		lt_heap_insert(sm, w);
+}
+
+/* The ready warp with the smallest time (lowest slot on ties), left in the heap. */
 static struct warp *lt_pick(struct gpu_sm *sm)
 {
-	struct warp *best = NULL;
+	while (sm->lt_heap_n) {
+		const struct lt_ready *e = &sm->lt_heap[0];
+		struct warp *w = &sm->warps[e->slot];
 
-	for (unsigned i = 0; i < sm->nwarps; i++) {
-		struct warp *w = &sm->warps[i];
-
-		if (w->state == W_READY && (!best || w->lt_t < best->lt_t))
-			best = w;
+		if (w->state == W_READY && w->lt_gen == e->gen && w->lt_t == e->t)
+			return w;
+		sm->lt_heap[0] = sm->lt_heap[--sm->lt_heap_n];
+		lt_heap_down(sm, 0);
 	}
-	return best;
+	return NULL;
+}
+
+/* Takes the top entry (the warp lt_pick returned) out before its warp is performed. */
+static void lt_pop(struct gpu_sm *sm)
+{
+	sm->lt_heap[0] = sm->lt_heap[--sm->lt_heap_n];
+	lt_heap_down(sm, 0);
 }
 
 static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
@@ -287,6 +365,8 @@ static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
 		return;
 	sm->lt_running = true;
 	while ((w = lt_pick(sm)) && w->lt_t < end && sm->mode != SM_AT && !sim_failure(k)) {
+		lt_pop(sm);
+		w->lt_gen++; /* no entry of its own until it is ready again */
 		if (sm->mode == SM_FF)
 			ff_step(sm, w);
 		else
@@ -298,6 +378,19 @@ static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
 }
 
 /* ---- switching faces ------------------------------------------------------------------------- */
+
+/* Cycles of w's last compute op its scheduler has not served by `now`: the LT face serves an
+ * op first come first served, in the cycles just before the warp's time. */
+static uint64_t lt_owed(const struct gpu_sm *sm, const struct warp *w, sim_time_t now)
+{
+	uint64_t left;
+
+	if (w->state != W_READY || !w->lt_compute || w->lt_t <= now)
+		return 0;
+	left =
+	    sim_clock_cycle(&sm->ctx->core_clk, w->lt_t) - sim_clock_cycle(&sm->ctx->core_clk, now);
+	return left < w->lt_compute ? left : w->lt_compute;
+}
 
 static void at_resume(struct sim_kernel *k, void *obj, void *arg)
 {
@@ -350,6 +443,7 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		sm->proto->l1->set_lt(sm->l1, true);
 		sm->mode = (uint8_t)mode;
 		sm->hold = false;
+		lt_heap_rebuild(sm);
 		sm_lt_kick(sm);
 		return;
 	}
@@ -358,13 +452,23 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		sm_lt_kick(sm);
 		return;
 	}
-	/* back to the detailed face: each warp goes on at its own time */
+	/* back to the detailed face: each warp goes on at its own time, except that compute
+	 * the LT face queued first come first served and had not served by now is owed to the
+	 * scheduler: the detailed face issues it round robin (else the warps would sleep behind
+	 * a reservation while the scheduler idles) */
 	for (unsigned i = 0; i < sm->nwarps; i++) {
-		(*sm->st.compute_cycles) += sm->warps[i].lt_compute;
-		sm->warps[i].lt_compute = 0;
+		struct warp *w = &sm->warps[i];
+		uint64_t owed = lt_owed(sm, w, now);
+
+		if (owed)
+			w->lt_t = now;
+		(*sm->st.compute_cycles) += w->lt_compute - owed;
+		w->lt_compute = 0;
+		w->at_compute += owed;
 	}
 	sm->proto->l1->set_lt(sm->l1, false);
 	sm->mode = SM_AT;
+	sm->lt_heap_n = 0;
 	sm->hold = false;
 	for (unsigned s = 0; s < sm->nsched; s++)
 		sm->sched_busy[s] = now;
@@ -404,5 +508,19 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
 
 uint64_t gpu_sm_work(const struct gpu_sm *sm)
 {
-	return *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts;
+	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts;
+
+	/* LT: the part of each compute op in progress its scheduler has served by now (counted
+	 * whole only when the warp comes back), so that work grows with time as in AT */
+	if (sm->mode == SM_LT) {
+		sim_time_t now = sim_now(sm->ctx->k);
+
+		for (unsigned i = 0; i < sm->nwarps; i++) {
+			const struct warp *x = &sm->warps[i];
+
+			if (x->state == W_READY && x->lt_compute)
+				w += x->lt_compute - lt_owed(sm, x, now);
+		}
+	}
+	return w;
 }
