@@ -1,8 +1,8 @@
 /*
  * sampling/controller.h - the sampling controller's decisions and estimates (DESIGN.md §4).
  *
- * The system (tlm/system/gpu.c) runs the faces and switches them; this object decides and
- * keeps the books. Within a kernel: LT warm-up (`first` cycles), then units: `warmup` cycles
+ * The sampling layer (sampling/sampler.c) runs the faces and switches them; this object
+ * decides and keeps the books. Within a kernel: LT warm-up (`first` cycles), then units: `warmup` cycles
  * of AT not measured, `unit` cycles of AT measured, a drain (SMs issue nothing until nothing
  * is in flight; its time is not part of the estimate), then `period` cycles of LT, until the
  * kernel's interval meets `target` at `conf` with at least `min_units` units, or the kernel

@@ -21,7 +21,7 @@
 #include "analytic/energy.h"
 #include "analytic/ltmodel.h"
 #include "calibrate/calfile.h"
-#include "sampling/controller.h"
+#include "sampling/sampler.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/core/sm.h"
 #include "tlm/dram/dram.h"
@@ -103,9 +103,6 @@ struct kernel_rec {
 	double lt_cycles, at_cycles, insts;
 };
 
-/* Where the hybrid mode is within a kernel (tlm/system/gpu.c drives, sampling/ decides). */
-enum gpu_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT };
-
 struct gpu_sys {
 	struct cs_system *s;
 	struct gpu_cfg gpu;
@@ -155,24 +152,16 @@ struct gpu_sys {
 	char fail_msg[400];
 	bool failed;
 
-	/* modes: the faces, the sampling controller, the LT contention model */
+	/* modes: the sampling layer, the LT contention model */
 	unsigned mode; /* enum cs_mode */
 	struct samp_cfg scfg;
-	struct samp *samp;
+	struct sampler *sampler;
 	struct lt_params ltp;
 	struct gpu_lt_clock lt_clock;
-	unsigned phase;	    /* enum gpu_phase */
-	uint64_t phase_gen; /* stale ticks are ignored */
-	sim_time_t phase_start;
-	double phase_insts;		  /* instructions at phase_start */
-	double k_at, k_lt, k_ff, k_drain; /* this kernel's ps per face */
-	double k_insts0, k_traffic0;
-	double lt_rate;	   /* instructions per cycle of the LT interval before a unit */
 	double cal_factor; /* analytic: the calibration's correction (0: none) */
 	struct cal_file cal;
 	double f0[4]; /* counters at the kernel's start: NoC bank-port flits, L2
 				  accesses, DRAM bus cycles */
-	double tot_at_ps, tot_ps;
 };
 
 static struct gpu_sys *G(struct gpu_host *h)
@@ -265,79 +254,42 @@ static void cta_fill(struct gpu_sys *g)
 	}
 }
 
-/* ---- faces and sampling (hybrid, analytic) --------------------------------------------------- */
+/* ---- the sampling layer's view of the system (hybrid, analytic) ------------------------------- */
 
-static double gpu_insts(const struct gpu_sys *g)
+static void sm_set_face(void *obj, unsigned face)
 {
-	double n = 0;
-
-	for (unsigned i = 0; i < g->ctx.sms; i++)
-		n += (double)gpu_sm_work(g->sm[i]);
-	return n;
+	gpu_sm_set_mode(obj, face == SAMP_FACE_LT   ? GPU_SM_LT
+			     : face == SAMP_FACE_FF ? GPU_SM_FF
+						    : GPU_SM_AT);
 }
 
-static double gpu_noc_bytes(const struct gpu_sys *g)
+static void sm_hold(void *obj, bool hold)
 {
-	double a = 0, b = 0;
-
-	cs_stats_value(g->s->stats, "gpu.noc.req.bytes", &a);
-	cs_stats_value(g->s->stats, "gpu.noc.resp.bytes", &b);
-	return a + b;
+	gpu_sm_hold(obj, hold);
 }
 
-static void faces_set(struct gpu_sys *g, unsigned face)
+static bool sm_busy(const void *obj)
 {
-	for (unsigned i = 0; i < g->ctx.sms; i++)
-		gpu_sm_set_mode(g->sm[i], face);
+	return gpu_sm_busy(obj);
 }
 
-/* The current phase ends at t: its time goes to its face's account. */
-static void phase_close(struct gpu_sys *g, sim_time_t t)
+static uint64_t sm_work(const void *obj)
 {
-	double d = t > g->phase_start ? (double)(t - g->phase_start) : 0;
-
-	switch (g->phase) {
-	case PH_LT:
-		g->k_lt += d;
-		break;
-	case PH_WARM:
-	case PH_UNIT:
-	case PH_AT:
-		g->k_at += d;
-		break;
-	case PH_DRAIN:
-		g->k_drain += d;
-		break;
-	case PH_FF:
-		g->k_ff += d;
-		break;
-	default:
-		break;
-	}
-	g->phase_start = t;
-	g->phase_insts = gpu_insts(g);
+	return gpu_sm_work(obj);
 }
 
-static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
+static const struct samp_initiator_ops sm_initiator = {
+    .set_face = sm_set_face,
+    .hold = sm_hold,
+    .busy = sm_busy,
+    .work = sm_work,
+};
 
-static void phase_next(struct gpu_sys *g, unsigned phase, uint64_t cycles)
+/* Nothing queued or in flight in the L2 banks, DRAM channels and the NoC. */
+static bool gpu_memory_idle(void *obj)
 {
-	sim_time_t now = sim_now(g->s->k);
+	const struct gpu_sys *g = obj;
 
-	phase_close(g, now);
-	g->phase = phase;
-	g->phase_gen++;
-	if (cycles)
-		sim_schedule_at(g->s->k, now + sim_clock_delay(&g->ctx.core_clk, now, cycles),
-				SIM_PRIO_DEFAULT + 2, samp_tick, g,
-				(void *)(uintptr_t)g->phase_gen);
-}
-
-static bool gpu_drained(const struct gpu_sys *g)
-{
-	for (unsigned i = 0; i < g->ctx.sms; i++)
-		if (gpu_sm_busy(g->sm[i]))
-			return false;
 	for (unsigned b = 0; b < g->l2.banks; b++)
 		if (!g->proto->l2->idle(g->bank[b]))
 			return false;
@@ -347,53 +299,20 @@ static bool gpu_drained(const struct gpu_sys *g)
 	return !noc_in_flight(g->noc);
 }
 
-static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
+static double gpu_noc_bytes(void *obj)
 {
-	struct gpu_sys *g = obj;
-	sim_time_t now = sim_now(k);
-	double cyc = (double)sim_clock_period_ps(&g->ctx.core_clk);
+	const struct gpu_sys *g = obj;
+	double a = 0, b = 0;
 
-	if ((uint64_t)(uintptr_t)arg != g->phase_gen || !g->running)
-		return;
-	switch (g->phase) {
-	case PH_LT: {
-		/* LT interval over: its instruction rate predicts the unit to come */
-		double insts = gpu_insts(g) - g->phase_insts;
-		double t = (double)(now - g->phase_start) / cyc;
-
-		g->lt_rate = t > 0 ? insts / t : 0;
-		phase_next(g, PH_WARM, g->scfg.warmup ? g->scfg.warmup : 1);
-		faces_set(g, GPU_SM_AT);
-		break;
-	}
-	case PH_WARM:
-		phase_next(g, PH_UNIT, g->scfg.unit);
-		break;
-	case PH_UNIT: {
-		double insts = gpu_insts(g) - g->phase_insts;
-		double t = (double)(now - g->phase_start) / cyc;
-
-		if (g->lt_rate > 0 && insts > 0)
-			samp_unit(g->samp, insts / g->lt_rate, t);
-		phase_next(g, PH_DRAIN, 0);
-		for (unsigned i = 0; i < g->ctx.sms; i++)
-			gpu_sm_hold(g->sm[i], true);
-		/* fall through: the drain may be over at once */
-	}
-	/* fall through */
-	case PH_DRAIN:
-		if (!gpu_drained(g)) {
-			sim_schedule(k, 4 * (sim_time_t)cyc, samp_tick, g,
-				     (void *)(uintptr_t)g->phase_gen);
-			return;
-		}
-		faces_set(g, GPU_SM_LT);
-		phase_next(g, PH_LT, samp_satisfied(g->samp) ? 0 : g->scfg.period);
-		break;
-	default:
-		break;
-	}
+	cs_stats_value(g->s->stats, "gpu.noc.req.bytes", &a);
+	cs_stats_value(g->s->stats, "gpu.noc.resp.bytes", &b);
+	return a + b;
 }
+
+static const struct samp_system_ops gpu_sampled = {
+    .idle = gpu_memory_idle,
+    .traffic = gpu_noc_bytes,
+};
 
 static double stat_sum(const struct gpu_sys *g, const char *fmt, unsigned n);
 
@@ -422,75 +341,32 @@ static void features(const struct gpu_sys *g, double ps, double out[CALM_FEATURE
 	out[2] = dram_cyc > 0 ? (c[2] - g->f0[2]) / (dram_cyc * (double)g->channels) : 0;
 }
 
-/* A kernel starts: every SM on the face its plan wants. */
+/* A kernel starts: its features' counters, then every SM on the face its plan wants. */
 static void plan_kernel(struct gpu_sys *g, const struct gpu_kernel *kn)
 {
-	unsigned plan;
-
-	g->k_at = g->k_lt = g->k_ff = g->k_drain = 0;
 	feature_counts(g, g->f0);
-	g->k_insts0 = gpu_insts(g);
-	g->k_traffic0 = gpu_noc_bytes(g);
-	g->phase_start = sim_now(g->s->k);
-	g->phase_insts = g->k_insts0;
-	g->phase_gen++;
-	if (g->mode == CS_MODE_DETAILED) {
-		g->phase = PH_AT;
-		return;
-	}
-	if (g->mode == CS_MODE_ANALYTIC) {
-		samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas,
-				  kn->warps_per_cta, false);
-		faces_set(g, GPU_SM_LT);
-		g->phase = PH_LT;
-		return;
-	}
-	plan = samp_kernel_begin(g->samp, kn->name ? kn->name : "kernel", kn->ctas,
-				 kn->warps_per_cta, true);
-	if (plan == SAMP_FF) {
-		faces_set(g, GPU_SM_FF);
-		g->phase = PH_FF;
-		return;
-	}
-	if (plan == SAMP_AT) {
-		faces_set(g, GPU_SM_AT);
-		g->phase = PH_AT;
-		return;
-	}
-	faces_set(g, GPU_SM_LT);
-	g->phase = PH_LT;
-	if (plan == SAMP_SAMPLE)
-		phase_next(g, PH_LT, g->scfg.first ? g->scfg.first : 1);
+	sampler_kernel_begin(g->sampler, kn->name ? kn->name : "kernel", kn->ctas,
+			     kn->warps_per_cta);
 }
 
 /* The kernel's last CTA is done at t: close its books. */
 static void plan_kernel_end(struct gpu_sys *g, struct kernel_rec *r, sim_time_t t)
 {
-	double cyc = (double)sim_clock_period_ps(&g->ctx.core_clk);
 	struct samp_kernel_facts f;
+	double at_ps, lt_ps;
 
-	phase_close(g, t);
-	g->phase = PH_NONE;
-	g->phase_gen++;
-	g->tot_at_ps += g->k_at;
-	g->tot_ps += g->k_at + g->k_lt;
-	features(g, g->k_at + g->k_lt, r->feat);
-	r->lt_cycles = g->k_lt / cyc;
-	r->at_cycles = g->k_at / cyc;
-	r->insts = gpu_insts(g) - g->k_insts0;
+	sampler_kernel_close(g->sampler, t, &f);
+	sampler_kernel_ps(g->sampler, &at_ps, &lt_ps);
+	features(g, at_ps + lt_ps, r->feat);
+	r->lt_cycles = f.lt_cycles;
+	r->at_cycles = f.at_cycles;
+	r->insts = f.insts;
 	if (g->mode == CS_MODE_DETAILED)
 		return;
 	g->cal_factor =
 	    g->mode == CS_MODE_ANALYTIC && g->cal.loaded ? calm_ratio(g->cal.p, r->feat, NULL) : 0;
-	f = (struct samp_kernel_facts){
-	    .at_cycles = g->k_at / cyc,
-	    .lt_cycles = g->k_lt / cyc,
-	    .ff_cycles = g->k_ff / cyc,
-	    .insts = gpu_insts(g) - g->k_insts0,
-	    .traffic = gpu_noc_bytes(g) - g->k_traffic0,
-	    .lt_factor = g->cal_factor,
-	};
-	samp_kernel_end(g->samp, &f, &r->est);
+	f.lt_factor = g->cal_factor;
+	sampler_kernel_estimate(g->sampler, &f, &r->est);
 }
 
 /* The host's copies see the values in the L2 and in DRAM, not those still travelling between
@@ -523,7 +399,7 @@ static void kernel_end_one(void *arg)
 	if (--g->ends_pending)
 		return;
 	/* LT and FF warps ran ahead: the kernel ends when the last one exited */
-	if (g->phase == PH_LT || g->phase == PH_FF)
+	if (sampler_face(g->sampler) != SAMP_FACE_AT)
 		for (unsigned i = 0; i < g->ctx.sms; i++)
 			if (gpu_sm_lt_exit_time(g->sm[i]) > end)
 				end = gpu_sm_lt_exit_time(g->sm[i]);
@@ -548,8 +424,8 @@ static void gpu_progress(struct gpu_sys *g)
 		p.ctas_done = g->ctas_done;
 	}
 	p.cycles = core_cycles(g, sim_now(g->s->k));
-	if (g->samp)
-		samp_counts(g->samp, &p.units, &(unsigned){0}, &(unsigned){0});
+	if (g->sampler)
+		sampler_counts(g->sampler, &p.units, &(unsigned){0}, &(unsigned){0});
 	for (unsigned i = g->nkernels; i-- > 0;)
 		if (g->kernels[i].end) {
 			const struct kernel_rec *r = &g->kernels[i];
@@ -579,7 +455,7 @@ static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
 	if (g->ctas_done == g->kern->ctas) {
 		g->ends_pending = g->ctx.sms;
 		/* LT: the L1s' kernel-end write-backs go side by side, as in the detailed face */
-		g->lt_clock.defer = g->phase == PH_LT;
+		g->lt_clock.defer = sampler_face(g->sampler) == SAMP_FACE_LT;
 		g->lt_clock.noc = g->noc;
 		for (unsigned i = 0; i < g->ctx.sms; i++)
 			gpu_sm_kernel_end(g->sm[i], kernel_end_one, g);
@@ -829,7 +705,7 @@ static void gpu_destroy(struct cs_system *s)
 	free(g->bank);
 	free(g->dram);
 	free(g->kernels);
-	samp_destroy(g->samp);
+	sampler_destroy(g->sampler);
 	for (unsigned i = 0; i < GPU_MAX_PROTOCOLS; i++)
 		free(g->proto_cfg[i]);
 	mem_store_destroy(g->store);
@@ -1028,7 +904,8 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->lt_clock.deferred = calloc(g->ctx.sms, sizeof(*g->lt_clock.deferred));
 	if (!g->lt_clock.deferred)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
-	if (samp_create(&g->scfg, &g->samp))
+	if (sampler_create(g->s->k, &g->ctx.core_clk, &g->scfg, g->mode, &gpu_sampled, g,
+			   &g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	if (g->scfg.calibration[0]) {
 		rc = gpu_load_calibration(g, err);
@@ -1104,6 +981,8 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		if (rc)
 			return rc;
 		gpu_sm_set_quantum(g->sm[i], sim_clock_delay(&g->ctx.core_clk, 0, g->scfg.quantum));
+		if (sampler_add_initiator(g->sampler, &sm_initiator, g->sm[i]))
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
 		rc = bind_checked(g, g->proto->l1->noc_port(gpu_sm_l1(g->sm[i])),
 				  noc_req_port(g->noc, i));
 		if (rc)
@@ -1252,8 +1131,10 @@ static void estimate(const struct gpu_sys *g, const struct gpu_summary *m, struc
 		e->traffic += g->kernels[i].est.traffic;
 		e->traffic_half += g->kernels[i].est.traffic_half;
 	}
-	e->coverage = g->tot_ps > 0 ? g->tot_at_ps / g->tot_ps : 0;
-	samp_counts(g->samp, &e->units, &e->sampled, &e->skipped);
+	e->coverage = sampler_timed_ps(g->sampler) > 0
+			  ? sampler_at_ps(g->sampler) / sampler_timed_ps(g->sampler)
+			  : 0;
+	sampler_counts(g->sampler, &e->units, &e->sampled, &e->skipped);
 }
 
 /* The run's energy: exact event counts, static power over the estimated time (the half-width
@@ -1437,11 +1318,11 @@ static json_t *gpu_result(struct cs_system *s)
 	 * analytic has none */
 	if (g->mode == CS_MODE_DETAILED)
 		json_object_set_new(r, "memory_stall_cycles", json_real(m.mem_stall));
-	else if (g->mode == CS_MODE_HYBRID && g->tot_at_ps > 0)
-		json_object_set_new(
-		    r, "memory_stall_cycles",
-		    json_real(m.mem_stall * e.cycles /
-			      (g->tot_at_ps / (double)sim_clock_period_ps(&g->ctx.core_clk))));
+	else if (g->mode == CS_MODE_HYBRID && sampler_at_ps(g->sampler) > 0)
+		json_object_set_new(r, "memory_stall_cycles",
+				    json_real(m.mem_stall * e.cycles /
+					      (sampler_at_ps(g->sampler) /
+					       (double)sim_clock_period_ps(&g->ctx.core_clk))));
 	/* loads that found their line but not a lease covering them (lease expiry), or a line the
 	 * protocol dropped (write-evict): the same in every face; the two parts apart (0 for the
 	 * protocols without leases) */

@@ -1,0 +1,288 @@
+/*
+ * sampling/sampler.c - the phase machine of the sampling layer (see the header).
+ */
+#include "sampling/sampler.h"
+
+#include <stdlib.h>
+
+#include "tlm/system/system.h"
+#include "util/error.h"
+
+/* Where a kernel is: its phases, and the face each runs the initiators on. */
+enum samp_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT };
+
+struct samp_ini {
+	const struct samp_initiator_ops *ops;
+	void *obj;
+};
+
+struct sampler {
+	struct sim_kernel *k;
+	const struct sim_clock *clk;
+	struct samp_cfg cfg;
+	unsigned mode; /* enum cs_mode */
+	struct samp *ctl;
+	const struct samp_system_ops *sys_ops;
+	void *sys;
+	struct samp_ini *ini;
+	unsigned n, cap;
+
+	bool in_kernel;
+	unsigned phase;	    /* enum samp_phase */
+	uint64_t phase_gen; /* stale ticks are ignored */
+	sim_time_t phase_start;
+	double phase_work;		  /* work at phase_start */
+	double k_at, k_lt, k_ff, k_drain; /* this kernel's ps per face */
+	double k_work0, k_traffic0;
+	double lt_rate; /* work per cycle of the LT interval before a unit */
+	double tot_at_ps, tot_ps;
+};
+
+int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const struct samp_cfg *cfg,
+		   unsigned mode, const struct samp_system_ops *sys_ops, void *sys,
+		   struct sampler **out)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+
+	*out = NULL;
+	if (!s)
+		return -CS_ENOMEM;
+	s->k = k;
+	s->clk = clk;
+	s->cfg = *cfg;
+	s->mode = mode;
+	s->sys_ops = sys_ops;
+	s->sys = sys;
+	if (samp_create(cfg, &s->ctl)) {
+		free(s);
+		return -CS_ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void sampler_destroy(struct sampler *s)
+{
+	if (!s)
+		return;
+	samp_destroy(s->ctl);
+	free(s->ini);
+	free(s);
+}
+
+int sampler_add_initiator(struct sampler *s, const struct samp_initiator_ops *ops, void *obj)
+{
+	if (s->n == s->cap) {
+		unsigned c = s->cap ? s->cap * 2 : 16;
+		struct samp_ini *ni = realloc(s->ini, c * sizeof(*ni));
+
+		if (!ni)
+			return -CS_ENOMEM;
+		s->ini = ni;
+		s->cap = c;
+	}
+	s->ini[s->n++] = (struct samp_ini){.ops = ops, .obj = obj};
+	return 0;
+}
+
+static double work_of(const struct sampler *s)
+{
+	double n = 0;
+
+	for (unsigned i = 0; i < s->n; i++)
+		n += (double)s->ini[i].ops->work(s->ini[i].obj);
+	return n;
+}
+
+static void faces_set(struct sampler *s, unsigned face)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		s->ini[i].ops->set_face(s->ini[i].obj, face);
+}
+
+unsigned sampler_face(const struct sampler *s)
+{
+	return s->phase == PH_LT ? SAMP_FACE_LT : s->phase == PH_FF ? SAMP_FACE_FF : SAMP_FACE_AT;
+}
+
+/* The current phase ends at t: its time goes to its face's account. */
+static void phase_close(struct sampler *s, sim_time_t t)
+{
+	double d = t > s->phase_start ? (double)(t - s->phase_start) : 0;
+
+	switch (s->phase) {
+	case PH_LT:
+		s->k_lt += d;
+		break;
+	case PH_WARM:
+	case PH_UNIT:
+	case PH_AT:
+		s->k_at += d;
+		break;
+	case PH_DRAIN:
+		s->k_drain += d;
+		break;
+	case PH_FF:
+		s->k_ff += d;
+		break;
+	default:
+		break;
+	}
+	s->phase_start = t;
+	s->phase_work = work_of(s);
+}
+
+static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
+
+static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
+{
+	sim_time_t now = sim_now(s->k);
+
+	phase_close(s, now);
+	s->phase = phase;
+	s->phase_gen++;
+	if (cycles)
+		sim_schedule_at(s->k, now + sim_clock_delay(s->clk, now, cycles),
+				SIM_PRIO_DEFAULT + 2, samp_tick, s,
+				(void *)(uintptr_t)s->phase_gen);
+}
+
+static bool drained(const struct sampler *s)
+{
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->ini[i].ops->busy(s->ini[i].obj))
+			return false;
+	return s->sys_ops->idle(s->sys);
+}
+
+static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct sampler *s = obj;
+	sim_time_t now = sim_now(k);
+	double cyc = (double)sim_clock_period_ps(s->clk);
+
+	if ((uint64_t)(uintptr_t)arg != s->phase_gen || !s->in_kernel)
+		return;
+	switch (s->phase) {
+	case PH_LT: {
+		/* LT interval over: its work rate predicts the unit to come */
+		double work = work_of(s) - s->phase_work;
+		double t = (double)(now - s->phase_start) / cyc;
+
+		s->lt_rate = t > 0 ? work / t : 0;
+		phase_next(s, PH_WARM, s->cfg.warmup ? s->cfg.warmup : 1);
+		faces_set(s, SAMP_FACE_AT);
+		break;
+	}
+	case PH_WARM:
+		phase_next(s, PH_UNIT, s->cfg.unit);
+		break;
+	case PH_UNIT: {
+		double work = work_of(s) - s->phase_work;
+		double t = (double)(now - s->phase_start) / cyc;
+
+		if (s->lt_rate > 0 && work > 0)
+			samp_unit(s->ctl, work / s->lt_rate, t);
+		phase_next(s, PH_DRAIN, 0);
+		for (unsigned i = 0; i < s->n; i++)
+			s->ini[i].ops->hold(s->ini[i].obj, true);
+		/* the drain may be over at once */
+	}
+	/* fall through */
+	case PH_DRAIN:
+		if (!drained(s)) {
+			sim_schedule(k, 4 * (sim_time_t)cyc, samp_tick, s,
+				     (void *)(uintptr_t)s->phase_gen);
+			return;
+		}
+		faces_set(s, SAMP_FACE_LT);
+		phase_next(s, PH_LT, samp_satisfied(s->ctl) ? 0 : s->cfg.period);
+		break;
+	default:
+		break;
+	}
+}
+
+void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, unsigned warps)
+{
+	unsigned plan;
+
+	s->in_kernel = true;
+	s->k_at = s->k_lt = s->k_ff = s->k_drain = 0;
+	s->k_work0 = work_of(s);
+	s->k_traffic0 = s->sys_ops->traffic(s->sys);
+	s->phase_start = sim_now(s->k);
+	s->phase_work = s->k_work0;
+	s->phase_gen++;
+	if (s->mode == CS_MODE_DETAILED) {
+		s->phase = PH_AT;
+		return;
+	}
+	if (s->mode == CS_MODE_ANALYTIC) {
+		samp_kernel_begin(s->ctl, name, ctas, warps, false);
+		faces_set(s, SAMP_FACE_LT);
+		s->phase = PH_LT;
+		return;
+	}
+	plan = samp_kernel_begin(s->ctl, name, ctas, warps, true);
+	if (plan == SAMP_FF) {
+		faces_set(s, SAMP_FACE_FF);
+		s->phase = PH_FF;
+		return;
+	}
+	if (plan == SAMP_AT) {
+		faces_set(s, SAMP_FACE_AT);
+		s->phase = PH_AT;
+		return;
+	}
+	faces_set(s, SAMP_FACE_LT);
+	s->phase = PH_LT;
+	if (plan == SAMP_SAMPLE)
+		phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
+}
+
+void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_facts *f)
+{
+	double cyc = (double)sim_clock_period_ps(s->clk);
+
+	phase_close(s, t);
+	s->phase = PH_NONE;
+	s->phase_gen++;
+	s->in_kernel = false;
+	s->tot_at_ps += s->k_at;
+	s->tot_ps += s->k_at + s->k_lt;
+	*f = (struct samp_kernel_facts){
+	    .at_cycles = s->k_at / cyc,
+	    .lt_cycles = s->k_lt / cyc,
+	    .ff_cycles = s->k_ff / cyc,
+	    .insts = work_of(s) - s->k_work0,
+	    .traffic = s->sys_ops->traffic(s->sys) - s->k_traffic0,
+	};
+}
+
+void sampler_kernel_ps(const struct sampler *s, double *at_ps, double *lt_ps)
+{
+	*at_ps = s->k_at;
+	*lt_ps = s->k_lt;
+}
+
+void sampler_kernel_estimate(struct sampler *s, const struct samp_kernel_facts *f,
+			     struct samp_estimate *e)
+{
+	samp_kernel_end(s->ctl, f, e);
+}
+
+void sampler_counts(const struct sampler *s, unsigned *units, unsigned *sampled, unsigned *skipped)
+{
+	samp_counts(s->ctl, units, sampled, skipped);
+}
+
+double sampler_at_ps(const struct sampler *s)
+{
+	return s->tot_at_ps;
+}
+
+double sampler_timed_ps(const struct sampler *s)
+{
+	return s->tot_ps;
+}
