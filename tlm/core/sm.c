@@ -867,6 +867,10 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 				       "warp instructions performed by the LT face (in insts)");
 	sm->ff_insts = cs_stat_counter(
 	    g, "ff_insts", "", "warp instructions fast-forwarded (values only, not in insts)");
+	sm->ff_compute = cs_stat_counter(
+	    g, "ff_compute_cycles", "cycles",
+	    "issue cycles of the compute ops fast-forwarded (work, as compute_cycles counts it in "
+	    "the other faces; no time and no energy)");
 }
 
 int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,

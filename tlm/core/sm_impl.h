@@ -149,7 +149,7 @@ struct gpu_sm {
 	 * a full heap is rebuilt from the ready warps) */
 	struct lt_ready *lt_heap;
 	unsigned lt_heap_n;
-	uint64_t *lt_insts, *ff_insts;
+	uint64_t *lt_insts, *ff_insts, *ff_compute;
 };
 
 #define REQ_NONE UINT32_MAX

@@ -234,6 +234,7 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 		sm_ff_mem(sm, w);
 		break;
 	case OP_COMPUTE:
+		*sm->ff_compute += op->cycles; /* its work, so that a group's cycles per work apply */
 		op->cycles = 0;
 		break;
 	case OP_BAR:
@@ -508,7 +509,7 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
 
 uint64_t gpu_sm_work(const struct gpu_sm *sm)
 {
-	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts;
+	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts + *sm->ff_compute;
 
 	/* LT: the part of each compute op in progress its scheduler has served by now (counted
 	 * whole only when the warp comes back), so that work grows with time as in AT */
