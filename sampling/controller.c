@@ -14,6 +14,10 @@
 
 #define SC(f) offsetof(struct samp_cfg, f)
 static const struct cs_param samp_rows[] = {
+    {"head", CS_P_UINT, SC(head), "50000", "cycles",
+     "hybrid: detailed cycles a kernel without a prediction starts with; one that ends by "
+     "then is measured whole (exact), a longer one drains and goes on sampled (0: none)",
+     0, UINT32_MAX, NULL},
     {"first", CS_P_UINT, SC(first), "2000", "cycles",
      "hybrid: LT cycles (functional warming) before a kernel's first detailed unit", 0, UINT32_MAX,
      NULL},
@@ -163,8 +167,10 @@ static void mean_cv(const struct darr *a, double *mean, double *cv)
  * instruction. */
 static bool group_too_short(const struct samp *s, const struct samp_group *g)
 {
+	double unit_in = (double)(s->cfg.first + s->cfg.warmup + s->cfg.unit);
+
 	return g->last_cycles > 0 &&
-	       g->last_cycles < (double)(s->cfg.first + s->cfg.warmup + s->cfg.unit);
+	       g->last_cycles < (unit_in > (double)s->cfg.head ? unit_in : (double)s->cfg.head);
 }
 
 /* The group's pairs give R within the target (as samp_satisfied for a kernel's units). */
@@ -218,7 +224,10 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 	mean_cv(&g->cpi, &m, &cv);
 	if (!hybrid)
 		s->plan = SAMP_LT;
-	else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv)
+	else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv &&
+		 (s->cfg.ff || g->pred.n >= 2))
+		/* LT needs the group's pairs to correct its time; without them (members measured
+		 * whole) the short-kernel path below makes them */
 		s->plan = s->cfg.ff ? SAMP_FF : SAMP_LT;
 	else if (group_too_short(s, g))
 		/* whole members: one in LT for the LT time per instruction, then detailed ones
@@ -317,9 +326,30 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		}
 		return;
 	}
-	if (s->plan == SAMP_FF && g && g->cpi.n) {
+	if (s->plan == SAMP_SAMPLE && f->at_cycles > 0 && f->lt_cycles == 0 && f->ff_cycles == 0) {
+		/* ended within its detailed head: measured whole, exact */
+		e->cycles = f->at_cycles;
+		e->ratio = 1;
+		e->plan = SAMP_AT;
+		s->sampled++;
+		if (g) {
+			g->last_cycles = e->cycles;
+			if (f->insts > 0) {
+				darr_push(&g->cpi, e->cycles / f->insts);
+				darr_push(&g->bpi, f->traffic / f->insts);
+			}
+		}
+		return;
+	}
+	/* FF, or LT in a group with no pairs to correct the LT time (its members measured whole,
+	 * by the head): the group's cycles per work */
+	if ((s->plan == SAMP_FF || (s->plan == SAMP_LT && g && g->pred.n < 2 && !s->kpred.n)) &&
+	    g && g->cpi.n) {
 		struct est_result r;
 		double cpi, bpi, cv;
+
+		if (s->plan == SAMP_LT && f->at_cycles == 0 && f->lt_cycles > 0 && f->insts > 0)
+			g->lt_cpi = f->lt_cycles / f->insts;
 
 		/* the group's mean cycles (and bytes) per instruction, its spread the interval */
 		mean_cv(&g->cpi, &cpi, &cv);
@@ -329,9 +359,14 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 			e->half = s->cfg.prior * e->cycles;
 		else
 			e->half = r.half * f->insts;
-		mean_cv(&g->bpi, &bpi, &cv);
-		e->traffic = bpi * f->insts;
-		e->traffic_half = isfinite(cv) ? cv * e->traffic : e->traffic;
+		if (s->plan == SAMP_FF) {
+			/* FF counts no messages: the group's bytes per work */
+			mean_cv(&g->bpi, &bpi, &cv);
+			e->traffic = bpi * f->insts;
+			e->traffic_half = isfinite(cv) ? cv * e->traffic : e->traffic;
+		} else {
+			g->last_cycles = e->cycles;
+		}
 		e->ratio = 0;
 		s->skipped++;
 		return;

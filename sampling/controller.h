@@ -26,6 +26,7 @@
 #include "util/params.h"
 
 struct samp_cfg {
+	uint64_t head;	 /* AT cycles a sampled kernel starts with (whole if it ends by then) */
 	uint64_t first;	 /* LT cycles before a kernel's first unit */
 	uint64_t warmup; /* AT cycles before a unit (not measured) */
 	uint64_t unit;	 /* AT cycles measured per unit */

@@ -9,7 +9,7 @@
 #include "util/error.h"
 
 /* Where a kernel is: its phases, and the face each runs the initiators on. */
-enum samp_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT };
+enum samp_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT, PH_HEAD };
 
 struct samp_ini {
 	const struct samp_initiator_ops *ops;
@@ -35,6 +35,7 @@ struct sampler {
 	double k_at, k_lt, k_ff, k_drain; /* this kernel's ps per face */
 	double k_work0, k_traffic0;
 	double lt_rate; /* work per cycle of the LT interval before a unit */
+	bool headed;	/* the drain ends the kernel's head, not a unit */
 	double tot_at_ps, tot_ps;
 };
 
@@ -117,6 +118,7 @@ static void phase_close(struct sampler *s, sim_time_t t)
 	case PH_WARM:
 	case PH_UNIT:
 	case PH_AT:
+	case PH_HEAD:
 		s->k_at += d;
 		break;
 	case PH_DRAIN:
@@ -177,6 +179,13 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 	case PH_WARM:
 		phase_next(s, PH_UNIT, s->cfg.unit);
 		break;
+	case PH_HEAD:
+		/* a long kernel: drain, then sampled */
+		s->headed = true;
+		phase_next(s, PH_DRAIN, 0);
+		for (unsigned i = 0; i < s->n; i++)
+			s->ini[i].ops->hold(s->ini[i].obj, true);
+		goto drain;
 	case PH_UNIT: {
 		double work = work_of(s) - s->phase_work;
 		double t = (double)(now - s->phase_start) / cyc;
@@ -190,13 +199,19 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 	}
 	/* fall through */
 	case PH_DRAIN:
+	drain:
 		if (!drained(s)) {
 			sim_schedule(k, 4 * (sim_time_t)cyc, samp_tick, s,
 				     (void *)(uintptr_t)s->phase_gen);
 			return;
 		}
 		faces_set(s, SAMP_FACE_LT);
-		phase_next(s, PH_LT, samp_satisfied(s->ctl) ? 0 : s->cfg.period);
+		if (s->headed) {
+			s->headed = false;
+			phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
+		} else {
+			phase_next(s, PH_LT, samp_satisfied(s->ctl) ? 0 : s->cfg.period);
+		}
 		break;
 	default:
 		break;
@@ -233,6 +248,13 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	if (plan == SAMP_AT) {
 		faces_set(s, SAMP_FACE_AT);
 		s->phase = PH_AT;
+		return;
+	}
+	if (plan == SAMP_SAMPLE && s->cfg.head) {
+		/* short kernels are measured whole: start detailed */
+		faces_set(s, SAMP_FACE_AT);
+		s->headed = false;
+		phase_next(s, PH_HEAD, s->cfg.head);
 		return;
 	}
 	faces_set(s, SAMP_FACE_LT);

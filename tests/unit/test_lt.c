@@ -775,6 +775,32 @@ START_TEST(test_ff_compute_group)
 }
 END_TEST
 
+/* A kernel that ends within sampling.head runs whole in the detailed face: its estimate is the
+ * detailed run's cycles exactly, with no interval. */
+START_TEST(test_head_measures_short_kernel_whole)
+{
+	const char *at_sets[] = {"system.mode=detailed", "gpu.check=false", NULL};
+	const char *hy_sets[] = {"system.mode=hybrid", "gpu.check=false", "sampling.head=300000",
+				 NULL};
+	double at, hy, half;
+	json_t *k0;
+	struct run r;
+
+	run(&r, &compute_bound_wl, at_sets);
+	at = json_number_value(json_object_get(r.result, "cycles"));
+	run_end(&r);
+	run(&r, &compute_bound_wl, hy_sets);
+	hy = json_number_value(json_object_get(r.result, "cycles"));
+	half = json_number_value(json_object_get(r.result, "cycles_half"));
+	k0 = json_array_get(json_object_get(r.result, "kernels"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(k0, "plan")), "detailed");
+	ck_assert_double_eq(stat(&r, "gpu.sm0.lt_insts"), 0);
+	run_end(&r);
+	ck_assert_double_eq(hy, at);
+	ck_assert_double_eq(half, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lt");
@@ -790,6 +816,7 @@ int main(void)
 	tcase_add_test(t, test_unslotted_checker_silent);
 	tcase_add_test(t, test_switch_compute_bound);
 	tcase_add_test(t, test_ff_compute_group);
+	tcase_add_test(t, test_head_measures_short_kernel_whole);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
