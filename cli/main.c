@@ -513,6 +513,9 @@ static json_t *run_json(struct cs_system *sys, const struct opts *o,
 				      hp->counters, "cycles", (json_int_t)hp->cycles,
 				      "instructions", (json_int_t)hp->instructions, "why",
 				      hp->why));
+	if (sys->ops->host_result)
+		json_object_set_new(json_object_get(root, "host"), "faces",
+				    sys->ops->host_result(sys));
 	return root;
 }
 
@@ -757,6 +760,8 @@ static json_t *suite_run_one(const struct opts *o, const struct cs_workload *w, 
 		snprintf(error, error_len, "FAILED: %s", err.msg);
 	if (!rc || rc == -CS_ECHECK)
 		r = sys->ops->result ? sys->ops->result(sys) : NULL;
+	if (r && sys->ops->host_result)
+		json_object_set_new(r, "host_faces", sys->ops->host_result(sys));
 out:
 	*secs = wall_seconds() - t0;
 	cs_system_destroy(sys);

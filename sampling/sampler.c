@@ -4,6 +4,7 @@
 #include "sampling/sampler.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #include "tlm/system/system.h"
 #include "util/error.h"
@@ -37,7 +38,32 @@ struct sampler {
 	double lt_rate; /* work per cycle of the LT interval before a unit */
 	bool headed;	/* the drain ends the kernel's head, not a unit */
 	double tot_at_ps, tot_ps;
+	struct samp_host_faces host;
+	double wall_mark; /* wall seconds at the last phase change */
 };
+
+static double wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* enum samp_face of a phase: what the simulation ran on during it */
+static int phase_face(unsigned phase)
+{
+	switch (phase) {
+	case PH_LT:
+		return SAMP_FACE_LT;
+	case PH_FF:
+		return SAMP_FACE_FF;
+	case PH_NONE:
+		return -1;
+	default:
+		return SAMP_FACE_AT; /* drains included: the detailed face runs them */
+	}
+}
 
 int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const struct samp_cfg *cfg,
 		   unsigned mode, const struct samp_system_ops *sys_ops, void *sys,
@@ -54,6 +80,7 @@ int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const stru
 	s->mode = mode;
 	s->sys_ops = sys_ops;
 	s->sys = sys;
+	s->wall_mark = wall_now();
 	if (samp_create(cfg, &s->ctl)) {
 		free(s);
 		return -CS_ENOMEM;
@@ -110,6 +137,17 @@ unsigned sampler_face(const struct sampler *s)
 static void phase_close(struct sampler *s, sim_time_t t)
 {
 	double d = t > s->phase_start ? (double)(t - s->phase_start) : 0;
+	double wall = wall_now(), work = work_of(s);
+	int face = phase_face(s->phase);
+
+	if (face >= 0) {
+		s->host.seconds[face] += wall - s->wall_mark;
+		s->host.sim_ps[face] += d;
+		s->host.work[face] += work - s->phase_work;
+	} else {
+		s->host.host_side_s += wall - s->wall_mark;
+	}
+	s->wall_mark = wall;
 
 	switch (s->phase) {
 	case PH_LT:
@@ -131,7 +169,7 @@ static void phase_close(struct sampler *s, sim_time_t t)
 		break;
 	}
 	s->phase_start = t;
-	s->phase_work = work_of(s);
+	s->phase_work = work;
 }
 
 static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
@@ -222,6 +260,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 {
 	unsigned plan;
 
+	phase_close(s, sim_now(s->k)); /* the host side since the last kernel */
 	s->in_kernel = true;
 	s->k_at = s->k_lt = s->k_ff = s->k_drain = 0;
 	s->k_work0 = work_of(s);
@@ -297,6 +336,13 @@ void sampler_kernel_estimate(struct sampler *s, const struct samp_kernel_facts *
 void sampler_counts(const struct sampler *s, unsigned *units, unsigned *sampled, unsigned *skipped)
 {
 	samp_counts(s->ctl, units, sampled, skipped);
+}
+
+void sampler_host_faces(const struct sampler *s, struct samp_host_faces *h)
+{
+	*h = s->host;
+	if (s->phase == PH_NONE)
+		h->host_side_s += wall_now() - s->wall_mark; /* up to now */
 }
 
 double sampler_at_ps(const struct sampler *s)

@@ -62,6 +62,15 @@ void sampler_kernel_estimate(struct sampler *s, const struct samp_kernel_facts *
 
 /* Units taken, kernels sampled, predicted. */
 void sampler_counts(const struct sampler *s, unsigned *units, unsigned *sampled, unsigned *skipped);
+/* Where the host's time went, per face (enum samp_face order) and outside kernels (the
+ * workload's host side: inputs, copies, references, checks): wall seconds, simulated ps and
+ * work. Host figures: they differ from run to run and change no result. */
+struct samp_host_faces {
+	double seconds[3], sim_ps[3], work[3];
+	double host_side_s;
+};
+void sampler_host_faces(const struct sampler *s, struct samp_host_faces *h);
+
 /* Simulated ps in the AT face (drains excluded) and in AT and LT, over the run's kernels. */
 double sampler_at_ps(const struct sampler *s);
 double sampler_timed_ps(const struct sampler *s);

@@ -78,4 +78,23 @@ print(f"  protocol ranking by cycles the same in hybrid as in detailed for {rank
 for mode in ("detailed", "hybrid", "analytic"):
     o, s = ops[mode]
     print(f"  {mode:9} {o/s/1e6:6.2f} M warp memory ops per host second ({s:.1f} s)")
+# each face's own speed, from the runs' host_faces (work = warp instructions + compute cycles)
+faces = {"detailed": [0.0, 0.0, 0.0], "lt": [0.0, 0.0, 0.0], "ff": [0.0, 0.0, 0.0]}
+side = {"detailed": 0.0, "hybrid": 0.0, "analytic": 0.0}
+for pair in pairs:
+    p, m = pair.split(":")
+    for mode in ("detailed", "hybrid", "analytic"):
+        for r in load(p, m, mode).values():
+            hf = r.get("host_faces") or {}
+            side[mode] += hf.get("host_side_seconds", 0)
+            for f in faces:
+                x = hf.get(f) or {}
+                faces[f][0] += x.get("seconds", 0); faces[f][1] += x.get("work", 0); faces[f][2] += x.get("cycles", 0)
+print("  per face (all modes pooled; work = warp instructions + compute cycles):")
+for f, (s, w, c) in faces.items():
+    if s > 0:
+        print(f"    {f:8} {w/s/1e6:7.2f} M work/s, {c/s/1e6:6.3f} M core cycles/s ({s:.1f} s)")
+for mode in ("detailed", "hybrid", "analytic"):
+    print(f"  workloads' host side in {mode} runs: {side[mode]:.1f} s of {ops[mode][1]:.1f} s "
+          f"({100*side[mode]/max(ops[mode][1],1e-9):.1f}%)")
 PY

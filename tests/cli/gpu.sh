@@ -109,6 +109,24 @@ sys.exit(0 if a["result"] == b["result"] and a["stats"] == b["stats"] else 1)' s
 	sgm-full.json || fail "workload.check: the results changed"
 expect 3 "workload.check" bad-check -- run -c "$D" -w sgm --set workload.check=some
 
+# where the host's time went, per face: in detailed mode all the work is the detailed face's
+# (warp instructions + compute cycles, summed over SMs); in hybrid mode the faces' work adds up
+# to the same total and the LT face has some
+expect 0 "" faces-det -- run -c "$D" -w bfs --set workload.size=tiny --mode detailed -o faces-det.json
+expect 0 "" faces-hyb -- run -c "$D" -w bfs --set workload.size=tiny --mode hybrid \
+	--set sampling.head=0 -o faces-hyb.json
+python3 -c 'import json, sys
+def total(d):
+    s = d["stats"]
+    return sum(v for k, v in s.items() if k.startswith("gpu.sm") and
+               k.split(".")[-1] in ("insts", "compute_cycles", "ff_insts", "ff_compute_cycles"))
+d, h = (json.load(open(f)) for f in sys.argv[1:])
+fd, fh = d["host"]["faces"], h["host"]["faces"]
+ok = fd["detailed"]["work"] == total(d) and fd["lt"]["work"] == 0 and fd["ff"]["work"] == 0
+ok = ok and fd["detailed"]["seconds"] > 0 and fd["detailed"]["cycles"] > 0
+ok = ok and sum(fh[f]["work"] for f in ("detailed", "lt", "ff")) == total(h) and fh["lt"]["work"] > 0
+sys.exit(0 if ok else 1)' faces-det.json faces-hyb.json || fail "host.faces: work per face does not add up"
+
 # bad input: one line naming the setting, exit 3
 expect 3 "did you mean 'noncoherent'" bad-protocol -- run -c "$G" "${TINY[@]}" \
 	--set coherence.protocol=noncoherant

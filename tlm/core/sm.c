@@ -491,9 +491,11 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 		else if (op->kind == OP_BAR)
 			(*sm->st.barriers)++;
 		w->state = W_WAIT_DRAIN;
+		/* counted before the drain: a last exit ends the kernel, whose books close then */
+		(*sm->st.insts)++;
 		if (!w->outstanding)
 			warp_drained(w);
-		break;
+		return true;
 	case OP_COMPUTE: {
 		uint64_t c =
 		    op->cycles < sm->cfg->compute_chunk ? op->cycles : sm->cfg->compute_chunk;

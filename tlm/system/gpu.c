@@ -1264,6 +1264,29 @@ static int gpu_report(struct cs_system *s, FILE *f)
 	return 0;
 }
 
+/* Per face: wall seconds, simulated core cycles, work (warp instructions and compute cycles)
+ * and work per host second; and the workload's host side (outside kernels). */
+static json_t *gpu_host_result(struct cs_system *s)
+{
+	static const char *const face_names[] = {"detailed", "lt", "ff"};
+	struct gpu_sys *g = s->priv;
+	struct samp_host_faces h;
+	json_t *o = json_object();
+	double cyc = (double)sim_clock_period_ps(&g->ctx.core_clk);
+
+	if (!o || !g->sampler)
+		return o;
+	sampler_host_faces(g->sampler, &h);
+	for (unsigned f = 0; f < 3; f++)
+		json_object_set_new(o, face_names[f],
+				    json_pack("{s:f, s:f, s:f, s:f}", "seconds", h.seconds[f],
+					      "cycles", h.sim_ps[f] / cyc, "work", h.work[f],
+					      "work_per_s",
+					      h.seconds[f] > 0 ? h.work[f] / h.seconds[f] : 0.0));
+	json_object_set_new(o, "host_side_seconds", json_real(h.host_side_s));
+	return o;
+}
+
 static json_t *gpu_result(struct cs_system *s)
 {
 	struct gpu_sys *g = s->priv;
@@ -1377,5 +1400,6 @@ const struct cs_system_ops cs_gpu_system = {
     .run = gpu_run,
     .report = gpu_report,
     .result = gpu_result,
+    .host_result = gpu_host_result,
     .destroy = gpu_destroy,
 };

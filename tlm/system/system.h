@@ -58,6 +58,9 @@ struct cs_system_ops {
 	int (*report)(struct cs_system *s, FILE *f);
 	/* The system's own result object for the JSON output (may be NULL). */
 	json_t *(*result)(struct cs_system *s);
+	/* Host figures of the run (they differ from run to run; may be NULL), e.g. where the
+	 * host's time went per timing face. */
+	json_t *(*host_result)(struct cs_system *s);
 	void (*destroy)(struct cs_system *s);
 };
 
