@@ -13,6 +13,7 @@
 #include "util/error.h"
 
 #define SC(f) offsetof(struct samp_cfg, f)
+static const char *const pred_names[] = {"events", "rate", NULL};
 static const struct cs_param samp_rows[] = {
     {"head", CS_P_UINT, SC(head), "50000", "cycles",
      "hybrid: detailed cycles a kernel without a prediction starts with; one that ends by "
@@ -58,6 +59,11 @@ static const struct cs_param samp_rows[] = {
      "tests: the LT face returns unloaded latencies only, no contention delay (the AT/LT "
      "equality test)",
      0, 0, NULL},
+    {"predictor", CS_P_ENUM, SC(predictor), "events", "",
+     "hybrid: what predicts a unit and the LT time R scales: events (the bottleneck bound of "
+     "each interval's own counts: per-SM issue, L2 bank, DRAM bus, NoC port; same-event pairs) "
+     "or rate (the unit's work at the work rate of the LT interval before it)",
+     0, 0, pred_names},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 

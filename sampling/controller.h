@@ -6,9 +6,10 @@
  * of AT not measured, `unit` cycles of AT measured, a drain (SMs issue nothing until nothing
  * is in flight; its time is not part of the estimate), then `period` cycles of LT, until the
  * kernel's interval meets `target` at `conf` with at least `min_units` units, or the kernel
- * ends. Each unit gives a pair: predicted = the unit's warp instructions at the instruction
- * rate of the LT interval just before it, measured = the unit's cycles. A kernel's estimate is
- * its AT cycles plus R times its LT cycles, R the ratio estimator over its pairs (or, with
+ * ends. Each unit gives a pair: predicted = the bottleneck bound of the unit's own event counts
+ * (sampling.predictor = events; or its work at the work rate of the LT interval before it:
+ * rate), measured = the unit's cycles. A kernel's estimate is its AT cycles plus R times its
+ * LT intervals' bound (or LT cycles, with rate), R the ratio estimator over its pairs (or, with
  * fewer than two, its group's, or the run's), with a Student-t interval.
  *
  * Across kernels: a signature (name, launch shape) names a group; once `group_min` members of
@@ -41,7 +42,13 @@ struct samp_cfg {
 	double prior;			    /* rel. half-width with no detailed evidence */
 	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
+	unsigned predictor;		    /* enum samp_predictor */
 };
+
+/* What predicts a unit and the LT time R scales: the bottleneck bound of each interval's own
+ * event counts (events: same-event pairs), or the unit's work at the work rate of the LT
+ * interval before it (rate: different windows; kept for comparison). */
+enum samp_predictor { SAMP_PRED_EVENTS = 0, SAMP_PRED_RATE };
 
 extern const struct cs_param_table samp_params; /* section "sampling" */
 

@@ -4,6 +4,7 @@
 #include "sampling/sampler.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tlm/system/system.h"
@@ -39,6 +40,10 @@ struct sampler {
 	bool headed;	/* the drain ends the kernel's head, not a unit */
 	double tot_at_ps, tot_ps;
 	struct samp_host_faces host;
+	/* same-event pairs: the counts at the phase's start, the kernel's LT intervals' bound */
+	struct samp_events ev;
+	double *ev0, *ev1;
+	double k_lt_bound;
 	double wall_mark; /* wall seconds at the last phase change */
 };
 
@@ -94,6 +99,8 @@ void sampler_destroy(struct sampler *s)
 	if (!s)
 		return;
 	samp_destroy(s->ctl);
+	free(s->ev0);
+	free(s->ev1);
 	free(s->ini);
 	free(s);
 }
@@ -111,6 +118,29 @@ int sampler_add_initiator(struct sampler *s, const struct samp_initiator_ops *op
 	}
 	s->ini[s->n++] = (struct samp_ini){.ops = ops, .obj = obj};
 	return 0;
+}
+
+int sampler_set_events(struct sampler *s, const struct samp_events *ev)
+{
+	unsigned n = evb_len(&ev->layout);
+
+	s->ev = *ev;
+	s->ev0 = calloc(n ? n : 1, sizeof(*s->ev0));
+	s->ev1 = calloc(n ? n : 1, sizeof(*s->ev1));
+	return s->ev0 && s->ev1 ? 0 : -CS_ENOMEM;
+}
+
+/* Same-event pairs are on: hybrid mode, predictor events, and the system gave its counters. */
+static bool events_on(const struct sampler *s)
+{
+	return s->mode == CS_MODE_HYBRID && s->cfg.predictor == SAMP_PRED_EVENTS && s->ev0;
+}
+
+/* The bound of the interval since the phase's start, in cycles (counts read into ev1). */
+static double events_bound(struct sampler *s)
+{
+	s->ev.counts(s->sys, s->ev1);
+	return evb_cycles(&s->ev.layout, s->ev0, s->ev1);
 }
 
 static double work_of(const struct sampler *s)
@@ -148,6 +178,13 @@ static void phase_close(struct sampler *s, sim_time_t t)
 		s->host.host_side_s += wall - s->wall_mark;
 	}
 	s->wall_mark = wall;
+	if (events_on(s)) {
+		double b = events_bound(s);
+
+		if (s->phase == PH_LT)
+			s->k_lt_bound += b;
+		memcpy(s->ev0, s->ev1, evb_len(&s->ev.layout) * sizeof(*s->ev0));
+	}
 
 	switch (s->phase) {
 	case PH_LT:
@@ -228,7 +265,9 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		double work = work_of(s) - s->phase_work;
 		double t = (double)(now - s->phase_start) / cyc;
 
-		if (s->lt_rate > 0 && work > 0)
+		if (events_on(s))
+			samp_unit(s->ctl, events_bound(s), t); /* the same bound as LT's */
+		else if (s->lt_rate > 0 && work > 0)
 			samp_unit(s->ctl, work / s->lt_rate, t);
 		phase_next(s, PH_DRAIN, 0);
 		for (unsigned i = 0; i < s->n; i++)
@@ -263,6 +302,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	phase_close(s, sim_now(s->k)); /* the host side since the last kernel */
 	s->in_kernel = true;
 	s->k_at = s->k_lt = s->k_ff = s->k_drain = 0;
+	s->k_lt_bound = 0;
 	s->k_work0 = work_of(s);
 	s->k_traffic0 = s->sys_ops->traffic(s->sys);
 	s->phase_start = sim_now(s->k);
@@ -314,7 +354,8 @@ void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_fa
 	s->tot_ps += s->k_at + s->k_lt;
 	*f = (struct samp_kernel_facts){
 	    .at_cycles = s->k_at / cyc,
-	    .lt_cycles = s->k_lt / cyc,
+	    /* what R scales: the LT intervals' bound with same-event pairs, else LT's time */
+	    .lt_cycles = events_on(s) ? s->k_lt_bound : s->k_lt / cyc,
 	    .ff_cycles = s->k_ff / cyc,
 	    .insts = work_of(s) - s->k_work0,
 	    .traffic = s->sys_ops->traffic(s->sys) - s->k_traffic0,

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/evbound.h"
 #include "sampling/controller.h"
 #include "tlm/kernel/sim.h"
 
@@ -38,6 +39,13 @@ struct samp_system_ops {
 	double (*traffic)(void *sys); /* network bytes counted so far */
 };
 
+/* sampling.predictor = events: the counters whose counts bound an interval's time, in the
+ * layout's order (the system reads them; a unit and an LT interval are predicted alike). */
+struct samp_events {
+	struct evb_layout layout;
+	void (*counts)(void *sys, double *v);
+};
+
 struct sampler;
 
 /* mode: enum cs_mode (detailed, hybrid, analytic); clk: the initiators' clock (cycles). */
@@ -46,6 +54,8 @@ int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const stru
 		   struct sampler **out);
 void sampler_destroy(struct sampler *s);
 int sampler_add_initiator(struct sampler *s, const struct samp_initiator_ops *ops, void *obj);
+/* The system's event counters (needed by sampling.predictor = events in hybrid mode). */
+int sampler_set_events(struct sampler *s, const struct samp_events *ev);
 
 /* A kernel starts (name and launch shape are its group's signature): every initiator on the
  * face of its plan. */

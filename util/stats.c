@@ -900,6 +900,13 @@ int cs_stats_value(const struct cs_stats *s, const char *full_name, double *out)
 	return 0;
 }
 
+const uint64_t *cs_stats_counter_find(const struct cs_stats *s, const char *full_name)
+{
+	const struct cs_stat *st = htab_find(&s->by_name, full_name, hash_str(full_name));
+
+	return st && st->kind == CS_STAT_COUNTER ? st->u.ctr : NULL;
+}
+
 /* ---- JSON ----------------------------------------------------------------------------------- */
 
 static json_t *json_u64(uint64_t v)

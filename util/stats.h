@@ -141,6 +141,9 @@ size_t cs_stats_interval_count(const struct cs_stats *s);
 /* Look-up for tests and the CLI (NOT for hot paths): value of a counter or formula, or mean
  * (0 with no samples) of an average or distribution. 0 or -CS_ENOENT. */
 int cs_stats_value(const struct cs_stats *s, const char *full_name, double *out);
+/* A registered counter's storage, looked up once (at build time) by a component that reads
+ * another's counter on its own path; NULL when there is no counter of that name. */
+const uint64_t *cs_stats_counter_find(const struct cs_stats *s, const char *full_name);
 /* Number of registered stats (groups and failed registrations not included). */
 size_t cs_stats_count(const struct cs_stats *s);
 

@@ -2,7 +2,8 @@
  * tests/unit/test_analytic.c - queueing formulas of the analytic model (analytic/queue.c):
  * closed forms, the saturation clamp, exact MVA against the machine-repairman model and the
  * asymptotic bounds, the load meter, the DRAM channel against the detailed model's unloaded
- * closed forms, and M/D/1 and M/G/1 against a discrete-event simulation with a fixed seed.
+ * closed forms, M/D/1 and M/G/1 against a discrete-event simulation with a fixed seed, and the
+ * bottleneck bound of an interval's counts (analytic/evbound.c).
  */
 #include <check.h>
 #include <gsl/gsl_randist.h>
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "analytic/evbound.h"
 #include "analytic/queue.h"
 #include "tlm/dram/dram.h"
 #include "util/error.h"
@@ -483,6 +485,31 @@ START_TEST(test_mg1_vs_simulation)
 }
 END_TEST
 
+/* ---- bottleneck bound ---------------------------------------------------------------------- */
+
+/* Two SMs with two schedulers, two banks, one channel at twice the core clock, two ports at
+ * twice the core clock: the interval lasts at least as long as its busiest resource is busy. */
+START_TEST(test_evbound)
+{
+	const struct evb_layout l = {.n = {2, 2, 1, 2}, .cycles = {0.5, 1.0, 0.5, 0.5}};
+	double a[7] = {100, 100, 10, 10, 0, 0, 0};
+	double issue[7] = {1100, 700, 210, 310, 400, 600, 200};
+	double dram[7] = {200, 200, 20, 20, 900, 10, 10};
+	double later[7] = {1200, 1500, 300, 320, 1000, 700, 900};
+
+	ck_assert_uint_eq(evb_len(&l), 7);
+	ck_assert_rel(evb_cycles(&l, a, a), 0.0, 0);
+	/* SM 0: 1000 slots over 2 schedulers = 500 cycles; bank 1: 300; port 0: 300 */
+	ck_assert_rel(evb_cycles(&l, a, issue), 500.0, 1e-12);
+	/* the channel's 900 bus cycles at twice the core clock: 450 core cycles */
+	ck_assert_rel(evb_cycles(&l, a, dram), 450.0, 1e-12);
+	/* two halves with different bottlenecks (SM 0, then SM 1): the whole interval's bound
+	 * (SM 1: 1400 slots, 700 cycles) is less than the sum of the halves' (500 + 400) */
+	ck_assert_rel(evb_cycles(&l, issue, later), 400.0, 1e-12);
+	ck_assert_rel(evb_cycles(&l, a, later), 700.0, 1e-12);
+}
+END_TEST
+
 static Suite *analytic_suite(void)
 {
 	Suite *s = suite_create("analytic");
@@ -507,6 +534,10 @@ static Suite *analytic_suite(void)
 	tc = tcase_create("dram");
 	tcase_add_test(tc, test_dram_unloaded);
 	tcase_add_test(tc, test_dram_loaded);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("evbound");
+	tcase_add_test(tc, test_evbound);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("simulation");

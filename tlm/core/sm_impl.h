@@ -67,6 +67,9 @@ struct warp {
 	 * (its warp queued behind others' compute, first come first served); the detailed face
 	 * issues them in chunks, round robin with the other warps, before the posted op */
 	uint64_t at_compute;
+	/* LT: the issue slot of its posted memory op is reserved at lt_t (it lay beyond the
+	 * quantum when taken); the op is performed when the warp's time comes */
+	bool lt_held;
 	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
 };
 

@@ -38,6 +38,10 @@ static sim_time_t ivm_issue(struct gpu_sm *sm, struct warp *w, uint64_t n)
 	unsigned s = w->slot % sm->nsched;
 	sim_time_t t = max_t(w->lt_t, sm->lt_sched[s]);
 
+	if (w->lt_held) {
+		w->lt_held = false;
+		return w->lt_t; /* reserved when the op was posted */
+	}
 	t = sim_clock_next_edge(&sm->ctx->core_clk, t);
 	sm->lt_sched[s] = sm_cycles(sm, t, n);
 	return t;
@@ -120,6 +124,23 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, w->lt_compute), w->lt_compute);
 		sm_lt_ready(sm, w);
 		return;
+	}
+	if (!w->lt_held && (op->kind == OP_LD || op->kind == OP_ST || op->kind == OP_ATOM)) {
+		/* its issue slot lies beyond the decoupling window (behind compute its scheduler
+		 * has queued): reserve it and perform the op when the warp's time comes, not now
+		 * stamped far ahead (at a switch to the detailed face such a warp slept that long:
+		 * km's units measured sleeping SMs and its drains took up to 183k cycles) */
+		unsigned s = w->slot % sm->nsched;
+		sim_time_t t =
+		    sim_clock_next_edge(&sm->ctx->core_clk, max_t(w->lt_t, sm->lt_sched[s]));
+
+		if (t > sim_now(sm->ctx->k) + sm->lt_quantum) {
+			sm->lt_sched[s] = sm_cycles(sm, t, 1);
+			w->lt_t = t;
+			w->lt_held = true;
+			sm_lt_ready(sm, w);
+			return;
+		}
 	}
 	(*sm->lt_insts)++;
 	switch (op->kind) {
@@ -227,6 +248,7 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 	(*sm->ff_insts)++;
 	w->lt_t = sm_cycles(sm, w->lt_t, 1);
 	w->at_compute = 0; /* FF counts no time */
+	w->lt_held = false;
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
@@ -234,7 +256,8 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 		sm_ff_mem(sm, w);
 		break;
 	case OP_COMPUTE:
-		*sm->ff_compute += op->cycles; /* its work, so that a group's cycles per work apply */
+		*sm->ff_compute +=
+		    op->cycles; /* its work, so that a group's cycles per work apply */
 		op->cycles = 0;
 		break;
 	case OP_BAR:
@@ -461,8 +484,10 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		struct warp *w = &sm->warps[i];
 		uint64_t owed = lt_owed(sm, w, now);
 
-		if (owed)
-			w->lt_t = now;
+		if (owed || (w->state == W_READY && w->lt_held))
+			w->lt_t =
+			    now; /* a held op was not performed: the detailed face issues it */
+		w->lt_held = false;
 		(*sm->st.compute_cycles) += w->lt_compute - owed;
 		w->lt_compute = 0;
 		w->at_compute += owed;

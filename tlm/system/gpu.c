@@ -160,8 +160,10 @@ struct gpu_sys {
 	struct gpu_lt_clock lt_clock;
 	double cal_factor; /* analytic: the calibration's correction (0: none) */
 	struct cal_file cal;
-	double f0[4]; /* counters at the kernel's start: NoC bank-port flits, L2
+	double f0[4];		 /* counters at the kernel's start: NoC bank-port flits, L2
 				  accesses, DRAM bus cycles */
+	const uint64_t **ev_ctr; /* same-event pairs: the counters after the SMs' work */
+	unsigned nev_ctr;
 };
 
 static struct gpu_sys *G(struct gpu_host *h)
@@ -309,6 +311,58 @@ static double gpu_noc_bytes(void *obj)
 	return a + b;
 }
 
+/* Same-event pairs: per SM its work, per bank its L2 accesses, per channel its data-bus busy
+ * cycles, per NoC port (SM and bank sides of both networks) its flits; counters found once. */
+static void gpu_event_counts(void *obj, double *v)
+{
+	const struct gpu_sys *g = obj;
+	unsigned i = 0;
+
+	for (unsigned s = 0; s < g->ctx.sms; s++)
+		v[i++] = (double)gpu_sm_work(g->sm[s]);
+	for (unsigned c = 0; c < g->nev_ctr; c++)
+		v[i++] = g->ev_ctr[c] ? (double)*g->ev_ctr[c] : 0;
+}
+
+static int gpu_events_setup(struct gpu_sys *g, struct cs_err *err)
+{
+	static const char *const ports[] = {
+	    "gpu.noc.req.link.sm%u_in", "gpu.noc.resp.link.sm%u_out", "gpu.noc.req.link.bank%u_out",
+	    "gpu.noc.resp.link.bank%u_in"};
+	double core = (double)sim_clock_period_ps(&g->ctx.core_clk);
+	unsigned banks = (unsigned)g->l2.banks, n = 0;
+	struct samp_events ev = {
+	    .layout = {.n = {g->ctx.sms, banks, g->channels, 2 * (g->ctx.sms + banks)},
+		       .cycles = {1.0 / (double)g->core.schedulers,
+				  (double)sim_clock_period_ps(&g->ctx.l2_clk) / core,
+				  1e6 / ((double)g->dram_cfg.clock_mhz * core),
+				  (double)sim_clock_period_ps(noc_clock(g->noc)) / core}},
+	    .counts = gpu_event_counts,
+	};
+	char name[80];
+
+	g->nev_ctr = banks + g->channels + 2 * (g->ctx.sms + banks);
+	g->ev_ctr = calloc(g->nev_ctr, sizeof(*g->ev_ctr));
+	if (!g->ev_ctr)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (unsigned b = 0; b < banks; b++) {
+		snprintf(name, sizeof(name), "gpu.l2.bank%u.accesses", b);
+		g->ev_ctr[n++] = cs_stats_counter_find(g->s->stats, name);
+	}
+	for (unsigned c = 0; c < g->channels; c++) {
+		snprintf(name, sizeof(name), "gpu.dram%u.bus_busy", c);
+		g->ev_ctr[n++] = cs_stats_counter_find(g->s->stats, name);
+	}
+	for (unsigned p = 0; p < 4; p++)
+		for (unsigned e = 0; e < (p < 2 ? g->ctx.sms : banks); e++) {
+			snprintf(name, sizeof(name), ports[p], e);
+			g->ev_ctr[n++] = cs_stats_counter_find(g->s->stats, name);
+		}
+	if (sampler_set_events(g->sampler, &ev))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	return 0;
+}
+
 static const struct samp_system_ops gpu_sampled = {
     .idle = gpu_memory_idle,
     .traffic = gpu_noc_bytes,
@@ -358,7 +412,7 @@ static void plan_kernel_end(struct gpu_sys *g, struct kernel_rec *r, sim_time_t 
 	sampler_kernel_close(g->sampler, t, &f);
 	sampler_kernel_ps(g->sampler, &at_ps, &lt_ps);
 	features(g, at_ps + lt_ps, r->feat);
-	r->lt_cycles = f.lt_cycles;
+	r->lt_cycles = lt_ps / (double)sim_clock_period_ps(&g->ctx.core_clk);
 	r->at_cycles = f.at_cycles;
 	r->insts = f.insts;
 	if (g->mode == CS_MODE_DETAILED)
@@ -706,6 +760,7 @@ static void gpu_destroy(struct cs_system *s)
 	free(g->dram);
 	free(g->kernels);
 	sampler_destroy(g->sampler);
+	free(g->ev_ctr);
 	for (unsigned i = 0; i < GPU_MAX_PROTOCOLS; i++)
 		free(g->proto_cfg[i]);
 	mem_store_destroy(g->store);
@@ -988,7 +1043,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		if (rc)
 			return cs_err_set(err, rc, "cannot bind SM %u", i);
 	}
-	return 0;
+	return gpu_events_setup(g, err);
 }
 
 /* ---- run and report -------------------------------------------------------------------------- */
