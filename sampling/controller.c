@@ -14,6 +14,7 @@
 
 #define SC(f) offsetof(struct samp_cfg, f)
 static const char *const pred_names[] = {"events", "rate", NULL};
+static const char *const ff_names[] = {"never", "same_work", "always", NULL};
 static const struct cs_param samp_rows[] = {
     {"head", CS_P_UINT, SC(head), "50000", "cycles",
      "hybrid: detailed cycles a kernel without a prediction starts with; one that ends by "
@@ -38,9 +39,11 @@ static const struct cs_param samp_rows[] = {
      "hybrid: units a kernel takes at least before the target may stop it", 1, 100000, NULL},
     {"quantum", CS_P_UINT, SC(quantum), "64", "cycles",
      "LT: how far warps run ahead of the kernel's time (temporal decoupling)", 1, 1000000, NULL},
-    {"ff", CS_P_BOOL, SC(ff), "false", "",
-     "hybrid: later kernels of a steady group fast-forward (values only) instead of LT", 0, 0,
-     NULL},
+    {"ff", CS_P_ENUM, SC(ff), "never", "",
+     "hybrid: when later kernels of a steady group fast-forward (values only, predicted from "
+     "the group's cycles per work) instead of running in LT: never, same_work (its measured "
+     "members did the same work within 1%: identical kernels) or always",
+     0, 0, ff_names},
     {"group_min", CS_P_UINT, SC(group_min), "2", "kernels",
      "hybrid: members of a group measured before later ones are predicted", 1, 1000, NULL},
     {"group_cv", CS_P_DOUBLE, SC(group_cv), "0.05", "",
@@ -101,6 +104,7 @@ struct samp_group {
 	unsigned ctas, warps;
 	struct darr pred, meas; /* unit pairs of its members */
 	struct darr cpi, bpi;	/* measured members: cycles and NoC bytes per instruction */
+	struct darr work;	/* measured members: their work */
 	double lt_cpi;		/* LT cycles per instruction of its last member run all in LT */
 	double last_cycles;	/* its last member's estimated cycles */
 };
@@ -144,6 +148,7 @@ void samp_destroy(struct samp *s)
 		darr_free(&s->g[i].meas);
 		darr_free(&s->g[i].cpi);
 		darr_free(&s->g[i].bpi);
+		darr_free(&s->g[i].work);
 	}
 	free(s->g);
 	darr_free(&s->pred);
@@ -194,6 +199,19 @@ static bool group_satisfied(const struct samp *s, const struct samp_group *g)
 	return r.rel_half <= s->cfg.target;
 }
 
+/* The group's later members fast-forward (sampling.ff). */
+static bool group_ff(const struct samp *s, const struct samp_group *g)
+{
+	double m, cv;
+
+	if (s->cfg.ff == SAMP_FF_ALWAYS)
+		return true;
+	if (s->cfg.ff == SAMP_FF_NEVER)
+		return false;
+	mean_cv(&g->work, &m, &cv);
+	return g->work.n >= 2 && cv <= 0.01;
+}
+
 unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps,
 			   bool hybrid)
 {
@@ -231,10 +249,10 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 	if (!hybrid)
 		s->plan = SAMP_LT;
 	else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv &&
-		 (s->cfg.ff || g->pred.n >= 2))
+		 (group_ff(s, g) || g->pred.n >= 2))
 		/* LT needs the group's pairs to correct its time; without them (members measured
 		 * whole) the short-kernel path below makes them */
-		s->plan = s->cfg.ff ? SAMP_FF : SAMP_LT;
+		s->plan = group_ff(s, g) ? SAMP_FF : SAMP_LT;
 	else if (group_too_short(s, g))
 		/* whole members: one in LT for the LT time per instruction, then detailed ones
 		 * until the group's ratio is within the target, then LT with that ratio */
@@ -329,6 +347,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		if (f->insts > 0 && e->cycles > 0) {
 			darr_push(&g->cpi, e->cycles / f->insts);
 			darr_push(&g->bpi, f->traffic / f->insts);
+			darr_push(&g->work, f->insts);
 		}
 		return;
 	}
@@ -343,6 +362,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 			if (f->insts > 0) {
 				darr_push(&g->cpi, e->cycles / f->insts);
 				darr_push(&g->bpi, f->traffic / f->insts);
+				darr_push(&g->work, f->insts);
 			}
 		}
 		return;
@@ -403,6 +423,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 	if (g && f->insts > 0 && e->cycles > 0) {
 		darr_push(&g->cpi, e->cycles / f->insts);
 		darr_push(&g->bpi, f->traffic / f->insts);
+		darr_push(&g->work, f->insts);
 	}
 }
 

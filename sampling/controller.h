@@ -36,7 +36,7 @@ struct samp_cfg {
 	double conf;	 /* confidence level */
 	uint64_t min_units;
 	uint64_t quantum; /* LT: cycles warps run ahead of the kernel's time */
-	bool ff;	  /* later members of a steady group run in FF */
+	unsigned ff;	  /* enum samp_ff: when later members of a steady group run in FF */
 	uint64_t group_min;
 	double group_cv;
 	double prior;			    /* rel. half-width with no detailed evidence */
@@ -44,6 +44,10 @@ struct samp_cfg {
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
 	unsigned predictor;		    /* enum samp_predictor */
 };
+
+/* When a steady group's later members fast-forward: never; when its measured members did the
+ * same work (identical kernels: their cycles per work is theirs); always. */
+enum samp_ff { SAMP_FF_NEVER = 0, SAMP_FF_SAME_WORK, SAMP_FF_ALWAYS };
 
 /* What predicts a unit and the LT time R scales: the bottleneck bound of each interval's own
  * event counts (events: same-event pairs), or the unit's work at the work rate of the LT

@@ -753,7 +753,7 @@ START_TEST(test_ff_compute_group)
 				 "gpu.check=false",	 "sampling.first=3000",
 				 "sampling.warmup=1000", "sampling.unit=3000",
 				 "sampling.period=9000", "sampling.min_units=100",
-				 "sampling.ff=true",	 NULL};
+				 "sampling.ff=always",	 NULL};
 	double at, hy, ff_work;
 	json_t *ks;
 	struct run r;
