@@ -44,7 +44,8 @@ struct sampler {
 	struct samp_events ev;
 	double *ev0, *ev1;
 	double k_lt_bound;
-	double wall_mark; /* wall seconds at the last phase change */
+	double unit_work, units; /* the run's units: their work, their number */
+	double wall_mark;	 /* wall seconds at the last phase change */
 };
 
 static double wall_now(void)
@@ -143,6 +144,31 @@ static double events_bound(struct sampler *s)
 	return evb_cycles(&s->ev.layout, s->ev0, s->ev1);
 }
 
+static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
+
+/* An LT interval is bounded in slices of a unit's mean work, not whole: the bound (a maximum
+ * over resources) of a long interval mixes its phases and falls below the sum of its parts',
+ * so bounds of unit-sized units and of whole LT intervals would not compare. Slices are cut
+ * by work, not by LT time, which is not the detailed time. Probed every quarter unit. */
+static void slice_probe(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct sampler *s = obj;
+	double w = 0, want;
+
+	if ((uint64_t)(uintptr_t)arg != s->phase_gen || s->phase != PH_LT || !s->units)
+		return;
+	s->ev.counts(s->sys, s->ev1);
+	for (unsigned i = 0; i < s->ev.layout.n[EVB_ISSUE]; i++)
+		w += s->ev1[i] - s->ev0[i];
+	want = s->unit_work / s->units;
+	if (w >= want) {
+		s->k_lt_bound += evb_cycles(&s->ev.layout, s->ev0, s->ev1);
+		memcpy(s->ev0, s->ev1, evb_len(&s->ev.layout) * sizeof(*s->ev0));
+	}
+	sim_schedule(k, sim_clock_delay(s->clk, sim_now(k), s->cfg.unit / 4 ? s->cfg.unit / 4 : 1),
+		     slice_probe, s, arg);
+}
+
 static double work_of(const struct sampler *s)
 {
 	double n = 0;
@@ -209,8 +235,6 @@ static void phase_close(struct sampler *s, sim_time_t t)
 	s->phase_work = work;
 }
 
-static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
-
 static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
 {
 	sim_time_t now = sim_now(s->k);
@@ -222,6 +246,10 @@ static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
 		sim_schedule_at(s->k, now + sim_clock_delay(s->clk, now, cycles),
 				SIM_PRIO_DEFAULT + 2, samp_tick, s,
 				(void *)(uintptr_t)s->phase_gen);
+	if (phase == PH_LT && events_on(s) && s->units)
+		sim_schedule(s->k,
+			     sim_clock_delay(s->clk, now, s->cfg.unit / 4 ? s->cfg.unit / 4 : 1),
+			     slice_probe, s, (void *)(uintptr_t)s->phase_gen);
 }
 
 static bool drained(const struct sampler *s)
@@ -265,9 +293,11 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		double work = work_of(s) - s->phase_work;
 		double t = (double)(now - s->phase_start) / cyc;
 
-		if (events_on(s))
+		if (events_on(s)) {
 			samp_unit(s->ctl, events_bound(s), t); /* the same bound as LT's */
-		else if (s->lt_rate > 0 && work > 0)
+			s->unit_work += work;
+			s->units++;
+		} else if (s->lt_rate > 0 && work > 0)
 			samp_unit(s->ctl, work / s->lt_rate, t);
 		phase_next(s, PH_DRAIN, 0);
 		for (unsigned i = 0; i < s->n; i++)
