@@ -56,6 +56,11 @@ static const struct cs_param samp_rows[] = {
      "correction): the LT face's own error is unknown there, so the interval says so instead "
      "of +-0 (1.0: the time may be off by its own size)",
      0, 100, NULL},
+    {"model_error", CS_P_DOUBLE, SC(model_error), "0.02", "",
+     "hybrid: relative standard deviation of the error the corrected LT time keeps beyond "
+     "sampling (the LT intervals' counts are not the detailed face's; measured by "
+     "bench/hybrid), added in quadrature to the ratio's interval",
+     0, 10, NULL},
     {"calibration", CS_P_STRING, SC(calibration), "", "",
      "calibration file (cohscope calibrate) the analytic mode corrects its time with", 0, 0, NULL},
     {"lt_exact", CS_P_BOOL, SC(lt_exact), "false", "",
@@ -404,6 +409,11 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		if (!s->kpred.n && f->at_cycles == 0 && f->lt_factor > 0) {
 			R = f->lt_factor; /* analytic: the calibration's correction */
 			rel = s->cfg.prior;
+		}
+		if (s->cfg.model_error > 0) {
+			double z = est_t_quantile(s->cfg.conf, 1000) * s->cfg.model_error;
+
+			rel = sqrt(rel * rel + z * z);
 		}
 		e->ratio = R;
 		e->cycles = f->at_cycles + R * f->lt_cycles;

@@ -40,6 +40,7 @@ struct samp_cfg {
 	uint64_t group_min;
 	double group_cv;
 	double prior;			    /* rel. half-width with no detailed evidence */
+	double model_error; /* rel. std. dev. of the LT correction beyond sampling */
 	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
 	unsigned predictor;		    /* enum samp_predictor */
