@@ -32,19 +32,31 @@ static sim_time_t max_t(sim_time_t a, sim_time_t b)
 /* ---- the interval model ---------------------------------------------------------------------- */
 
 /* An issue slot of w's scheduler at or after the warp's time, held for n cycles; returns the
- * slot's time. */
-static sim_time_t ivm_issue(struct gpu_sm *sm, struct warp *w, uint64_t n)
+ * slot's time, and in *end (if not NULL) the time n cycles after it: one edge conversion for
+ * both (this is the LT face's hottest path). */
+static sim_time_t ivm_issue_end(struct gpu_sm *sm, struct warp *w, uint64_t n, sim_time_t *end)
 {
 	unsigned s = w->slot % sm->nsched;
-	sim_time_t t = max_t(w->lt_t, sm->lt_sched[s]);
+	sim_time_t t;
+	uint64_t e;
 
 	if (w->lt_held) {
 		w->lt_held = false;
-		return w->lt_t; /* reserved when the op was posted */
+		t = w->lt_t; /* reserved when the op was posted */
+		if (end)
+			*end = sm_cycles(sm, t, n);
+		return t;
 	}
-	t = sim_clock_next_edge(&sm->ctx->core_clk, t);
-	sm->lt_sched[s] = sm_cycles(sm, t, n);
+	e = sim_clock_next_edge_n(&sm->ctx->core_clk, max_t(w->lt_t, sm->lt_sched[s]), &t);
+	sm->lt_sched[s] = sim_clock_edge(&sm->ctx->core_clk, e + n);
+	if (end)
+		*end = sm->lt_sched[s];
 	return t;
+}
+
+static sim_time_t ivm_issue(struct gpu_sm *sm, struct warp *w, uint64_t n)
+{
+	return ivm_issue_end(sm, w, n, NULL);
 }
 
 /* The protocol's part of a fence at time t (TC-Weak: GWCT). */
@@ -121,7 +133,7 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		/* compute the detailed face had not issued yet: its scheduler's, as an op's */
 		w->lt_compute = w->at_compute;
 		w->at_compute = 0;
-		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, w->lt_compute), w->lt_compute);
+		ivm_issue_end(sm, w, w->lt_compute, &w->lt_t);
 		sm_lt_ready(sm, w);
 		return;
 	}
@@ -151,7 +163,7 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		break;
 	case OP_COMPUTE:
 		w->lt_compute = op->cycles;
-		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, op->cycles), op->cycles);
+		ivm_issue_end(sm, w, op->cycles, &w->lt_t);
 		op->cycles = 0;
 		break;
 	case OP_SMEM:

@@ -63,6 +63,17 @@ static uint64_t next_edge_index(const struct sim_clock *c, sim_time_t t)
 	return sim_clock_edge(c, n) == t ? n : n + 1;
 }
 
+uint64_t sim_clock_next_edge_n(const struct sim_clock *c, sim_time_t t, sim_time_t *edge)
+{
+	uint64_t n = sim_clock_cycle(c, t);
+	sim_time_t e = sim_clock_edge(c, n);
+
+	if (e != t)
+		e = sim_clock_edge(c, ++n);
+	*edge = e;
+	return n;
+}
+
 sim_time_t sim_clock_next_edge(const struct sim_clock *c, sim_time_t t)
 {
 	return sim_clock_edge(c, next_edge_index(c, t));

@@ -32,6 +32,9 @@ struct sim_clock {
 int sim_clock_init(struct sim_clock *c, uint64_t freq_hz);
 /* Time of edge n: ceil(n * 10^12 / f). */
 sim_time_t sim_clock_edge(const struct sim_clock *c, uint64_t n);
+/* Number of the first edge at or after t; its time in *edge (one step where next_edge and
+ * delay would each convert again). */
+uint64_t sim_clock_next_edge_n(const struct sim_clock *c, sim_time_t t, sim_time_t *edge);
 /* Number of the last edge at or before t: floor(t * f / 10^12). */
 uint64_t sim_clock_cycle(const struct sim_clock *c, sim_time_t t);
 /* Earliest edge at or after t. */
