@@ -56,7 +56,7 @@ static const struct cs_param samp_rows[] = {
      "correction): the LT face's own error is unknown there, so the interval says so instead "
      "of +-0 (1.0: the time may be off by its own size)",
      0, 100, NULL},
-    {"model_error", CS_P_DOUBLE, SC(model_error), "0.02", "",
+    {"model_error", CS_P_DOUBLE, SC(model_error), "0.05", "",
      "hybrid: relative standard deviation of the error the corrected LT time keeps beyond "
      "sampling (the LT intervals' counts are not the detailed face's; measured by "
      "bench/hybrid), added in quadrature to the ratio's interval",
