@@ -446,6 +446,20 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 	return true;
 }
 
+/* One chunk (core.compute_chunk cycles at most) of the compute *left holds: scheduler s is
+ * busy for it, and the warp waits until done() at its end. */
+static void issue_chunk(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now,
+			uint64_t *left, sim_callback_fn done)
+{
+	uint64_t c = *left < sm->cfg->compute_chunk ? *left : sm->cfg->compute_chunk;
+
+	*left -= c;
+	sm->sched_busy[s] = sm_cycles(sm, now, c);
+	(*sm->st.compute_cycles) += c;
+	w->state = W_WAIT_TIME;
+	sim_schedule_at(sm->ctx->k, sm->sched_busy[s], SIM_PRIO_DEFAULT, done, w, NULL);
+}
+
 /* Issues w's op; false when a structural hazard keeps it back this cycle. */
 static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 {
@@ -453,15 +467,7 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 	bool rc = sm->cfg->consistency == GPU_RC;
 
 	if (w->at_compute) {
-		uint64_t c =
-		    w->at_compute < sm->cfg->compute_chunk ? w->at_compute : sm->cfg->compute_chunk;
-
-		w->at_compute -= c;
-		sm->sched_busy[s] = sm_cycles(sm, now, c);
-		(*sm->st.compute_cycles) += c;
-		w->state = W_WAIT_TIME;
-		sim_schedule_at(sm->ctx->k, sm->sched_busy[s], SIM_PRIO_DEFAULT, owed_compute_done,
-				w, NULL);
+		issue_chunk(sm, w, s, now, &w->at_compute, owed_compute_done);
 		return true;
 	}
 
@@ -496,20 +502,11 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 		if (!w->outstanding)
 			warp_drained(w);
 		return true;
-	case OP_COMPUTE: {
-		uint64_t c =
-		    op->cycles < sm->cfg->compute_chunk ? op->cycles : sm->cfg->compute_chunk;
-
-		op->cycles -= c;
-		sm->sched_busy[s] = sm_cycles(sm, now, c);
-		(*sm->st.compute_cycles) += c;
-		w->state = W_WAIT_TIME;
-		sim_schedule_at(sm->ctx->k, sm->sched_busy[s], SIM_PRIO_DEFAULT, compute_done, w,
-				NULL);
+	case OP_COMPUTE:
+		issue_chunk(sm, w, s, now, &op->cycles, compute_done);
 		if (op->cycles)
 			return true; /* one instruction per op, at its last chunk (as LT counts) */
 		break;
-	}
 	case OP_SMEM:
 		w->state = W_WAIT_TIME;
 		sim_schedule_at(sm->ctx->k, sm_cycles(sm, now, sm->cfg->smem_latency),
