@@ -39,7 +39,7 @@ struct samp_cfg {
 	unsigned ff;	  /* enum samp_ff: when later members of a steady group run in FF */
 	uint64_t group_min;
 	double group_cv;
-	double prior;			    /* rel. half-width with no detailed evidence */
+	double prior;	    /* rel. half-width with no detailed evidence */
 	double model_error; /* rel. std. dev. of the LT correction beyond sampling */
 	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
