@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "calibrate/calfile.h"
@@ -657,14 +656,6 @@ out_close:
 
 #define SUITE_MAX 32
 
-static double wall_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The suite's workloads, or the comma-separated subset `list` (each must be in the suite). */
 static int suite_select(const char *list, const struct cs_workload *out[SUITE_MAX], unsigned *n)
 {
@@ -741,7 +732,7 @@ static json_t *suite_run_one(const struct opts *o, const struct cs_workload *w, 
 	struct cs_err err = {0};
 	struct progress pr;
 	json_t *r = NULL;
-	double t0 = wall_seconds();
+	double t0 = cs_wall_seconds();
 	int rc;
 
 	error[0] = 0;
@@ -763,7 +754,7 @@ static json_t *suite_run_one(const struct opts *o, const struct cs_workload *w, 
 	if (r && sys->ops->host_result)
 		json_object_set_new(r, "host_faces", sys->ops->host_result(sys));
 out:
-	*secs = wall_seconds() - t0;
+	*secs = cs_wall_seconds() - t0;
 	cs_system_destroy(sys);
 	trace_free(replay);
 	cs_config_close(cfg);

@@ -1,24 +1,16 @@
 /* cli/progress.c - the progress line (cli/progress.h). */
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/progress.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "util/hostperf.h"
 
 void progress_init(struct progress *p, enum progress_when when, const char *label)
 {
 	*p = (struct progress){.when = when, .label = label};
 	if (when == PROGRESS_AUTO && !isatty(STDERR_FILENO))
 		p->when = PROGRESS_NEVER;
-	p->t0 = p->kstart = now_s();
+	p->t0 = p->kstart = cs_wall_seconds();
 }
 
 static void human(char *buf, size_t len, double v)
@@ -36,7 +28,7 @@ static void human(char *buf, size_t len, double v)
 void progress_update(void *arg, const struct cs_progress *s)
 {
 	struct progress *p = arg;
-	double t = now_s();
+	double t = cs_wall_seconds();
 	char cyc[32], est[64] = "", eta[48] = "";
 
 	if (p->when == PROGRESS_NEVER)

@@ -27,11 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/plot.h"
 #include "cli/sweep.h"
+#include "util/hostperf.h"
 
 #ifndef COHSCOPE_CONFIG_DIR
 #define COHSCOPE_CONFIG_DIR "configs"
@@ -240,14 +240,6 @@ static int make_dirs(const char *path)
 		rc = -1;
 	free(p);
 	return rc;
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 static int bench_index(const char *name)
@@ -1816,7 +1808,7 @@ int cmd_study(int argc, char **argv)
 	char *sizeset = NULL, *modeset = NULL, *tmpdir = NULL, *figs = NULL;
 	char *summary = NULL, *mdpath = NULL, *args = NULL;
 	unsigned nwl[NSWEEP];
-	double t0 = now_seconds();
+	double t0 = cs_wall_seconds();
 	size_t nbad = 0;
 	int status, plot_status = 0;
 
@@ -2005,7 +1997,7 @@ int cmd_study(int argc, char **argv)
 	}
 	if (!o.quiet) {
 		printf("\n%s\nstudy gtsc: %s/summary.md, %s/figs/ (%.1f s)\n", summary, o.output,
-		       o.output, now_seconds() - t0);
+		       o.output, cs_wall_seconds() - t0);
 		fflush(stdout);
 	}
 	if (nbad)

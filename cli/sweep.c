@@ -29,12 +29,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tlm/system/system.h"
 #include "util/config.h"
 #include "util/error.h"
+#include "util/hostperf.h"
 #include "workloads/trace/replay.h"
 #include "workloads/trace/trace.h"
 #include "workloads/workload.h"
@@ -179,14 +179,6 @@ static bool is_dir(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* Is text "section.key=..." with both names non-empty and one dot (cs_config_set's rule)?
@@ -1443,7 +1435,7 @@ static int spawn_point(struct pool *pl, size_t i, struct child *c)
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	c->point = i;
-	c->t0 = now_seconds();
+	c->t0 = cs_wall_seconds();
 	free(argv);
 	free(out);
 	free(log);
@@ -1518,7 +1510,7 @@ static void reaped(struct pool *pl, const struct child *c, int st)
 		}
 	}
 	free(log);
-	progress(pl, c->point, ok, now_seconds() - c->t0, why);
+	progress(pl, c->point, ok, cs_wall_seconds() - c->t0, why);
 }
 
 /* Stops the running points (SIGTERM) and removes what a stopped one leaves: a temporary result

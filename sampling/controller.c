@@ -333,6 +333,18 @@ static void ratio_of(const struct samp *s, double *R, double *rel_half)
 	*rel_half = s->cfg.prior; /* no unit at all: the LT model's own time, error unknown */
 }
 
+/* A member measured in the detailed face (whole, or sampled with units) describes its group:
+ * its cycles and bytes per work, and its work. */
+static void group_add_measured(struct samp_group *g, const struct samp_kernel_facts *f,
+			       double cycles)
+{
+	if (f->insts <= 0 || cycles <= 0)
+		return;
+	darr_push(&g->cpi, cycles / f->insts);
+	darr_push(&g->bpi, f->traffic / f->insts);
+	darr_push(&g->work, f->insts);
+}
+
 void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct samp_estimate *e)
 {
 	struct samp_group *g = s->cur >= 0 ? &s->g[s->cur] : NULL;
@@ -349,11 +361,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		e->ratio = 1;
 		s->sampled++;
 		g->last_cycles = e->cycles;
-		if (f->insts > 0 && e->cycles > 0) {
-			darr_push(&g->cpi, e->cycles / f->insts);
-			darr_push(&g->bpi, f->traffic / f->insts);
-			darr_push(&g->work, f->insts);
-		}
+		group_add_measured(g, f, e->cycles);
 		return;
 	}
 	if (s->plan == SAMP_SAMPLE && f->at_cycles > 0 && f->lt_cycles == 0 && f->ff_cycles == 0) {
@@ -364,11 +372,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		s->sampled++;
 		if (g) {
 			g->last_cycles = e->cycles;
-			if (f->insts > 0) {
-				darr_push(&g->cpi, e->cycles / f->insts);
-				darr_push(&g->bpi, f->traffic / f->insts);
-				darr_push(&g->work, f->insts);
-			}
+			group_add_measured(g, f, e->cycles);
 		}
 		return;
 	}
@@ -430,11 +434,8 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 	}
 	s->sampled++;
 	/* only measured members describe the group: a predicted one would confirm itself */
-	if (g && f->insts > 0 && e->cycles > 0) {
-		darr_push(&g->cpi, e->cycles / f->insts);
-		darr_push(&g->bpi, f->traffic / f->insts);
-		darr_push(&g->work, f->insts);
-	}
+	if (g)
+		group_add_measured(g, f, e->cycles);
 }
 
 void samp_counts(const struct samp *s, unsigned *units, unsigned *sampled, unsigned *skipped)

@@ -5,10 +5,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "tlm/system/system.h"
 #include "util/error.h"
+#include "util/hostperf.h"
 
 /* Where a kernel is: its phases, and the face each runs the initiators on. */
 enum samp_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT, PH_HEAD };
@@ -48,14 +48,6 @@ struct sampler {
 	double wall_mark;	 /* wall seconds at the last phase change */
 };
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* enum samp_face of a phase: what the simulation ran on during it */
 static int phase_face(unsigned phase)
 {
@@ -86,7 +78,7 @@ int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const stru
 	s->mode = mode;
 	s->sys_ops = sys_ops;
 	s->sys = sys;
-	s->wall_mark = wall_now();
+	s->wall_mark = cs_wall_seconds();
 	if (samp_create(cfg, &s->ctl)) {
 		free(s);
 		return -CS_ENOMEM;
@@ -144,6 +136,22 @@ static double events_bound(struct sampler *s)
 	return evb_cycles(&s->ev.layout, s->ev0, s->ev1);
 }
 
+/* The counts last read start the next interval. */
+static void events_restart(struct sampler *s)
+{
+	memcpy(s->ev0, s->ev1, evb_len(&s->ev.layout) * sizeof(*s->ev0));
+}
+
+static void slice_probe(struct sim_kernel *k, void *obj, void *arg);
+
+/* The next slice probe, a quarter unit of LT time on (arg: the phase's generation). */
+static void slice_schedule(struct sampler *s, void *arg)
+{
+	sim_schedule(s->k,
+		     sim_clock_delay(s->clk, sim_now(s->k), s->cfg.unit / 4 ? s->cfg.unit / 4 : 1),
+		     slice_probe, s, arg);
+}
+
 static void samp_tick(struct sim_kernel *k, void *obj, void *arg);
 
 /* An LT interval is bounded in slices of a unit's mean work, not whole: the bound (a maximum
@@ -155,6 +163,7 @@ static void slice_probe(struct sim_kernel *k, void *obj, void *arg)
 	struct sampler *s = obj;
 	double w = 0, want;
 
+	(void)k;
 	if ((uint64_t)(uintptr_t)arg != s->phase_gen || s->phase != PH_LT || !s->units)
 		return;
 	s->ev.counts(s->sys, s->ev1);
@@ -163,10 +172,9 @@ static void slice_probe(struct sim_kernel *k, void *obj, void *arg)
 	want = s->unit_work / s->units;
 	if (w >= want) {
 		s->k_lt_bound += evb_cycles(&s->ev.layout, s->ev0, s->ev1);
-		memcpy(s->ev0, s->ev1, evb_len(&s->ev.layout) * sizeof(*s->ev0));
+		events_restart(s);
 	}
-	sim_schedule(k, sim_clock_delay(s->clk, sim_now(k), s->cfg.unit / 4 ? s->cfg.unit / 4 : 1),
-		     slice_probe, s, arg);
+	slice_schedule(s, arg);
 }
 
 static double work_of(const struct sampler *s)
@@ -193,7 +201,7 @@ unsigned sampler_face(const struct sampler *s)
 static void phase_close(struct sampler *s, sim_time_t t)
 {
 	double d = t > s->phase_start ? (double)(t - s->phase_start) : 0;
-	double wall = wall_now(), work = work_of(s);
+	double wall = cs_wall_seconds(), work = work_of(s);
 	int face = phase_face(s->phase);
 
 	if (face >= 0) {
@@ -209,7 +217,7 @@ static void phase_close(struct sampler *s, sim_time_t t)
 
 		if (s->phase == PH_LT)
 			s->k_lt_bound += b;
-		memcpy(s->ev0, s->ev1, evb_len(&s->ev.layout) * sizeof(*s->ev0));
+		events_restart(s);
 	}
 
 	switch (s->phase) {
@@ -247,9 +255,7 @@ static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
 				SIM_PRIO_DEFAULT + 2, samp_tick, s,
 				(void *)(uintptr_t)s->phase_gen);
 	if (phase == PH_LT && events_on(s) && s->units)
-		sim_schedule(s->k,
-			     sim_clock_delay(s->clk, now, s->cfg.unit / 4 ? s->cfg.unit / 4 : 1),
-			     slice_probe, s, (void *)(uintptr_t)s->phase_gen);
+		slice_schedule(s, (void *)(uintptr_t)s->phase_gen);
 }
 
 static bool drained(const struct sampler *s)
@@ -413,7 +419,7 @@ void sampler_host_faces(const struct sampler *s, struct samp_host_faces *h)
 {
 	*h = s->host;
 	if (s->phase == PH_NONE)
-		h->host_side_s += wall_now() - s->wall_mark; /* up to now */
+		h->host_side_s += cs_wall_seconds() - s->wall_mark; /* up to now */
 }
 
 double sampler_at_ps(const struct sampler *s)

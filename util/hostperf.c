@@ -27,6 +27,14 @@ struct cs_hostperf {
 #endif
 };
 
+double cs_wall_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static double elapsed_s(const struct timespec *t0)
 {
 	struct timespec ts;

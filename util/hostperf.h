@@ -35,6 +35,8 @@ struct cs_hostperf_result {
 int cs_hostperf_open(struct cs_hostperf **out);
 /* NULL is a no-op. */
 void cs_hostperf_close(struct cs_hostperf *h);
+/* Seconds on the monotonic clock (differences are wall time; host figures only). */
+double cs_wall_seconds(void);
 /* Start / stop a measured stretch; stretches accumulate. start while running and stop while
  * stopped are no-ops. A counter failure during start or stop drops to wall time (why says so). */
 void cs_hostperf_start(struct cs_hostperf *h);
