@@ -61,6 +61,12 @@ static const struct cs_param samp_rows[] = {
      "sampling (the LT intervals' counts are not the detailed face's; measured by "
      "bench/hybrid), added in quadrature to the ratio's interval",
      0, 10, NULL},
+    {"tail", CS_P_DOUBLE, SC(tail), "0.5", "",
+     "hybrid: once a kernel has handed out all its CTAs and fewer than this fraction of the "
+     "most warps it had resident remain, the rest of it (its tail) runs detailed: few warps "
+     "are latency bound, which the LT intervals' bound does not see, and hold little work "
+     "(0: never)",
+     0, 1, NULL},
     {"calibration", CS_P_STRING, SC(calibration), "", "",
      "calibration file (cohscope calibrate) the analytic mode corrects its time with", 0, 0, NULL},
     {"lt_exact", CS_P_BOOL, SC(lt_exact), "false", "",
@@ -178,15 +184,20 @@ static void mean_cv(const struct darr *a, double *mean, double *cv)
 	*cv = m > 0 ? sqrt(v) / m : HUGE_VAL;
 }
 
-/* The group's last member ended before a unit inside it could (LT, warm-up, unit): its next
- * members are measured whole, their LT time predicted from the group's LT cycles per
- * instruction. */
+/* The group's last member ended before it could take two units after its head (LT, then
+ * warm-up and unit, an LT period, another; a ratio needs two): its next members are measured
+ * whole,
+ * their LT time predicted from the group's LT cycles per instruction. A member too short for
+ * its own units would be predicted with a ratio from other kernels' units, which need not
+ * hold for it (vpr's 60k-cycle kernels under TC-Strong were estimated 2.4x too long). */
 static bool group_too_short(const struct samp *s, const struct samp_group *g)
 {
-	double unit_in = (double)(s->cfg.first + s->cfg.warmup + s->cfg.unit);
+	double units = 2;
+	double need = (double)s->cfg.head + (double)s->cfg.first +
+		      units * (double)(s->cfg.warmup + s->cfg.unit) +
+		      (units - 1) * (double)s->cfg.period;
 
-	return g->last_cycles > 0 &&
-	       g->last_cycles < (unit_in > (double)s->cfg.head ? unit_in : (double)s->cfg.head);
+	return g->last_cycles > 0 && g->last_cycles < need;
 }
 
 /* The group's pairs give R within the target (as samp_satisfied for a kernel's units). */

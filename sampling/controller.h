@@ -44,6 +44,7 @@ struct samp_cfg {
 	char calibration[CS_PARAM_STR_MAX]; /* file for analytic mode (and hybrid's prior) */
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
 	unsigned predictor;		    /* enum samp_predictor */
+	double tail;			    /* the tail runs detailed below this occupancy */
 };
 
 /* When a steady group's later members fast-forward: never; when its measured members did the

@@ -46,6 +46,7 @@ struct sampler {
 	double k_lt_bound;
 	double unit_work, units; /* the run's units: their work, their number */
 	double wall_mark;	 /* wall seconds at the last phase change */
+	unsigned peak_occ;	 /* the kernel's most resident warps so far */
 };
 
 /* enum samp_face of a phase: what the simulation ran on during it */
@@ -143,6 +144,30 @@ static void events_restart(struct sampler *s)
 }
 
 static void slice_probe(struct sim_kernel *k, void *obj, void *arg);
+static void to_tail(struct sampler *s);
+
+static unsigned occupancy_of(const struct sampler *s)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->n; i++)
+		n += s->ini[i].ops->occupancy ? s->ini[i].ops->occupancy(s->ini[i].obj) : 0;
+	return n;
+}
+
+/* The kernel is in its tail (sampling.tail): all its work handed out and its resident warps
+ * fallen below the fraction of their peak. Hybrid mode only: analytic mode has no AT. */
+static bool in_tail(struct sampler *s)
+{
+	unsigned occ;
+
+	if (s->mode != CS_MODE_HYBRID || s->cfg.tail <= 0 || !s->sys_ops->all_started)
+		return false;
+	occ = occupancy_of(s);
+	if (occ > s->peak_occ)
+		s->peak_occ = occ;
+	return s->sys_ops->all_started(s->sys) && (double)occ < s->cfg.tail * (double)s->peak_occ;
+}
 
 /* The next slice probe, a quarter unit of LT time on (arg: the phase's generation). */
 static void slice_schedule(struct sampler *s, void *arg)
@@ -164,8 +189,16 @@ static void slice_probe(struct sim_kernel *k, void *obj, void *arg)
 	double w = 0, want;
 
 	(void)k;
-	if ((uint64_t)(uintptr_t)arg != s->phase_gen || s->phase != PH_LT || !s->units)
+	if ((uint64_t)(uintptr_t)arg != s->phase_gen || s->phase != PH_LT)
 		return;
+	if (in_tail(s)) {
+		to_tail(s);
+		return;
+	}
+	if (!events_on(s) || !s->units) {
+		slice_schedule(s, arg);
+		return;
+	}
 	s->ev.counts(s->sys, s->ev1);
 	for (unsigned i = 0; i < s->ev.layout.n[EVB_ISSUE]; i++)
 		w += s->ev1[i] - s->ev0[i];
@@ -254,8 +287,23 @@ static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
 		sim_schedule_at(s->k, now + sim_clock_delay(s->clk, now, cycles),
 				SIM_PRIO_DEFAULT + 2, samp_tick, s,
 				(void *)(uintptr_t)s->phase_gen);
-	if (phase == PH_LT && events_on(s) && s->units)
+	if (phase == PH_LT && s->mode == CS_MODE_HYBRID)
 		slice_schedule(s, (void *)(uintptr_t)s->phase_gen);
+}
+
+/* The rest of the kernel runs detailed (its tail). */
+static void to_tail(struct sampler *s)
+{
+	phase_next(s, PH_AT, 0);
+	faces_set(s, SAMP_FACE_AT);
+}
+
+/* A drain is over and the kernel's tail has begun: the detailed face goes on. */
+static void tail_after_drain(struct sampler *s)
+{
+	phase_next(s, PH_AT, 0);
+	for (unsigned i = 0; i < s->n; i++)
+		s->ini[i].ops->hold(s->ini[i].obj, false);
 }
 
 static bool drained(const struct sampler *s)
@@ -289,6 +337,10 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		phase_next(s, PH_UNIT, s->cfg.unit);
 		break;
 	case PH_HEAD:
+		if (in_tail(s)) {
+			phase_next(s, PH_AT, 0); /* already detailed: it stays so */
+			break;
+		}
 		/* a long kernel: drain, then sampled */
 		s->headed = true;
 		phase_next(s, PH_DRAIN, 0);
@@ -318,6 +370,11 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 				     (void *)(uintptr_t)s->phase_gen);
 			return;
 		}
+		if (in_tail(s)) {
+			s->headed = false;
+			tail_after_drain(s);
+			break;
+		}
 		faces_set(s, SAMP_FACE_LT);
 		if (s->headed) {
 			s->headed = false;
@@ -339,6 +396,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	s->in_kernel = true;
 	s->k_at = s->k_lt = s->k_ff = s->k_drain = 0;
 	s->k_lt_bound = 0;
+	s->peak_occ = 0;
 	s->k_work0 = work_of(s);
 	s->k_traffic0 = s->sys_ops->traffic(s->sys);
 	s->phase_start = sim_now(s->k);
@@ -376,6 +434,8 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	s->phase = PH_LT;
 	if (plan == SAMP_SAMPLE)
 		phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
+	else
+		slice_schedule(s, (void *)(uintptr_t)s->phase_gen); /* the tail's watch */
 }
 
 void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_facts *f)

@@ -29,14 +29,17 @@ struct samp_initiator_ops {
 	void (*set_face)(void *obj, unsigned face); /* enum samp_face */
 	void (*hold)(void *obj, bool hold);	    /* AT: issue nothing new (a drain) */
 	bool (*busy)(const void *obj);		    /* its accesses or timed waits in flight */
-	uint64_t (*work)(const void *obj); /* work done so far, every face (instructions and
+	uint64_t (*work)(const void *obj);	/* work done so far, every face (instructions and
 					      compute cycles: a unit's size) */
+	unsigned (*occupancy)(const void *obj); /* threads of work resident now (warps) */
 };
 
 /* What the rest of the system offers it. */
 struct samp_system_ops {
-	bool (*idle)(void *sys);      /* the memory side holds nothing queued or in flight */
-	double (*traffic)(void *sys); /* network bytes counted so far */
+	bool (*idle)(void *sys);	/* the memory side holds nothing queued or in flight */
+	double (*traffic)(void *sys);	/* network bytes counted so far */
+	bool (*all_started)(void *sys); /* the kernel's work has all been handed out (no CTA
+					   waits for room on an SM) */
 };
 
 /* sampling.predictor = events: the counters whose counts bound an interval's time, in the

@@ -775,6 +775,98 @@ START_TEST(test_ff_compute_group)
 }
 END_TEST
 
+/* ---- a kernel's tail ------------------------------------------------------------------------ */
+
+#define TAIL_WARPS 32  /* per CTA: one CTA per SM at a time (48 warp slots) */
+#define TAIL_OPS   4   /* compute ops per warp of the first wave */
+#define TAIL_LOADS 600 /* loads the one warp of each second-wave CTA makes, one after another */
+#define TAIL_STEP  4096
+
+static uint64_t tail_base;
+
+/* The first wave (CTAs 0-3) computes; in the second (4-7, one per SM once the first has left)
+ * one warp waits on DRAM misses, one after another, and the others exit at once. */
+static void tail_kernel(struct gpu_warp *w)
+{
+	unsigned cta = gw_cta(w);
+
+	if (cta < NW) {
+		for (unsigned i = 0; i < TAIL_OPS; i++)
+			gw_compute(w, CB_CYC);
+		return;
+	}
+	if (gw_warp(w) != 0)
+		return;
+	for (unsigned i = 0; i < TAIL_LOADS; i++)
+		(void)gw_ld32(w, tail_base + ((uint64_t)(cta - NW) * TAIL_LOADS + i) * TAIL_STEP);
+}
+
+static int tail_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[2 * NW] = {0, 1, 2, 3, 0, 1, 2, 3};
+	struct gpu_kernel k = {
+	    .name = "tail",
+	    .ctas = 2 * NW,
+	    .warps_per_cta = TAIL_WARPS,
+	    .fn = tail_kernel,
+	    .cta_sm = cta_sm,
+	};
+
+	tail_base = gh_alloc(h, (uint64_t)NW * TAIL_LOADS * TAIL_STEP, 4096);
+	return tail_base ? gh_launch(h, &k) : -CS_ENOMEM;
+}
+
+static const struct cs_workload tail_wl = {.name = "tail", .system = "gpu", .gpu = tail_host};
+
+/*
+ * A compute-bound first wave, then a tail of one warp per SM waiting on 600 DRAM misses in a
+ * row: latency bound, one warp of 32 resident. The units, all in the compute-bound wave (three
+ * agree, and the kernel takes no more), give the ratio of an issue-bound interval; the tail's bound (a handful of L2 and DRAM accesses)
+ * scaled by it would be a small fraction of the tail's time. With sampling.tail the tail runs
+ * detailed and the estimate holds; without, it falls short.
+ */
+START_TEST(test_tail_runs_detailed)
+{
+	const char *at_sets[] = {"system.mode=detailed", "gpu.check=false", NULL};
+	const char *hy_sets[] = {"system.mode=hybrid",
+				 "sampling.lt_exact=false",
+				 "gpu.check=false",
+				 "sampling.first=3000",
+				 "sampling.warmup=1000",
+				 "sampling.unit=3000",
+				 "sampling.period=9000",
+				 "sampling.min_units=3",
+				 "sampling.head=0",
+				 NULL,
+				 NULL};
+	double compute = (double)TAIL_WARPS / 4 * TAIL_OPS * CB_CYC, at, hy, hy_off, at_part;
+	json_t *k0;
+	struct run r;
+
+	run(&r, &tail_wl, at_sets);
+	at = json_number_value(json_object_get(r.result, "cycles"));
+	run_end(&r);
+	/* the tail is a good part of the kernel */
+	ck_assert_msg(at > 1.25 * compute, "detailed: %g cycles", at);
+
+	run(&r, &tail_wl, hy_sets);
+	hy = json_number_value(json_object_get(r.result, "cycles"));
+	k0 = json_array_get(json_object_get(r.result, "kernels"), 0);
+	at_part = json_number_value(json_object_get(k0, "at_cycles"));
+	run_end(&r);
+	ck_assert_msg(hy >= at * 0.98 && hy <= at * 1.02, "hybrid %g cycles, detailed %g", hy, at);
+	/* the tail ran detailed */
+	ck_assert_msg(at_part > at - compute, "detailed cycles %g of %g", at_part, at);
+
+	hy_sets[9] = "sampling.tail=0";
+	run(&r, &tail_wl, hy_sets);
+	hy_off = json_number_value(json_object_get(r.result, "cycles"));
+	run_end(&r);
+	ck_assert_msg(hy_off < at * 0.9, "without the tail's detailed run: %g cycles, detailed %g",
+		      hy_off, at);
+}
+END_TEST
+
 /* A kernel that ends within sampling.head runs whole in the detailed face: its estimate is the
  * detailed run's cycles exactly, with no interval. */
 START_TEST(test_head_measures_short_kernel_whole)
@@ -817,6 +909,7 @@ int main(void)
 	tcase_add_test(t, test_switch_compute_bound);
 	tcase_add_test(t, test_ff_compute_group);
 	tcase_add_test(t, test_head_measures_short_kernel_whole);
+	tcase_add_test(t, test_tail_runs_detailed);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -803,6 +803,11 @@ void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *), void *arg)
 	sm->proto->l1->kernel_end(sm->l1, cb, arg);
 }
 
+unsigned gpu_sm_resident_warps(const struct gpu_sm *sm)
+{
+	return sm->warps_used;
+}
+
 bool gpu_sm_idle(const struct gpu_sm *sm)
 {
 	return !sm->warps_used && !sm->ldq_n && sm->proto->l1->idle(sm->l1);

@@ -121,5 +121,7 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm);
  * cycles of compute ops (a long compute op is one instruction but many cycles of work; an
  * instruction count alone made a unit of a compute-bound kernel hold a handful of ops). */
 uint64_t gpu_sm_work(const struct gpu_sm *sm);
+/* Warps resident on the SM now (launched and not yet exited). */
+unsigned gpu_sm_resident_warps(const struct gpu_sm *sm);
 
 #endif

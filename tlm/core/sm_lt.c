@@ -442,7 +442,11 @@ static void at_resume(struct sim_kernel *k, void *obj, void *arg)
 
 void gpu_sm_hold(struct gpu_sm *sm, bool hold)
 {
+	bool was = sm->hold;
+
 	sm->hold = hold;
+	if (was && !hold && sm->mode == SM_AT)
+		sm_wake(sm); /* a drain ends on the detailed face: issue again */
 }
 
 bool gpu_sm_busy(const struct gpu_sm *sm)

@@ -280,11 +280,17 @@ static uint64_t sm_work(const void *obj)
 	return gpu_sm_work(obj);
 }
 
+static unsigned sm_occupancy(const void *obj)
+{
+	return gpu_sm_resident_warps(obj);
+}
+
 static const struct samp_initiator_ops sm_initiator = {
     .set_face = sm_set_face,
     .hold = sm_hold,
     .busy = sm_busy,
     .work = sm_work,
+    .occupancy = sm_occupancy,
 };
 
 /* Nothing queued or in flight in the L2 banks, DRAM channels and the NoC. */
@@ -363,9 +369,17 @@ static int gpu_events_setup(struct gpu_sys *g, struct cs_err *err)
 	return 0;
 }
 
+static bool gpu_all_started(void *obj)
+{
+	const struct gpu_sys *g = obj;
+
+	return g->kern && g->next_cta >= g->kern->ctas;
+}
+
 static const struct samp_system_ops gpu_sampled = {
     .idle = gpu_memory_idle,
     .traffic = gpu_noc_bytes,
+    .all_started = gpu_all_started,
 };
 
 static double stat_sum(const struct gpu_sys *g, const char *fmt, unsigned n);
