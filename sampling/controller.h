@@ -45,6 +45,7 @@ struct samp_cfg {
 	bool lt_exact;			    /* tests: the LT face adds no contention delay */
 	unsigned predictor;		    /* enum samp_predictor */
 	double tail;			    /* the tail runs detailed below this occupancy */
+	double mismatch; /* LT's bound per work this far from the units': R scales LT work */
 };
 
 /* When a steady group's later members fast-forward: never; when its measured members did the
@@ -66,7 +67,8 @@ extern const char *const samp_plan_names[];
 /* What a kernel did, as the system measured it (cycles of the core clock). */
 struct samp_kernel_facts {
 	double at_cycles; /* in AT, drains excluded */
-	double lt_cycles; /* in LT */
+	double lt_cycles; /* in LT (events: the LT intervals' bound) */
+	double lt_work;	  /* work done in LT */
 	double ff_cycles; /* in FF (one per op: not a time) */
 	double insts;	  /* warp instructions, every face */
 	double traffic;	  /* NoC bytes counted (AT and LT) */
@@ -79,6 +81,7 @@ struct samp_estimate {
 	unsigned units;
 	unsigned plan; /* enum samp_plan */
 	double ratio;  /* R used */
+	bool by_work;  /* R scaled the LT work, not the LT bound (sampling.mismatch) */
 };
 
 struct samp;
@@ -90,7 +93,7 @@ void samp_destroy(struct samp *s);
 unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsigned warps,
 			   bool hybrid);
 /* A unit's pair. */
-void samp_unit(struct samp *s, double pred, double meas);
+void samp_unit(struct samp *s, double pred, double work, double meas);
 /* The running kernel's interval meets the target (no more units needed). */
 bool samp_satisfied(const struct samp *s);
 /* The kernel ended: its estimate. */

@@ -44,6 +44,7 @@ struct sampler {
 	struct samp_events ev;
 	double *ev0, *ev1;
 	double k_lt_bound;
+	double k_lt_work;	 /* work done in the kernel's LT phases */
 	double unit_work, units; /* the run's units: their work, their number */
 	double wall_mark;	 /* wall seconds at the last phase change */
 	unsigned peak_occ;	 /* the kernel's most resident warps so far */
@@ -256,6 +257,7 @@ static void phase_close(struct sampler *s, sim_time_t t)
 	switch (s->phase) {
 	case PH_LT:
 		s->k_lt += d;
+		s->k_lt_work += work - s->phase_work;
 		break;
 	case PH_WARM:
 	case PH_UNIT:
@@ -352,11 +354,11 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		double t = (double)(now - s->phase_start) / cyc;
 
 		if (events_on(s)) {
-			samp_unit(s->ctl, events_bound(s), t); /* the same bound as LT's */
+			samp_unit(s->ctl, events_bound(s), work, t); /* the same bound as LT's */
 			s->unit_work += work;
 			s->units++;
 		} else if (s->lt_rate > 0 && work > 0)
-			samp_unit(s->ctl, work / s->lt_rate, t);
+			samp_unit(s->ctl, work / s->lt_rate, work, t);
 		phase_next(s, PH_DRAIN, 0);
 		for (unsigned i = 0; i < s->n; i++)
 			s->ini[i].ops->hold(s->ini[i].obj, true);
@@ -396,6 +398,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	s->in_kernel = true;
 	s->k_at = s->k_lt = s->k_ff = s->k_drain = 0;
 	s->k_lt_bound = 0;
+	s->k_lt_work = 0;
 	s->peak_occ = 0;
 	s->k_work0 = work_of(s);
 	s->k_traffic0 = s->sys_ops->traffic(s->sys);
@@ -452,6 +455,7 @@ void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_fa
 	    .at_cycles = s->k_at / cyc,
 	    /* what R scales: the LT intervals' bound with same-event pairs, else LT's time */
 	    .lt_cycles = events_on(s) ? s->k_lt_bound : s->k_lt / cyc,
+	    .lt_work = s->k_lt_work,
 	    .ff_cycles = s->k_ff / cyc,
 	    .insts = work_of(s) - s->k_work0,
 	    .traffic = s->sys_ops->traffic(s->sys) - s->k_traffic0,

@@ -348,12 +348,50 @@ START_TEST(test_pairs_set_the_interval)
 
 	samp_kernel_begin(s, "k", 4, 2, true);
 	for (int i = 0; i < 4; i++)
-		samp_unit(s, 100, 200);
+		samp_unit(s, 100, 100, 200);
 	samp_kernel_end(s, &f, &e);
 	ck_assert_double_eq_tol(e.ratio, 2, 1e-9);
 	ck_assert_double_eq_tol(e.cycles, 300 + 2 * 1000, 1e-9);
 	ck_assert(e.half < 1e-6);
 	samp_destroy(s);
+}
+END_TEST
+
+/*
+ * sampling.mismatch: the units (bound 100, work 1000, 300 cycles: 0.1 bound per work) and the
+ * kernel's LT intervals (10 000 work). LT with 0.12 bound per work (within 1.5x of the units')
+ * or with fewer events per work (a lighter phase, 0.05) is scaled by its bound, R = 3; LT with
+ * 0.25 (its counts run 2.5x the units', as a face that fetches where the detailed one stalls)
+ * is scaled by its work at the units' 0.3 cycles per work.
+ */
+START_TEST(test_mismatch_scales_work)
+{
+	static const double bound[] = {1200, 500, 2500}, want[] = {3600, 1500, 3000};
+	static const bool by_work[] = {false, false, true};
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct samp_cfg c = {.target = 0.02,
+				     .conf = 0.95,
+				     .min_units = 3,
+				     .group_min = 2,
+				     .group_cv = 0.05,
+				     .prior = 1.0,
+				     .mismatch = 1.5};
+		struct samp_kernel_facts f = {
+		    .lt_cycles = bound[i], .lt_work = 10000, .insts = 13000};
+		struct samp_estimate e;
+		struct samp *s;
+
+		ck_assert_int_eq(samp_create(&c, &s), 0);
+		samp_kernel_begin(s, "k", 4, 2, true);
+		for (int u = 0; u < 3; u++)
+			samp_unit(s, 100, 1000, 300);
+		samp_kernel_end(s, &f, &e);
+		ck_assert_msg(e.by_work == by_work[i], "LT bound %g: by_work %d", bound[i],
+			      e.by_work);
+		ck_assert_double_eq_tol(e.cycles, want[i], 1e-6);
+		samp_destroy(s);
+	}
 }
 END_TEST
 
@@ -371,6 +409,7 @@ static Suite *estimator_suite(void)
 	tcase_add_test(tc, test_units_needed);
 	tcase_add_test(tc, test_no_evidence_gets_the_prior);
 	tcase_add_test(tc, test_pairs_set_the_interval);
+	tcase_add_test(tc, test_mismatch_scales_work);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("statistical");

@@ -1391,6 +1391,10 @@ static json_t *gpu_result(struct cs_system *s)
 				    json_string(samp_plan_names[g->kernels[i].est.plan]));
 		json_object_set_new(k, "estimate", json_real(g->kernels[i].est.cycles));
 		json_object_set_new(k, "half", json_real(g->kernels[i].est.half));
+		if (g->kernels[i].est.plan == SAMP_SAMPLE || g->kernels[i].est.plan == SAMP_LT)
+			/* what R scaled: the LT intervals' bound, or their work (mismatch) */
+			json_object_set_new(
+			    k, "scaled", json_string(g->kernels[i].est.by_work ? "work" : "bound"));
 		json_object_set_new(k, "lt_cycles", json_real(g->kernels[i].lt_cycles));
 		json_object_set_new(k, "at_cycles", json_real(g->kernels[i].at_cycles));
 		json_object_set_new(k, "insts", json_real(g->kernels[i].insts));
