@@ -1029,6 +1029,8 @@ static void post(struct warp *w)
 {
 	if (w->sm->env.record)
 		record_op(w);
+	if (w->sm->mode == SM_FF && sm_ff_inline(w->sm, w))
+		return;
 	sim_coro_yield(w->co);
 }
 

@@ -144,6 +144,8 @@ struct gpu_sm {
 	bool lt_pending; /* the LT run is scheduled */
 	bool lt_running;
 	sim_time_t lt_quantum;	/* ps a run goes ahead of the kernel's time */
+	sim_time_t lt_run_end;	/* the running LT/FF run performs warps whose time is before */
+	sim_time_t ff_step;	/* FF: ps an op takes (one core cycle, rounded up; 0: not yet) */
 	sim_time_t *lt_sched;	/* per scheduler: busy until */
 	sim_time_t lt_ldst;	/* the LD/ST unit's next free slot */
 	sim_time_t lt_launch_t; /* warps a launch starts now begin at this time */
@@ -175,5 +177,6 @@ void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
 /* sm_lt.c */
 void sm_lt_kick(struct gpu_sm *sm);
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w);
+bool sm_ff_inline(struct gpu_sm *sm, struct warp *w);
 
 #endif
