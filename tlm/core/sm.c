@@ -711,7 +711,14 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	}
 	req_free(sm, id);
 	if (sm->mode != SM_AT) {
-		w->outstanding--; /* the LT face times the op itself */
+		/* the LT face times the op itself: it is over at the latest answer */
+		w->outstanding--;
+		if (r->blocking) {
+			if (sm->ctx->lt_clock->t > w->lt_done)
+				w->lt_done = sm->ctx->lt_clock->t;
+			if (!--w->pending && w->lt_waiting)
+				sm_lt_mem_done(sm, w);
+		}
 		return;
 	}
 	warp_request_done(w, r->blocking);
@@ -800,6 +807,8 @@ void gpu_sm_kernel_begin(struct gpu_sm *sm)
 
 void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *), void *arg)
 {
+	if (sm->mode == SM_LT)
+		sm->proto->l1->lt_advance(sm->l1, SIM_TIME_MAX); /* nothing is left in flight */
 	sm->proto->l1->kernel_end(sm->l1, cb, arg);
 }
 

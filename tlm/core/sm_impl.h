@@ -70,6 +70,10 @@ struct warp {
 	/* LT: the issue slot of its posted memory op is reserved at lt_t (it lay beyond the
 	 * quantum when taken); the op is performed when the warp's time comes */
 	bool lt_held;
+	/* LT: the posted memory op waits for answers the L1 handles later (misses, merges):
+	 * done() finishes it once the last is in (lt_done: the latest answer's time) */
+	bool lt_waiting;
+	sim_time_t lt_done;
 	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
 };
 
@@ -174,6 +178,8 @@ void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
 
 /* sm_lt.c */
 void sm_lt_kick(struct gpu_sm *sm);
+/* LT: a blocking memory op's requests are all answered (the L1 called done() for the last) */
+void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w);
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w);
 
 #endif
