@@ -139,6 +139,10 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		w->outstanding++;
 		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at, i + 1 == op->nreq);
 		last = max_t(last, done);
+		/* refused until an answer freed an MSHR: the LD/ST unit waited (the L1 leaves
+		 * the LT clock at the time it took the access) */
+		if (sm->ctx->lt_clock->t > at)
+			sm->lt_ldst = sm_cycles(sm, sm->ctx->lt_clock->t, 1);
 	}
 	(*sm->st.requests) += op->nreq;
 	(*sm->st.mem_insts)++;
