@@ -311,11 +311,6 @@ void l1_port_lt_drain(struct gpu_lt_clock *c)
 	c->ndeferred = 0;
 }
 
-void l1_port_set_lt(struct l1_port *p, bool on)
-{
-	p->lt = on;
-}
-
 /* ---- the LT face's answers in flight ---------------------------------------------------------- */
 
 static bool lt_pend_before(const struct l1_lt_pend *a, const struct l1_lt_pend *b)
@@ -454,49 +449,63 @@ sim_time_t l1_port_lt_advance(struct l1_port *p, sim_time_t t)
 	return p->lt_pend_n ? p->lt_pend[0].t : SIM_TIME_MAX;
 }
 
+static void l1_port_answer_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct l1_port *p = obj;
+	struct mem_msg *m = arg;
+
+	(void)k;
+	p->outstanding--;
+	p->response(p->owner, m);
+	tlm_payload_release(&m->p);
+}
+
+void l1_port_set_lt(struct l1_port *p, bool on)
+{
+	p->lt = on;
+	/* back to the detailed face: the answers still in flight arrive at their times, as the
+	 * NoC's would */
+	while (!on && p->lt_pend_n) {
+		struct l1_lt_pend e = lt_pend_pop(p);
+		sim_time_t now = sim_now(p->ctx->k);
+
+		p->outstanding++;
+		sim_schedule_at(p->ctx->k, e.t > now ? e.t : now, SIM_PRIO_DEFAULT,
+				l1_port_answer_cb, p, e.m);
+	}
+}
+
 sim_time_t l1_port_lt_access(struct l1_port *p,
 			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
 			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t, bool last)
 {
 	struct gpu_lt_clock *c = p->ctx->lt_clock;
-	bool on = c->on;
-	sim_time_t back;
+	bool on = c->on, ok;
+	sim_time_t end = t, back;
 
+	(void)last; /* each access is sent at once; its answers come at their times */
 	c->on = true;
-	if (!p->lt_busy)
-		p->lt_end = t; /* the op's first access */
 	p->lt_busy = true;
-	/* what came back before t is in the L1 when the access looks */
+	/* what came back by t is in the L1 when the access looks */
 	lt_handle_until(p, t);
 	lt_clock_set(p, t);
-	while (!access(l1, a)) {
-		/* MSHRs (or an entry's merge slots) are full: as the detailed face retries once
-		 * an answer frees one, handle the next answer and try again at its time */
-		if (p->q.n) {
-			lt_send_queued(p);
-		} else if (p->lt_pend_n) {
-			if (p->lt_pend[0].t > t)
-				t = p->lt_pend[0].t;
-			lt_handle_until(p, t);
-		} else {
-			sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
-			break;
-		}
-		lt_clock_set(p, t);
-		if (t > p->lt_end)
-			p->lt_end = t;
+	ok = access(l1, a);
+	if (ok) {
+		back = lt_send_queued(p);
+		if (back > end)
+			end = back;
+		back = lt_answer_hits(p);
+		if (back > end)
+			end = back;
+	} else if (!p->lt_pend_n) {
+		/* nothing in flight could free what it needs */
+		sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
 	}
-	back = lt_send_queued(p);
-	if (back > p->lt_end)
-		p->lt_end = back;
-	back = lt_answer_hits(p);
-	if (back > p->lt_end)
-		p->lt_end = back;
-	if (last)
-		p->lt_busy = false;
+	p->want_retry = false; /* the SM tries again when the next answer is handled */
+	p->lt_busy = false;
 	lt_clock_set(p, t);
 	c->on = on;
-	return p->lt_end;
+	return ok ? end : SIM_TIME_MAX;
 }
 
 static const struct tlm_bw_ops l1_port_bw = {.nb_transport_bw = l1_port_nb_bw};

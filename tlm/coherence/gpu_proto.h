@@ -175,8 +175,10 @@ struct gpu_l1_ops {
 	 * and handled (fills, done()) when lt_advance reaches them, so that accesses of other
 	 * warps in between find the miss in flight (they merge, and victims go when the fill
 	 * comes, as in the detailed face). Returns the latest time a hit is answered or a
-	 * message is back (>= t). lt_advance handles the answers back by t and returns when the
-	 * next one is back (SIM_TIME_MAX: none). */
+	 * message is back (>= t), or SIM_TIME_MAX when the L1 refused the access (MSHRs or an
+	 * entry's merge slots full): the caller tries again once the next answer is handled.
+	 * lt_advance handles the answers back by t and returns when the next one is back
+	 * (SIM_TIME_MAX: none). */
 	void (*set_lt)(struct gpu_l1 *l1, bool on);
 	sim_time_t (*lt_access)(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
 				bool last);

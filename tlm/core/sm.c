@@ -210,7 +210,9 @@ static bool sc_access_visible(struct warp *w)
 static void warp_request_done(struct warp *w, bool blocking)
 {
 	w->outstanding--;
-	if (blocking && !--w->pending) {
+	/* W_WAIT_MEM: always in AT; after a switch from LT in the middle of an op, the requests
+	 * the LT face performed may all be back before the rest is issued */
+	if (blocking && !--w->pending && w->state == W_WAIT_MEM) {
 		if (sc_access_visible(w))
 			warp_advance(w);
 		return;
@@ -437,7 +439,8 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 	(*sm->st.mem_insts)++;
 	w->outstanding += op->nreq;
 	if (blocking) {
-		w->pending = op->nreq;
+		w->pending += op->nreq; /* 0 before, but after a switch from LT in the middle of
+					  * an op (its first requests are in flight) */
 		w->state = W_WAIT_MEM;
 	}
 	ldst_kick(sm);

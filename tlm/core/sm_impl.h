@@ -74,6 +74,10 @@ struct warp {
 	 * done() finishes it once the last is in (lt_done: the latest answer's time) */
 	bool lt_waiting;
 	sim_time_t lt_done;
+	/* LT: the L1 refused request lt_req of the posted op: the warp goes on from it (its
+	 * earlier requests are performed) */
+	bool lt_resume;
+	unsigned lt_req;
 	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
 };
 

@@ -20,6 +20,8 @@
  * any copy a bank holds), no cache or protocol state, one cycle per op, for kernels whose time
  * the sampling controller predicts.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tlm/core/sm_impl.h"
@@ -104,31 +106,39 @@ void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w)
 {
 	w->lt_waiting = false;
 	lt_mem_over(sm, w);
-	(*sm->st.insts)++;
 	warp_advance(w);
 }
 
-/* Performs w's memory op; false when a blocking one waits for answers the L1 handles later
- * (done() then finishes it: sm_lt_mem_done). */
+/* Performs w's memory op (or the rest of it, from request w->lt_req, when the L1 refused one
+ * before); false when the op is not over: a blocking one waits for answers the L1 handles
+ * later (done() then finishes it: sm_lt_mem_done), or the L1 refused a request (MSHRs full:
+ * the warp, and the LD/ST unit, wait for the L1's next answer and go on from there, as the
+ * detailed face's LD/ST unit retries once an answer frees an entry). */
 static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 	bool sc = sm->cfg->consistency == GPU_SC;
 	bool blocking = op->kind == OP_LD || (op->kind == OP_ATOM && op->want_old) || sc;
-	sim_time_t t0, last = 0;
+	sim_time_t t0;
 
-	if (op->kind == OP_ATOM && !sc &&
-	    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
-		w->lt_t = max_t(w->lt_t, w->lt_out);
-		lt_sync(sm, w->lt_t);
-		w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+	if (w->lt_resume) {
+		t0 = w->lt_t;
+	} else {
+		if (op->kind == OP_ATOM && !sc &&
+		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
+			w->lt_t = max_t(w->lt_t, w->lt_out);
+			lt_sync(sm, w->lt_t);
+			w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+		}
+		t0 = ivm_issue(sm, w, 1);
+		w->lt_req = 0;
+		if (blocking) {
+			w->pending = op->nreq;
+			w->lt_done = t0;
+		}
 	}
-	t0 = ivm_issue(sm, w, 1);
-	if (blocking) {
-		w->pending = op->nreq;
-		w->lt_done = t0;
-	}
-	for (unsigned i = 0; i < op->nreq; i++) {
+	w->lt_resume = false;
+	for (unsigned i = w->lt_req; i < op->nreq; i++) {
 		struct sm_req *r = sm_req_build(sm, w, &op->req[i], blocking);
 		sim_time_t at, done;
 
@@ -138,11 +148,22 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		sm->lt_ldst = sm_cycles(sm, at, 1);
 		w->outstanding++;
 		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at, i + 1 == op->nreq);
-		last = max_t(last, done);
-		/* refused until an answer freed an MSHR: the LD/ST unit waited (the L1 leaves
-		 * the LT clock at the time it took the access) */
-		if (sm->ctx->lt_clock->t > at)
-			sm->lt_ldst = sm_cycles(sm, sm->ctx->lt_clock->t, 1);
+		if (done == SIM_TIME_MAX) {
+			sim_time_t next = lt_sync(sm, 0);
+
+			w->outstanding--;
+			req_free(sm, r->acc.id);
+			if (next == SIM_TIME_MAX)
+				return true; /* the L1 failed the run */
+			w->lt_req = i;
+			w->lt_resume = true;
+			w->lt_t = max_t(at, next);
+			sm->lt_ldst = max_t(sm->lt_ldst, w->lt_t);
+			sm_lt_ready(sm, w);
+			return false;
+		}
+		if (!blocking)
+			w->lt_out = max_t(w->lt_out, done);
 	}
 	(*sm->st.requests) += op->nreq;
 	(*sm->st.mem_insts)++;
@@ -150,6 +171,7 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		if (w->pending) {
 			w->state = W_WAIT_MEM;
 			w->lt_waiting = true;
+			(*sm->st.insts)++; /* at its issue, as the detailed face counts it */
 			return false;
 		}
 		lt_mem_over(sm, w);
@@ -157,7 +179,6 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		/* the warp goes on in its issue cycle (its scheduler's next slot is the next
 		 * cycle), as in the detailed face */
 		w->lt_t = t0;
-		w->lt_out = max_t(w->lt_out, last);
 	}
 	return true;
 }
@@ -175,6 +196,14 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		w->at_compute = 0;
 		ivm_issue_end(sm, w, w->lt_compute, &w->lt_t);
 		sm_lt_ready(sm, w);
+		return;
+	}
+	if (w->lt_resume) {
+		/* an op the L1 refused part of goes on */
+		if (lt_mem(sm, w)) {
+			(*sm->st.insts)++;
+			warp_advance(w);
+		}
 		return;
 	}
 	if (!w->lt_held && (op->kind == OP_LD || op->kind == OP_ST || op->kind == OP_ATOM)) {
@@ -524,6 +553,51 @@ bool gpu_sm_busy(const struct gpu_sm *sm)
 	return false;
 }
 
+/* Leaving LT for FF or AT: the ops the L1 refused part of are performed whole and the answers
+ * in flight are handled (the warps waiting for them go on at their times), so the other face
+ * starts from ops not yet begun. */
+static void lt_finish(struct gpu_sm *sm)
+{
+	bool again = true;
+
+	while (again && !sim_failure(sm->ctx->k)) {
+		again = false;
+		lt_sync(sm, SIM_TIME_MAX);
+		for (unsigned i = 0; i < sm->nwarps; i++) {
+			struct warp *w = &sm->warps[i];
+
+			if (w->state == W_READY && w->lt_resume) {
+				w->lt_gen++;
+				lt_step(sm, w);
+				again = true;
+			}
+		}
+	}
+}
+
+/* LT to AT: what is in flight stays in flight. The answers due by now are handled; the L1
+ * delivers the rest at their times (set_lt), and the warps waiting for them wait in the
+ * detailed face. An op the L1 refused part of keeps the rest as its posted op, which the
+ * detailed face issues (its pending count already holds the requests in flight). */
+static void lt_to_at(struct gpu_sm *sm, sim_time_t now)
+{
+	lt_sync(sm, now);
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		struct warp *w = &sm->warps[i];
+		struct warp_op *op = &w->op;
+
+		w->lt_waiting = false;
+		if (!w->lt_resume)
+			continue;
+		w->lt_resume = false;
+		if (w->pending)
+			w->pending -= op->nreq - w->lt_req;
+		op->nreq -= w->lt_req;
+		memmove(op->req, op->req + w->lt_req, op->nreq * sizeof(op->req[0]));
+		w->lt_req = 0;
+	}
+}
+
 void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 {
 	sim_time_t now = sim_now(sm->ctx->k);
@@ -548,10 +622,8 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		sm_lt_kick(sm);
 		return;
 	}
-	/* LT to FF or AT: the answers still in flight are handled first (the warps waiting
-	 * for them go on at their times) */
-	if (sm->mode == SM_LT)
-		lt_sync(sm, SIM_TIME_MAX);
+	if (sm->mode == SM_LT && mode == SM_FF)
+		lt_finish(sm);
 	if (mode != SM_AT) {
 		sm->mode = (uint8_t)mode;
 		sm_lt_kick(sm);
@@ -561,6 +633,24 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 	 * the LT face queued first come first served and had not served by now is owed to the
 	 * scheduler: the detailed face issues it round robin (else the warps would sleep behind
 	 * a reservation while the scheduler idles) */
+	if (getenv("DBGSW")) {
+		sim_time_t mx = 0;
+		unsigned nr = 0, nw = 0;
+		for (unsigned i = 0; i < sm->nwarps; i++) {
+			struct warp *w = &sm->warps[i];
+			if (w->state == W_READY) {
+				nr++;
+				if (w->lt_t > now && w->lt_t - now > mx)
+					mx = w->lt_t - now;
+			} else if (w->state != W_FREE)
+				nw++;
+		}
+		fprintf(stderr, "sm%u switch at %llu: ready %u other %u max ahead %llu cyc\n",
+			sm->id, (unsigned long long)now, nr, nw,
+			(unsigned long long)(mx / sim_clock_period_ps(&sm->ctx->core_clk)));
+	}
+	if (sm->mode == SM_LT)
+		lt_to_at(sm, now);
 	for (unsigned i = 0; i < sm->nwarps; i++) {
 		struct warp *w = &sm->warps[i];
 		uint64_t owed = lt_owed(sm, w, now);
