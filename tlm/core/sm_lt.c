@@ -139,12 +139,23 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 	}
 	w->lt_resume = false;
 	for (unsigned i = w->lt_req; i < op->nreq; i++) {
-		struct sm_req *r = sm_req_build(sm, w, &op->req[i], blocking);
-		sim_time_t at, done;
+		sim_time_t at = max_t(t0, sm->lt_ldst); /* the LD/ST unit's first free cycle */
+		struct sm_req *r;
+		sim_time_t done;
 
+		if (at > sim_now(sm->ctx->k) + sm->lt_quantum) {
+			/* the LD/ST unit is busy beyond the decoupling window (MSHRs full): the
+			 * rest of the op waits for its time, not performed far ahead (at a switch
+			 * the detailed face issues it) */
+			w->lt_req = i;
+			w->lt_resume = true;
+			w->lt_t = at;
+			sm_lt_ready(sm, w);
+			return false;
+		}
+		r = sm_req_build(sm, w, &op->req[i], blocking);
 		if (!r)
 			return true;
-		at = max_t(t0, sm->lt_ldst); /* the LD/ST unit's first free cycle */
 		sm->lt_ldst = sm_cycles(sm, at, 1);
 		w->outstanding++;
 		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at, i + 1 == op->nreq);
@@ -590,6 +601,7 @@ static void lt_to_at(struct gpu_sm *sm, sim_time_t now)
 		if (!w->lt_resume)
 			continue;
 		w->lt_resume = false;
+		w->lt_t = now; /* the detailed face's LD/ST queue takes the rest now */
 		if (w->pending)
 			w->pending -= op->nreq - w->lt_req;
 		op->nreq -= w->lt_req;
