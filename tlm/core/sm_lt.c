@@ -20,8 +20,6 @@
  * any copy a bank holds), no cache or protocol state, one cycle per op, for kernels whose time
  * the sampling controller predicts.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tlm/core/sm_impl.h"
@@ -645,22 +643,6 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 	 * the LT face queued first come first served and had not served by now is owed to the
 	 * scheduler: the detailed face issues it round robin (else the warps would sleep behind
 	 * a reservation while the scheduler idles) */
-	if (getenv("DBGSW")) {
-		sim_time_t mx = 0;
-		unsigned nr = 0, nw = 0;
-		for (unsigned i = 0; i < sm->nwarps; i++) {
-			struct warp *w = &sm->warps[i];
-			if (w->state == W_READY) {
-				nr++;
-				if (w->lt_t > now && w->lt_t - now > mx)
-					mx = w->lt_t - now;
-			} else if (w->state != W_FREE)
-				nw++;
-		}
-		fprintf(stderr, "sm%u switch at %llu: ready %u other %u max ahead %llu cyc\n",
-			sm->id, (unsigned long long)now, nr, nw,
-			(unsigned long long)(mx / sim_clock_period_ps(&sm->ctx->core_clk)));
-	}
 	if (sm->mode == SM_LT)
 		lt_to_at(sm, now);
 	for (unsigned i = 0; i < sm->nwarps; i++) {
