@@ -147,9 +147,10 @@ struct gpu_sm {
 	struct sm_stats st;
 
 	/* the LT and FF faces (sm_lt.c) */
-	uint8_t mode;	 /* enum sm_mode */
-	bool hold;	 /* AT drain: issue nothing new */
-	bool lt_pending; /* the LT run is scheduled */
+	uint8_t mode;	   /* enum sm_mode */
+	bool hold;	   /* AT drain: issue nothing new */
+	bool lt_pending;   /* the LT run is scheduled */
+	bool lt_finishing; /* leaving LT: ops are performed whole, whatever their LD/ST time */
 	bool lt_running;
 	sim_time_t lt_quantum;	/* ps a run goes ahead of the kernel's time */
 	sim_time_t *lt_sched;	/* per scheduler: busy until */

@@ -141,7 +141,7 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		struct sm_req *r;
 		sim_time_t done;
 
-		if (at > sim_now(sm->ctx->k) + sm->lt_quantum) {
+		if (at > sim_now(sm->ctx->k) + sm->lt_quantum && !sm->lt_finishing) {
 			/* the LD/ST unit is busy beyond the decoupling window (MSHRs full): the
 			 * rest of the op waits for its time, not performed far ahead (at a switch
 			 * the detailed face issues it) */
@@ -569,6 +569,7 @@ static void lt_finish(struct gpu_sm *sm)
 {
 	bool again = true;
 
+	sm->lt_finishing = true;
 	while (again && !sim_failure(sm->ctx->k)) {
 		again = false;
 		lt_sync(sm, SIM_TIME_MAX);
@@ -582,6 +583,7 @@ static void lt_finish(struct gpu_sm *sm)
 			}
 		}
 	}
+	sm->lt_finishing = false;
 }
 
 /* LT to AT: what is in flight stays in flight. The answers due by now are handled; the L1
