@@ -199,6 +199,22 @@ static void lt_clock_set(struct l1_port *p, sim_time_t t)
  * first (a response may send more: re-reads after a renewal, a retry for sectors). */
 #define LT_PEND_MAX 64
 
+/* The queue's head makes its round trip by b_transport from the time it was queued (not
+ * before now); *back: when its answer is back. */
+static struct mem_msg *lt_send_head(struct l1_port *p, sim_time_t now, sim_time_t *back)
+{
+	struct msgq_slot *sl = msgq_head(&p->q);
+	struct mem_msg *m = sl->m;
+	sim_time_t start = sl->ready > now ? sl->ready : now, delay = start - now;
+
+	msgq_pop(&p->q);
+	m->sent_ps = start;
+	(*p->msgs_sent)++;
+	tlm_b_transport(&p->noc, &m->p, &delay);
+	*back = now + delay;
+	return m;
+}
+
 static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 {
 	sim_time_t now = sim_now(p->ctx->k);
@@ -213,20 +229,9 @@ static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 		unsigned best = 0;
 
 		while (p->q.n && np < LT_PEND_MAX && max_msgs) {
-			struct msgq_slot *sl = msgq_head(&p->q);
-			struct mem_msg *m = sl->m;
-			sim_time_t start = sl->ready, delay;
-
-			msgq_pop(&p->q);
-			if (start < now)
-				start = now;
-			delay = start - now;
-			m->sent_ps = start;
-			(*p->msgs_sent)++;
 			max_msgs--;
-			tlm_b_transport(&p->noc, &m->p, &delay);
-			pm[np] = m;
-			pt[np++] = now + delay;
+			pm[np] = lt_send_head(p, now, &pt[np]);
+			np++;
 		}
 		for (unsigned i = 1; i < np; i++)
 			if (pt[i] < pt[best])
@@ -376,24 +381,16 @@ static sim_time_t lt_send_queued(struct l1_port *p)
 	sim_time_t now = sim_now(p->ctx->k), last = 0;
 
 	while (p->q.n) {
-		struct msgq_slot *sl = msgq_head(&p->q);
-		struct mem_msg *m = sl->m;
-		sim_time_t start = sl->ready, delay;
+		sim_time_t back;
+		struct mem_msg *m = lt_send_head(p, now, &back);
 
-		msgq_pop(&p->q);
-		if (start < now)
-			start = now;
-		delay = start - now;
-		m->sent_ps = start;
-		(*p->msgs_sent)++;
-		tlm_b_transport(&p->noc, &m->p, &delay);
-		if (!lt_pend_push(p, m, now + delay)) {
+		if (!lt_pend_push(p, m, back)) {
 			sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", p->sm);
 			tlm_payload_release(&m->p);
 			return last;
 		}
-		if (now + delay > last)
-			last = now + delay;
+		if (back > last)
+			last = back;
 	}
 	return last;
 }
