@@ -893,6 +893,116 @@ START_TEST(test_head_measures_short_kernel_whole)
 }
 END_TEST
 
+/* ---- a miss in flight ------------------------------------------------------------------------ */
+
+/*
+ * Two warps of one SM, one L1 set (the base L1: 1 KiB, 2 ways, 4 sets of 128 B lines). At
+ * IF_T0 both load line X (set 1) a cycle apart: the second finds the first's miss in flight
+ * and waits in its MSHR entry (one read, one merge), answered with the fill, not before. Then
+ * warp 0 reads A and B (set 0, A least recently used), and at IF_T1 misses on C (set 0); two
+ * cycles later warp 1 reads A, which is still there: the victim goes when C's fill comes back,
+ * not when its miss is sent. The LT face performs each op at once, but its answers must come
+ * at their times: before, the second X load hit the line the first had already filled, and A
+ * was evicted the moment C was sent (five reads and no merge instead of four and one).
+ */
+#define IF_T0 200
+#define IF_T1 1200 /* well within TC's lease (4000 cycles) of A's fill */
+
+struct inflight {
+	uint64_t base;
+	uint32_t x[2], a;
+	uint64_t x_done[2];
+};
+
+static struct inflight inf;
+
+static uint64_t if_line(unsigned set, unsigned n)
+{
+	return inf.base + ((uint64_t)n * 4 + set) * LINE;
+}
+
+static void if_wait(struct gpu_warp *w, uint64_t until)
+{
+	uint64_t now = gw_cycle(w);
+
+	if (now < until)
+		gw_compute(w, until - now);
+}
+
+static void inflight_kernel(struct gpu_warp *w)
+{
+	unsigned g = gw_warp(w);
+
+	if_wait(w, IF_T0 + g);
+	inf.x[g] = gw_ld32(w, if_line(1, 0) + 4 * g);
+	inf.x_done[g] = gw_cycle(w);
+	if (g == 0) {
+		(void)gw_ld32(w, if_line(0, 0)); /* A */
+		(void)gw_ld32(w, if_line(0, 1)); /* B */
+		if_wait(w, IF_T1);
+		(void)gw_ld32(w, if_line(0, 2)); /* C */
+	} else {
+		if_wait(w, IF_T1 + 2);
+		inf.a = gw_ld32(w, if_line(0, 0));
+	}
+}
+
+static int inflight_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[1] = {0};
+	struct gpu_kernel k = {
+	    .name = "inflight",
+	    .ctas = 1,
+	    .warps_per_cta = 2,
+	    .fn = inflight_kernel,
+	    .cta_sm = cta_sm,
+	};
+	uint32_t init[12 * LINE / 4];
+
+	inf.base = gh_alloc(h, sizeof(init), 4096);
+	for (unsigned i = 0; i < sizeof(init) / 4; i++)
+		init[i] = 0x5000 + i;
+	gh_write(h, inf.base, init, sizeof(init));
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload inflight_wl = {
+    .name = "inflight", .system = "gpu", .gpu = inflight_host};
+
+START_TEST(test_miss_in_flight)
+{
+	static const char *const protos[] = {"noncoherent", "tc-strong", "tc-weak", "gtsc"};
+	static const char *const modes[] = {"system.mode=detailed", "system.mode=analytic"};
+
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned m = 0; m < 2; m++) {
+			char p[96];
+			const char *sets[] = {p, modes[m], "core.consistency=rc", NULL};
+			struct run r;
+
+			snprintf(p, sizeof(p), "coherence.protocol=%s", protos[i]);
+			memset(&inf, 0, sizeof(inf));
+			run(&r, &inflight_wl, sets);
+			ck_assert_msg(stat(&r, "gpu.sm0.l1.messages") == 4 &&
+					  stat(&r, "gpu.sm0.l1.mshr_merges") == 1 &&
+					  stat(&r, "gpu.sm0.l1.load_hits") == 1,
+				      "%s %s: %g reads, %g merges, %g hits (want 4, 1, 1)",
+				      protos[i], modes[m], stat(&r, "gpu.sm0.l1.messages"),
+				      stat(&r, "gpu.sm0.l1.mshr_merges"),
+				      stat(&r, "gpu.sm0.l1.load_hits"));
+			/* the merged load is answered by the fill it waited for */
+			ck_assert_msg(inf.x_done[1] >= inf.x_done[0],
+				      "%s %s: the merged load was done at %" PRIu64
+				      ", the fill at %" PRIu64,
+				      protos[i], modes[m], inf.x_done[1], inf.x_done[0]);
+			ck_assert_uint_eq(inf.x[0], 0x5000 + LINE / 4 * 1);
+			ck_assert_uint_eq(inf.x[1], 0x5000 + LINE / 4 * 1 + 1);
+			ck_assert_uint_eq(inf.a, 0x5000);
+			run_end(&r);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lt");
@@ -910,6 +1020,7 @@ int main(void)
 	tcase_add_test(t, test_ff_compute_group);
 	tcase_add_test(t, test_head_measures_short_kernel_whole);
 	tcase_add_test(t, test_tail_runs_detailed);
+	tcase_add_test(t, test_miss_in_flight);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

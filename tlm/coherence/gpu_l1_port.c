@@ -199,6 +199,22 @@ static void lt_clock_set(struct l1_port *p, sim_time_t t)
  * first (a response may send more: re-reads after a renewal, a retry for sectors). */
 #define LT_PEND_MAX 64
 
+/* The queue's head makes its round trip by b_transport from the time it was queued (not
+ * before now); *back: when its answer is back. */
+static struct mem_msg *lt_send_head(struct l1_port *p, sim_time_t now, sim_time_t *back)
+{
+	struct msgq_slot *sl = msgq_head(&p->q);
+	struct mem_msg *m = sl->m;
+	sim_time_t start = sl->ready > now ? sl->ready : now, delay = start - now;
+
+	msgq_pop(&p->q);
+	m->sent_ps = start;
+	(*p->msgs_sent)++;
+	tlm_b_transport(&p->noc, &m->p, &delay);
+	*back = now + delay;
+	return m;
+}
+
 static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 {
 	sim_time_t now = sim_now(p->ctx->k);
@@ -213,20 +229,9 @@ static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 		unsigned best = 0;
 
 		while (p->q.n && np < LT_PEND_MAX && max_msgs) {
-			struct msgq_slot *sl = msgq_head(&p->q);
-			struct mem_msg *m = sl->m;
-			sim_time_t start = sl->ready, delay;
-
-			msgq_pop(&p->q);
-			if (start < now)
-				start = now;
-			delay = start - now;
-			m->sent_ps = start;
-			(*p->msgs_sent)++;
 			max_msgs--;
-			tlm_b_transport(&p->noc, &m->p, &delay);
-			pm[np] = m;
-			pt[np++] = now + delay;
+			pm[np] = lt_send_head(p, now, &pt[np]);
+			np++;
 		}
 		for (unsigned i = 1; i < np; i++)
 			if (pt[i] < pt[best])
@@ -311,44 +316,200 @@ void l1_port_lt_drain(struct gpu_lt_clock *c)
 	c->ndeferred = 0;
 }
 
+/* ---- the LT face's answers in flight ---------------------------------------------------------- */
+
+static bool lt_pend_before(const struct l1_lt_pend *a, const struct l1_lt_pend *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static bool lt_pend_push(struct l1_port *p, struct mem_msg *m, sim_time_t t)
+{
+	struct l1_lt_pend *h;
+	unsigned i;
+
+	if (p->lt_pend_n == p->lt_pend_cap) {
+		unsigned cap = p->lt_pend_cap ? 2 * p->lt_pend_cap : 64;
+
+		h = realloc(p->lt_pend, cap * sizeof(*h));
+		if (!h)
+			return false;
+		p->lt_pend = h;
+		p->lt_pend_cap = cap;
+	}
+	h = p->lt_pend;
+	i = p->lt_pend_n++;
+	h[i] = (struct l1_lt_pend){.t = t, .seq = p->lt_seq++, .m = m};
+	while (i && lt_pend_before(&h[i], &h[(i - 1) / 2])) {
+		struct l1_lt_pend x = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+	return true;
+}
+
+static struct l1_lt_pend lt_pend_pop(struct l1_port *p)
+{
+	struct l1_lt_pend *h = p->lt_pend, top = h[0];
+	unsigned n = --p->lt_pend_n, i = 0;
+
+	h[0] = h[n];
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i;
+
+		if (l < n && lt_pend_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && lt_pend_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			break;
+		struct l1_lt_pend x = h[i];
+
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+	return top;
+}
+
+/* Sends every queued message by b_transport from the time it was queued; its answer waits in
+ * lt_pend until the L1's time reaches it. Returns the latest time one is back. */
+static sim_time_t lt_send_queued(struct l1_port *p)
+{
+	sim_time_t now = sim_now(p->ctx->k), last = 0;
+
+	while (p->q.n) {
+		sim_time_t back;
+		struct mem_msg *m = lt_send_head(p, now, &back);
+
+		if (!lt_pend_push(p, m, back)) {
+			sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", p->sm);
+			tlm_payload_release(&m->p);
+			return last;
+		}
+		if (back > last)
+			last = back;
+	}
+	return last;
+}
+
+/* Answers the hits queued, each at its due time; returns the latest. */
+static sim_time_t lt_answer_hits(struct l1_port *p)
+{
+	sim_time_t last = 0;
+
+	while (p->h_n) {
+		struct l1_hit *h = &p->hits[p->h_head];
+
+		p->h_head = (p->h_head + 1) % p->h_cap;
+		p->h_n--;
+		if (h->due > last)
+			last = h->due;
+		lt_clock_set(p, h->due);
+		p->cl.done(p->cl.sm, h->id, h->load ? h->data : NULL);
+	}
+	return last;
+}
+
+/* Handles the answers back by t, the earliest first, each at its time (what they send goes
+ * out then). The caller has set the LT clock on and lt_busy. */
+static void lt_handle_until(struct l1_port *p, sim_time_t t)
+{
+	while (p->lt_pend_n && p->lt_pend[0].t <= t && !sim_failure(p->ctx->k)) {
+		struct l1_lt_pend e = lt_pend_pop(p);
+
+		lt_clock_set(p, e.t);
+		p->response(p->owner, e.m);
+		tlm_payload_release(&e.m->p);
+		lt_send_queued(p);
+		lt_answer_hits(p);
+	}
+}
+
+sim_time_t l1_port_lt_advance(struct l1_port *p, sim_time_t t)
+{
+	if (p->lt_pend_n && p->lt_pend[0].t <= t) {
+		struct gpu_lt_clock *c = p->ctx->lt_clock;
+		bool on = c->on, busy = p->lt_busy;
+		sim_time_t ct = c->t, pt = p->lt_t;
+
+		c->on = true;
+		p->lt_busy = true;
+		lt_handle_until(p, t);
+		p->lt_busy = busy;
+		p->lt_t = pt;
+		c->t = ct;
+		c->on = on;
+	}
+	return p->lt_pend_n ? p->lt_pend[0].t : SIM_TIME_MAX;
+}
+
+static void l1_port_answer_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct l1_port *p = obj;
+	struct mem_msg *m = arg;
+
+	(void)k;
+	p->outstanding--;
+	p->response(p->owner, m);
+	tlm_payload_release(&m->p);
+}
+
 void l1_port_set_lt(struct l1_port *p, bool on)
 {
 	p->lt = on;
+	/* back to the detailed face: the answers still in flight arrive at their times, as the
+	 * NoC's would */
+	while (!on && p->lt_pend_n) {
+		struct l1_lt_pend e = lt_pend_pop(p);
+		sim_time_t now = sim_now(p->ctx->k);
+
+		p->outstanding++;
+		sim_schedule_at(p->ctx->k, e.t > now ? e.t : now, SIM_PRIO_DEFAULT,
+				l1_port_answer_cb, p, e.m);
+	}
 }
 
 sim_time_t l1_port_lt_access(struct l1_port *p,
 			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
 			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t, bool last)
 {
-	bool on = p->ctx->lt_clock && p->ctx->lt_clock->on;
+	struct gpu_lt_clock *c = p->ctx->lt_clock;
+	bool on = c->on, ok;
+	sim_time_t end = t, back;
 
-	if (p->ctx->lt_clock)
-		p->ctx->lt_clock->on = true;
-	lt_clock_set(p, t);
-	if (!p->lt_busy)
-		p->lt_end = t; /* the op's first access */
+	(void)last; /* each access is sent at once; its answers come at their times */
+	c->on = true;
 	p->lt_busy = true;
-	if (!access(l1, a)) {
-		/* MSHRs or the miss queue are full with this op's earlier requests: as the
-		 * detailed face retries once they drain, perform them first */
-		l1_port_lt_flush(p, UINT_MAX);
-		if (!access(l1, a))
-			sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
+	/* what came back by t is in the L1 when the access looks */
+	lt_handle_until(p, t);
+	lt_clock_set(p, t);
+	ok = access(l1, a);
+	if (ok) {
+		back = lt_send_queued(p);
+		if (back > end)
+			end = back;
+		back = lt_answer_hits(p);
+		if (back > end)
+			end = back;
+	} else if (!p->lt_pend_n) {
+		/* nothing in flight could free what it needs */
+		sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: an LT access was refused", p->sm);
 	}
-	if (last) {
-		l1_port_lt_flush(p, UINT_MAX);
-		p->lt_busy = false;
-	}
-	if (p->ctx->lt_clock)
-		p->ctx->lt_clock->on = on;
-	return p->lt_end;
+	p->want_retry = false; /* the SM tries again when the next answer is handled */
+	p->lt_busy = false;
+	lt_clock_set(p, t);
+	c->on = on;
+	return ok ? end : SIM_TIME_MAX;
 }
 
 static const struct tlm_bw_ops l1_port_bw = {.nb_transport_bw = l1_port_nb_bw};
 
 bool l1_port_idle(const struct l1_port *p)
 {
-	return !p->q.n && !p->outstanding && !p->h_n && !p->req_open;
+	return !p->q.n && !p->outstanding && !p->h_n && !p->req_open && !p->lt_pend_n;
 }
 
 int l1_port_init(struct l1_port *p, const struct gpu_ctx *ctx, unsigned sm,
@@ -377,6 +538,10 @@ void l1_port_fini(struct l1_port *p)
 {
 	msgq_release_all(&p->q);
 	msgq_free(&p->q);
+	while (p->lt_pend_n)
+		tlm_payload_release(&lt_pend_pop(p).m->p);
+	free(p->lt_pend);
+	p->lt_pend = NULL;
 	free(p->hits);
 	p->hits = NULL;
 }

@@ -47,6 +47,18 @@ struct l1_port {
 	sim_time_t lt_inj; /* deferred: when the next message can start its injection */
 	sim_time_t lt_t;   /* time of what is being performed */
 	sim_time_t lt_end; /* latest completion of this access */
+	/* messages sent and back at .t, handled once the L1's time reaches it (an access of
+	 * another warp before then finds the miss in flight, as in the detailed face): a heap
+	 * ordered by (t, seq) */
+	struct l1_lt_pend *lt_pend;
+	unsigned lt_pend_n, lt_pend_cap;
+	uint64_t lt_seq;
+};
+
+struct l1_lt_pend {
+	sim_time_t t;
+	uint64_t seq;
+	struct mem_msg *m;
 };
 
 /* The counters every L1 keeps (registered once, incremented through the pointers). */
@@ -82,5 +94,7 @@ sim_time_t l1_port_lt_access(struct l1_port *p,
 			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
 			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
 			     bool last);
+/* gpu_l1_ops.lt_advance: handles the answers back by t; returns when the next is back. */
+sim_time_t l1_port_lt_advance(struct l1_port *p, sim_time_t t);
 
 #endif

@@ -170,12 +170,19 @@ struct gpu_l1_ops {
 	 * warp_ts of the CTA, so what one warp has seen, the others see too). NULL: nothing. */
 	void (*barrier)(struct gpu_l1 *l1, const unsigned *warps, unsigned n);
 	/* The LT face. set_lt switches the L1 between its faces (only when idle). lt_access
-	 * performs a at time t at once, by b_transport down the hierarchy: done() is called
-	 * before it returns, with everything the access caused (write-backs, re-reads)
-	 * performed too. Returns the time the access is performed (>= t). */
+	 * performs a at time t at once, by b_transport down the hierarchy: a hit's done() is
+	 * called before it returns; the answers to the messages it sent are back at known times
+	 * and handled (fills, done()) when lt_advance reaches them, so that accesses of other
+	 * warps in between find the miss in flight (they merge, and victims go when the fill
+	 * comes, as in the detailed face). Returns the latest time a hit is answered or a
+	 * message is back (>= t), or SIM_TIME_MAX when the L1 refused the access (MSHRs or an
+	 * entry's merge slots full): the caller tries again once the next answer is handled.
+	 * lt_advance handles the answers back by t and returns when the next one is back
+	 * (SIM_TIME_MAX: none). */
 	void (*set_lt)(struct gpu_l1 *l1, bool on);
 	sim_time_t (*lt_access)(struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
 				bool last);
+	sim_time_t (*lt_advance)(struct gpu_l1 *l1, sim_time_t t);
 	/* Tests and debugging: the protocol state of addr's line (G-TSC: wts, rts; TC: lease end,
 	 * GWCT of the line) and of the warp (G-TSC: warp_ts; TC-Weak: GWCT). false when the
 	 * line is not present. NULL: no such state. */

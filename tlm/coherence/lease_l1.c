@@ -972,6 +972,11 @@ static sim_time_t l1_lt_access(struct gpu_l1 *l1, const struct gpu_access *a, si
 	return l1_port_lt_access(&l1->port, l1_access, l1, a, t, last);
 }
 
+static sim_time_t l1_lt_advance(struct gpu_l1 *l1, sim_time_t t)
+{
+	return l1_port_lt_advance(&l1->port, t);
+}
+
 static int l1_create_tc_strong(const struct gpu_ctx *ctx, unsigned sm,
 			       const struct gpu_l1_client *cl, struct cs_stat_group *g,
 			       struct gpu_l1 **out, struct cs_err *err)
@@ -999,6 +1004,7 @@ static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct g
 	    .access = l1_access,                        \
 	    .set_lt = l1_set_lt,                        \
 	    .lt_access = l1_lt_access,                  \
+	    .lt_advance = l1_lt_advance,                \
 	    .kernel_begin = l1_kernel_begin,            \
 	    .kernel_end = l1_kernel_end,                \
 	    .fence = l1_fence,                          \

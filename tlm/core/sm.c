@@ -210,7 +210,9 @@ static bool sc_access_visible(struct warp *w)
 static void warp_request_done(struct warp *w, bool blocking)
 {
 	w->outstanding--;
-	if (blocking && !--w->pending) {
+	/* W_WAIT_MEM: always in AT; after a switch from LT in the middle of an op, the requests
+	 * the LT face performed may all be back before the rest is issued */
+	if (blocking && !--w->pending && w->state == W_WAIT_MEM) {
 		if (sc_access_visible(w))
 			warp_advance(w);
 		return;
@@ -437,7 +439,8 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 	(*sm->st.mem_insts)++;
 	w->outstanding += op->nreq;
 	if (blocking) {
-		w->pending = op->nreq;
+		w->pending += op->nreq; /* 0 before, but after a switch from LT in the middle of
+					  * an op (its first requests are in flight) */
 		w->state = W_WAIT_MEM;
 	}
 	ldst_kick(sm);
@@ -711,7 +714,14 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	}
 	req_free(sm, id);
 	if (sm->mode != SM_AT) {
-		w->outstanding--; /* the LT face times the op itself */
+		/* the LT face times the op itself: it is over at the latest answer */
+		w->outstanding--;
+		if (r->blocking) {
+			if (sm->ctx->lt_clock->t > w->lt_done)
+				w->lt_done = sm->ctx->lt_clock->t;
+			if (!--w->pending && w->lt_waiting)
+				sm_lt_mem_done(sm, w);
+		}
 		return;
 	}
 	warp_request_done(w, r->blocking);
@@ -800,6 +810,8 @@ void gpu_sm_kernel_begin(struct gpu_sm *sm)
 
 void gpu_sm_kernel_end(struct gpu_sm *sm, void (*cb)(void *), void *arg)
 {
+	if (sm->mode == SM_LT)
+		sm->proto->l1->lt_advance(sm->l1, SIM_TIME_MAX); /* nothing is left in flight */
 	sm->proto->l1->kernel_end(sm->l1, cb, arg);
 }
 

@@ -70,6 +70,14 @@ struct warp {
 	/* LT: the issue slot of its posted memory op is reserved at lt_t (it lay beyond the
 	 * quantum when taken); the op is performed when the warp's time comes */
 	bool lt_held;
+	/* LT: the posted memory op waits for answers the L1 handles later (misses, merges):
+	 * done() finishes it once the last is in (lt_done: the latest answer's time) */
+	bool lt_waiting;
+	sim_time_t lt_done;
+	/* LT: the L1 refused request lt_req of the posted op: the warp goes on from it (its
+	 * earlier requests are performed) */
+	bool lt_resume;
+	unsigned lt_req;
 	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
 };
 
@@ -139,9 +147,10 @@ struct gpu_sm {
 	struct sm_stats st;
 
 	/* the LT and FF faces (sm_lt.c) */
-	uint8_t mode;	 /* enum sm_mode */
-	bool hold;	 /* AT drain: issue nothing new */
-	bool lt_pending; /* the LT run is scheduled */
+	uint8_t mode;	   /* enum sm_mode */
+	bool hold;	   /* AT drain: issue nothing new */
+	bool lt_pending;   /* the LT run is scheduled */
+	bool lt_finishing; /* leaving LT: ops are performed whole, whatever their LD/ST time */
 	bool lt_running;
 	sim_time_t lt_quantum;	/* ps a run goes ahead of the kernel's time */
 	sim_time_t lt_run_end;	/* the running LT/FF run performs warps whose time is before */
@@ -176,6 +185,8 @@ void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
 
 /* sm_lt.c */
 void sm_lt_kick(struct gpu_sm *sm);
+/* LT: a blocking memory op's requests are all answered (the L1 called done() for the last) */
+void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w);
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w);
 bool sm_ff_inline(struct gpu_sm *sm, struct warp *w);
 

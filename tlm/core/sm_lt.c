@@ -59,18 +59,28 @@ static sim_time_t ivm_issue(struct gpu_sm *sm, struct warp *w, uint64_t n)
 	return ivm_issue_end(sm, w, n, NULL);
 }
 
+/* The L1 handles the answers back by t (the fills and acks the warps' accesses are waiting
+ * for); returns when the next is back. */
+static sim_time_t lt_sync(struct gpu_sm *sm, sim_time_t t)
+{
+	return sm->proto->l1->lt_advance(sm->l1, t);
+}
+
 /* The protocol's part of a fence at time t (TC-Weak: GWCT). */
 static sim_time_t ivm_fence(struct gpu_sm *sm, struct warp *w, sim_time_t t, uint8_t order,
 			    uint8_t scope)
 {
-	sim_time_t until;
+	struct gpu_lt_clock *c = sm->ctx->lt_clock;
+	sim_time_t until, ct = c->t;
+	bool on = c->on;
 
 	if (!sm->proto->l1->fence)
 		return t;
-	sm->ctx->lt_clock->on = true;
-	sm->ctx->lt_clock->t = t;
+	c->on = true;
+	c->t = t;
 	until = sm->proto->l1->fence(sm->l1, w->slot, order, scope);
-	sm->ctx->lt_clock->on = false;
+	c->on = on; /* an answer handled by the L1 may end an op under SC: a fence inside */
+	c->t = ct;
 	if (until > t) {
 		(*sm->st.fence_waits)++;
 		*sm->st.fence_wait_cycles += sim_clock_cycle(&sm->ctx->core_clk, until) -
@@ -82,44 +92,104 @@ static sim_time_t ivm_fence(struct gpu_sm *sm, struct warp *w, sim_time_t t, uin
 
 /* ---- LT: one op ------------------------------------------------------------------------------ */
 
-static void lt_mem(struct gpu_sm *sm, struct warp *w)
+/* A blocking op's last answer is in (at w->lt_done): the warp goes on then. */
+static void lt_mem_over(struct gpu_sm *sm, struct warp *w)
+{
+	w->lt_t = max_t(w->lt_done, w->lt_t);
+	if (sm->cfg->consistency == GPU_SC)
+		w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+}
+
+void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w)
+{
+	w->lt_waiting = false;
+	lt_mem_over(sm, w);
+	warp_advance(w);
+}
+
+/* Performs w's memory op (or the rest of it, from request w->lt_req, when the L1 refused one
+ * before); false when the op is not over: a blocking one waits for answers the L1 handles
+ * later (done() then finishes it: sm_lt_mem_done), or the L1 refused a request (MSHRs full:
+ * the warp, and the LD/ST unit, wait for the L1's next answer and go on from there, as the
+ * detailed face's LD/ST unit retries once an answer frees an entry). */
+static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 	bool sc = sm->cfg->consistency == GPU_SC;
 	bool blocking = op->kind == OP_LD || (op->kind == OP_ATOM && op->want_old) || sc;
-	sim_time_t t0, last = 0;
+	sim_time_t t0;
 
-	if (op->kind == OP_ATOM && !sc &&
-	    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
-		w->lt_t = max_t(w->lt_t, w->lt_out);
-		w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+	if (w->lt_resume) {
+		t0 = w->lt_t;
+	} else {
+		if (op->kind == OP_ATOM && !sc &&
+		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
+			w->lt_t = max_t(w->lt_t, w->lt_out);
+			lt_sync(sm, w->lt_t);
+			w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+		}
+		t0 = ivm_issue(sm, w, 1);
+		w->lt_req = 0;
+		if (blocking) {
+			w->pending = op->nreq;
+			w->lt_done = t0;
+		}
 	}
-	t0 = ivm_issue(sm, w, 1);
-	for (unsigned i = 0; i < op->nreq; i++) {
-		struct sm_req *r = sm_req_build(sm, w, &op->req[i], blocking);
-		sim_time_t at, done;
+	w->lt_resume = false;
+	for (unsigned i = w->lt_req; i < op->nreq; i++) {
+		sim_time_t at = max_t(t0, sm->lt_ldst); /* the LD/ST unit's first free cycle */
+		struct sm_req *r;
+		sim_time_t done;
 
+		if (at > sim_now(sm->ctx->k) + sm->lt_quantum && !sm->lt_finishing) {
+			/* the LD/ST unit is busy beyond the decoupling window (MSHRs full): the
+			 * rest of the op waits for its time, not performed far ahead (at a switch
+			 * the detailed face issues it) */
+			w->lt_req = i;
+			w->lt_resume = true;
+			w->lt_t = at;
+			sm_lt_ready(sm, w);
+			return false;
+		}
+		r = sm_req_build(sm, w, &op->req[i], blocking);
 		if (!r)
-			return;
-		at = max_t(t0, sm->lt_ldst); /* the LD/ST unit's first free cycle */
+			return true;
 		sm->lt_ldst = sm_cycles(sm, at, 1);
 		w->outstanding++;
-		/* the op's requests all reach the L1 before any answer, as in the detailed face */
 		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at, i + 1 == op->nreq);
-		last = max_t(last, done);
+		if (done == SIM_TIME_MAX) {
+			sim_time_t next = lt_sync(sm, 0);
+
+			w->outstanding--;
+			req_free(sm, r->acc.id);
+			if (next == SIM_TIME_MAX)
+				return true; /* the L1 failed the run */
+			w->lt_req = i;
+			w->lt_resume = true;
+			w->lt_t = max_t(at, next);
+			sm->lt_ldst = max_t(sm->lt_ldst, w->lt_t);
+			sm_lt_ready(sm, w);
+			return false;
+		}
+		if (!blocking)
+			w->lt_out = max_t(w->lt_out, done);
 	}
 	(*sm->st.requests) += op->nreq;
 	(*sm->st.mem_insts)++;
 	if (blocking) {
-		w->lt_t = max_t(last, w->lt_t);
-		if (sc)
-			w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+		if (w->pending) {
+			w->state = W_WAIT_MEM;
+			w->lt_waiting = true;
+			(*sm->st.insts)++; /* at its issue, as the detailed face counts it */
+			return false;
+		}
+		lt_mem_over(sm, w);
 	} else {
 		/* the warp goes on in its issue cycle (its scheduler's next slot is the next
 		 * cycle), as in the detailed face */
 		w->lt_t = t0;
-		w->lt_out = max_t(w->lt_out, last);
 	}
+	return true;
 }
 
 /* Performs w's posted op; the warp then posts its next (or waits at a barrier, or exits). */
@@ -135,6 +205,14 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		w->at_compute = 0;
 		ivm_issue_end(sm, w, w->lt_compute, &w->lt_t);
 		sm_lt_ready(sm, w);
+		return;
+	}
+	if (w->lt_resume) {
+		/* an op the L1 refused part of goes on */
+		if (lt_mem(sm, w)) {
+			(*sm->st.insts)++;
+			warp_advance(w);
+		}
 		return;
 	}
 	if (!w->lt_held && (op->kind == OP_LD || op->kind == OP_ST || op->kind == OP_ATOM)) {
@@ -159,7 +237,8 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 	case OP_LD:
 	case OP_ST:
 	case OP_ATOM:
-		lt_mem(sm, w);
+		if (!lt_mem(sm, w))
+			return;
 		break;
 	case OP_COMPUTE:
 		w->lt_compute = op->cycles;
@@ -172,13 +251,15 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 	case OP_FENCE:
 		(*sm->st.fences)++;
 		/* the fence takes its scheduler's issue slot, as in the detailed face */
-		w->lt_t =
-		    ivm_fence(sm, w, max_t(ivm_issue(sm, w, 1), w->lt_out), op->order, op->scope);
+		w->lt_t = max_t(ivm_issue(sm, w, 1), w->lt_out);
+		lt_sync(sm, w->lt_t); /* the acks it waits for are in (TC-Weak: GWCT) */
+		w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
 		break;
 	case OP_BAR:
 		(*sm->st.barriers)++;
-		w->lt_t =
-		    ivm_fence(sm, w, max_t(w->lt_t, w->lt_out), MEM_ORDER_ACQ_REL, MEM_SCOPE_WG);
+		w->lt_t = max_t(w->lt_t, w->lt_out);
+		lt_sync(sm, w->lt_t);
+		w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_ACQ_REL, MEM_SCOPE_WG);
 		(*sm->st.insts)++;
 		w->state = W_WAIT_BAR;
 		if (++w->cta->arrived == w->cta->live)
@@ -187,6 +268,7 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 	case OP_EXIT:
 		(*sm->st.insts)++; /* the detailed face issues the exit as an instruction */
 		w->lt_t = max_t(w->lt_t, w->lt_out);
+		lt_sync(sm, w->lt_t); /* its acks are in before its slot is taken again */
 		sm->lt_launch_t = w->lt_t;
 		warp_exit(w);
 		return;
@@ -447,7 +529,18 @@ static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
 		return;
 	sm->lt_running = true;
 	sm->lt_run_end = end;
-	while ((w = lt_pick(sm)) && w->lt_t < end && sm->mode != SM_AT && !sim_failure(k)) {
+	while (sm->mode != SM_AT && !sim_failure(k)) {
+		/* in time order: the next warp's op, or the L1's next answer (it may end an op
+		 * some warp waits for) */
+		sim_time_t tp = sm->mode == SM_LT ? lt_sync(sm, 0) : SIM_TIME_MAX;
+
+		w = lt_pick(sm);
+		if (tp < end && (!w || tp <= w->lt_t)) {
+			lt_sync(sm, tp);
+			continue;
+		}
+		if (!w || w->lt_t >= end)
+			break;
 		lt_pop(sm);
 		w->lt_gen++; /* no entry of its own until it is ready again */
 		if (sm->mode == SM_FF)
@@ -456,8 +549,14 @@ static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
 			lt_step(sm, w);
 	}
 	sm->lt_running = false;
-	if (sm->mode != SM_AT && (w = lt_pick(sm)) && !sim_failure(k))
-		lt_schedule(sm, w->lt_t > end ? w->lt_t - sm->lt_quantum / 2 : end);
+	if (sm->mode != SM_AT && !sim_failure(k)) {
+		sim_time_t next = sm->mode == SM_LT ? lt_sync(sm, 0) : SIM_TIME_MAX;
+
+		if ((w = lt_pick(sm)) && w->lt_t < next)
+			next = w->lt_t;
+		if (next != SIM_TIME_MAX)
+			lt_schedule(sm, next > end ? next - sm->lt_quantum / 2 : end);
+	}
 }
 
 /* ---- switching faces ------------------------------------------------------------------------- */
@@ -510,6 +609,54 @@ bool gpu_sm_busy(const struct gpu_sm *sm)
 	return false;
 }
 
+/* Leaving LT for FF or AT: the ops the L1 refused part of are performed whole and the answers
+ * in flight are handled (the warps waiting for them go on at their times), so the other face
+ * starts from ops not yet begun. */
+static void lt_finish(struct gpu_sm *sm)
+{
+	bool again = true;
+
+	sm->lt_finishing = true;
+	while (again && !sim_failure(sm->ctx->k)) {
+		again = false;
+		lt_sync(sm, SIM_TIME_MAX);
+		for (unsigned i = 0; i < sm->nwarps; i++) {
+			struct warp *w = &sm->warps[i];
+
+			if (w->state == W_READY && w->lt_resume) {
+				w->lt_gen++;
+				lt_step(sm, w);
+				again = true;
+			}
+		}
+	}
+	sm->lt_finishing = false;
+}
+
+/* LT to AT: what is in flight stays in flight. The answers due by now are handled; the L1
+ * delivers the rest at their times (set_lt), and the warps waiting for them wait in the
+ * detailed face. An op the L1 refused part of keeps the rest as its posted op, which the
+ * detailed face issues (its pending count already holds the requests in flight). */
+static void lt_to_at(struct gpu_sm *sm, sim_time_t now)
+{
+	lt_sync(sm, now);
+	for (unsigned i = 0; i < sm->nwarps; i++) {
+		struct warp *w = &sm->warps[i];
+		struct warp_op *op = &w->op;
+
+		w->lt_waiting = false;
+		if (!w->lt_resume)
+			continue;
+		w->lt_resume = false;
+		w->lt_t = now; /* the detailed face's LD/ST queue takes the rest now */
+		if (w->pending)
+			w->pending -= op->nreq - w->lt_req;
+		op->nreq -= w->lt_req;
+		memmove(op->req, op->req + w->lt_req, op->nreq * sizeof(op->req[0]));
+		w->lt_req = 0;
+	}
+}
+
 void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 {
 	sim_time_t now = sim_now(sm->ctx->k);
@@ -534,6 +681,8 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		sm_lt_kick(sm);
 		return;
 	}
+	if (sm->mode == SM_LT && mode == SM_FF)
+		lt_finish(sm);
 	if (mode != SM_AT) {
 		sm->mode = (uint8_t)mode;
 		sm_lt_kick(sm);
@@ -543,6 +692,8 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 	 * the LT face queued first come first served and had not served by now is owed to the
 	 * scheduler: the detailed face issues it round robin (else the warps would sleep behind
 	 * a reservation while the scheduler idles) */
+	if (sm->mode == SM_LT)
+		lt_to_at(sm, now);
 	for (unsigned i = 0; i < sm->nwarps; i++) {
 		struct warp *w = &sm->warps[i];
 		uint64_t owed = lt_owed(sm, w, now);
