@@ -300,18 +300,24 @@ END_TEST
 
 /* ---- the controller: no estimate without detailed evidence is +-0 ------------------------------ */
 
-static struct samp *new_samp(double prior)
+static struct samp *new_samp_mismatch(double prior, double mismatch)
 {
 	struct samp_cfg c = {.target = 0.02,
 			     .conf = 0.95,
 			     .min_units = 3,
 			     .group_min = 2,
 			     .group_cv = 0.05,
-			     .prior = prior};
+			     .prior = prior,
+			     .mismatch = mismatch};
 	struct samp *s;
 
 	ck_assert_int_eq(samp_create(&c, &s), 0);
 	return s;
+}
+
+static struct samp *new_samp(double prior)
+{
+	return new_samp_mismatch(prior, 0);
 }
 
 START_TEST(test_no_evidence_gets_the_prior)
@@ -370,19 +376,11 @@ START_TEST(test_mismatch_scales_work)
 	static const bool by_work[] = {false, false, true};
 
 	for (unsigned i = 0; i < 3; i++) {
-		struct samp_cfg c = {.target = 0.02,
-				     .conf = 0.95,
-				     .min_units = 3,
-				     .group_min = 2,
-				     .group_cv = 0.05,
-				     .prior = 1.0,
-				     .mismatch = 1.5};
 		struct samp_kernel_facts f = {
 		    .lt_cycles = bound[i], .lt_work = 10000, .insts = 13000};
 		struct samp_estimate e;
-		struct samp *s;
+		struct samp *s = new_samp_mismatch(1.0, 1.5);
 
-		ck_assert_int_eq(samp_create(&c, &s), 0);
 		samp_kernel_begin(s, "k", 4, 2, true);
 		for (int u = 0; u < 3; u++)
 			samp_unit(s, 100, 1000, 300);
