@@ -664,6 +664,14 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 	if (mode == sm->mode)
 		return;
 	if (sm->mode == SM_AT) {
+		/* a memory stall in progress ends here: the detailed face closes it at its next
+		 * wake, which would count the whole LT or FF interval as stalled (km's hybrid
+		 * stall cycles were 27 times the detailed run's) */
+		if (sm->mem_stall_since && now > sm->mem_stall_since)
+			*sm->st.mem_stall_cycles +=
+			    sim_clock_cycle(&sm->ctx->core_clk, now) -
+			    sim_clock_cycle(&sm->ctx->core_clk, sm->mem_stall_since);
+		sm->mem_stall_since = 0;
 		/* drained: every warp has its op posted, waits at a barrier, or is free */
 		for (unsigned i = 0; i < sm->nwarps; i++) {
 			sm->warps[i].lt_t = now;
