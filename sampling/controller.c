@@ -180,14 +180,20 @@ void samp_destroy(struct samp *s)
 	free(s);
 }
 
+static double darr_sum(const struct darr *a)
+{
+	double t = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		t += a->v[i];
+	return t;
+}
+
 /* Mean and coefficient of variation. */
 static void mean_cv(const struct darr *a, double *mean, double *cv)
 {
-	double m = 0, v = 0;
+	double m = a->n ? darr_sum(a) / (double)a->n : 0, v = 0;
 
-	for (size_t i = 0; i < a->n; i++)
-		m += a->v[i];
-	m = a->n ? m / (double)a->n : 0;
 	for (size_t i = 0; i < a->n; i++)
 		v += (a->v[i] - m) * (a->v[i] - m);
 	v = a->n > 1 ? v / (double)(a->n - 1) : 0;
@@ -197,10 +203,10 @@ static void mean_cv(const struct darr *a, double *mean, double *cv)
 
 /* The group's last member ended before it could take two units after its head (LT, then
  * warm-up and unit, an LT period, another; a ratio needs two): its next members are measured
- * whole,
- * their LT time predicted from the group's LT cycles per instruction. A member too short for
- * its own units would be predicted with a ratio from other kernels' units, which need not
- * hold for it (vpr's 60k-cycle kernels under TC-Strong were estimated 2.4x too long). */
+ * whole, their LT time predicted from the group's LT cycles per instruction. A member too
+ * short for its own units would be predicted with a ratio from other kernels' units, which
+ * need not hold for it (vpr's 60k-cycle kernels under TC-Strong were estimated 2.4x too
+ * long). */
 static bool group_too_short(const struct samp *s, const struct samp_group *g)
 {
 	double units = 2;
@@ -211,19 +217,22 @@ static bool group_too_short(const struct samp *s, const struct samp_group *g)
 	return g->last_cycles > 0 && g->last_cycles < need;
 }
 
+/* Pairs (predicted, measured) give R within the target, with at least min_units of them. */
+static bool pairs_satisfied(const struct samp *s, const struct darr *pred, const struct darr *meas)
+{
+	struct est_result r;
+
+	if (pred->n < s->cfg.min_units || pred->n < 2)
+		return false;
+	if (est_ratio(pred->v, meas->v, pred->n, darr_sum(pred), 0, s->cfg.conf, &r))
+		return false;
+	return r.rel_half <= s->cfg.target;
+}
+
 /* The group's pairs give R within the target (as samp_satisfied for a kernel's units). */
 static bool group_satisfied(const struct samp *s, const struct samp_group *g)
 {
-	struct est_result r;
-	double tot = 0;
-
-	if (g->pred.n < s->cfg.min_units || g->pred.n < 2)
-		return false;
-	for (size_t i = 0; i < g->pred.n; i++)
-		tot += g->pred.v[i];
-	if (est_ratio(g->pred.v, g->meas.v, g->pred.n, tot, 0, s->cfg.conf, &r))
-		return false;
-	return r.rel_half <= s->cfg.target;
+	return pairs_satisfied(s, &g->pred, &g->meas);
 }
 
 /* The group's later members fast-forward (sampling.ff). */
@@ -307,25 +316,7 @@ void samp_unit(struct samp *s, double pred, double work, double meas)
 
 bool samp_satisfied(const struct samp *s)
 {
-	struct est_result r;
-	double tot = 0;
-
-	if (s->kpred.n < s->cfg.min_units || s->kpred.n < 2)
-		return false;
-	for (size_t i = 0; i < s->kpred.n; i++)
-		tot += s->kpred.v[i];
-	if (est_ratio(s->kpred.v, s->kmeas.v, s->kpred.n, tot, 0, s->cfg.conf, &r))
-		return false;
-	return r.rel_half <= s->cfg.target;
-}
-
-static double darr_sum(const struct darr *a)
-{
-	double t = 0;
-
-	for (size_t i = 0; i < a->n; i++)
-		t += a->v[i];
-	return t;
+	return pairs_satisfied(s, &s->kpred, &s->kmeas);
 }
 
 /* The LT intervals' counts are not the detailed face's (sampling.mismatch): their bound per
