@@ -113,6 +113,17 @@ sim_time_t sm_cycles(const struct gpu_sm *sm, sim_time_t t, uint64_t n)
 	return t + sim_clock_delay(&sm->ctx->core_clk, t, n);
 }
 
+/* The memory stall in progress (no warp ready, some waiting on memory) ends at now: its
+ * cycles are counted. */
+void sm_stall_close(struct gpu_sm *sm, sim_time_t now)
+{
+	if (sm->mem_stall_since && now > sm->mem_stall_since)
+		*sm->st.mem_stall_cycles +=
+		    sim_clock_cycle(&sm->ctx->core_clk, now) -
+		    sim_clock_cycle(&sm->ctx->core_clk, sm->mem_stall_since);
+	sm->mem_stall_since = 0;
+}
+
 void sm_wake(struct gpu_sm *sm)
 {
 	sim_time_t now = sim_now(sm->ctx->k);
@@ -125,13 +136,7 @@ void sm_wake(struct gpu_sm *sm)
 	}
 	if (sm->tick_pending)
 		return;
-	if (sm->mem_stall_since) {
-		if (now > sm->mem_stall_since)
-			*sm->st.mem_stall_cycles +=
-			    sim_clock_cycle(&sm->ctx->core_clk, now) -
-			    sim_clock_cycle(&sm->ctx->core_clk, sm->mem_stall_since);
-		sm->mem_stall_since = 0;
-	}
+	sm_stall_close(sm, now);
 	at = sim_clock_next_edge(&sm->ctx->core_clk, now);
 	if (at <= sm->tick_done && sm->ticked)
 		at = sm_cycles(sm, now, 1); /* this cycle's issue is over */

@@ -174,6 +174,7 @@ void sm_lt_ready(struct gpu_sm *sm, struct warp *w);
 /* sm.c, used by both faces */
 void warp_advance(struct warp *w);
 void sm_wake(struct gpu_sm *sm);
+void sm_stall_close(struct gpu_sm *sm, sim_time_t now);
 void warp_exit(struct warp *w);
 void cta_release_barrier(struct gpu_sm *sm, struct gpu_cta *cta);
 struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coalesce_req *c,

@@ -344,14 +344,14 @@ static sim_time_t ff_step_of(struct gpu_sm *sm)
 	return sm->ff_step;
 }
 
-static void ff_step(struct gpu_sm *sm, struct warp *w)
+/* One FF op: counted, a cycle of the warp's time, and its values (memory) or its work
+ * (compute); barriers and exits are the caller's. */
+static void ff_perform(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 
 	(*sm->ff_insts)++;
 	w->lt_t += ff_step_of(sm);
-	w->at_compute = 0; /* FF counts no time */
-	w->lt_held = false;
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
@@ -363,6 +363,19 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 		    op->cycles; /* its work, so that a group's cycles per work apply */
 		op->cycles = 0;
 		break;
+	default:
+		break;
+	}
+}
+
+static void ff_step(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+
+	w->at_compute = 0; /* FF counts no time */
+	w->lt_held = false;
+	ff_perform(sm, w);
+	switch (op->kind) {
 	case OP_BAR:
 		w->state = W_WAIT_BAR;
 		if (++w->cta->arrived == w->cta->live)
@@ -385,7 +398,6 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 bool sm_ff_inline(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
-	sim_time_t t;
 
 	if (!sm->lt_running || w->at_compute || w->lt_held)
 		return false;
@@ -400,17 +412,9 @@ bool sm_ff_inline(struct gpu_sm *sm, struct warp *w)
 	default:
 		return false; /* barriers and exits go through the run */
 	}
-	t = w->lt_t + ff_step_of(sm);
-	if (t >= sm->lt_run_end)
+	if (w->lt_t + ff_step_of(sm) >= sm->lt_run_end)
 		return false;
-	(*sm->ff_insts)++;
-	w->lt_t = t;
-	if (op->kind == OP_COMPUTE) {
-		*sm->ff_compute += op->cycles;
-		op->cycles = 0;
-	} else if (op->kind != OP_SMEM && op->kind != OP_FENCE) {
-		sm_ff_mem(sm, w);
-	}
+	ff_perform(sm, w);
 	op->kind = OP_NONE;
 	return true;
 }
@@ -667,11 +671,7 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		/* a memory stall in progress ends here: the detailed face closes it at its next
 		 * wake, which would count the whole LT or FF interval as stalled (km's hybrid
 		 * stall cycles were 27 times the detailed run's) */
-		if (sm->mem_stall_since && now > sm->mem_stall_since)
-			*sm->st.mem_stall_cycles +=
-			    sim_clock_cycle(&sm->ctx->core_clk, now) -
-			    sim_clock_cycle(&sm->ctx->core_clk, sm->mem_stall_since);
-		sm->mem_stall_since = 0;
+		sm_stall_close(sm, now);
 		/* drained: every warp has its op posted, waits at a barrier, or is free */
 		for (unsigned i = 0; i < sm->nwarps; i++) {
 			sm->warps[i].lt_t = now;
