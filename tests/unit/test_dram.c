@@ -388,15 +388,23 @@ static void check_trace(const struct tb *tb)
 	} *b = calloc(nb, sizeof(*b));
 	int64_t last_act = -1000000, last_col = -1000000, last_cmd = -1, wr_end = -1000000;
 	int64_t bus_end = 0, last_ref = -1000000, faw[4] = {-1000000, -1000000, -1000000, -1000000};
-	unsigned faw_i = 0;
+	unsigned faw_i = 0, ng = (unsigned)c->bank_groups;
+	/* per bank group: the last ACT, column command and write data end (the _L spacings) */
+	int64_t g_act[DRAM_GROUPS_MAX], g_col[DRAM_GROUPS_MAX], g_wr_end[DRAM_GROUPS_MAX];
+	int64_t ccdl = (int64_t)(c->tCCDL ? c->tCCDL : c->tCCD);
+	int64_t rrdl = (int64_t)(c->tRRDL ? c->tRRDL : c->tRRD);
+	int64_t wtrl = (int64_t)(c->tWTRL ? c->tWTRL : c->tCDLR);
 
 	ck_assert_ptr_nonnull(b);
 	for (unsigned i = 0; i < nb; i++)
 		b[i] = (struct bk){-1000000, -1000000, -1000000, -1000000, 0, false};
+	for (unsigned g = 0; g < DRAM_GROUPS_MAX; g++)
+		g_act[g] = g_col[g] = g_wr_end[g] = -1000000;
 	for (size_t i = 0; i < tb->ncmd; i++) {
 		const struct dram_cmd_rec *r = &tb->cmd[i];
 		int64_t t = (int64_t)r->cycle;
 		struct bk *k = &b[r->bank];
+		unsigned g = r->bank % ng;
 		const char *bad = NULL;
 
 		if (t <= last_cmd)
@@ -410,6 +418,8 @@ static void check_trace(const struct tb *tb)
 				bad = "tRP";
 			else if (t < last_act + (int64_t)c->tRRD)
 				bad = "tRRD";
+			else if (t < g_act[g] + rrdl)
+				bad = "tRRDL";
 			else if (c->tFAW && t < faw[faw_i] + (int64_t)c->tFAW)
 				bad = "tFAW";
 			else if (t < last_ref + (int64_t)c->tRFC)
@@ -420,6 +430,7 @@ static void check_trace(const struct tb *tb)
 			k->row = r->row;
 			k->act = t;
 			last_act = t;
+			g_act[g] = t;
 		} else if (r->kind == DRAM_CMD_PRE) {
 			if (!k->open || k->row != r->row)
 				bad = "PRE of a closed bank";
@@ -465,8 +476,12 @@ static void check_trace(const struct tb *tb)
 				bad = "tRCD";
 			else if (t < last_col + (int64_t)c->tCCD)
 				bad = "tCCD";
+			else if (t < g_col[g] + ccdl)
+				bad = "tCCDL";
 			else if (!wr && t < wr_end + (int64_t)c->tCDLR)
 				bad = "tCDLR";
+			else if (!wr && t < g_wr_end[g] + wtrl)
+				bad = "tWTRL";
 			else if ((int64_t)r->data_start != start ||
 				 r->data_end != r->data_start + burst)
 				bad = "data slot not tCL/tWL after the command";
@@ -474,9 +489,11 @@ static void check_trace(const struct tb *tb)
 				bad = "bursts overlap on the data bus";
 			bus_end = (int64_t)r->data_end;
 			last_col = t;
+			g_col[g] = t;
 			if (wr) {
 				k->wr_end = (int64_t)r->data_end;
 				wr_end = (int64_t)r->data_end;
+				g_wr_end[g] = (int64_t)r->data_end;
 			} else {
 				k->rd = t;
 			}
@@ -600,6 +617,34 @@ static sim_time_t edge_ps(uint64_t clock_mhz, uint64_t n)
 }
 
 /* Configurations the latency tests run on. */
+/* DDR4-2400 17-17-17, x64 of 8 x8 parts (gem5's DDR4_2400_8x8, its ns in 1200 MHz cycles):
+ * 16 banks in 4 groups, 8 KB rows; tCCD_S 4 / tCCD_L 6, tRRD_S 4 / tRRD_L 6, tWTR_S 3 /
+ * tWTR_L 9 (JEDEC 2.5 ns / 7.5 ns), CWL 12 (JEDEC DDR4-2400). No refresh here. */
+static void ddr4_cfg(struct dram_cfg *c)
+{
+	default_cfg(c);
+	c->clock_mhz = 1200;
+	c->data_rate = 2;
+	c->bus_bytes = 8;
+	c->burst_length = 8;
+	c->banks = 16;
+	c->bank_groups = 4;
+	c->row_bytes = 8192;
+	c->tCL = c->tRCD = c->tRP = 17;
+	c->tRAS = 39;
+	c->tRC = 56;
+	c->tRRD = 4;
+	c->tRRDL = 6;
+	c->tCCD = 4;
+	c->tCCDL = 6;
+	c->tWR = 18;
+	c->tWL = 12;
+	c->tCDLR = 3;
+	c->tWTRL = 9;
+	c->tFAW = 26;
+	c->tREFI = 0;
+}
+
 static void latency_cfg(int i, struct dram_cfg *c)
 {
 	default_cfg(c);
@@ -622,6 +667,9 @@ static void latency_cfg(int i, struct dram_cfg *c)
 		c->tRAS = 36;
 		c->tRC = 48;
 		break;
+	case 3: /* DDR4-2400 8x8 with 4 bank groups (gem5 DDR4_2400_8x8 in cycles of 0.833 ns) */
+		ddr4_cfg(c);
+		break;
 	}
 }
 
@@ -636,7 +684,9 @@ START_TEST(test_closed_forms)
 		uint64_t atom = c.bus_bytes * c.burst_length;
 		uint64_t bursts = (len + atom - 1) / atom;
 		uint64_t burst = c.burst_length / c.data_rate; /* bus cycles per burst */
-		uint64_t step = c.tCCD > burst ? c.tCCD : burst;
+		/* one request's bursts go to one bank, so one group: tCCDL when there are groups */
+		uint64_t ccd = c.tCCDL > c.tCCD ? c.tCCDL : c.tCCD;
+		uint64_t step = ccd > burst ? ccd : burst;
 		/* last burst issues (bursts - 1) steps after the first; its data ends a burst
 		 * after tCL (tWL) */
 		uint64_t tail = (bursts - 1) * step + burst;
@@ -827,8 +877,8 @@ START_TEST(test_timing_rules_random)
 	static const uint32_t lens[] = {32, 64, 128};
 	unsigned total = 0;
 
-	latency_cfg(_i % 3, &c);
-	c.scheduler = _i >= 3 ? DRAM_SCHED_FCFS : DRAM_SCHED_FRFCFS;
+	latency_cfg(_i % 4, &c);
+	c.scheduler = _i >= 4 ? DRAM_SCHED_FCFS : DRAM_SCHED_FRFCFS;
 	c.queue = 16;
 	c.write_queue = 16;
 	tb_init(&tb, &c, 4, 0, NULL);
@@ -871,6 +921,46 @@ START_TEST(test_timing_rules_random)
 	ck_assert_double_gt(tb_stat(&tb, "row_conflicts"), 0);
 	ck_assert_double_le(tb_stat(&tb, "queue_occupancy"), 16);
 	tb_fini(&tb);
+}
+END_TEST
+
+/* DDR4 bank groups: row hits in two banks of one group issue their column commands tCCD_L
+ * apart, in two banks of different groups tCCD_S apart (the burst, 4 cycles, also tCCD_S):
+ * the same reads take 6/4 as long on the bus. */
+static uint64_t group_pair_span(unsigned bank_b)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	const unsigned n = 64;
+	struct rq *r;
+	uint64_t first = UINT64_MAX, last = 0, span;
+
+	ddr4_cfg(&c);
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, n);
+	for (unsigned i = 0; i < n; i++) {
+		r[i].addr = addr_of(&c, i % 2 ? bank_b : 0, 0, (i / 2) * 64);
+		r[i].len = 64;
+	}
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	for (size_t i = 0; i < tb.ncmd; i++)
+		if (tb.cmd[i].kind == DRAM_CMD_RD) {
+			first = tb.cmd[i].cycle < first ? tb.cmd[i].cycle : first;
+			last = tb.cmd[i].cycle > last ? tb.cmd[i].cycle : last;
+		}
+	span = last - first;
+	tb_fini(&tb);
+	return span;
+}
+
+START_TEST(test_bank_groups)
+{
+	/* 64 reads after the first: 63 gaps of tCCD_S (4) across groups; within a group each
+	 * bank's next read waits tCCD_L (6) after the group's last one */
+	ck_assert_uint_eq(group_pair_span(1), 63 * 4);
+	ck_assert_uint_eq(group_pair_span(4), 63 * 6);
 }
 END_TEST
 
@@ -1446,14 +1536,15 @@ static Suite *dram_suite(void)
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_bad_config);
-	tcase_add_loop_test(tc, test_closed_forms, 0, 3);
+	tcase_add_loop_test(tc, test_closed_forms, 0, 4);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("timing");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_unloaded_latency, 0, 3);
+	tcase_add_loop_test(tc, test_unloaded_latency, 0, 4);
 	tcase_add_loop_test(tc, test_act_spacing, 0, 3);
-	tcase_add_loop_test(tc, test_timing_rules_random, 0, 6);
+	tcase_add_loop_test(tc, test_timing_rules_random, 0, 8);
+	tcase_add_test(tc, test_bank_groups);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bandwidth");

@@ -52,6 +52,16 @@ static const struct cs_param dram_param_rows[] = {
     {"tFAW", CS_P_UINT, offsetof(struct dram_cfg, tFAW), "23", "cycles",
      "four-activate window: at most 4 ACTs in any tFAW cycles (0: none)" R1GDDR5 ")", 0, 10000,
      NULL},
+    {"bank_groups", CS_P_UINT, offsetof(struct dram_cfg, bank_groups), "1", "",
+     "bank groups per channel (DDR4: 4 for x4/x8 parts; GDDR5 as modelled: 1); bank b is in"
+     " group b % bank_groups and banks must be a multiple of it",
+     1, DRAM_GROUPS_MAX, NULL},
+    {"tCCDL", CS_P_UINT, offsetof(struct dram_cfg, tCCDL), "0", "cycles",
+     "column command to column command in the same bank group (0: tCCD)", 0, 1000, NULL},
+    {"tRRDL", CS_P_UINT, offsetof(struct dram_cfg, tRRDL), "0", "cycles",
+     "ACT to ACT in the same bank group (0: tRRD)", 0, 1000, NULL},
+    {"tWTRL", CS_P_UINT, offsetof(struct dram_cfg, tWTRL), "0", "cycles",
+     "end of write data to RD in the same bank group (0: tCDLR)", 0, 1000, NULL},
     {"tREFI", CS_P_UINT, offsetof(struct dram_cfg, tREFI), "3900", "cycles",
      "all-bank refresh interval (0: no refresh)" R1GDDR5
      ": 3.9 us for 1 Gb parts, JEDEC GDDR5 8K refreshes / 32 ms)",
@@ -138,6 +148,9 @@ struct dram_chan {
 	uint64_t rd_ok;	   /* tCDLR */
 	uint64_t bus_free; /* end of the last burst on the data bus */
 	uint64_t cmd_ok;   /* one command per cycle */
+	/* per bank group: the _L spacings (tRRDL, tCCDL, tWTRL) */
+	uint64_t grp_act_ok[DRAM_GROUPS_MAX], grp_col_ok[DRAM_GROUPS_MAX],
+	    grp_rd_ok[DRAM_GROUPS_MAX];
 };
 
 struct dram_port {
@@ -157,7 +170,9 @@ struct dram_ctrl {
 	const struct addr_map *map;
 	struct mem_store *store;
 	unsigned channel, nports;
-	unsigned atom, burst; /* bytes per burst; data-bus cycles per burst */
+	unsigned atom, burst;	      /* bytes per burst; data-bus cycles per burst */
+	unsigned groups;	      /* bank groups */
+	uint64_t tccdl, trrdl, twtrl; /* the same-group spacings, at least the short ones */
 	struct dram_port *port;
 	struct dram_bank *bank;
 	unsigned *touched; /* banks with decision scratch set */
@@ -238,6 +253,10 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 		    "dram.tRAS (%llu) must be at least dram.tRCD (%llu): a row cannot "
 		    "close before it can be accessed",
 		    (unsigned long long)c->tRAS, (unsigned long long)c->tRCD);
+	if (c->banks % c->bank_groups)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "dram.banks (%llu) must be a multiple of dram.bank_groups (%llu)",
+				  (unsigned long long)c->banks, (unsigned long long)c->bank_groups);
 	if (c->burst_length % c->data_rate)
 		return cs_err_set(err, -CS_ECONFIG,
 				  "dram.burst_length (%llu) must be a multiple of dram.data_rate "
@@ -279,7 +298,8 @@ static uint64_t unloaded_cycles(const struct dram_cfg *c, unsigned len, int row_
 {
 	uint64_t atom = c->bus_bytes * c->burst_length;
 	uint64_t burst = c->burst_length / c->data_rate;
-	uint64_t step = c->tCCD > burst ? c->tCCD : burst;
+	uint64_t ccd = c->tCCDL > c->tCCD ? c->tCCDL : c->tCCD; /* one request's bursts: one bank */
+	uint64_t step = ccd > burst ? ccd : burst;
 	uint64_t bursts = len ? (len + atom - 1) / atom : 1;
 	uint64_t n = c->ctrl_latency + latency + (bursts - 1) * step + burst;
 
@@ -360,18 +380,21 @@ static uint64_t dram_next_cmd(const struct dram_ctrl *d, const struct dram_req *
 	const struct dram_bank *b = &d->bank[r->bank];
 	uint64_t e = max64(d->ch.cmd_ok, r->visible);
 
+	unsigned g = r->bank % d->groups;
+
 	if (b->open == r->row) {
-		e = max64(e, max64(b->col_ok, d->ch.col_ok));
+		e = max64(e, max64(b->col_ok, max64(d->ch.col_ok, d->ch.grp_col_ok[g])));
 		if (r->write) {
 			*kind = DRAM_CMD_WR;
 			return max64(e, sub0(d->ch.bus_free, d->cfg.tWL));
 		}
 		*kind = DRAM_CMD_RD;
-		return max64(e, max64(d->ch.rd_ok, sub0(d->ch.bus_free, d->cfg.tCL)));
+		return max64(e, max64(max64(d->ch.rd_ok, d->ch.grp_rd_ok[g]),
+				      sub0(d->ch.bus_free, d->cfg.tCL)));
 	}
 	if (b->open == NO_ROW) {
 		*kind = DRAM_CMD_ACT;
-		return max64(e, max64(b->act_ok, dram_chan_act_ok(d)));
+		return max64(e, max64(max64(b->act_ok, d->ch.grp_act_ok[g]), dram_chan_act_ok(d)));
 	}
 	*kind = DRAM_CMD_PRE;
 	return max64(e, b->pre_ok);
@@ -386,6 +409,7 @@ static void dram_do_act(struct dram_ctrl *d, unsigned bank, uint64_t row, uint64
 	b->pre_ok = max64(b->pre_ok, c + d->cfg.tRAS);
 	b->act_ok = max64(b->act_ok, c + d->cfg.tRC);
 	d->ch.act_ok = max64(d->ch.act_ok, c + d->cfg.tRRD);
+	d->ch.grp_act_ok[bank % d->groups] = c + d->trrdl;
 	d->ch.faw[d->ch.faw_i] = c;
 	d->ch.faw_i = (d->ch.faw_i + 1) % 4;
 	d->ch.faw_n++;
@@ -411,10 +435,12 @@ static uint64_t dram_do_col(struct dram_ctrl *d, unsigned bank, bool write, uint
 
 	d->ch.bus_free = end;
 	d->ch.col_ok = c + d->cfg.tCCD;
+	d->ch.grp_col_ok[bank % d->groups] = c + d->tccdl;
 	d->ch.cmd_ok = c + 1;
 	if (write) {
 		b->pre_ok = max64(b->pre_ok, end + d->cfg.tWR);
 		d->ch.rd_ok = max64(d->ch.rd_ok, end + d->cfg.tCDLR);
+		d->ch.grp_rd_ok[bank % d->groups] = end + d->twtrl;
 	} else {
 		b->pre_ok = max64(b->pre_ok, c + d->burst);
 	}
@@ -1154,6 +1180,11 @@ static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay
 			d->ch.bus_free = min64(d->ch.bus_free, c0);
 			d->ch.cmd_ok = min64(d->ch.cmd_ok, c0);
 			d->ch.faw_n = 0;
+			for (unsigned g = 0; g < d->groups; g++) {
+				d->ch.grp_act_ok[g] = min64(d->ch.grp_act_ok[g], c0);
+				d->ch.grp_col_ok[g] = min64(d->ch.grp_col_ok[g], c0);
+				d->ch.grp_rd_ok[g] = min64(d->ch.grp_rd_ok[g], c0);
+			}
 		}
 	}
 	lt_res_note(&d->lt, t, (double)r.left * (double)max64(d->burst, d->cfg.tCCD));
@@ -1247,6 +1278,10 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 	d->nports = ports;
 	d->atom = (unsigned)(cfg->bus_bytes * cfg->burst_length);
 	d->burst = (unsigned)(cfg->burst_length / cfg->data_rate);
+	d->groups = (unsigned)cfg->bank_groups;
+	d->tccdl = max64(cfg->tCCDL, cfg->tCCD);
+	d->trrdl = max64(cfg->tRRDL, cfg->tRRD);
+	d->twtrl = max64(cfg->tWTRL, cfg->tCDLR);
 	d->port = calloc(ports, sizeof(*d->port));
 	d->bank = calloc(cfg->banks, sizeof(*d->bank));
 	d->touched = calloc(cfg->banks, sizeof(*d->touched));

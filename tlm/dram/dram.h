@@ -19,12 +19,14 @@
  * tRC, PRE->ACT tRP, write data end->PRE tWR, RD->PRE burst_length/data_rate. Per channel:
  * ACT->ACT (any bank) tRRD, at most four ACTs in any tFAW window, column->column tCCD, write
  * data end->RD tCDLR, read data starts tCL after RD, write data tWL after WR, bursts never
- * overlap on the data bus, at most one command per cycle. All-bank refresh: every tREFI
+ * overlap on the data bus, at most one command per cycle. With bank groups (DDR4), bank b is in
+ * group b % bank_groups, and within a group column commands keep tCCDL, ACTs tRRDL and
+ * write data end -> RD tWTRL (the short tCCD, tRRD, tCDLR apply across groups). All-bank refresh: every tREFI
  * cycles the controller lets the requests that already opened their row (or started) finish,
  * precharges every open bank with one PREA, issues REF and opens no row for tRFC (GDDR5's
  * all-bank auto refresh, issued on time, never postponed). A read answers (BEGIN_RESP) at the
  * edge where its last burst has crossed the bus, a write when its last data beat is written.
- * Not modelled: power-down, bank groups (tCCDL), read-to-write turnaround beyond the bus
+ * Not modelled: power-down, ranks, read-to-write turnaround beyond the bus
  * occupancy, refresh postponement.
  *
  * Front end: a request that the controller accepts (END_REQ) enters a fixed pipeline of
@@ -71,6 +73,8 @@
 
 enum dram_sched { DRAM_SCHED_FRFCFS = 0, DRAM_SCHED_FCFS };
 
+#define DRAM_GROUPS_MAX 16 /* bank groups per channel */
+
 struct dram_cfg {
 	uint64_t clock_mhz;    /* command clock */
 	uint64_t data_rate;    /* data beats per command clock (GDDR5: 4) */
@@ -79,7 +83,11 @@ struct dram_cfg {
 	uint64_t banks;
 	uint64_t row_bytes; /* row buffer of the channel */
 	uint64_t tCL, tRP, tRC, tRAS, tRCD, tRRD, tCCD, tWR, tWL, tCDLR;
-	uint64_t tFAW;	       /* four-activate window (0: none) */
+	uint64_t tFAW; /* four-activate window (0: none) */
+	/* Bank groups (DDR4): bank b is in group b % bank_groups; commands to banks of one group
+	 * keep the longer _L spacings (0: the value of the short one, tCCD / tRRD / tCDLR). */
+	uint64_t bank_groups;
+	uint64_t tCCDL, tRRDL, tWTRL;
 	uint64_t tREFI, tRFC;  /* all-bank refresh interval (0: no refresh) and its duration */
 	uint64_t queue;	       /* read queue entries */
 	uint64_t write_queue;  /* write queue entries */
