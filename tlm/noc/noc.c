@@ -66,8 +66,10 @@ static const struct cs_param link_param_rows[] = {
      "interface (controller) latency at the sending end (estimate)", 1, 100000, NULL},
     {"link_latency", CS_P_UINT, offsetof(struct noc_cfg, link_latency), "240", "cycles",
      "wire and receiver latency; also the credit return delay (estimate)", 1, 100000, NULL},
-    {"buffer_flits", CS_P_UINT, offsetof(struct noc_cfg, buffer_flits), "64", "flits",
-     "buffer per end per virtual network (must hold the largest packet)", 1, 65536, NULL},
+    {"buffer_flits", CS_P_UINT, offsetof(struct noc_cfg, buffer_flits), "512", "flits",
+     "buffer per end per virtual network; full rate needs >= 2 link_latency + packet flits "
+     "(the credit round trip)",
+     1, 65536, NULL},
     {"mesh_cols", CS_P_UINT, offsetof(struct noc_cfg, mesh_cols), "0", "", "unused by a link", 0,
      4096, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
@@ -561,6 +563,27 @@ static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g, const 
 	return 0;
 }
 
+/* Every endpoint at its own router (a router holds at most one). */
+static int positions_distinct(const struct noc *n, struct cs_err *err)
+{
+	int *at = malloc((size_t)n->cols * n->rows * sizeof(*at));
+	int rc = 0;
+
+	if (!at)
+		return cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
+	for (unsigned r = 0; r < n->cols * n->rows; r++)
+		at[r] = -1;
+	for (unsigned e = 0; e < n->n_ep && !rc; e++) {
+		if (at[n->ep[e].pos] >= 0)
+			rc = cs_err_set(err, -CS_EINVAL,
+					"noc: endpoints %d and %u share mesh position %u",
+					at[n->ep[e].pos], e, n->ep[e].pos);
+		at[n->ep[e].pos] = (int)e;
+	}
+	free(at);
+	return rc;
+}
+
 int noc_build(struct sim_kernel *k, const struct noc_cfg *cfg, const struct noc_build *b,
 	      const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
 	      struct noc **out, struct cs_err *err)
@@ -626,15 +649,11 @@ int noc_build(struct sim_kernel *k, const struct noc_cfg *cfg, const struct noc_
 					  "noc: mesh of %u x %u routers is too large", n->cols,
 					  n->rows);
 		}
-		for (unsigned e = 0; e < n->n_ep; e++)
-			for (unsigned f = e + 1; f < n->n_ep; f++)
-				if (n->ep[e].pos == n->ep[f].pos) {
-					noc_destroy(n);
-					return cs_err_set(err, -CS_EINVAL,
-							  "noc: endpoints %u and %u share mesh "
-							  "position %u",
-							  e, f, n->ep[e].pos);
-				}
+		rc = positions_distinct(n, err);
+		if (rc) {
+			noc_destroy(n);
+			return rc;
+		}
 	} else
 		n->cols = n->rows = 1;
 	nr = n->cols * n->rows;
