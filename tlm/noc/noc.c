@@ -165,7 +165,7 @@ static unsigned mesh_cols_for(const struct noc_cfg *cfg, unsigned total)
 
 /* The GPU face's placement: bank j at floor((2j + 1) N / (2 n_mem)), the SMs in the other
  * positions in order; pos[] in endpoint order (SMs, then banks). */
-static void gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos)
+void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos)
 {
 	unsigned total = n_req + n_mem, s = 0, j = 0;
 
@@ -740,7 +740,7 @@ int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, 
 		rc = cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
 		goto out;
 	}
-	gpu_place(n_req, n_mem, pos);
+	noc_gpu_place(n_req, n_mem, pos);
 	for (unsigned e = 0; e < b.n_ep; e++) {
 		send[e] = e < n_req ? 1u << NOC_REQ : 1u << NOC_RESP;
 		recv[e] = e < n_req ? 1u << NOC_RESP : 1u << NOC_REQ;

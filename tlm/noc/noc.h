@@ -170,6 +170,10 @@ int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_e
 		   const unsigned *pos, const char *const *vnet_names,
 		   const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
 		   struct noc **out, struct cs_err *err);
+/* The GPU face's mesh placement for n_req SMs (endpoints 0..n_req-1) and n_mem banks (the next
+ * n_mem): pos[0..n_req+n_mem) gets each one's position (bank j at floor((2j + 1) N / (2 n_mem)),
+ * the SMs in the other positions in order); for callers that place endpoints as the GPU does. */
+void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos);
 /* Endpoint e's injection target socket / delivery initiator socket (generic face). NULL if out
  * of range or the network is a GPU face. */
 struct tlm_target_socket *noc_inject_port(struct noc *n, unsigned e);
