@@ -155,11 +155,17 @@ static enum tlm_sync_enum ep_fw(void *obj, struct tlm_payload *p, enum tlm_phase
 	}
 }
 
+/* LT face: records the delivery with the delay it came with (in deliv). */
 static void ep_b(void *obj, struct tlm_payload *p, sim_time_t *d)
 {
-	(void)obj;
-	(void)p;
-	(void)d;
+	struct t_ep *e = obj;
+	struct mem_msg *m = mem_msg_of(p);
+	struct rec *r = &e->tb->rec[m->txn];
+
+	if (m->dst != e->id)
+		e->tb->route_ok = false;
+	r->n_deliv++;
+	r->deliv = *d;
 }
 
 static const struct tlm_fw_ops ep_fw_ops = {.nb_transport_fw = ep_fw, .b_transport = ep_b};
@@ -210,9 +216,8 @@ static void ev_send(struct sim_kernel *k, void *obj, void *arg)
 		ck_assert_int_eq(rc, TLM_ACCEPTED);
 }
 
-/* A message from src to dst on vnet v with this payload, sent at t. Returns its record. */
-static unsigned send_at(struct tb *tb, sim_time_t t, unsigned src, unsigned dst, unsigned v,
-			unsigned bytes)
+/* The record of a message from src to dst on vnet v with this payload. */
+static unsigned rec_new(struct tb *tb, unsigned src, unsigned dst, unsigned v, unsigned bytes)
 {
 	struct rec *r;
 
@@ -227,8 +232,17 @@ static unsigned send_at(struct tb *tb, sim_time_t t, unsigned src, unsigned dst,
 	r->dst = dst;
 	r->vnet = v;
 	r->bytes = bytes;
-	sim_schedule_at(tb->k, t, SIM_PRIO_DEFAULT, ev_send, tb, (void *)(uintptr_t)tb->n_rec);
 	return tb->n_rec++;
+}
+
+/* That message, sent at t. Returns its record. */
+static unsigned send_at(struct tb *tb, sim_time_t t, unsigned src, unsigned dst, unsigned v,
+			unsigned bytes)
+{
+	unsigned i = rec_new(tb, src, dst, v, bytes);
+
+	sim_schedule_at(tb->k, t, SIM_PRIO_DEFAULT, ev_send, tb, (void *)(uintptr_t)i);
+	return i;
 }
 
 /* ---- bench ----------------------------------------------------------------------------------- */
@@ -467,10 +481,12 @@ static int cmp_time(const void *a, const void *b)
  * R + L + F - 1 cycles. Buffer >= the credit round trip 2L + F: the wire is never idle, so
  * deliveries are exactly F cycles apart (the link's rate, 16 B per cycle, reached and never
  * exceeded). Buffer of 8 flits (one packet) and one vnet: each packet waits for the previous
- * one's credits, F - 1 + 2L cycles apart (the bandwidth-delay product bounds the rate). */
+ * one's credits, F - 1 + 2L cycles apart (the bandwidth-delay product bounds the rate). With
+ * separate links each vnet has its own wire: the two vnets' packets arrive in pairs at the same
+ * cycle, pairs F apart (twice the bytes per cycle). */
 START_TEST(test_link_rate)
 {
-	const bool small = _i == 1;
+	const bool small = _i == 1, separate = _i == 2;
 	const unsigned V = small ? 1 : 2, n = 60;
 	struct noc_cfg cfg;
 	struct tb tb;
@@ -478,7 +494,7 @@ START_TEST(test_link_rate)
 	unsigned f;
 	uint64_t gap;
 
-	cfg_of(&cfg, NOC_LINK, NOC_LINKS_SHARED);
+	cfg_of(&cfg, NOC_LINK, separate ? NOC_LINKS_SEPARATE : NOC_LINKS_SHARED);
 	cfg.flit_bytes = 16;
 	cfg.header_bytes = 8;
 	cfg.router_latency = 4;
@@ -500,13 +516,14 @@ START_TEST(test_link_rate)
 	ck_assert_uint_eq(t[0], (cfg.router_latency + cfg.link_latency + f - 1) * (uint64_t)NS);
 	gap = small ? f - 1 + 2 * cfg.link_latency : f;
 	for (unsigned i = 1; i < n; i++)
-		if (t[i] - t[i - 1] != gap * NS)
+		if (t[i] - t[i - 1] != (separate ? (i % 2 ? 0 : gap) : gap) * NS)
 			ck_abort_msg("deliveries %u and %u: %llu ps apart, want %llu cycles", i - 1,
 				     i, (unsigned long long)(t[i] - t[i - 1]),
 				     (unsigned long long)gap);
-	/* bytes on the wire per cycle over the run never exceed flit_bytes */
+	/* bytes on the wire per cycle over the run never exceed flit_bytes per wire */
 	ck_assert_uint_le((uint64_t)stat(&tb, "net.bytes") * NS,
-			  cfg.flit_bytes * (t[n - 1] - t[0] + (uint64_t)f * NS));
+			  (separate ? 2 : 1) * cfg.flit_bytes *
+			      (t[n - 1] - t[0] + (uint64_t)f * NS));
 	free(t);
 	tb_free(&tb);
 }
@@ -546,6 +563,45 @@ START_TEST(test_conservation_random)
 	ck_assert_uint_gt((uint64_t)stat(&tb, "net.fwd.inject_stalls"), 0);
 	ck_assert_uint_gt((uint64_t)stat(&tb, "net.resp.inject_stalls"), 0);
 	ck_assert_uint_gt((uint64_t)stat(&tb, "net.unblock.inject_stalls"), 0);
+	tb_free(&tb);
+}
+END_TEST
+
+/* ---- the LT face ----------------------------------------------------------------------------- */
+
+/* b_transport on an injection socket reaches the destination's b_transport with the unloaded
+ * latency added on an idle network, and counts the packet on its vnet. */
+START_TEST(test_lt_oneway)
+{
+	static const unsigned pos[4] = {8, 0, 5, 3};
+	struct noc_cfg cfg;
+	struct tb tb;
+	struct tlm_payload *p;
+	struct mem_msg *m;
+	sim_time_t d = 0;
+	unsigned r;
+
+	cfg_of(&cfg, NOC_MESH, NOC_LINKS_SHARED);
+	cfg.mesh_cols = 3;
+	tb_init(&tb, &cfg, 4, 3, pos);
+	r = rec_new(&tb, 0, 1, 2, 64);
+	p = tlm_payload_alloc(tb.pool);
+	m = mem_msg_of(p);
+	m->dst = 1;
+	m->vnet = 2;
+	m->type = 2;
+	m->req_bytes = 64;
+	m->txn = r;
+	tlm_b_transport(&tb.ep[0].is, p, &d);
+	ck_assert_uint_eq(tb.rec[r].n_deliv, 1);
+	ck_assert(tb.route_ok);
+	/* positions 8 = (2, 2) and 0 = (0, 0): 4 hops */
+	ck_assert_uint_eq(
+	    d, ((4 + 1) * (cfg.router_latency + cfg.link_latency) + flits_of(&cfg, 64) - 1) * NS);
+	ck_assert_uint_eq(tb.rec[r].deliv, d);
+	ck_assert_uint_eq((uint64_t)stat(&tb, "net.resp.packets"), 1);
+	ck_assert_uint_eq((uint64_t)stat(&tb, "net.resp.link.ep0_in"), flits_of(&cfg, 64));
+	tlm_payload_release(p);
 	tb_free(&tb);
 }
 END_TEST
@@ -603,7 +659,8 @@ static Suite *net_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_oneway_latency, 0, sizeof(lat_cases) / sizeof(lat_cases[0]));
 	tcase_add_loop_test(tc, test_vnet_independence, 0, 4);
-	tcase_add_loop_test(tc, test_link_rate, 0, 2);
+	tcase_add_loop_test(tc, test_link_rate, 0, 3);
+	tcase_add_test(tc, test_lt_oneway);
 	tcase_add_loop_test(tc, test_conservation_random, 0, 3);
 	tcase_add_test(tc, test_net_config);
 	suite_add_tcase(s, tc);
