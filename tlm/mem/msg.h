@@ -12,9 +12,15 @@
  * The initiator of a transaction allocates the message and releases it when the response has
  * arrived (or, for a request that gets no response, the target releases it).
  *
- * NoC endpoints are numbered per side: SM i is requester node i; L2 bank j is memory node j.
- * On the request network the NoC routes src -> dst and counts req_bytes of class `type`; on the
- * response network dst -> src with resp_bytes of class `resp_type`. The NoC adds its own header.
+ * On the GPU's request/response NoC, endpoints are numbered per side: SM i is requester node i;
+ * L2 bank j is memory node j. On the request network the NoC routes src -> dst and counts
+ * req_bytes of class `type`; on the response network dst -> src with resp_bytes of class
+ * `resp_type`. The NoC adds its own header.
+ *
+ * On a generic network (noc_net_create) a message is one-way: src and dst are endpoint ids of
+ * that network, `vnet` its virtual network, `type` its class and req_bytes its payload;
+ * `requester` names the node whose transaction it serves (a forwarded request or a probe keeps
+ * the original requester while src/dst change hop by hop).
  */
 #ifndef COHSCOPE_TLM_MEM_MSG_H
 #define COHSCOPE_TLM_MEM_MSG_H
@@ -43,8 +49,8 @@ enum mem_order { MEM_ORDER_RELAXED = 0, MEM_ORDER_ACQUIRE, MEM_ORDER_RELEASE, ME
 
 struct mem_msg {
 	struct tlm_payload p;  /* first: container_of(p) is the message */
-	uint16_t src;	       /* requester node (SM index) */
-	uint16_t dst;	       /* memory node (L2 bank index) */
+	uint16_t src;	       /* GPU NoC: requester node (SM index); one-way: sending endpoint */
+	uint16_t dst;	       /* GPU NoC: memory node (L2 bank index); one-way: destination */
 	uint8_t type;	       /* request type, an index in the protocol's message table */
 	uint8_t resp_type;     /* response type, set by the target before BEGIN_RESP */
 	uint16_t req_bytes;    /* payload bytes of the request on the wire (0: header only) */
@@ -53,6 +59,8 @@ struct mem_msg {
 	uint8_t scope;	       /* enum mem_scope */
 	uint8_t order;	       /* enum mem_order */
 	uint8_t sector_mask;   /* sectors requested / carried (bit per 32 B) */
+	uint16_t requester;    /* one-way: the node that started the transaction */
+	uint8_t vnet;	       /* one-way: virtual network (request, forward, response, unblock) */
 	uint32_t txn;	       /* the requester's record (MSHR entry or SM request) this answers */
 	uint64_t byte_mask[2]; /* writes: bytes of the line written (bit i = byte i) */
 	uint64_t ts[MEM_MSG_TS]; /* protocol fields (G-TSC: wts, rts, warp_ts...; TC: lease) */

@@ -11,11 +11,17 @@
 
 #include "tlm/noc/noc_impl.h"
 
-static const char *const noc_topologies[] = {"crossbar", "mesh", NULL};
+static const char *const noc_topologies[] = {"crossbar", "mesh", "link", NULL};
+static const char *const noc_vnet_links[] = {"separate", "shared", NULL};
 
 static const struct cs_param noc_param_rows[] = {
     {"topology", CS_P_ENUM, offsetof(struct noc_cfg, topology), "mesh", "",
-     "crossbar: one router stage; mesh: 2D grid, XY routing", 0, 0, noc_topologies},
+     "crossbar: one router stage; mesh: 2D grid, XY routing; link: 2 endpoints", 0, 0,
+     noc_topologies},
+    {"vnet_links", CS_P_ENUM, offsetof(struct noc_cfg, vnet_links), "separate", "",
+     "separate: every virtual network has its own links (the GPU's request and response "
+     "networks); shared: one flit per cycle per link, round-robin among the vnets",
+     0, 0, noc_vnet_links},
     {"clock_mhz", CS_P_UINT, offsetof(struct noc_cfg, clock_mhz), "1400", "MHz",
      "NoC clock (thesis Table 2.1: 1.4 GHz)", 1, 100000, NULL},
     {"flit_bytes", CS_P_UINT, offsetof(struct noc_cfg, flit_bytes), "32", "bytes",
@@ -36,9 +42,43 @@ static const struct cs_param noc_param_rows[] = {
 
 const struct cs_param_table noc_params = {
     .section = "noc",
-    .help = "network-on-chip: request and response networks, crossbar or 2D mesh, "
-	    "virtual cut-through with credits",
+    .help = "network-on-chip: virtual networks (the GPU's request and response), crossbar "
+	    "or 2D mesh, virtual cut-through with credits",
     .params = noc_param_rows,
+    .size = sizeof(struct noc_cfg),
+};
+
+/* A point-to-point CPU-GPU link (PCIe 3.0 x16 class; every value an estimate: 16 B per 1 GHz
+ * cycle = 16 GB/s per direction, a TLP header with framing of 24 B, about 250 ns one way). */
+static const struct cs_param link_param_rows[] = {
+    {"topology", CS_P_ENUM, offsetof(struct noc_cfg, topology), "link", "",
+     "link: 2 endpoints (crossbar and mesh also accepted)", 0, 0, noc_topologies},
+    {"vnet_links", CS_P_ENUM, offsetof(struct noc_cfg, vnet_links), "shared", "",
+     "separate: a wire per virtual network; shared: one wire, round-robin among them", 0, 0,
+     noc_vnet_links},
+    {"clock_mhz", CS_P_UINT, offsetof(struct noc_cfg, clock_mhz), "1000", "MHz",
+     "link clock: bandwidth = flit_bytes per cycle", 1, 100000, NULL},
+    {"flit_bytes", CS_P_UINT, offsetof(struct noc_cfg, flit_bytes), "16", "bytes",
+     "bytes per cycle per direction (16 B at 1 GHz: PCIe 3.0 x16, estimate)", 1, 4096, NULL},
+    {"header_bytes", CS_P_UINT, offsetof(struct noc_cfg, header_bytes), "24", "bytes",
+     "packet header and framing (PCIe TLP header + DLLP framing, estimate)", 0, 4096, NULL},
+    {"router_latency", CS_P_UINT, offsetof(struct noc_cfg, router_latency), "10", "cycles",
+     "interface (controller) latency at the sending end (estimate)", 1, 100000, NULL},
+    {"link_latency", CS_P_UINT, offsetof(struct noc_cfg, link_latency), "240", "cycles",
+     "wire and receiver latency; also the credit return delay (estimate)", 1, 100000, NULL},
+    {"buffer_flits", CS_P_UINT, offsetof(struct noc_cfg, buffer_flits), "512", "flits",
+     "buffer per end per virtual network; full rate needs >= 2 link_latency + packet flits "
+     "(the credit round trip)",
+     1, 65536, NULL},
+    {"mesh_cols", CS_P_UINT, offsetof(struct noc_cfg, mesh_cols), "0", "", "unused by a link", 0,
+     4096, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table noc_link_params = {
+    .section = "link",
+    .help = "point-to-point link between two endpoints (e.g. CPU-GPU), virtual networks",
+    .params = link_param_rows,
     .size = sizeof(struct noc_cfg),
 };
 
@@ -46,9 +86,12 @@ int noc_cfg_check(const struct noc_cfg *cfg, struct cs_err *err)
 {
 	uint64_t need;
 
-	if (cfg->topology > NOC_MESH)
+	if (cfg->topology > NOC_LINK)
 		return cs_err_set(err, -CS_ECONFIG, "noc.topology: unknown topology %u",
 				  cfg->topology);
+	if (cfg->vnet_links > NOC_LINKS_SHARED)
+		return cs_err_set(err, -CS_ECONFIG, "noc.vnet_links: unknown value %u",
+				  cfg->vnet_links);
 	if (!cfg->flit_bytes || !cfg->clock_mhz || cfg->clock_mhz >= 1000000 ||
 	    !cfg->router_latency || !cfg->link_latency)
 		return cs_err_set(err, -CS_ECONFIG,
@@ -107,27 +150,31 @@ uint64_t noc_cycle_ceil(struct noc *n, sim_time_t t)
 
 /* ---- geometry -------------------------------------------------------------------------------- */
 
-static void place(struct noc *n)
+/* Mesh columns for n endpoints: mesh_cols, or ceil(sqrt(n)). */
+static unsigned mesh_cols_for(const struct noc_cfg *cfg, unsigned total)
 {
-	unsigned total = n->n_req + n->n_mem, s = 0, j = 0;
+	unsigned cols =
+	    cfg->mesh_cols ? (unsigned)cfg->mesh_cols : (unsigned)ceil(sqrt((double)total) - 1e-9);
 
-	if (n->cfg.topology != NOC_MESH) {
-		n->cols = n->rows = 1;
-		return;
-	}
-	n->cols = n->cfg.mesh_cols ? (unsigned)n->cfg.mesh_cols
-				   : (unsigned)ceil(sqrt((double)total) - 1e-9);
-	if (n->cols == 0)
-		n->cols = 1;
-	while ((uint64_t)n->cols * n->cols < total && !n->cfg.mesh_cols)
-		n->cols++; /* guard against sqrt rounding */
-	n->rows = (total + n->cols - 1) / n->cols;
+	if (cols == 0)
+		cols = 1;
+	while ((uint64_t)cols * cols < total && !cfg->mesh_cols)
+		cols++; /* guard against sqrt rounding */
+	return cols;
+}
+
+/* The GPU face's placement: bank j at floor((2j + 1) N / (2 n_mem)), the SMs in the other
+ * positions in order; pos[] in endpoint order (SMs, then banks). */
+void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos)
+{
+	unsigned total = n_req + n_mem, s = 0, j = 0;
+
 	for (unsigned p = 0; p < total; p++) {
-		if (j < n->n_mem &&
-		    p == (unsigned)(((uint64_t)2 * j + 1) * total / ((uint64_t)2 * n->n_mem)))
-			n->pos_mem[j++] = p;
+		if (j < n_mem &&
+		    p == (unsigned)(((uint64_t)2 * j + 1) * total / ((uint64_t)2 * n_mem)))
+			pos[n_req + j++] = p;
 		else
-			n->pos_sm[s++] = p;
+			pos[s++] = p;
 	}
 }
 
@@ -170,8 +217,15 @@ static unsigned opposite(unsigned d)
 	return opp[d];
 }
 
-/* at[r] = the endpoint (of the cnt placed at pos[]) at router position r, or -1. */
-static int *ep_map(const unsigned *pos, unsigned cnt, unsigned nr)
+/* Ports per router in the physical link table: the mesh's directions, or (one router) one
+ * output per endpoint. */
+static unsigned phys_ports(const struct noc *n)
+{
+	return n->cfg.topology == NOC_MESH ? D_COUNT : n->n_ep;
+}
+
+/* at[r] = the endpoint at router position r that sends (send) / receives on vnet v, or -1. */
+static int *ep_map(const struct noc *n, unsigned v, bool send, unsigned nr)
 {
 	int *at = malloc((size_t)nr * sizeof(*at));
 
@@ -179,26 +233,26 @@ static int *ep_map(const unsigned *pos, unsigned cnt, unsigned nr)
 		return NULL;
 	for (unsigned r = 0; r < nr; r++)
 		at[r] = -1;
-	for (unsigned i = 0; i < cnt; i++)
-		at[pos[i]] = (int)i;
+	for (unsigned e = 0; e < n->n_ep; e++)
+		if (((send ? n->ep[e].send : n->ep[e].recv) >> v) & 1)
+			at[n->ep[e].pos] = (int)e;
 	return at;
 }
 
-static const char *side_name(const struct noc *n, const struct noc_net *net, bool src)
-{
-	(void)n;
-	return (net->id == NOC_REQ) == src ? "sm" : "bank";
-}
-
-static int out_init(struct noc_out *o, struct noc_net *net, struct noc_router *r,
-		    struct noc_in *down, struct cs_stat_group *lg, const char *name,
+static int out_init(struct noc_out *o, struct noc_net *net, struct noc_router *r, unsigned ri,
+		    unsigned port, struct noc_in *down, struct cs_stat_group *lg, const char *name,
 		    const char *desc)
 {
+	struct noc *n = net->n;
+	unsigned vv = n->cfg.vnet_links == NOC_LINKS_SHARED ? 0 : net->id;
+	struct noc_phys *ph = &n->phys[((size_t)vv * net->n_routers + ri) * phys_ports(n) + port];
+
 	o->net = net;
 	o->r = r;
 	o->down = down;
-	o->credits = net->n->buf;
-	o->sched = NOC_NEVER;
+	o->credits = n->buf;
+	o->phys = ph;
+	ph->out[ph->n_out++] = o;
 	o->wait = calloc(r->n_in ? r->n_in : 1, sizeof(*o->wait));
 	if (!o->wait)
 		return -CS_ENOMEM;
@@ -208,57 +262,67 @@ static int out_init(struct noc_out *o, struct noc_net *net, struct noc_router *r
 	return 0;
 }
 
-static int build_crossbar(struct noc_net *net, struct cs_stat_group *lg)
+static int build_crossbar(struct noc_net *net, struct cs_stat_group *lg,
+			  const char *const *ep_names)
 {
 	struct noc *n = net->n;
 	struct noc_router *r;
+	unsigned v = net->id, ni = 0, no = 0;
 	char name[64], desc[128];
 
 	net->n_routers = 1;
 	net->routers = calloc(1, sizeof(*net->routers));
-	net->n_ins = net->n_src;
-	net->n_outs = net->n_dst;
-	net->ins = calloc(net->n_ins, sizeof(*net->ins));
-	net->outs = calloc(net->n_outs, sizeof(*net->outs));
+	for (unsigned e = 0; e < n->n_ep; e++) {
+		ni += (n->ep[e].send >> v) & 1;
+		no += (n->ep[e].recv >> v) & 1;
+	}
+	net->n_ins = ni;
+	net->n_outs = no;
+	net->ins = calloc(ni ? ni : 1, sizeof(*net->ins));
+	net->outs = calloc(no ? no : 1, sizeof(*net->outs));
 	if (!net->routers || !net->ins || !net->outs)
 		return -CS_ENOMEM;
 	r = &net->routers[0];
-	r->n_in = net->n_src;
-	r->in = calloc(r->n_in, sizeof(*r->in));
-	r->route = calloc(net->n_dst, sizeof(*r->route));
+	r->n_in = ni;
+	r->in = calloc(ni ? ni : 1, sizeof(*r->in));
+	r->route = calloc(n->n_ep, sizeof(*r->route));
 	if (!r->in || !r->route)
 		return -CS_ENOMEM;
-	for (unsigned i = 0; i < net->n_src; i++) {
-		struct noc_in *in = &net->ins[i];
+	ni = 0;
+	for (unsigned e = 0; e < n->n_ep; e++) {
+		struct noc_in *in;
 
+		if (!((n->ep[e].send >> v) & 1))
+			continue;
+		in = &net->ins[ni];
 		in->r = r;
-		in->local = i;
-		r->in[i] = in;
-		net->inj[i] = in;
+		in->local = ni;
+		r->in[ni++] = in;
+		net->inj[e] = in;
 	}
-	for (unsigned d = 0; d < net->n_dst; d++) {
+	no = 0;
+	for (unsigned e = 0; e < n->n_ep; e++) {
 		int rc;
 
-		snprintf(name, sizeof(name), "%s%u_out", side_name(n, net, false), d);
-		snprintf(desc, sizeof(desc), "flits carried from the crossbar to %s%u",
-			 side_name(n, net, false), d);
-		rc = out_init(&net->outs[d], net, r, &net->ej[d], lg, name, desc);
+		if (!((n->ep[e].recv >> v) & 1))
+			continue;
+		snprintf(name, sizeof(name), "%s_out", ep_names[e]);
+		snprintf(desc, sizeof(desc), "flits carried from the crossbar to %s", ep_names[e]);
+		rc = out_init(&net->outs[no], net, r, 0, e, &net->ej[e], lg, name, desc);
 		if (rc)
 			return rc;
-		r->route[d] = &net->outs[d];
+		r->route[e] = &net->outs[no++];
 	}
 	return 0;
 }
 
-static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
+static int build_mesh(struct noc_net *net, struct cs_stat_group *lg, const char *const *ep_names)
 {
 	struct noc *n = net->n;
 	unsigned nr = n->cols * n->rows, ni = 0, no = 0;
-	const unsigned *spos = net->id == NOC_REQ ? n->pos_sm : n->pos_mem;
-	const unsigned *dpos = net->id == NOC_REQ ? n->pos_mem : n->pos_sm;
 	struct noc_in **in_at = NULL;	/* [nr][D_COUNT] */
 	struct noc_out **out_at = NULL; /* [nr][D_COUNT] */
-	int *src_at = ep_map(spos, net->n_src, nr), *dst_at = ep_map(dpos, net->n_dst, nr);
+	int *src_at = ep_map(n, net->id, true, nr), *dst_at = ep_map(n, net->id, false, nr);
 	char name[64], desc[128];
 	int rc = -CS_ENOMEM;
 
@@ -282,8 +346,8 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 	}
 	net->n_ins = ni;
 	net->n_outs = no;
-	net->ins = calloc(ni, sizeof(*net->ins));
-	net->outs = calloc(no, sizeof(*net->outs));
+	net->ins = calloc(ni ? ni : 1, sizeof(*net->ins));
+	net->outs = calloc(no ? no : 1, sizeof(*net->outs));
 	if (!net->ins || !net->outs)
 		goto out;
 	/* inputs: local (injection) first, then from each neighbour */
@@ -298,7 +362,7 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 				cnt++;
 		rt->n_in = cnt;
 		rt->in = calloc(cnt ? cnt : 1, sizeof(*rt->in));
-		rt->route = calloc(net->n_dst, sizeof(*rt->route));
+		rt->route = calloc(n->n_ep, sizeof(*rt->route));
 		if (!rt->in || !rt->route)
 			goto out;
 		cnt = 0;
@@ -331,10 +395,9 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 				if (dl < 0)
 					continue;
 				down = &net->ej[dl];
-				snprintf(name, sizeof(name), "%s%d_out", side_name(n, net, false),
-					 dl);
-				snprintf(desc, sizeof(desc), "flits carried from router %u to %s%d",
-					 r, side_name(n, net, false), dl);
+				snprintf(name, sizeof(name), "%s_out", ep_names[dl]);
+				snprintf(desc, sizeof(desc), "flits carried from router %u to %s",
+					 r, ep_names[dl]);
 			} else {
 				if (nb < 0)
 					continue;
@@ -344,7 +407,7 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 					 "flits carried from router %u to router %d", r, nb);
 			}
 			o = &net->outs[no++];
-			rc = out_init(o, net, rt, down, lg, name, desc);
+			rc = out_init(o, net, rt, r, d, down, lg, name, desc);
 			if (rc)
 				goto out;
 			out_at[r * D_COUNT + d] = o;
@@ -354,9 +417,11 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg)
 	for (unsigned r = 0; r < nr; r++) {
 		unsigned x = r % n->cols, y = r / n->cols;
 
-		for (unsigned dst = 0; dst < net->n_dst; dst++) {
-			unsigned t = dpos[dst], tx = t % n->cols, ty = t / n->cols, d;
+		for (unsigned dst = 0; dst < n->n_ep; dst++) {
+			unsigned t = n->ep[dst].pos, tx = t % n->cols, ty = t / n->cols, d;
 
+			if (!((n->ep[dst].recv >> net->id) & 1))
+				continue;
 			if (tx > x)
 				d = D_E;
 			else if (tx < x)
@@ -381,12 +446,11 @@ out:
 
 /* ---- statistics ------------------------------------------------------------------------------ */
 
-static int net_stats(struct noc_net *net, struct cs_stat_group *g, const char *const *type_names,
-		     struct cs_stat_group **link_group)
+static int net_stats(struct noc_net *net, struct cs_stat_group *g, const char *vname,
+		     const char *const *type_names, struct cs_stat_group **link_group)
 {
 	struct noc *n = net->n;
-	const char *nm = net->id == NOC_REQ ? "req" : "resp";
-	struct cs_stat_group *ng = cs_stat_group(g, nm);
+	struct cs_stat_group *ng = cs_stat_group(g, vname);
 	char name[64];
 
 	net->packets = cs_stat_counter(ng, "packets", "packets", "packets sent");
@@ -444,7 +508,7 @@ void noc_destroy(struct noc *n)
 {
 	if (!n)
 		return;
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < NOC_VNET_MAX; i++)
 		net_free(&n->net[i]);
 	while (n->chunks) {
 		struct noc_chunk *c = n->chunks;
@@ -453,17 +517,13 @@ void noc_destroy(struct noc *n)
 		free(c);
 	}
 	free(n->clk_tab);
-	free(n->pos_sm);
-	free(n->pos_mem);
-	free(n->sm);
-	free(n->mem);
-	free(n->sm_ptr);
-	free(n->mem_ptr);
+	free(n->phys);
+	free(n->ep);
 	free(n);
 }
 
-static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g,
-		     const char *const *type_names)
+static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g, const char *vname,
+		     const char *const *type_names, const char *const *ep_names)
 {
 	struct noc_net *net = &n->net[id];
 	struct cs_stat_group *lg;
@@ -472,65 +532,84 @@ static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g,
 
 	net->n = n;
 	net->id = id;
-	net->n_src = id == NOC_REQ ? n->n_req : n->n_mem;
-	net->n_dst = id == NOC_REQ ? n->n_mem : n->n_req;
-	net->src = id == NOC_REQ ? n->sm_ptr : n->mem_ptr;
-	net->dst = id == NOC_REQ ? n->mem_ptr : n->sm_ptr;
-	net->ej = calloc(net->n_dst, sizeof(*net->ej));
-	net->inj = calloc(net->n_src, sizeof(*net->inj));
+	net->ej = calloc(n->n_ep, sizeof(*net->ej));
+	net->inj = calloc(n->n_ep, sizeof(*net->inj));
 	if (!net->ej || !net->inj)
 		return -CS_ENOMEM;
-	rc = net_stats(net, g, type_names, &lg);
+	rc = net_stats(net, g, vname, type_names, &lg);
 	if (rc)
 		return rc;
-	for (unsigned d = 0; d < net->n_dst; d++) {
+	for (unsigned d = 0; d < n->n_ep; d++) {
 		net->ej[d].net = net;
-		net->ej[d].ep = net->dst[d];
+		net->ej[d].ep = &n->ep[d];
 		net->ej[d].dsched = NOC_NEVER;
 	}
-	rc = n->cfg.topology == NOC_MESH ? build_mesh(net, lg) : build_crossbar(net, lg);
+	rc = n->cfg.topology == NOC_MESH ? build_mesh(net, lg, ep_names)
+					 : build_crossbar(net, lg, ep_names);
 	if (rc)
 		return rc;
 	for (unsigned i = 0; i < net->n_ins; i++)
 		net->ins[i].net = net;
-	for (unsigned s = 0; s < net->n_src; s++) {
+	for (unsigned s = 0; s < n->n_ep; s++) {
 		struct noc_in *in = net->inj[s];
 
-		in->ep = net->src[s];
-		snprintf(name, sizeof(name), "%s%u_in", side_name(n, net, true), s);
-		snprintf(desc, sizeof(desc), "flits injected by %s%u", side_name(n, net, true), s);
+		if (!in)
+			continue;
+		in->ep = &n->ep[s];
+		snprintf(name, sizeof(name), "%s_in", ep_names[s]);
+		snprintf(desc, sizeof(desc), "flits injected by %s", ep_names[s]);
 		in->flits = cs_stat_counter(lg, name, "flits", desc);
 	}
 	return 0;
 }
 
-int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, unsigned n_mem,
-	       const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
-	       struct noc **out, struct cs_err *err)
+/* Every endpoint at its own router (a router holds at most one). */
+static int positions_distinct(const struct noc *n, struct cs_err *err)
+{
+	int *at = malloc((size_t)n->cols * n->rows * sizeof(*at));
+	int rc = 0;
+
+	if (!at)
+		return cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
+	for (unsigned r = 0; r < n->cols * n->rows; r++)
+		at[r] = -1;
+	for (unsigned e = 0; e < n->n_ep && !rc; e++) {
+		if (at[n->ep[e].pos] >= 0)
+			rc = cs_err_set(err, -CS_EINVAL,
+					"noc: endpoints %d and %u share mesh position %u",
+					at[n->ep[e].pos], e, n->ep[e].pos);
+		at[n->ep[e].pos] = (int)e;
+	}
+	free(at);
+	return rc;
+}
+
+int noc_build(struct sim_kernel *k, const struct noc_cfg *cfg, const struct noc_build *b,
+	      const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
+	      struct noc **out, struct cs_err *err)
 {
 	struct noc *n;
+	unsigned maxpos = 0, nr;
 	int rc;
 
 	*out = NULL;
-	if (!k || !cfg || !stats)
-		return cs_err_set(err, -CS_EINVAL, "noc: no kernel, configuration or stat group");
-	if (!n_req || !n_mem || n_req + (uint64_t)n_mem > 65535)
-		return cs_err_set(err, -CS_EINVAL,
-				  "noc: needs 1 to 65535 endpoints, got %u SMs and %u L2 banks",
-				  n_req, n_mem);
 	if (!n_types || n_types > MEM_MSG_TYPE_MAX)
 		return cs_err_set(err, -CS_EINVAL, "noc: %u message types (1 to %u allowed)",
 				  n_types, (unsigned)MEM_MSG_TYPE_MAX);
 	rc = noc_cfg_check(cfg, err);
 	if (rc)
 		return rc;
+	if (cfg->topology == NOC_LINK && b->n_ep != 2)
+		return cs_err_set(err, -CS_ECONFIG, "noc: a link joins 2 endpoints, not %u",
+				  b->n_ep);
 	n = calloc(1, sizeof(*n));
 	if (!n)
 		goto nomem;
 	n->k = k;
 	n->cfg = *cfg;
-	n->n_req = n_req;
-	n->n_mem = n_mem;
+	n->gpu = b->gpu;
+	n->n_ep = b->n_ep;
+	n->n_vnets = b->n_vnets;
 	n->n_types = n_types;
 	n->R = (uint32_t)cfg->router_latency;
 	n->L = (uint32_t)cfg->link_latency;
@@ -545,47 +624,62 @@ int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, 
 	}
 	if (clock_setup(n))
 		goto nomem_free;
-	n->pos_sm = calloc(n_req, sizeof(*n->pos_sm));
-	n->pos_mem = calloc(n_mem, sizeof(*n->pos_mem));
-	n->sm = calloc(n_req, sizeof(*n->sm));
-	n->mem = calloc(n_mem, sizeof(*n->mem));
-	n->sm_ptr = calloc(n_req, sizeof(*n->sm_ptr));
-	n->mem_ptr = calloc(n_mem, sizeof(*n->mem_ptr));
-	if (!n->pos_sm || !n->pos_mem || !n->sm || !n->mem || !n->sm_ptr || !n->mem_ptr)
+	n->ep = calloc(n->n_ep, sizeof(*n->ep));
+	if (!n->ep)
 		goto nomem_free;
-	place(n);
-	for (unsigned i = 0; i < n_req; i++) {
-		struct noc_ep *e = &n->sm[i];
+	for (unsigned e = 0; e < n->n_ep; e++) {
+		struct noc_ep *ep = &n->ep[e];
 
-		e->n = n;
-		e->idx = i;
-		snprintf(e->name, sizeof(e->name), "noc.sm%u", i);
-		tlm_target_init(&e->ts, e->name, &noc_sm_fw_ops, e);
-		n->sm_ptr[i] = e;
+		ep->n = n;
+		ep->id = e;
+		ep->pos = cfg->topology == NOC_MESH ? (b->pos ? b->pos[e] : e) : 0;
+		ep->send = b->send[e];
+		ep->recv = b->recv[e];
+		if (ep->pos > maxpos)
+			maxpos = ep->pos;
 	}
-	for (unsigned j = 0; j < n_mem; j++) {
-		struct noc_ep *e = &n->mem[j];
-
-		e->n = n;
-		e->idx = j;
-		e->mem = true;
-		snprintf(e->name, sizeof(e->name), "noc.bank%u", j);
-		tlm_initiator_init(&e->is, e->name, &noc_mem_bw_ops, e);
-		n->mem_ptr[j] = e;
-	}
-	n->tot_packets = cs_stat_counter(stats, "packets", "packets", "packets, both networks");
-	n->tot_flits = cs_stat_counter(stats, "flits", "flits", "flits, both networks");
+	if (cfg->topology == NOC_MESH) {
+		n->cols = mesh_cols_for(cfg, n->n_ep);
+		n->rows = (n->n_ep + n->cols - 1) / n->cols;
+		if (maxpos / n->cols + 1 > n->rows)
+			n->rows = maxpos / n->cols + 1;
+		if ((uint64_t)n->cols * n->rows > 1u << 20) {
+			noc_destroy(n);
+			return cs_err_set(err, -CS_EINVAL,
+					  "noc: mesh of %u x %u routers is too large", n->cols,
+					  n->rows);
+		}
+		rc = positions_distinct(n, err);
+		if (rc) {
+			noc_destroy(n);
+			return rc;
+		}
+	} else
+		n->cols = n->rows = 1;
+	nr = n->cols * n->rows;
+	n->n_phys = (cfg->vnet_links == NOC_LINKS_SHARED ? 1 : n->n_vnets) * nr * phys_ports(n);
+	n->phys = calloc(n->n_phys, sizeof(*n->phys));
+	if (!n->phys)
+		goto nomem_free;
+	for (unsigned i = 0; i < n->n_phys; i++)
+		n->phys[i].sched = NOC_NEVER;
+	n->tot_packets = cs_stat_counter(stats, "packets", "packets", "packets, all networks");
+	n->tot_flits = cs_stat_counter(stats, "flits", "flits", "flits, all networks");
 	n->tot_bytes =
-	    cs_stat_counter(stats, "bytes", "bytes", "bytes (header + payload), both networks");
+	    cs_stat_counter(stats, "bytes", "bytes", "bytes (header + payload), all networks");
 	n->tot_latency = cs_stat_average(stats, "latency", "ns",
-					 "packet latency, offer to delivery, both networks");
-	for (unsigned id = 0; id < 2; id++) {
-		rc = net_build(n, id, stats, type_names);
+					 "packet latency, offer to delivery, all networks");
+	for (unsigned v = 0; v < n->n_vnets; v++) {
+		char vn[16];
+
+		snprintf(vn, sizeof(vn), "v%u", v);
+		rc = net_build(n, v, stats,
+			       b->vnet_names && b->vnet_names[v] ? b->vnet_names[v] : vn,
+			       type_names, b->ep_names);
 		if (rc)
 			goto nomem_free;
 	}
 	lt_params_default(&n->lt_default);
-	noc_set_lt(n, NULL);
 	*out = n;
 	return 0;
 
@@ -595,16 +689,170 @@ nomem:
 	return cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
 }
 
+/* Endpoint stat names: sm<i> / bank<j> (GPU) or ep<e>, in one block. */
+static char **ep_names_make(unsigned n_ep, unsigned n_req)
+{
+	char **names = malloc(n_ep * (sizeof(char *) + 16));
+	char *buf = (char *)(names + n_ep);
+
+	if (!names)
+		return NULL;
+	for (unsigned e = 0; e < n_ep; e++) {
+		names[e] = buf + (size_t)e * 16;
+		if (n_req)
+			snprintf(names[e], 16, e < n_req ? "sm%u" : "bank%u",
+				 e < n_req ? e : e - n_req);
+		else
+			snprintf(names[e], 16, "ep%u", e);
+	}
+	return names;
+}
+
+int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, unsigned n_mem,
+	       const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
+	       struct noc **out, struct cs_err *err)
+{
+	static const char *const vnames[2] = {"req", "resp"};
+	struct noc_build b = {.n_vnets = 2, .vnet_names = vnames, .gpu = true};
+	unsigned *pos = NULL;
+	uint8_t *send = NULL, *recv = NULL;
+	char **names = NULL;
+	struct noc *n;
+	int rc;
+
+	*out = NULL;
+	if (!k || !cfg || !stats)
+		return cs_err_set(err, -CS_EINVAL, "noc: no kernel, configuration or stat group");
+	if (!n_req || !n_mem || n_req + (uint64_t)n_mem > 65535)
+		return cs_err_set(err, -CS_EINVAL,
+				  "noc: needs 1 to 65535 endpoints, got %u SMs and %u L2 banks",
+				  n_req, n_mem);
+	if (cfg->topology == NOC_LINK)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "noc.topology: the GPU's NoC is a crossbar or a mesh, not a link");
+	b.n_ep = n_req + n_mem;
+	pos = calloc(b.n_ep, sizeof(*pos));
+	send = calloc(b.n_ep, 1);
+	recv = calloc(b.n_ep, 1);
+	names = ep_names_make(b.n_ep, n_req);
+	if (!pos || !send || !recv || !names) {
+		rc = cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
+		goto out;
+	}
+	noc_gpu_place(n_req, n_mem, pos);
+	for (unsigned e = 0; e < b.n_ep; e++) {
+		send[e] = e < n_req ? 1u << NOC_REQ : 1u << NOC_RESP;
+		recv[e] = e < n_req ? 1u << NOC_RESP : 1u << NOC_REQ;
+	}
+	b.pos = pos;
+	b.send = send;
+	b.recv = recv;
+	b.ep_names = (const char *const *)names;
+	rc = noc_build(k, cfg, &b, type_names, n_types, stats, &n, err);
+	if (rc)
+		goto out;
+	n->n_req = n_req;
+	n->n_mem = n_mem;
+	for (unsigned e = 0; e < b.n_ep; e++) {
+		struct noc_ep *ep = &n->ep[e];
+
+		ep->mem = e >= n_req;
+		ep->idx = ep->mem ? e - n_req : e;
+		snprintf(ep->name, sizeof(ep->name), "noc.%s", names[e]);
+		if (ep->mem)
+			tlm_initiator_init(&ep->is, ep->name, &noc_mem_bw_ops, ep);
+		else
+			tlm_target_init(&ep->ts, ep->name, &noc_sm_fw_ops, ep);
+	}
+	noc_set_lt(n, NULL);
+	*out = n;
+out:
+	free(pos);
+	free(send);
+	free(recv);
+	free(names);
+	return rc;
+}
+
+int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_ep, unsigned n_vnets,
+		   const unsigned *pos, const char *const *vnet_names,
+		   const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
+		   struct noc **out, struct cs_err *err)
+{
+	struct noc_build b = {
+	    .n_ep = n_ep, .n_vnets = n_vnets, .pos = pos, .vnet_names = vnet_names};
+	uint8_t *mask = NULL;
+	char **names = NULL;
+	struct noc *n;
+	int rc;
+
+	*out = NULL;
+	if (!k || !cfg || !stats)
+		return cs_err_set(err, -CS_EINVAL, "noc: no kernel, configuration or stat group");
+	if (!n_ep || n_ep > 65535 || !n_vnets || n_vnets > NOC_VNET_MAX)
+		return cs_err_set(
+		    err, -CS_EINVAL,
+		    "noc: needs 1 to 65535 endpoints and 1 to %u vnets, got %u and %u",
+		    (unsigned)NOC_VNET_MAX, n_ep, n_vnets);
+	mask = malloc(n_ep);
+	names = ep_names_make(n_ep, 0);
+	if (!mask || !names) {
+		rc = cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
+		goto out;
+	}
+	memset(mask, (1 << n_vnets) - 1, n_ep);
+	b.send = b.recv = mask;
+	b.ep_names = (const char *const *)names;
+	rc = noc_build(k, cfg, &b, type_names, n_types, stats, &n, err);
+	if (rc)
+		goto out;
+	for (unsigned e = 0; e < n_ep; e++) {
+		struct noc_ep *ep = &n->ep[e];
+
+		ep->idx = e;
+		snprintf(ep->name, sizeof(ep->name), "noc.%s", names[e]);
+		tlm_target_init(&ep->ts, ep->name, &noc_ep_fw_ops, ep);
+		tlm_initiator_init(&ep->is, ep->name, &noc_ep_bw_ops, ep);
+	}
+	noc_set_lt(n, NULL);
+	*out = n;
+out:
+	free(mask);
+	free(names);
+	return rc;
+}
+
 /* ---- queries --------------------------------------------------------------------------------- */
 
 struct tlm_target_socket *noc_req_port(struct noc *n, unsigned sm)
 {
-	return sm < n->n_req ? &n->sm[sm].ts : NULL;
+	return n->gpu && sm < n->n_req ? &n->ep[sm].ts : NULL;
 }
 
 struct tlm_initiator_socket *noc_mem_port(struct noc *n, unsigned bank)
 {
-	return bank < n->n_mem ? &n->mem[bank].is : NULL;
+	return n->gpu && bank < n->n_mem ? &n->ep[n->n_req + bank].is : NULL;
+}
+
+struct tlm_target_socket *noc_inject_port(struct noc *n, unsigned e)
+{
+	return !n->gpu && e < n->n_ep ? &n->ep[e].ts : NULL;
+}
+
+struct tlm_initiator_socket *noc_deliver_port(struct noc *n, unsigned e)
+{
+	return !n->gpu && e < n->n_ep ? &n->ep[e].is : NULL;
+}
+
+unsigned noc_endpoints(const struct noc *n)
+{
+	return n->n_ep;
+}
+
+unsigned noc_vnets(const struct noc *n)
+{
+	return n->n_vnets;
 }
 
 unsigned noc_flits(const struct noc *n, unsigned payload_bytes)
@@ -612,11 +860,24 @@ unsigned noc_flits(const struct noc *n, unsigned payload_bytes)
 	return noc_flits_of(n, payload_bytes);
 }
 
+unsigned noc_ep_hops(const struct noc *n, unsigned a, unsigned b)
+{
+	if (a >= n->n_ep || b >= n->n_ep)
+		return 0;
+	return noc_hops_pos(n, n->ep[a].pos, n->ep[b].pos);
+}
+
+uint64_t noc_ep_unloaded_cycles(const struct noc *n, unsigned a, unsigned b, unsigned payload_bytes)
+{
+	return (uint64_t)(noc_ep_hops(n, a, b) + 1) * (n->R + n->L) +
+	       noc_flits_of(n, payload_bytes) - 1;
+}
+
 unsigned noc_hops(const struct noc *n, unsigned sm, unsigned bank)
 {
 	if (sm >= n->n_req || bank >= n->n_mem)
 		return 0;
-	return noc_hops_pos(n, n->pos_sm[sm], n->pos_mem[bank]);
+	return noc_ep_hops(n, sm, n->n_req + bank);
 }
 
 uint64_t noc_unloaded_cycles(const struct noc *n, unsigned sm, unsigned bank,
@@ -647,8 +908,10 @@ void noc_node_pos(const struct noc *n, bool mem, unsigned idx, unsigned *x, unsi
 {
 	unsigned p = 0;
 
-	if (mem ? idx < n->n_mem : idx < n->n_req)
-		p = mem ? n->pos_mem[idx] : n->pos_sm[idx];
+	if (n->gpu && (mem ? idx < n->n_mem : idx < n->n_req))
+		p = n->ep[mem ? n->n_req + idx : idx].pos;
+	else if (!n->gpu && idx < n->n_ep)
+		p = n->ep[idx].pos;
 	*x = p % n->cols;
 	*y = p / n->cols;
 }

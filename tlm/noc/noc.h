@@ -1,12 +1,45 @@
 /*
- * tlm/noc/noc.h - the network-on-chip between the SMs' L1s and the L2 banks (AT face).
+ * tlm/noc/noc.h - the network: N endpoints, V virtual networks, one-way messages (the generic
+ * face, noc_net_create), and the GPU's request/response NoC built on it (noc_create).
  *
- * Two separate networks of the same shape: the request network carries SM i -> L2 bank j
+ * GENERIC FACE. noc_net_create builds a network of n_ep endpoints and n_vnets (<= NOC_VNET_MAX)
+ * virtual networks. Every vnet has its own buffers and credits at every port (a vnet is a
+ * virtual channel class of its own), so a vnet that is full never blocks another: a directory
+ * protocol puts requests, forwards/probes, responses and unblocks on different vnets and cannot
+ * deadlock in the network. How vnets use the wires (noc.vnet_links): `separate`, each vnet has
+ * its own links (V networks side by side, today's GPU request and response networks); `shared`,
+ * the vnets' output ports at one place share one physical link of one flit per cycle, which
+ * picks round-robin among the vnets that have a packet ready and the credits for it (a vnet
+ * whose winner lacks credits does not hold the link). Endpoint e:
+ *   noc_inject_port(n, e)   target socket; e's initiator binds to it and sends a struct mem_msg
+ *                           with BEGIN_REQ: m->dst (endpoint id), m->vnet, class m->type,
+ *                           payload m->req_bytes. TLM_UPDATED/END_REQ when that vnet's injection
+ *                           buffer takes it, else TLM_ACCEPTED and END_REQ later on
+ *                           nb_transport_bw (backpressure per vnet: other vnets' offers are
+ *                           taken meanwhile). No response is owed: it is one-way.
+ *   noc_deliver_port(n, e)  initiator socket; bind it to e's target socket. When a message's tail
+ *                           has arrived the network sends BEGIN_REQ; e returns TLM_UPDATED/END_REQ
+ *                           (or TLM_COMPLETED): taken; or TLM_ACCEPTED and END_REQ later on
+ *                           nb_transport_bw: until then the message waits in that vnet's ejection
+ *                           buffer and backpressures that vnet only. At most one BEGIN_REQ per
+ *                           vnet is open at a time at an endpoint (up to V at once: a deviation
+ *                           from the base protocol's one per socket, needed so vnets stay
+ *                           independent); m->vnet tells which. The network neither acquires nor
+ *                           releases messages and never reads one after handing it over.
+ *   b_transport on the injection socket forwards to the destination's b_transport with the
+ *   unloaded latency plus the ejection meter's wait added (the LT face); transport_dbg forwards.
+ * Topologies: crossbar and mesh (below), and link: a crossbar of exactly 2 endpoints whose
+ * flit_bytes is the bytes per cycle, link_latency the wire latency and header_bytes the packet
+ * header (e.g. a CPU-GPU link like PCIe; noc_link_params has such defaults). Mesh positions are
+ * given by the caller (pos[e], distinct, row-major p = y * cols + x) or are e.
+ *
+ * GPU FACE. Two vnets of the same shape: the request network carries SM i -> L2 bank j
  * (mem_msg.src -> mem_msg.dst, NoC header + req_bytes, class mem_msg.type), the response network
  * bank j -> SM i (header + resp_bytes, class mem_msg.resp_type). Keeping them apart means a
  * response can never wait behind a request (no protocol deadlock).
  *
- * Topologies (tlm/noc/README.md has the details and a picture):
+ * Endpoints: SM i is endpoint i, bank j endpoint n_req + j. Topologies (tlm/noc/README.md has
+ * the details and a picture):
  *   crossbar  one router; every source endpoint feeds one of its input ports and every
  *             destination endpoint hangs off one of its output ports. Contention at output ports
  *             (one flit per cycle each) and at input ports (one flit per cycle each, FIFO).
@@ -88,10 +121,14 @@
 #include "util/params.h"
 #include "util/stats.h"
 
-enum noc_topology { NOC_CROSSBAR = 0, NOC_MESH };
+enum noc_topology { NOC_CROSSBAR = 0, NOC_MESH, NOC_LINK };
+enum noc_vnet_links { NOC_LINKS_SEPARATE = 0, NOC_LINKS_SHARED };
+
+#define NOC_VNET_MAX 4 /* virtual networks: request, forward/probe, response, unblock */
 
 struct noc_cfg {
 	unsigned topology;	 /* enum noc_topology */
+	unsigned vnet_links;	 /* enum noc_vnet_links */
 	uint64_t clock_mhz;	 /* NoC clock */
 	uint64_t flit_bytes;	 /* link width: bytes per flit, one flit per link per cycle */
 	uint64_t header_bytes;	 /* NoC header added to every packet */
@@ -101,7 +138,8 @@ struct noc_cfg {
 	uint64_t mesh_cols;	 /* mesh columns, 0: ceil(sqrt(n_req + n_mem)) */
 };
 
-extern const struct cs_param_table noc_params; /* section "noc" */
+extern const struct cs_param_table noc_params;	    /* section "noc" */
+extern const struct cs_param_table noc_link_params; /* section "link": a CPU-GPU link */
 
 /* Checks what the table's ranges cannot: buffer_flits must hold the largest packet (header +
  * MEM_LINE_MAX bytes). 0 or -CS_ECONFIG with a message naming the keys. */
@@ -120,6 +158,35 @@ int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, 
 	       const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
 	       struct noc **out, struct cs_err *err);
 void noc_destroy(struct noc *n);
+
+/*
+ * The generic network: n_ep endpoints (1..65535; the link topology: exactly 2), n_vnets vnets
+ * (1..NOC_VNET_MAX). pos: mesh position of each endpoint (distinct; NULL: endpoint e at e);
+ * ignored by the crossbar and the link. vnet_names name the vnets' stat groups (NULL: "v0"...).
+ * type_names, n_types and stats as for noc_create. Stats as the GPU face's with the vnet names
+ * for req/resp and ep<e> for sm<i>/bank<j>. 0, -CS_ECONFIG, -CS_EINVAL or -CS_ENOMEM.
+ */
+int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_ep, unsigned n_vnets,
+		   const unsigned *pos, const char *const *vnet_names,
+		   const char *const *type_names, unsigned n_types, struct cs_stat_group *stats,
+		   struct noc **out, struct cs_err *err);
+/* The GPU face's mesh placement for n_req SMs (endpoints 0..n_req-1) and n_mem banks (the next
+ * n_mem): pos[0..n_req+n_mem) gets each one's position (bank j at floor((2j + 1) N / (2 n_mem)),
+ * the SMs in the other positions in order); for callers that place endpoints as the GPU does. */
+void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos);
+/* Endpoint e's injection target socket / delivery initiator socket (generic face). NULL if out
+ * of range or the network is a GPU face. */
+struct tlm_target_socket *noc_inject_port(struct noc *n, unsigned e);
+struct tlm_initiator_socket *noc_deliver_port(struct noc *n, unsigned e);
+/* Endpoints and vnets. */
+unsigned noc_endpoints(const struct noc *n);
+unsigned noc_vnets(const struct noc *n);
+/* Router-to-router links between endpoints a and b (0 on crossbar and link). */
+unsigned noc_ep_hops(const struct noc *n, unsigned a, unsigned b);
+/* Unloaded latency from endpoint a to b with this payload, in NoC cycles:
+ * (hops + 1) * (router_latency + link_latency) + flits - 1. */
+uint64_t noc_ep_unloaded_cycles(const struct noc *n, unsigned a, unsigned b,
+				unsigned payload_bytes);
 
 /* SM sm's L1 initiator binds here. NULL if out of range. */
 struct tlm_target_socket *noc_req_port(struct noc *n, unsigned sm);

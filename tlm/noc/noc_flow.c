@@ -1,16 +1,18 @@
 /*
- * tlm/noc/noc_flow.c - packets through the NoC: injection, router arbitration, credits,
- * ejection, and the TLM faces (see noc.h for the model and the handshake).
+ * tlm/noc/noc_flow.c - packets through the network: injection, router arbitration, credits,
+ * ejection, and the generic face's one-way TLM handshake (see noc.h for the model; the GPU's
+ * request/response face is noc_gpu.c).
  *
- * Event-driven: nothing ticks. Per output port one arbitration event is pending at most, at the
- * earliest cycle something may leave through it; credit returns, injection-buffer frees and
+ * Event-driven: nothing ticks. Per physical link one arbitration event is pending at most, at
+ * the earliest cycle something may leave through it; credit returns, injection-buffer frees and
  * deliveries are one-shot callbacks at the cycle they happen. All run at the default priority
  * (the kernel orders same-time items by insertion, deterministically), and their order within a
  * cycle does not change any outcome: a packet's readiness depends on the cycle only (it is
  * registered with its output port at least one cycle ahead: router and link latencies are >= 1),
  * arbitrations of different ports touch different state, and a credit return that comes after
  * its port's arbitration in the same cycle re-runs that arbitration in a delta cycle of the same
- * cycle, which picks the same winner (nothing was granted in between).
+ * cycle, which picks the same winner (nothing was granted in between). A shared link arbitrates
+ * its vnets in one event, so which vnet goes first does not depend on callback order either.
  */
 #include <stdlib.h>
 
@@ -106,17 +108,24 @@ void noc_count(struct noc_net *net, unsigned cls, uint32_t flits, uint32_t paylo
 
 static void ev_try(struct sim_kernel *k, void *obj, void *arg);
 
-/* Make sure an arbitration of o happens at cycle c at the latest. */
-static void out_schedule(struct noc_out *o, uint64_t c)
+/* Make sure an arbitration of link ph happens at cycle c at the latest. */
+static void phys_schedule(struct noc *n, struct noc_phys *ph, uint64_t c)
 {
-	struct noc *n = o->net->n;
-
-	if (o->sched <= c)
+	if (ph->sched <= c)
 		return;
-	if (o->sched != NOC_NEVER)
-		sim_cancel(n->k, o->h);
-	o->sched = c;
-	o->h = sim_schedule_at(n->k, noc_edge(n, c), SIM_PRIO_DEFAULT, ev_try, o, NULL);
+	if (ph->sched != NOC_NEVER)
+		sim_cancel(n->k, ph->h);
+	ph->sched = c;
+	ph->h = sim_schedule_at(n->k, noc_edge(n, c), SIM_PRIO_DEFAULT, ev_try, ph, NULL);
+}
+
+/* Some vnet of ph has a packet waiting and is not held by a credit wait. */
+static bool phys_active(const struct noc_phys *ph)
+{
+	for (unsigned v = 0; v < ph->n_out; v++)
+		if (ph->out[v]->n_wait && !ph->out[v]->credit_wait)
+			return true;
+	return false;
 }
 
 static void ej_schedule(struct noc_in *eq, uint64_t c);
@@ -138,7 +147,7 @@ static void head_arrive(struct noc_in *in, uint64_t now_c)
 	o->wait[in->local] = pk;
 	o->n_wait++;
 	if (!o->credit_wait)
-		out_schedule(o, max64(pk->ready, o->free_at));
+		phys_schedule(n, o->phys, max64(pk->ready, o->phys->free_at));
 }
 
 static void ev_credit(struct sim_kernel *k, void *obj, void *arg)
@@ -149,20 +158,21 @@ static void ev_credit(struct sim_kernel *k, void *obj, void *arg)
 	o->credits += (uint32_t)(uintptr_t)arg;
 	if (o->credit_wait) {
 		o->credit_wait = false;
-		out_schedule(o, now_cycle(o->net->n));
+		phys_schedule(o->net->n, o->phys, now_cycle(o->net->n));
 	}
 }
 
-static void inj_admit(struct noc_ep *ep);
+static void inj_admit(struct noc_ep *ep, unsigned v);
 
 static void ev_inj_free(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct noc_in *in = obj;
+	unsigned v = in->net->id;
 
 	(void)k;
 	in->used -= (uint32_t)(uintptr_t)arg;
-	if (in->ep->pend_head)
-		inj_admit(in->ep);
+	if (in->ep->pend_head[v])
+		inj_admit(in->ep, v);
 }
 
 /* Packet pk (head of input idx of o's router) leaves through o at cycle c. */
@@ -185,7 +195,7 @@ static void grant(struct noc_out *o, unsigned idx, uint64_t c)
 	else
 		sim_schedule_at(n->k, noc_edge(n, tail_leaves), SIM_PRIO_DEFAULT, ev_inj_free, in,
 				(void *)(uintptr_t)f);
-	o->free_at = c + f;
+	o->phys->free_at = c + f;
 	o->credits -= f;
 	*o->flits += f;
 	if (in->head)
@@ -196,49 +206,77 @@ static void grant(struct noc_out *o, unsigned idx, uint64_t c)
 		head_arrive(dn, c);
 }
 
-static void ev_try(struct sim_kernel *k, void *obj, void *arg)
+/* One output port's round-robin choice at cycle c: the input index of the first ready head
+ * packet after the last winner (*win set), or the earliest cycle one becomes ready. */
+static uint64_t out_pick(struct noc_out *o, uint64_t c, unsigned *widx, struct noc_pkt **win)
 {
-	struct noc_out *o = obj;
-	uint64_t c = o->sched, next = NOC_NEVER;
-	unsigned n_in = o->r->n_in, idx = 0;
-	struct noc_pkt *win = NULL;
+	unsigned n_in = o->r->n_in;
+	uint64_t next = NOC_NEVER;
 
-	(void)k;
-	(void)arg;
-	o->sched = NOC_NEVER;
-	if (!o->n_wait)
-		return;
-	if (o->free_at > c) {
-		out_schedule(o, o->free_at);
-		return;
-	}
+	*win = NULL;
 	for (unsigned i = 1; i <= n_in; i++) {
+		unsigned idx = o->rr + i;
 		struct noc_pkt *pk;
 
-		idx = o->rr + i;
 		if (idx >= n_in)
 			idx -= n_in;
 		pk = o->wait[idx];
 		if (!pk)
 			continue;
 		if (pk->ready <= c) {
-			win = pk;
-			break;
+			*win = pk;
+			*widx = idx;
+			return c;
 		}
 		if (pk->ready < next)
 			next = pk->ready;
 	}
-	if (!win) {
-		out_schedule(o, next);
+	return next;
+}
+
+/* Arbitration of a physical link: its vnets round-robin after the last winner, each vnet's
+ * output port round-robin among its inputs. A vnet whose winner lacks credits holds its own
+ * port (no bypass within the vnet) but not the link. */
+static void ev_try(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct noc_phys *ph = obj;
+	struct noc *n = ph->out[0]->net->n;
+	uint64_t c = ph->sched, next = NOC_NEVER;
+
+	(void)k;
+	(void)arg;
+	ph->sched = NOC_NEVER;
+	if (!phys_active(ph))
+		return;
+	if (ph->free_at > c) {
+		phys_schedule(n, ph, ph->free_at);
 		return;
 	}
-	if (o->credits < win->flits) {
-		o->credit_wait = true; /* the next credit return arbitrates again */
+	for (unsigned i = 1; i <= ph->n_out; i++) {
+		unsigned vi = (ph->rr + i) % ph->n_out, idx = 0;
+		struct noc_out *o = ph->out[vi];
+		struct noc_pkt *win;
+		uint64_t t;
+
+		if (!o->n_wait || o->credit_wait)
+			continue;
+		t = out_pick(o, c, &idx, &win);
+		if (!win) {
+			if (t < next)
+				next = t;
+			continue;
+		}
+		if (o->credits < win->flits) {
+			o->credit_wait = true; /* the next credit return arbitrates again */
+			continue;
+		}
+		grant(o, idx, c);
+		ph->rr = vi;
+		if (phys_active(ph))
+			phys_schedule(n, ph, ph->free_at);
 		return;
 	}
-	grant(o, idx, c);
-	if (o->n_wait)
-		out_schedule(o, o->free_at);
+	phys_schedule(n, ph, next);
 }
 
 /* ---- injection ------------------------------------------------------------------------------- */
@@ -261,62 +299,65 @@ static void inj_take(struct noc_net *net, struct noc_in *in, struct noc_pkt *pk,
 		head_arrive(in, c);
 }
 
-/* Takes pending offers of ep while they fit, sending the END they are owed. */
-static void inj_admit(struct noc_ep *ep)
+/* The END an offer that waited was owed (the peer may offer again from inside the call: our
+ * state is consistent). */
+static void send_end(struct noc_ep *ep, unsigned v, struct tlm_payload *p)
+{
+	enum tlm_phase ph = TLM_END_REQ;
+	sim_time_t d = 0;
+
+	if (ep->n->gpu) {
+		noc_gpu_end(ep, v, p);
+		return;
+	}
+	tlm_nb_transport_bw(&ep->ts, p, &ph, &d);
+}
+
+/* Takes pending offers of ep on vnet v while they fit, sending the END they are owed. */
+static void inj_admit(struct noc_ep *ep, unsigned v)
 {
 	struct noc *n = ep->n;
-	struct noc_net *net = &n->net[ep->mem ? NOC_RESP : NOC_REQ];
-	struct noc_in *in = net->inj[ep->idx];
+	struct noc_net *net = &n->net[v];
+	struct noc_in *in = net->inj[ep->id];
 	struct noc_pkt *pk;
 
-	while ((pk = ep->pend_head) && inj_room(n, in, pk)) {
+	while ((pk = ep->pend_head[v]) && inj_room(n, in, pk)) {
 		struct tlm_payload *p = pk->p;
 		bool owed = pk->need_end;
-		enum tlm_phase ph;
-		sim_time_t d = 0;
 
-		ep->pend_head = pk->next;
-		if (!ep->pend_head)
-			ep->pend_tail = NULL;
+		ep->pend_head[v] = pk->next;
+		if (!ep->pend_head[v])
+			ep->pend_tail[v] = NULL;
 		inj_take(net, in, pk, now_cycle(n));
-		if (!owed)
-			continue;
-		/* The peer may offer again from inside this call: our state is consistent. */
-		if (ep->mem) {
-			ph = TLM_END_RESP;
-			tlm_nb_transport_fw(&ep->is, p, &ph, &d);
-		} else {
-			ph = TLM_END_REQ;
-			tlm_nb_transport_bw(&ep->ts, p, &ph, &d);
-		}
+		if (owed)
+			send_end(ep, v, p);
 	}
 }
 
-/* An offer from ep: taken now (true) or queued until there is room (false). */
-static bool inj_offer(struct noc_ep *ep, struct noc_pkt *pk, bool owed)
+bool noc_inj_offer(struct noc_ep *ep, unsigned v, struct noc_pkt *pk, bool owed)
 {
 	struct noc *n = ep->n;
-	struct noc_net *net = &n->net[ep->mem ? NOC_RESP : NOC_REQ];
-	struct noc_in *in = net->inj[ep->idx];
+	struct noc_net *net = &n->net[v];
+	struct noc_in *in = net->inj[ep->id];
 
 	pk->offer = sim_now(n->k);
-	if (!ep->pend_head && inj_room(n, in, pk)) {
+	if (!ep->pend_head[v] && inj_room(n, in, pk)) {
 		inj_take(net, in, pk, now_cycle(n));
 		return true;
 	}
 	++*net->stalls;
 	pk->need_end = owed;
 	pk->next = NULL;
-	if (ep->pend_tail)
-		ep->pend_tail->next = pk;
+	if (ep->pend_tail[v])
+		ep->pend_tail[v]->next = pk;
 	else
-		ep->pend_head = pk;
-	ep->pend_tail = pk;
+		ep->pend_head[v] = pk;
+	ep->pend_tail[v] = pk;
 	return false;
 }
 
 /* A message class the protocol defined (else the run fails). Both faces. */
-static bool noc_class_ok(struct noc *n, unsigned cls)
+bool noc_class_ok(struct noc *n, unsigned cls)
 {
 	if (cls < n->n_types)
 		return true;
@@ -325,20 +366,18 @@ static bool noc_class_ok(struct noc *n, unsigned cls)
 	return false;
 }
 
-/* Unloaded latency in NoC cycles of a message on network id from src to dst. Both faces. */
-static uint64_t noc_zero_cycles(const struct noc *n, unsigned id, unsigned src, unsigned dst,
-				unsigned payload)
+/* Unloaded latency in NoC cycles of a message from endpoint src to dst. Both faces. */
+uint64_t noc_zero_cycles(const struct noc *n, unsigned src, unsigned dst, unsigned payload)
 {
-	return id == NOC_REQ ? noc_unloaded_cycles(n, src, dst, payload, false)
-			     : noc_unloaded_cycles(n, dst, src, payload, true);
+	return noc_ep_unloaded_cycles(n, src, dst, payload);
 }
 
-/* A packet for p on network id from source endpoint src to destination dst. */
-static struct noc_pkt *pkt_make(struct noc *n, struct tlm_payload *p, unsigned id, unsigned src,
-				unsigned dst, unsigned cls, unsigned payload)
+struct noc_pkt *noc_pkt_make(struct noc *n, struct tlm_payload *p, unsigned v, unsigned src,
+			     unsigned dst, unsigned cls, unsigned payload)
 {
 	struct noc_pkt *pk;
 
+	(void)v;
 	if (!noc_class_ok(n, cls))
 		return NULL;
 	if (noc_flits_of(n, payload) > n->buf) {
@@ -356,8 +395,8 @@ static struct noc_pkt *pkt_make(struct noc *n, struct tlm_payload *p, unsigned i
 	pk->cls = (uint8_t)cls;
 	pk->payload = payload;
 	pk->flits = noc_flits_of(n, payload);
-	pk->zero = noc_zero_cycles(n, id, src, dst, payload);
-	lt_res_note(&n->net[id].dst[dst]->lt, sim_now(n->k), pk->flits);
+	pk->zero = noc_zero_cycles(n, src, dst, payload);
+	lt_res_note(&n->ep[dst].lt, sim_now(n->k), pk->flits);
 	return pk;
 }
 
@@ -377,8 +416,7 @@ static void ej_schedule(struct noc_in *eq, uint64_t c)
 	eq->dh = sim_schedule_at(n->k, noc_edge(n, c), SIM_PRIO_DEFAULT, ev_deliver, eq, NULL);
 }
 
-/* The destination took the head packet of eq (END_REQ, BEGIN_RESP, COMPLETED, END_RESP). */
-static void ej_accept(struct noc_in *eq, struct tlm_payload *p)
+void noc_ej_accept(struct noc_in *eq, struct tlm_payload *p)
 {
 	struct noc *n = eq->net->n;
 	struct noc_pkt *pk;
@@ -400,59 +438,20 @@ static void ej_accept(struct noc_in *eq, struct tlm_payload *p)
 		head_arrive(eq, c);
 }
 
-static bool resp_offer(struct noc_ep *bank, struct tlm_payload *p, bool owed);
-
-static void deliver_req(struct noc_in *eq, struct tlm_payload *p)
+/* Generic face: BEGIN_REQ to the destination's target socket. */
+static void deliver_oneway(struct noc_in *eq, struct tlm_payload *p)
 {
 	struct noc *n = eq->net->n;
-	struct noc_ep *bank = eq->ep;
+	struct noc_ep *ep = eq->ep;
 	enum tlm_phase ph = TLM_BEGIN_REQ;
 	sim_time_t d = 0;
-	enum tlm_sync_enum r = tlm_nb_transport_fw(&bank->is, p, &ph, &d);
+	enum tlm_sync_enum r = tlm_nb_transport_fw(&ep->is, p, &ph, &d);
 
-	switch (r) {
-	case TLM_ACCEPTED:
-		return; /* END_REQ or BEGIN_RESP on nb_transport_bw */
-	case TLM_UPDATED:
-		if (ph == TLM_END_REQ) {
-			ej_accept(eq, p);
-			return;
-		}
-		if (ph == TLM_BEGIN_RESP) {
-			/* answered at once: END_RESP now if the response network takes it,
-			 * else when it does */
-			ej_accept(eq, p);
-			if (resp_offer(bank, p, true)) {
-				ph = TLM_END_RESP;
-				d = 0;
-				tlm_nb_transport_fw(&bank->is, p, &ph, &d);
-			}
-			return;
-		}
-		sim_fail(n->k, -CS_EPROTO, "%s: BEGIN_REQ answered with %s", bank->name,
-			 tlm_phase_name(ph));
-		return;
-	case TLM_COMPLETED:
-		/* answered on the return path: carry the response back, no END_RESP owed */
-		ej_accept(eq, p);
-		resp_offer(bank, p, false);
-		return;
-	}
-}
-
-static void deliver_resp(struct noc_in *eq, struct tlm_payload *p)
-{
-	struct noc *n = eq->net->n;
-	struct noc_ep *sm = eq->ep;
-	enum tlm_phase ph = TLM_BEGIN_RESP;
-	sim_time_t d = 0;
-	enum tlm_sync_enum r = tlm_nb_transport_bw(&sm->ts, p, &ph, &d);
-
-	/* The SM may have released p in that call: compare it, never read it. */
-	if (r == TLM_COMPLETED || (r == TLM_UPDATED && ph == TLM_END_RESP))
-		ej_accept(eq, p);
+	/* The endpoint may have released p in that call: compare it, never read it. */
+	if (r == TLM_COMPLETED || (r == TLM_UPDATED && ph == TLM_END_REQ))
+		noc_ej_accept(eq, p);
 	else if (r != TLM_ACCEPTED)
-		sim_fail(n->k, -CS_EPROTO, "%s: BEGIN_RESP answered with %s", sm->name,
+		sim_fail(n->k, -CS_EPROTO, "%s: BEGIN_REQ answered with %s", ep->name,
 			 tlm_phase_name(ph));
 }
 
@@ -481,77 +480,25 @@ static void ev_deliver(struct sim_kernel *k, void *obj, void *arg)
 	cs_stat_avg_sample(net->queueing, q);
 	cs_stat_avg_sample(n->tot_latency, lat);
 	eq->busy = true;
-	if (net->id == NOC_REQ)
-		deliver_req(eq, pk->p);
+	if (n->gpu)
+		noc_gpu_deliver(eq, pk->p);
 	else
-		deliver_resp(eq, pk->p);
+		deliver_oneway(eq, pk->p);
 }
 
-/* ---- the response network's entry ------------------------------------------------------------ */
+/* ---- the LT face ----------------------------------------------------------------------------- */
 
-/* Bank answered p: the response goes to SM msg->src. */
-static bool resp_offer(struct noc_ep *bank, struct tlm_payload *p, bool owed)
+/* The LT face of one message on vnet v from endpoint src to dst: its counts, as the detailed
+ * face makes them (per class, per link along its route), and its delay from time t: the
+ * unloaded latency from the next NoC edge, plus the wait the destination's ejection port meter
+ * predicts. Returns the time its tail is delivered. */
+sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, unsigned cls,
+		      unsigned payload, sim_time_t t)
 {
-	struct noc *n = bank->n;
-	struct mem_msg *m = mem_msg_of(p);
-	struct noc_pkt *pk;
-
-	if (m->src >= n->n_req) {
-		sim_fail(n->k, -CS_EPROTO, "%s: response for SM %u, the NoC has %u", bank->name,
-			 m->src, n->n_req);
-		return true;
-	}
-	pk = pkt_make(n, p, NOC_RESP, bank->idx, m->src, m->resp_type, m->resp_bytes);
-	if (!pk)
-		return true;
-	return inj_offer(bank, pk, owed);
-}
-
-/* ---- TLM: SM side (target sockets) ----------------------------------------------------------- */
-
-static enum tlm_sync_enum sm_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
-				   sim_time_t *delay)
-{
-	struct noc_ep *sm = obj;
-	struct noc *n = sm->n;
-	struct mem_msg *m = mem_msg_of(p);
-	struct noc_pkt *pk;
-
-	(void)delay;
-	if (*ph == TLM_END_RESP) {
-		ej_accept(&n->net[NOC_RESP].ej[sm->idx], p);
-		return TLM_COMPLETED;
-	}
-	if (*ph != TLM_BEGIN_REQ) {
-		sim_fail(n->k, -CS_EPROTO, "%s: unexpected %s", sm->name, tlm_phase_name(*ph));
-		return TLM_COMPLETED;
-	}
-	if (m->dst >= n->n_mem) {
-		sim_fail(n->k, -CS_EPROTO, "%s: request for L2 bank %u, the NoC has %u", sm->name,
-			 m->dst, n->n_mem);
-		return TLM_COMPLETED;
-	}
-	pk = pkt_make(n, p, NOC_REQ, sm->idx, m->dst, m->type, m->req_bytes);
-	if (!pk)
-		return TLM_COMPLETED;
-	if (inj_offer(sm, pk, true)) {
-		*ph = TLM_END_REQ;
-		return TLM_UPDATED;
-	}
-	return TLM_ACCEPTED;
-}
-
-/* The LT face of one message on network id from endpoint src to dst: its counts, as the
- * detailed face makes them (per class, per link along its route), and its delay from time t:
- * the unloaded latency from the next NoC edge, plus the wait the destination's ejection port
- * meter predicts. Returns the time its tail is delivered. */
-static sim_time_t noc_lt_hop(struct noc *n, unsigned id, unsigned src, unsigned dst, unsigned cls,
-			     unsigned payload, sim_time_t t)
-{
-	struct noc_net *net = &n->net[id];
+	struct noc_net *net = &n->net[v];
 	uint32_t f = noc_flits_of(n, payload);
 	struct noc_in *in = net->inj[src];
-	struct noc_ep *ep = net->dst[dst];
+	struct noc_ep *ep = &n->ep[dst];
 	uint64_t c, zero;
 	double wait;
 
@@ -567,84 +514,118 @@ static sim_time_t noc_lt_hop(struct noc *n, unsigned id, unsigned src, unsigned 
 	}
 	lt_res_note(&ep->lt, t, f);
 	wait = lt_res_wait(&ep->lt, n->ltp, LT_RES_NOC);
-	zero = noc_zero_cycles(n, id, src, dst, payload);
+	zero = noc_zero_cycles(n, src, dst, payload);
 	c = noc_cycle_ceil(n, t) + zero + (uint64_t)(wait + 0.5);
 	return noc_edge(n, c);
-}
-
-static void sm_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
-{
-	struct noc_ep *sm = obj;
-	struct noc *n = sm->n;
-	struct mem_msg *m = mem_msg_of(p);
-	unsigned bank = m->dst;
-	sim_time_t now = sim_now(n->k), t;
-
-	if (bank >= n->n_mem) {
-		sim_fail(n->k, -CS_EPROTO, "%s: request for L2 bank %u, the NoC has %u", sm->name,
-			 bank, n->n_mem);
-		p->status = TLM_ADDRESS_ERROR_RESPONSE;
-		return;
-	}
-	t = noc_lt_hop(n, NOC_REQ, sm->idx, bank, m->type, m->req_bytes, now + *delay);
-	*delay = t - now;
-	tlm_b_transport(&n->mem[bank].is, p, delay);
-	t = noc_lt_hop(n, NOC_RESP, bank, sm->idx, m->resp_type, m->resp_bytes, now + *delay);
-	*delay = t - now;
 }
 
 void noc_set_lt(struct noc *n, const struct lt_params *p)
 {
 	n->ltp = p ? p : &n->lt_default;
-	for (unsigned i = 0; i < n->n_req; i++)
-		lt_res_init(&n->sm[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
-	for (unsigned i = 0; i < n->n_mem; i++)
-		lt_res_init(&n->mem[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
+	for (unsigned i = 0; i < n->n_ep; i++)
+		lt_res_init(&n->ep[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
 }
 
-static unsigned sm_transport_dbg(void *obj, struct tlm_payload *p)
-{
-	struct noc_ep *sm = obj;
-	unsigned bank = mem_msg_of(p)->dst;
+/* ---- the generic face: one-way messages ------------------------------------------------------ */
 
-	if (bank >= sm->n->n_mem)
-		return 0;
-	return tlm_transport_dbg(&sm->n->mem[bank].is, p);
+/* A one-way message m from ep: its destination and vnet exist and may be used. */
+static bool oneway_ok(struct noc_ep *ep, const struct mem_msg *m)
+{
+	struct noc *n = ep->n;
+
+	if (m->vnet >= n->n_vnets || m->dst >= n->n_ep || !((ep->send >> m->vnet) & 1) ||
+	    !((n->ep[m->dst].recv >> m->vnet) & 1)) {
+		sim_fail(n->k, -CS_EPROTO,
+			 "%s: message to endpoint %u on vnet %u (the network has %u endpoints, "
+			 "%u vnets)",
+			 ep->name, m->dst, m->vnet, n->n_ep, n->n_vnets);
+		return false;
+	}
+	return true;
 }
 
-const struct tlm_fw_ops noc_sm_fw_ops = {
-    .b_transport = sm_b_transport,
-    .nb_transport_fw = sm_nb_fw,
-    .transport_dbg = sm_transport_dbg,
-};
-
-/* ---- TLM: bank side (initiator sockets) ------------------------------------------------------ */
-
-static enum tlm_sync_enum mem_nb_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
-				    sim_time_t *delay)
+static enum tlm_sync_enum ep_nb_fw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				   sim_time_t *delay)
 {
-	struct noc_ep *bank = obj;
-	struct noc *n = bank->n;
-	struct noc_in *eq = &n->net[NOC_REQ].ej[bank->idx];
+	struct noc_ep *ep = obj;
+	struct noc *n = ep->n;
+	struct mem_msg *m = mem_msg_of(p);
+	struct noc_pkt *pk;
 
 	(void)delay;
-	if (*ph == TLM_END_REQ) {
-		ej_accept(eq, p);
-		return TLM_ACCEPTED;
-	}
-	if (*ph != TLM_BEGIN_RESP) {
-		sim_fail(n->k, -CS_EPROTO, "%s: unexpected %s", bank->name, tlm_phase_name(*ph));
+	if (*ph != TLM_BEGIN_REQ) {
+		sim_fail(n->k, -CS_EPROTO, "%s: unexpected %s", ep->name, tlm_phase_name(*ph));
 		return TLM_COMPLETED;
 	}
-	if (eq->busy && eq->head->p == p) /* BEGIN_RESP implies END_REQ */
-		ej_accept(eq, p);
-	if (resp_offer(bank, p, true)) {
-		*ph = TLM_END_RESP;
+	if (!oneway_ok(ep, m))
+		return TLM_COMPLETED;
+	pk = noc_pkt_make(n, p, m->vnet, ep->id, m->dst, m->type, m->req_bytes);
+	if (!pk)
+		return TLM_COMPLETED;
+	if (noc_inj_offer(ep, m->vnet, pk, true)) {
+		*ph = TLM_END_REQ;
 		return TLM_UPDATED;
 	}
 	return TLM_ACCEPTED;
 }
 
-const struct tlm_bw_ops noc_mem_bw_ops = {
-    .nb_transport_bw = mem_nb_bw,
+static void ep_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
+{
+	struct noc_ep *ep = obj;
+	struct noc *n = ep->n;
+	struct mem_msg *m = mem_msg_of(p);
+	sim_time_t now = sim_now(n->k);
+
+	if (!oneway_ok(ep, m)) {
+		p->status = TLM_ADDRESS_ERROR_RESPONSE;
+		return;
+	}
+	*delay = noc_lt_hop(n, m->vnet, ep->id, m->dst, m->type, m->req_bytes, now + *delay) - now;
+	tlm_b_transport(&n->ep[m->dst].is, p, delay);
+}
+
+static unsigned ep_transport_dbg(void *obj, struct tlm_payload *p)
+{
+	struct noc_ep *ep = obj;
+	unsigned dst = mem_msg_of(p)->dst;
+
+	if (dst >= ep->n->n_ep)
+		return 0;
+	return tlm_transport_dbg(&ep->n->ep[dst].is, p);
+}
+
+const struct tlm_fw_ops noc_ep_fw_ops = {
+    .b_transport = ep_b_transport,
+    .nb_transport_fw = ep_nb_fw,
+    .transport_dbg = ep_transport_dbg,
+};
+
+/* END_REQ from the destination for a message it took with TLM_ACCEPTED: whichever vnet's
+ * ejection buffer has it open. */
+static enum tlm_sync_enum ep_nb_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
+				   sim_time_t *delay)
+{
+	struct noc_ep *ep = obj;
+	struct noc *n = ep->n;
+
+	(void)delay;
+	if (*ph != TLM_END_REQ) {
+		sim_fail(n->k, -CS_EPROTO, "%s: unexpected %s", ep->name, tlm_phase_name(*ph));
+		return TLM_COMPLETED;
+	}
+	for (unsigned v = 0; v < n->n_vnets; v++) {
+		struct noc_in *eq = &n->net[v].ej[ep->id];
+
+		if (eq->busy && eq->head->p == p) {
+			noc_ej_accept(eq, p);
+			return TLM_ACCEPTED;
+		}
+	}
+	sim_fail(n->k, -CS_EPROTO, "%s: END_REQ for a message the network did not deliver",
+		 ep->name);
+	return TLM_COMPLETED;
+}
+
+const struct tlm_bw_ops noc_ep_bw_ops = {
+    .nb_transport_bw = ep_nb_bw,
 };
