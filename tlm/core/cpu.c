@@ -226,9 +226,16 @@ static void wait_end(struct cpu_core *c)
 	c->wait = WAIT_NONE;
 }
 
+/* The value bits of a `bytes`-wide word. */
 static uint64_t width_mask(unsigned bytes)
 {
 	return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+}
+
+/* A byte mask of `bytes` bytes from bit 0 (one bit per byte of the line). */
+static uint64_t byte_bits(unsigned bytes)
+{
+	return (1ull << bytes) - 1;
 }
 
 /* Forwarding for a load of `bytes` at addr: 1 = value in *v, 0 = no buffered store overlaps,
@@ -293,7 +300,7 @@ static bool step_load(struct cpu_core *c, sim_time_t now)
 	r.kind = CPU_MEM_LD;
 	r.id = op->next;
 	r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
-	r.byte_mask = width_mask(op->bytes) << (addr - r.line_addr);
+	r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
 	if (!c->mops->access(c->mem, &r)) {
 		c->load_refused = true;
 		(*c->st.refused)++;
@@ -403,7 +410,7 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 
 			r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
 			r.offset = (uint16_t)(addr - r.line_addr);
-			r.byte_mask = width_mask(op->bytes) << r.offset;
+			r.byte_mask = byte_bits(op->bytes) << r.offset;
 			if (!c->mops->access(c->mem, &r)) {
 				c->load_refused = true;
 				(*c->st.refused)++;
@@ -456,7 +463,7 @@ static void sb_pump(struct cpu_core *c)
 	r.id = ID_ST;
 	r.line_addr = e->addr & ~(uint64_t)(c->line_bytes - 1);
 	off = (unsigned)(e->addr - r.line_addr);
-	r.byte_mask = width_mask(e->bytes) << off;
+	r.byte_mask = byte_bits(e->bytes) << off;
 	for (unsigned i = 0; i < e->bytes; i++)
 		c->st_data[off + i] = (uint8_t)(e->val >> (8 * i));
 	r.data = c->st_data;

@@ -46,7 +46,7 @@ struct cpu_mem {
 	struct slot *slots, *free;
 	unsigned inflight;
 	bool refused; /* a retry() is owed */
-	uint64_t *loads, *stores, *atomics, *refusals;
+	uint64_t *loads, *stores, *atomics, *refusals, *peak;
 };
 
 static void answer(struct sim_kernel *k, void *obj, void *arg)
@@ -87,6 +87,8 @@ static bool ip_access(struct cpu_mem *m, const struct cpu_mem_req *r)
 	}
 	m->free = s->next_free;
 	m->inflight++;
+	if (m->inflight > *m->peak)
+		*m->peak = m->inflight;
 	s->id = r->id;
 	s->load = r->kind == CPU_MEM_LD;
 	s->old = 0;
@@ -186,6 +188,7 @@ int idealport_create(struct sim_kernel *k, const struct sim_clock *clk, struct m
 	m->stores = cs_stat_counter(g, "stores", "", "stores performed");
 	m->atomics = cs_stat_counter(g, "atomics", "", "locked atomics performed");
 	m->refusals = cs_stat_counter(g, "refused", "", "accesses refused: queue full");
+	m->peak = cs_stat_counter(g, "peak_inflight", "", "most accesses in flight at once");
 	*out = m;
 	return 0;
 }
