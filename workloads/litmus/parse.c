@@ -765,6 +765,37 @@ static int parse_init(struct parser *p)
 
 /* ---- thread headers ------------------------------------------------------------------------ */
 
+static int x86_reg(struct parser *p, unsigned ti, const struct token *tk, int *r);
+
+/* Register initialisations of thread ti from the init block become its leading MOVEs. C: the
+ * register is new and must not shadow a location parameter; X86: registers are architectural,
+ * the first use names them. */
+static int init_moves(struct parser *p, unsigned ti, bool x86)
+{
+	for (unsigned i = 0; i < p->npend; i++) {
+		struct pending_reg *pr = &p->pend[i];
+		struct token tk = {.kind = TK_IDENT, .line = pr->line, .s = pr->name};
+		struct lit_op *op;
+		int r, rc;
+
+		if (pr->thread != ti)
+			continue;
+		tk.len = strlen(pr->name);
+		if (!x86 && param_find(p, ti, &tk) >= 0)
+			return perr(p, pr->line, "register '%s' shadows a location", pr->name);
+		rc = x86 ? x86_reg(p, ti, &tk, &r) : reg_add(p, ti, &tk, &r);
+		if (!rc)
+			rc = new_op(p, ti, pr->line, &op);
+		if (rc)
+			return rc;
+		op->kind = LIT_MOVE;
+		op->reg = (int8_t)r;
+		op->val.k = pr->value;
+		pr->used = true;
+	}
+	return 0;
+}
+
 static int parse_params(struct parser *p, unsigned ti)
 {
 	struct litmus_test *t = p->t;
@@ -1588,28 +1619,9 @@ static int parse_thread(struct parser *p)
 	if (rc)
 		return rc;
 
-	/* register initialisations from the init block become leading MOVEs */
-	for (unsigned i = 0; i < p->npend; i++) {
-		struct pending_reg *pr = &p->pend[i];
-		struct token tk = {.kind = TK_IDENT, .line = pr->line, .s = pr->name};
-		struct lit_op *op;
-		int r;
-
-		if (pr->thread != ti)
-			continue;
-		tk.len = strlen(pr->name);
-		if (param_find(p, ti, &tk) >= 0)
-			return perr(p, pr->line, "register '%s' shadows a location", pr->name);
-		rc = reg_add(p, ti, &tk, &r);
-		if (!rc)
-			rc = new_op(p, ti, pr->line, &op);
-		if (rc)
-			return rc;
-		op->kind = LIT_MOVE;
-		op->reg = (int8_t)r;
-		op->val.k = pr->value;
-		pr->used = true;
-	}
+	rc = init_moves(p, ti, false);
+	if (rc)
+		return rc;
 
 	if (!at(p, "{"))
 		return unexpected(p, "'{' to start the thread body");
@@ -1883,25 +1895,10 @@ static int parse_x86_program(struct parser *p)
 	rc = advance(p);
 	if (rc)
 		return rc;
-	/* register initialisations from the init block become leading MOVEs */
-	for (unsigned i = 0; i < p->npend; i++) {
-		struct pending_reg *pr = &p->pend[i];
-		struct token tk = {.kind = TK_IDENT, .line = pr->line, .s = pr->name};
-		struct lit_op *op;
-		int r;
-
-		if (pr->thread >= n)
-			continue;
-		tk.len = strlen(pr->name);
-		rc = x86_reg(p, pr->thread, &tk, &r);
-		if (!rc)
-			rc = new_op(p, pr->thread, pr->line, &op);
+	for (unsigned i = 0; i < n; i++) {
+		rc = init_moves(p, i, true);
 		if (rc)
 			return rc;
-		op->kind = LIT_MOVE;
-		op->reg = (int8_t)r;
-		op->val.k = pr->value;
-		pr->used = true;
 	}
 	while (!x86_program_end(p)) {
 		unsigned row = p->tok.line;

@@ -196,27 +196,24 @@ static void do_access(struct gpu_warp *w, const struct lit_args *a, const struct
 	}
 }
 
-static void litmus_warp(struct gpu_warp *w)
+/* How a thread's memory ops and delays are carried out: by a warp or by a CPU core. */
+struct lit_exec {
+	void *who;
+	void (*compute)(void *who, uint64_t cycles);
+	void (*op)(void *who, const struct lit_op *op, int64_t *reg); /* access or fence */
+};
+
+/* Runs thread th's ops: register moves and branches locally, memory ops and fences through x,
+ * after a jitter before the first (below `jitter` cycles) and before each further one (below
+ * jitter / 8 + 1 cycles). */
+static void lit_interpret(const struct lit_thread *th, int64_t *reg, uint64_t *rng, uint64_t jitter,
+			  const struct lit_exec *x)
 {
-	const struct lit_args *a = gw_args(w);
-	unsigned ti = gw_cta(w);
-	const struct lit_thread *th = &a->t->threads[ti];
-	int64_t *reg = a->regs[ti];
-	uint64_t rng = gw_rand(w) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
-	uint64_t gap = a->jitter / 8 + 1;
+	uint64_t gap = jitter / 8 + 1;
 	bool first = true;
 
-	if (a->warm) {
-		uint64_t pick = next_rand(&rng);
-
-		/* a random subset: a stale copy of one location next to a miss on another is
-		 * what exposes stale reads (all locations cached would read all stale) */
-		for (unsigned l = 0; l < a->t->nlocs; l++)
-			if ((a->touch[ti] >> l & 1) && (pick >> l & 1))
-				(void)gw_ld32(w, a->addr[l]);
-	}
-	if (a->jitter)
-		gw_compute(w, next_rand(&rng) % a->jitter);
+	if (jitter)
+		x->compute(x->who, next_rand(rng) % jitter);
 	for (unsigned pc = 0; pc < th->nops; pc++) {
 		const struct lit_op *op = &th->ops[pc];
 
@@ -233,13 +230,44 @@ static void litmus_warp(struct gpu_warp *w)
 			break;
 		}
 		if (!first)
-			gw_compute(w, next_rand(&rng) % gap);
+			x->compute(x->who, next_rand(rng) % gap);
 		first = false;
-		if (op->kind == LIT_FENCE)
-			do_fence(w, op);
-		else
-			do_access(w, a, op, reg);
+		x->op(x->who, op, reg);
 	}
+}
+
+static void warp_compute(void *who, uint64_t cycles)
+{
+	gw_compute(who, cycles);
+}
+
+static void warp_op(void *who, const struct lit_op *op, int64_t *reg)
+{
+	struct gpu_warp *w = who;
+
+	if (op->kind == LIT_FENCE)
+		do_fence(w, op);
+	else
+		do_access(w, gw_args(w), op, reg);
+}
+
+static void litmus_warp(struct gpu_warp *w)
+{
+	const struct lit_args *a = gw_args(w);
+	unsigned ti = gw_cta(w);
+	uint64_t rng = gw_rand(w) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
+	const struct lit_exec x = {.who = w, .compute = warp_compute, .op = warp_op};
+
+	if (a->warm) {
+		uint64_t pick = next_rand(&rng);
+
+		/* a random subset: a stale copy of one location next to a miss on another is
+		 * what exposes stale reads (all locations cached would read all stale) */
+		for (unsigned l = 0; l < a->t->nlocs; l++)
+			if ((a->touch[ti] >> l & 1) && (pick >> l & 1))
+				(void)gw_ld32(w, a->addr[l]);
+	}
+	lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
 }
 
 /* ---- the host program -------------------------------------------------------------------------- */
@@ -434,66 +462,54 @@ struct lit_cpu_args {
 	int64_t (*regs)[LIT_MAX_REGS];
 };
 
+static void core_compute(void *who, uint64_t cycles)
+{
+	ct_compute(who, cycles);
+}
+
 /* A litmus thread on a CPU core under TSO: loads and stores are MOVs, read-modify-writes are
  * locked (LOCK XADD, XCHG, LOCK CMPXCHG), MFENCE drains the store buffer; LFENCE and SFENCE
  * order nothing TSO does not already order (ordinary write-back memory), so they cost one
  * cycle. */
+static void core_op(void *who, const struct lit_op *op, int64_t *reg)
+{
+	struct cpu_thread *ct = who;
+	const struct lit_cpu_args *a = ct_args(ct);
+	uint64_t addr = a->addr[op->loc], v;
+
+	switch (op->kind) {
+	case LIT_FENCE:
+		if (op->fence == LIT_FENCE_MB || op->fence == LIT_FENCE_SC ||
+		    op->fence == LIT_FENCE_ACQ_REL)
+			ct_mfence(ct);
+		else
+			ct_compute(ct, 1);
+		break;
+	case LIT_LOAD:
+		v = ct_ld(ct, addr, 4);
+		if (op->reg >= 0)
+			reg[op->reg] = (int32_t)(uint32_t)v;
+		break;
+	case LIT_STORE:
+		ct_st(ct, addr, 4, (uint32_t)eval(&op->val, reg));
+		break;
+	default: /* LIT_RMW */
+		v = ct_atomic(ct, map_rmw(op->rmw), addr, 4, (uint32_t)eval(&op->val, reg),
+			      (uint32_t)eval(&op->val2, reg));
+		if (op->reg >= 0)
+			reg[op->reg] = (int32_t)(uint32_t)v;
+		break;
+	}
+}
+
 static void litmus_cpu_thread(struct cpu_thread *ct)
 {
 	const struct lit_cpu_args *a = ct_args(ct);
 	unsigned ti = ct_id(ct);
-	const struct lit_thread *th = &a->t->threads[ti];
-	int64_t *reg = a->regs[ti];
 	uint64_t rng = ct_rand(ct) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
-	uint64_t gap = a->jitter / 8 + 1;
-	bool first = true;
+	const struct lit_exec x = {.who = ct, .compute = core_compute, .op = core_op};
 
-	if (a->jitter)
-		ct_compute(ct, next_rand(&rng) % a->jitter);
-	for (unsigned pc = 0; pc < th->nops; pc++) {
-		const struct lit_op *op = &th->ops[pc];
-		uint64_t addr, v;
-
-		switch (op->kind) {
-		case LIT_MOVE:
-			if (op->reg >= 0)
-				reg[op->reg] = eval(&op->val, reg);
-			continue;
-		case LIT_BRANCH:
-			if (!branch_taken(op, reg))
-				pc += op->skip;
-			continue;
-		default:
-			break;
-		}
-		if (!first)
-			ct_compute(ct, next_rand(&rng) % gap);
-		first = false;
-		addr = a->addr[op->loc];
-		switch (op->kind) {
-		case LIT_FENCE:
-			if (op->fence == LIT_FENCE_MB || op->fence == LIT_FENCE_SC ||
-			    op->fence == LIT_FENCE_ACQ_REL)
-				ct_mfence(ct);
-			else
-				ct_compute(ct, 1);
-			break;
-		case LIT_LOAD:
-			v = ct_ld(ct, addr, 4);
-			if (op->reg >= 0)
-				reg[op->reg] = (int32_t)(uint32_t)v;
-			break;
-		case LIT_STORE:
-			ct_st(ct, addr, 4, (uint32_t)eval(&op->val, reg));
-			break;
-		default: /* LIT_RMW */
-			v = ct_atomic(ct, map_rmw(op->rmw), addr, 4, (uint32_t)eval(&op->val, reg),
-				      (uint32_t)eval(&op->val2, reg));
-			if (op->reg >= 0)
-				reg[op->reg] = (int32_t)(uint32_t)v;
-			break;
-		}
-	}
+	lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
 }
 
 static int litmus_cpu_host(struct cpu_host *h)
