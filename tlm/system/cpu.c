@@ -16,6 +16,7 @@
 #include "tlm/core/cpu.h"
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
+#include "tlm/system/cpu.h"
 #include "tlm/system/system.h"
 #include "workloads/workload.h"
 
