@@ -331,6 +331,41 @@ START_TEST(test_mlp_window)
 }
 END_TEST
 
+/* A port that holds one access refuses the rest; the core offers them again on retry, the
+ * store buffer's head and the loads alike, and every value still comes back. */
+static void refuse_thread(struct cpu_thread *t)
+{
+	struct tst *x = (struct tst *)ct_args(t);
+	uint64_t addr[8], out[8];
+
+	for (unsigned i = 0; i < 8; i++) {
+		ct_st(t, x->b + 8 * i, 8, 100 + i);
+		addr[i] = x->a + 8 * i;
+	}
+	ct_ldv(t, addr, 8, 8, out);
+	ct_mfence(t);
+	for (unsigned i = 0; i < 8; i++)
+		x->v[i] = ct_ld(t, x->b + 8 * i, 8) + out[i];
+}
+
+START_TEST(test_port_refusals)
+{
+	static const char *const q1[] = {"idealmem.queue=1", NULL};
+	struct tst x = {.threads = 1, .fn = refuse_thread};
+	struct run r;
+
+	run(&r, &x, q1);
+	for (unsigned i = 0; i < 8; i++)
+		ck_assert_uint_eq(x.v[i], 100 + i);
+	ck_assert_int_gt((int)stat(&r, "cpu.core0.mem.refused"), 0);
+	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.refused"),
+			 (int)stat(&r, "cpu.core0.stall.refused"));
+	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.peak_inflight"), 1);
+	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.drained"), 8);
+	run_end(&r);
+}
+END_TEST
+
 /* ---- the clock -------------------------------------------------------------------------------- */
 
 static void compute_thread(struct cpu_thread *t)
@@ -502,6 +537,7 @@ int main(void)
 	tcase_add_test(tc, test_store_order);
 	tcase_add_test(tc, test_store_buffer_bound);
 	tcase_add_test(tc, test_mlp_window);
+	tcase_add_test(tc, test_port_refusals);
 	tcase_add_test(tc, test_clock);
 	tcase_add_test(tc, test_atomics);
 	tcase_add_test(tc, test_errors);

@@ -266,7 +266,7 @@ static uint64_t sb_oldest_seq(const struct cpu_core *c)
 
 /* One cycle of the load op: forward, wait, or send the next load. Returns true when it used
  * the cycle's issue slot. */
-static bool step_load(struct cpu_core *c, sim_time_t now)
+static bool step_load(struct cpu_core *c)
 {
 	struct cpu_op *op = &c->op;
 	uint64_t addr = op->addr[op->next], v = 0, seq = 0;
@@ -306,7 +306,6 @@ static bool step_load(struct cpu_core *c, sim_time_t now)
 		(*c->st.refused)++;
 		return false;
 	}
-	(void)now;
 	c->outstanding++;
 	op->next++;
 	(*c->st.loads)++;
@@ -364,7 +363,7 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 		return;
 	case OP_LD:
 		if (op->next < op->n)
-			used = step_load(c, now);
+			used = step_load(c);
 		if (op->next == op->n && op->done == op->n) {
 			if (used) {
 				c->last_issue = now;
