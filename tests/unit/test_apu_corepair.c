@@ -1,0 +1,455 @@
+/*
+ * tests/unit/test_apu_corepair.c - the MOESI CorePair (docs/apu.md §3.1) with the directory,
+ * a scripted TCC and DRAM (tests/unit/apu_tb.h), driven through struct cpu_mem_ops by scripted
+ * cores.
+ *
+ * Checked: a load miss no one holds gets E and a store to it is silent (no message, E -> M);
+ * a dirty line moves between two CorePairs (M -> O at the owner, S + dirty at the reader,
+ * memory untouched), then the O holder's eviction writes memory (VicDirty, VicData); a store
+ * to an S line upgrades with RdBlkM and invalidates the other copy; and a random stress test of
+ * several CorePairs on few lines that finishes (no deadlock), passes the coherence checker,
+ * keeps the MOESI invariants at the end, counts every atomic exactly once, and gives the same
+ * result twice.
+ */
+#include "apu_tb.h"
+
+#include "tlm/coherence/apu/apu_corepair.h"
+#include "tlm/mem/cohcheck.h"
+#include "tlm/mem/msg.h"
+
+#define MAXCP 4
+
+struct tcore;
+
+struct sys {
+	struct tb tb;
+	struct apu_cp *cp[MAXCP];
+	struct cohcheck *chk;
+};
+
+static void small_l2(struct apu_cp_cfg *c)
+{
+	c->l2_kib = 1; /* 16 lines: 8 sets of 2 ways */
+	c->l2_assoc = 2;
+	c->l1d_kib = 1;
+	c->l1d_assoc = 2;
+}
+
+static void sys_init(struct sys *s, unsigned P, bool small)
+{
+	struct cs_err err;
+	struct apu_cp_cfg cc;
+
+	memset(s, 0, sizeof(*s));
+	tb_init(&s->tb, P, false, NULL);
+	ck_assert_int_eq(cs_params_defaults(&apu_cp_params, &cc, &err), 0);
+	if (small)
+		small_l2(&cc);
+	ck_assert_int_eq(cohcheck_create(&s->chk), 0);
+	for (unsigned i = 0; i < P; i++) {
+		char g[16];
+
+		snprintf(g, sizeof(g), "cp%u", i);
+		ck_assert_int_eq(apu_cp_create(s->tb.k, &cc, s->tb.msgs, i, s->tb.ep_dir,
+					       cs_stat_group(cs_stats_root(s->tb.stats), g),
+					       &s->cp[i], &err),
+				 0);
+		tb_bind(&s->tb, i, apu_cp_port(s->cp[i]));
+		apu_cp_set_check(s->cp[i], s->chk);
+	}
+}
+
+static void sys_fini(struct sys *s)
+{
+	for (unsigned i = 0; i < s->tb.P; i++) {
+		apu_cp_destroy(s->cp[i]);
+		s->tb.ag[i].port = NULL;
+	}
+	cohcheck_destroy(s->chk);
+	tb_fini(&s->tb);
+}
+
+/* ---- a scripted core ------------------------------------------------------------------------- */
+
+struct tcore {
+	struct sys *s;
+	struct cpu_mem *m;
+	unsigned who;
+	uint64_t rng;
+	unsigned left; /* random ops still to issue (stress) */
+	unsigned lines;
+	bool pending, refused;
+	struct cpu_mem_req r;
+	uint8_t data[APU_LINE];
+	uint8_t got[APU_LINE];
+	uint64_t old;
+	unsigned done;
+	unsigned atomics;
+	uint64_t *olds; /* atomic results */
+	unsigned n_olds;
+	uint32_t seq;
+};
+
+static uint64_t rnd(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void tc_issue(struct tcore *c);
+
+static void tc_done(void *core, uint32_t id, const uint8_t *line, uint64_t old)
+{
+	struct tcore *c = core;
+
+	(void)id;
+	ck_assert(c->pending);
+	c->pending = false;
+	c->done++;
+	if (line) {
+		memcpy(c->got, line, APU_LINE);
+		for (unsigned w = 0; w < APU_LINE; w += 4)
+			if (c->r.byte_mask >> w & 0xf) {
+				uint32_t v;
+
+				memcpy(&v, line + w, 4);
+				cohcheck_read(c->s->chk, c->who, c->r.line_addr + w, 4, v);
+			}
+	}
+	if (c->r.kind == CPU_MEM_ATOM) {
+		c->old = old;
+		if (c->olds)
+			c->olds[c->n_olds++] = old;
+	}
+	if (c->left)
+		tc_issue(c);
+}
+
+static void tc_retry(void *core)
+{
+	struct tcore *c = core;
+
+	ck_assert(c->refused);
+	c->refused = false;
+	c->pending = true;
+	if (!apu_cp_mem_ops.access(c->m, &c->r)) {
+		c->pending = false;
+		c->refused = true;
+	}
+}
+
+static void tc_init(struct tcore *c, struct sys *s, unsigned cp, unsigned core, unsigned who)
+{
+	struct cpu_mem_client cl = {.core = c, .done = tc_done, .retry = tc_retry};
+
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->who = who;
+	c->m = apu_cp_mem(s->cp[cp], core);
+	apu_cp_mem_ops.bind(c->m, &cl);
+}
+
+static void tc_send(struct tcore *c)
+{
+	c->r.data = c->data;
+	c->pending = true;
+	if (!apu_cp_mem_ops.access(c->m, &c->r)) {
+		c->pending = false;
+		c->refused = true;
+	}
+}
+
+static void tc_load(struct tcore *c, uint64_t addr)
+{
+	memset(&c->r, 0, sizeof(c->r));
+	c->r.kind = CPU_MEM_LD;
+	c->r.line_addr = apu_line_of(addr);
+	c->r.byte_mask = 0xfull << (addr & 63);
+	tc_send(c);
+}
+
+static void tc_store(struct tcore *c, uint64_t addr, uint32_t v)
+{
+	memset(&c->r, 0, sizeof(c->r));
+	c->r.kind = CPU_MEM_ST;
+	c->r.line_addr = apu_line_of(addr);
+	c->r.byte_mask = 0xfull << (addr & 63);
+	memcpy(c->data + (addr & 63), &v, 4);
+	tc_send(c);
+}
+
+static void tc_atomic_add(struct tcore *c, uint64_t addr, uint32_t v)
+{
+	memset(&c->r, 0, sizeof(c->r));
+	c->r.kind = CPU_MEM_ATOM;
+	c->r.atom_op = MEM_ATOM_ADD;
+	c->r.bytes = 4;
+	c->r.offset = (uint16_t)(addr & 63);
+	c->r.line_addr = apu_line_of(addr);
+	c->r.a = v;
+	tc_send(c);
+}
+
+static uint32_t word(const uint8_t *line, unsigned off)
+{
+	uint32_t v;
+
+	memcpy(&v, line + off, 4);
+	return v;
+}
+
+static void run(struct sys *s)
+{
+	tb_run(&s->tb);
+	for (unsigned i = 0; i < s->tb.P; i++)
+		ck_assert(apu_cp_idle(s->cp[i]));
+}
+
+/* ---- directed -------------------------------------------------------------------------------- */
+
+#define X 0x4000ull
+
+START_TEST(test_silent_e_to_m)
+{
+	struct sys s;
+	struct tcore c;
+	uint64_t packets;
+
+	sys_init(&s, 2, false);
+	tc_init(&c, &s, 0, 0, 0);
+	tc_load(&c, X);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'E');
+	ck_assert_uint_eq(tb_stat(&s.tb, "cp0.grants_e"), 1);
+	packets = tb_stat(&s.tb, "net.packets"); /* RdBlk, PrbDowngrade, PrbAck, SysResp, Unblock */
+	ck_assert_uint_eq(packets, 5);
+	tc_store(&c, X + 4, 7);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'M');
+	ck_assert_uint_eq(tb_stat(&s.tb, "cp0.silent_e_to_m"), 1);
+	/* no message: the directory saw one transaction, the RdBlk */
+	ck_assert_uint_eq(tb_stat(&s.tb, "dir.txn.RdBlk"), 1);
+	ck_assert_uint_eq(tb_stat(&s.tb, "dir.txn.RdBlkM"), 0);
+	ck_assert_uint_eq(tb_stat(&s.tb, "net.packets"), packets);
+	sys_fini(&s);
+}
+END_TEST
+
+START_TEST(test_dirty_line_moves)
+{
+	struct sys s;
+	struct tcore a, b;
+	uint8_t d[APU_LINE];
+	bool dirty = false;
+
+	sys_init(&s, 2, true);
+	tc_init(&a, &s, 0, 0, 0);
+	tc_init(&b, &s, 1, 1, 1);
+	tc_store(&a, X, 0x1234);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'M');
+	tc_load(&b, X);
+	run(&s);
+	ck_assert_uint_eq(word(b.got, 0), 0x1234);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, &dirty), 'O');
+	ck_assert(dirty);
+	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, d, &dirty), 'S');
+	ck_assert(dirty); /* a dirty sharer */
+	ck_assert_uint_eq(tb_stat(&s.tb, "dram0.writes"), 0);
+	mem_store_read(s.tb.store, X, d, 4);
+	ck_assert_uint_eq(word(d, 0), 0);
+	/* the O holder evicts X: lines of X's set (8 sets of 64 B) push it out */
+	tc_load(&a, X + 8 * APU_LINE);
+	run(&s);
+	tc_load(&a, X + 16 * APU_LINE);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'I');
+	ck_assert_uint_eq(tb_stat(&s.tb, "cp0.vic_dirty"), 1);
+	ck_assert_uint_eq(tb_stat(&s.tb, "dir.vic_dirty"), 1);
+	mem_store_read(s.tb.store, X, d, 4);
+	ck_assert_uint_eq(word(d, 0), 0x1234);
+	ck_assert(apu_dir_llc_peek(s.tb.dir, X, d)); /* and the LLC */
+	ck_assert_uint_eq(word(d, 0), 0x1234);
+	sys_fini(&s);
+}
+END_TEST
+
+START_TEST(test_upgrade_invalidates)
+{
+	struct sys s;
+	struct tcore a, b;
+
+	sys_init(&s, 2, false);
+	tc_init(&a, &s, 0, 0, 0);
+	tc_init(&b, &s, 1, 0, 1);
+	tc_load(&a, X);
+	run(&s);
+	tc_load(&b, X);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
+	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'S');
+	tc_store(&b, X, 5);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'M');
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'I');
+	ck_assert_uint_eq(tb_stat(&s.tb, "cp1.upgrades"), 1);
+	ck_assert_uint_eq(tb_stat(&s.tb, "cp0.probes.inv"), 1);
+	ck_assert_uint_eq(tb_count(&s.tb, s.tb.P, APU_PRBINV), 1); /* RdBlkM probes the TCC */
+	tc_load(&a, X);
+	run(&s);
+	ck_assert_uint_eq(word(a.got, 0), 5);
+	sys_fini(&s);
+}
+END_TEST
+
+/* ---- stress ---------------------------------------------------------------------------------- */
+
+#define ST_LINES 4
+#define ST_BASE	 0x8000ull
+#define ST_OPS	 400
+
+static void tc_issue(struct tcore *c)
+{
+	uint64_t r = rnd(&c->rng);
+	unsigned line = (unsigned)(r % c->lines);
+	unsigned w = (unsigned)((r >> 8) % 16) * 4;
+	unsigned op = (unsigned)((r >> 16) % 10);
+	uint64_t addr = ST_BASE + (uint64_t)line * 8 * APU_LINE + w; /* same L2 set: evictions */
+
+	c->left--;
+	if (op < 5) {
+		tc_load(c, addr);
+	} else if (op < 9 && w) {
+		tc_store(c, addr, (c->who + 1) << 24 | ++c->seq);
+	} else {
+		c->atomics++;
+		tc_atomic_add(c, ST_BASE, 1); /* word 0 of line 0: the shared counter */
+	}
+}
+
+static void issue_ev(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	tc_issue(obj);
+}
+
+struct stress_out {
+	sim_time_t end;
+	uint64_t reads, packets, digest;
+};
+
+static void stress(unsigned P, uint64_t seed, struct stress_out *out)
+{
+	struct sys s;
+	struct tcore c[2 * MAXCP];
+	uint64_t olds[2 * MAXCP * ST_OPS];
+	unsigned n = 2 * P, atomics = 0, n_olds = 0;
+	uint64_t counter = 0;
+
+	sys_init(&s, P, true);
+	for (unsigned i = 0; i < n; i++) {
+		tc_init(&c[i], &s, i / 2, i % 2, i);
+		c[i].rng = seed * 1000 + i;
+		c[i].left = ST_OPS;
+		c[i].lines = ST_LINES;
+		c[i].olds = olds + i * ST_OPS;
+		sim_schedule(s.tb.k, i * 1000, issue_ev, &c[i], NULL);
+	}
+	run(&s);
+	for (unsigned i = 0; i < n; i++) {
+		ck_assert_uint_eq(c[i].done, ST_OPS);
+		atomics += c[i].atomics;
+		n_olds += c[i].n_olds;
+	}
+	ck_assert_msg(cohcheck_violations(s.chk) == 0, "%s", cohcheck_first(s.chk));
+	ck_assert_uint_gt(cohcheck_reads(s.chk), 0);
+	/* MOESI invariants at quiescence, line by line; the final values */
+	out->digest = 0;
+	for (unsigned l = 0; l < ST_LINES; l++) {
+		uint64_t a = ST_BASE + (uint64_t)l * 8 * APU_LINE;
+		uint8_t mem[APU_LINE], ref[APU_LINE], d[APU_LINE];
+		unsigned owners = 0, excl = 0, holders = 0;
+
+		mem_store_read(s.tb.store, a, mem, APU_LINE);
+		memcpy(ref, mem, APU_LINE);
+		for (unsigned i = 0; i < P; i++) {
+			char st = apu_cp_peek(s.cp[i], a, d, NULL);
+
+			ck_assert_int_ne(st, 'T');
+			if (st == 'I')
+				continue;
+			if (holders++)
+				ck_assert_mem_eq(d, ref, APU_LINE); /* every copy the same */
+			memcpy(ref, d, APU_LINE);
+			owners += st == 'O' || st == 'M';
+			excl += st == 'E' || st == 'M';
+		}
+		ck_assert_uint_le(owners, 1);
+		ck_assert(!excl || holders == 1);
+		if (!owners)
+			ck_assert_mem_eq(ref, mem, APU_LINE); /* no owner: memory is up to date */
+		if (l == 0)
+			counter = word(ref, 0);
+		for (unsigned i = 0; i < APU_LINE; i++)
+			out->digest = (out->digest ^ ref[i]) * 0x100000001b3ull;
+	}
+	/* every atomic counted once: the counter and the old values 0..n-1, each once */
+	ck_assert_uint_eq(counter, atomics);
+	ck_assert_uint_eq(n_olds, atomics);
+	for (unsigned v = 0; v < atomics; v++) {
+		unsigned hits = 0;
+
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned j = 0; j < c[i].n_olds; j++)
+				hits += c[i].olds[j] == v;
+		ck_assert_uint_eq(hits, 1);
+	}
+	out->end = sim_now(s.tb.k);
+	out->reads = cohcheck_reads(s.chk);
+	out->packets = tb_stat(&s.tb, "net.packets");
+	ck_assert_uint_gt(tb_stat(&s.tb, "dir.parked"), 0); /* the lines were contended */
+	sys_fini(&s);
+}
+
+START_TEST(test_stress)
+{
+	struct stress_out a, b;
+	unsigned P = 2 + _i % 3;
+
+	stress(P, 1 + _i, &a);
+	stress(P, 1 + _i, &b);
+	ck_assert_uint_eq(a.end, b.end); /* deterministic */
+	ck_assert_uint_eq(a.reads, b.reads);
+	ck_assert_uint_eq(a.packets, b.packets);
+	ck_assert_uint_eq(a.digest, b.digest);
+}
+END_TEST
+
+static Suite *apu_cp_suite(void)
+{
+	Suite *s = suite_create("apu_corepair");
+	TCase *tc = tcase_create("corepair");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_silent_e_to_m);
+	tcase_add_test(tc, test_dirty_line_moves);
+	tcase_add_test(tc, test_upgrade_invalidates);
+	tcase_add_loop_test(tc, test_stress, 0, 6);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(apu_cp_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,805 @@
+/*
+ * tlm/coherence/apu/apu_corepair.c - the MOESI CorePair (see apu_corepair.h, docs/apu.md §3.1).
+ */
+#include "tlm/coherence/apu/apu_corepair.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/mem/cache.h"
+#include "tlm/mem/store.h"
+
+static const struct cs_param cp_rows[] = {
+    {"clock_mhz", CS_P_UINT, offsetof(struct apu_cp_cfg, clock_mhz), "2000", "MHz",
+     "CorePair controller clock: the uncore (gem5 Ruby clock, docs/apu.md 6.1)", 1, 100000, NULL},
+    {"l1d_kib", CS_P_UINT, offsetof(struct apu_cp_cfg, l1d_kib), "64", "KiB",
+     "L1D per core (paper Table II)", 1, 1048576, NULL},
+    {"l1d_assoc", CS_P_UINT, offsetof(struct apu_cp_cfg, l1d_assoc), "2", "ways",
+     "L1D associativity, tree-PLRU (paper Table II)", 1, 1024, NULL},
+    {"l2_kib", CS_P_UINT, offsetof(struct apu_cp_cfg, l2_kib), "2048", "KiB",
+     "shared L2, inclusive of both L1Ds (paper Table II)", 1, 1048576, NULL},
+    {"l2_assoc", CS_P_UINT, offsetof(struct apu_cp_cfg, l2_assoc), "8", "ways",
+     "L2 associativity, tree-PLRU (paper Table II)", 1, 1024, NULL},
+    {"l1_hit_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, l1_hit_cycles), "1", "cycles",
+     "L1 hit, and a store to an E/M line (paper Table II)", 0, 100000, NULL},
+    {"l2_hit_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, l2_hit_cycles), "18", "cycles",
+     "L1 miss that hits the L2, to data (gem5 CorePair l2_hit_latency)", 0, 100000, NULL},
+    {"issue_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, issue_cycles), "120", "cycles",
+     "every message leaves this long after its transition (gem5 --cpu-to-dir-latency)", 0, 100000,
+     NULL},
+    {"tbes", CS_P_UINT, offsetof(struct apu_cp_cfg, tbes), "256", "",
+     "transactions in flight (gem5 Controller.number_of_TBEs)", 2, 65536, NULL},
+    {"queue", CS_P_UINT, offsetof(struct apu_cp_cfg, queue), "16", "accesses",
+     "accesses accepted per core before refusing (inferred: gem5 max_outstanding_requests)", 1,
+     4096, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table apu_cp_params = {
+    .section = "corepair",
+    .help = "APU CorePair: two cores' L1Ds and an inclusive L2, MOESI (docs/apu.md 3.1)",
+    .params = cp_rows,
+    .size = sizeof(struct apu_cp_cfg),
+};
+
+/* L2 frame states (cache_line.state; 0 = I) and victim states (TBE only). */
+enum { ST_I = 0, ST_S, ST_E, ST_O, ST_M, ST_I_ES, ST_I_M, ST_S_M, ST_O_M, V_ES_I, V_MO_I, V_I_C };
+static const char *const st_names[] = {"I",   "S",   "E",   "O",    "M",    "I_ES",
+				       "I_M", "S_M", "O_M", "ES_I", "MO_I", "I_C"};
+
+#define F_DIRTY 1u
+
+struct tbe {
+	bool used;
+	uint8_t state; /* the frame's transient for a request, V_* for a victim */
+	bool dirty, shared;
+	uint8_t waiters; /* bit per core whose head access waits for the SysResp */
+	uint64_t line;
+	uint8_t data[APU_LINE];
+};
+
+struct qent {
+	struct cpu_mem_req r;
+	uint8_t data[APU_LINE];
+};
+
+struct cpu_mem {
+	struct apu_cp *cp;
+	unsigned core;
+	struct cpu_mem_client cl;
+	struct qent *q;
+	unsigned head, n;
+	bool busy;	  /* the head is being performed (done owed) */
+	bool blocked;	  /* the head waits for a TBE or a line to settle */
+	bool refused;	  /* a retry() is owed */
+	bool try_pending; /* a try event is scheduled */
+	/* the head's result */
+	uint8_t line[APU_LINE];
+	uint64_t old;
+};
+
+struct apu_cp {
+	struct sim_kernel *k;
+	struct apu_cp_cfg cfg;
+	struct apu_msgs *msgs;
+	struct apu_port *port;
+	unsigned ep, dir_ep;
+	struct cache *l2, *l1d[2];
+	struct tbe *tbe;
+	unsigned tbes_used;
+	struct cpu_mem mem[2];
+	struct cohcheck *check;
+	uint64_t *l1_hits, *l2_hits, *misses, *upgrades, *rdblk, *rdblkm, *grants_e, *grants_s;
+	uint64_t *silent, *vic_clean, *vic_dirty, *vic_stale, *prb_dg, *prb_inv, *prb_data;
+};
+
+static void fail(struct apu_cp *cp, uint64_t line, const char *event, unsigned st)
+{
+	sim_fail(cp->k, -CS_EPROTO, "%s: line 0x%" PRIx64 ": event %s in state %s is illegal",
+		 apu_port_name(cp->port), line, event, st < 12 ? st_names[st] : "?");
+}
+
+/* ---- TBEs ------------------------------------------------------------------------------------ */
+
+static struct tbe *tbe_find(struct apu_cp *cp, uint64_t line)
+{
+	for (unsigned i = 0; i < cp->cfg.tbes; i++)
+		if (cp->tbe[i].used && cp->tbe[i].line == line)
+			return &cp->tbe[i];
+	return NULL;
+}
+
+static struct tbe *tbe_alloc(struct apu_cp *cp, uint64_t line, uint8_t state)
+{
+	for (unsigned i = 0; i < cp->cfg.tbes; i++) {
+		struct tbe *t = &cp->tbe[i];
+
+		if (!t->used) {
+			memset(t, 0, sizeof(*t));
+			t->used = true;
+			t->line = line;
+			t->state = state;
+			cp->tbes_used++;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static void try_core_later(struct apu_cp *cp, unsigned c);
+
+static void tbe_free(struct apu_cp *cp, struct tbe *t)
+{
+	t->used = false;
+	cp->tbes_used--;
+	for (unsigned c = 0; c < 2; c++) /* what waited for a TBE or this line may go on */
+		if (cp->mem[c].blocked)
+			try_core_later(cp, c);
+}
+
+/* ---- sending --------------------------------------------------------------------------------- */
+
+static struct mem_msg *send(struct apu_cp *cp, enum apu_msg_type type, uint64_t line)
+{
+	struct mem_msg *m = apu_msg_new(cp->msgs, type, line, cp->ep, cp->dir_ep, cp->ep);
+
+	if (!m) {
+		sim_fail(cp->k, -CS_ENOMEM, "%s: out of memory", apu_port_name(cp->port));
+		return NULL;
+	}
+	apu_port_send(cp->port, m, cp->cfg.issue_cycles);
+	return m;
+}
+
+static void send_ack(struct apu_cp *cp, uint64_t line, bool hit, const uint8_t *data,
+		     unsigned requester)
+{
+	struct mem_msg *m = apu_msg_new(cp->msgs, APU_PRBACK, line, cp->ep, cp->dir_ep, requester);
+	struct apu_ext *e;
+
+	if (!m) {
+		sim_fail(cp->k, -CS_ENOMEM, "%s: out of memory", apu_port_name(cp->port));
+		return;
+	}
+	e = apu_ext_of(cp->msgs, m);
+	e->hit = hit;
+	if (data) {
+		e->dirty = true;
+		m->req_bytes = APU_LINE;
+		memcpy(m->p.data, data, APU_LINE);
+		(*cp->prb_data)++;
+	}
+	apu_port_send(cp->port, m, cp->cfg.issue_cycles);
+}
+
+/* ---- L1 presence ----------------------------------------------------------------------------- */
+
+static bool l1_has(struct apu_cp *cp, unsigned c, uint64_t line)
+{
+	return cache_lookup(cp->l1d[c], line) != NULL;
+}
+
+static void l1_drop(struct apu_cp *cp, unsigned c, uint64_t line)
+{
+	struct cache_line *l = cache_lookup(cp->l1d[c], line);
+
+	if (l)
+		cache_invalidate(cp->l1d[c], l);
+}
+
+static void l1_fill(struct apu_cp *cp, unsigned c, uint64_t line)
+{
+	struct cache_line *l = cache_lookup(cp->l1d[c], line);
+
+	if (l) {
+		cache_touch(cp->l1d[c], l);
+		return;
+	}
+	/* the L1 holds no data of its own: replacing a frame needs no message */
+	l = cache_victim(cp->l1d[c], line, NULL, NULL);
+	cache_install(cp->l1d[c], l, line, 1);
+}
+
+static void inv_l2(struct apu_cp *cp, struct cache_line *l)
+{
+	l1_drop(cp, 0, l->addr);
+	l1_drop(cp, 1, l->addr);
+	cache_invalidate(cp->l2, l);
+}
+
+/* ---- performing an access -------------------------------------------------------------------- */
+
+static void core_done(struct sim_kernel *k, void *obj, void *arg);
+
+static void finish_later(struct apu_cp *cp, unsigned c, uint64_t cycles)
+{
+	cp->mem[c].busy = true;
+	sim_schedule(cp->k, cycles ? apu_port_delay(cp->port, cycles) : 0, core_done, cp,
+		     (void *)(uintptr_t)c);
+}
+
+static void check_words(struct apu_cp *cp, uint64_t line, const uint8_t *data, uint64_t mask)
+{
+	if (!cp->check)
+		return;
+	for (unsigned w = 0; w < APU_LINE; w += 4)
+		if (mask >> w & 0xfull) {
+			uint32_t v;
+
+			memcpy(&v, data + w, 4);
+			cohcheck_write(cp->check, line + w, 4, v);
+		}
+}
+
+/* Performs core c's head access on l (readable; E or M for a write). */
+static void perform(struct apu_cp *cp, unsigned c, struct cache_line *l)
+{
+	struct cpu_mem *m = &cp->mem[c];
+	struct qent *q = &m->q[m->head];
+	unsigned other = c ^ 1;
+
+	switch (q->r.kind) {
+	case CPU_MEM_LD:
+		memcpy(m->line, l->data, APU_LINE);
+		break;
+	case CPU_MEM_ST:
+		for (unsigned i = 0; i < APU_LINE; i++)
+			if (q->r.byte_mask >> i & 1)
+				l->data[i] = q->data[i];
+		check_words(cp, l->addr, l->data, q->r.byte_mask);
+		break;
+	default:
+		m->old = mem_atomic_apply(l->data + q->r.offset, q->r.bytes, q->r.atom_op, q->r.a,
+					  q->r.b);
+		check_words(cp, l->addr, l->data,
+			    (q->r.bytes >= 8 ? 0xffull : 0xfull) << (q->r.offset & ~3u));
+		break;
+	}
+	if (q->r.kind != CPU_MEM_LD) {
+		if (l->state == ST_E)
+			(*cp->silent)++;
+		l->state = ST_M;
+		l->flags |= F_DIRTY;
+		l1_drop(cp, other, l->addr);
+	}
+	l1_fill(cp, c, l->addr);
+}
+
+static bool stable(uint8_t s)
+{
+	return s >= ST_S && s <= ST_M;
+}
+
+static bool may_evict(void *ctx, const struct cache_line *l)
+{
+	(void)ctx;
+	return stable(l->state);
+}
+
+/* Repl: the frame's line leaves for a victim TBE (VicClean for S/E, VicDirty for O/M). */
+static void evict(struct apu_cp *cp, struct cache_line *v, struct tbe *t)
+{
+	bool owner = v->state == ST_O || v->state == ST_M;
+
+	t->state = owner ? V_MO_I : V_ES_I;
+	t->dirty = (v->flags & F_DIRTY) != 0;
+	t->shared = v->state == ST_S || v->state == ST_O;
+	memcpy(t->data, v->data, APU_LINE);
+	apu_ext_of(cp->msgs, send(cp, owner ? APU_VICDIRTY : APU_VICCLEAN, v->addr))->shared =
+	    t->shared;
+	inv_l2(cp, v);
+}
+
+static void try_core(struct apu_cp *cp, unsigned c)
+{
+	struct cpu_mem *m = &cp->mem[c];
+	struct qent *q;
+	uint64_t line;
+	struct tbe *t;
+	struct cache_line *l;
+	bool write;
+
+	if (m->busy || !m->n)
+		return;
+	m->blocked = false;
+	q = &m->q[m->head];
+	line = q->r.line_addr & ~(uint64_t)(APU_LINE - 1);
+	write = q->r.kind != CPU_MEM_LD;
+	t = tbe_find(cp, line);
+	l = cache_lookup(cp->l2, line);
+	if (t && t->state >= V_ES_I) {
+		m->blocked = true; /* no new request for a line whose victim is in flight */
+		return;
+	}
+	if (t) {
+		if (!l) {
+			fail(cp, line, "core access", t->state);
+			return;
+		}
+		if ((l->state == ST_S_M || l->state == ST_O_M) && !write) {
+			(*cp->l2_hits)++;
+			perform(cp, c, l);
+			finish_later(cp, c, cp->cfg.l2_hit_cycles);
+			return;
+		}
+		if (l->state == ST_I_M || l->state == ST_S_M || l->state == ST_O_M ||
+		    (l->state == ST_I_ES && !write)) {
+			t->waiters |= 1u << c;
+			m->busy = true;
+			return;
+		}
+		m->blocked = true; /* a store to a line being read: after the fill */
+		return;
+	}
+	if (l && stable(l->state)) {
+		if (!write) {
+			bool l1 = l1_has(cp, c, line);
+
+			(*(l1 ? cp->l1_hits : cp->l2_hits))++;
+			cache_touch(cp->l2, l);
+			perform(cp, c, l);
+			finish_later(cp, c, l1 ? cp->cfg.l1_hit_cycles : cp->cfg.l2_hit_cycles);
+			return;
+		}
+		if (l->state == ST_E || l->state == ST_M) {
+			(*cp->l1_hits)++;
+			cache_touch(cp->l2, l);
+			perform(cp, c, l);
+			finish_later(cp, c, cp->cfg.l1_hit_cycles);
+			return;
+		}
+		t = tbe_alloc(cp, line, 0);
+		if (!t) {
+			m->blocked = true;
+			return;
+		}
+		(*cp->upgrades)++;
+		(*cp->rdblkm)++;
+		l1_drop(cp, c ^ 1, line);
+		l->state = l->state == ST_S ? ST_S_M : ST_O_M;
+		t->state = l->state;
+		t->waiters = 1u << c;
+		m->busy = true;
+		send(cp, APU_RDBLKM, line);
+		return;
+	}
+	/* miss: a frame (evicting a stable line) and a TBE, two if a victim leaves */
+	{
+		struct cache_line *v = cache_victim(cp->l2, line, may_evict, NULL);
+		struct tbe *vt = NULL;
+
+		if (!v || cp->tbes_used + (v->state ? 2u : 1u) > cp->cfg.tbes) {
+			m->blocked = true;
+			return;
+		}
+		if (v->state) {
+			vt = tbe_alloc(cp, v->addr, V_ES_I);
+			evict(cp, v, vt);
+		}
+		(*cp->misses)++;
+		cache_install(cp->l2, v, line, write ? ST_I_M : ST_I_ES);
+		t = tbe_alloc(cp, line, v->state);
+		t->waiters = 1u << c;
+		m->busy = true;
+		(*(write ? cp->rdblkm : cp->rdblk))++;
+		send(cp, write ? APU_RDBLKM : APU_RDBLK, line);
+	}
+}
+
+static void try_ev(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct apu_cp *cp = obj;
+	unsigned c = (unsigned)(uintptr_t)arg;
+
+	(void)k;
+	cp->mem[c].try_pending = false;
+	try_core(cp, c);
+}
+
+static void try_core_later(struct apu_cp *cp, unsigned c)
+{
+	if (cp->mem[c].try_pending)
+		return;
+	cp->mem[c].try_pending = true;
+	sim_schedule(cp->k, 0, try_ev, cp, (void *)(uintptr_t)c);
+}
+
+static void core_done(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct apu_cp *cp = obj;
+	unsigned c = (unsigned)(uintptr_t)arg;
+	struct cpu_mem *m = &cp->mem[c];
+	struct qent *q = &m->q[m->head];
+	uint32_t id = q->r.id;
+	bool load = q->r.kind == CPU_MEM_LD;
+	uint8_t line[APU_LINE];
+	uint64_t old = m->old;
+
+	(void)k;
+	memcpy(line, m->line, APU_LINE);
+	m->head = (m->head + 1) % (unsigned)cp->cfg.queue;
+	m->n--;
+	m->busy = false;
+	m->old = 0;
+	m->cl.done(m->cl.core, id, load ? line : NULL, old);
+	if (m->refused) {
+		m->refused = false;
+		m->cl.retry(m->cl.core);
+	}
+	try_core(cp, c);
+}
+
+/* ---- the network side ------------------------------------------------------------------------ */
+
+static void on_probe(struct apu_cp *cp, struct mem_msg *msg)
+{
+	uint64_t line = msg->p.addr;
+	bool inv = msg->type == APU_PRBINV;
+	struct tbe *t = tbe_find(cp, line);
+	struct cache_line *l = cache_lookup(cp->l2, line);
+	unsigned req = msg->requester;
+
+	(*(inv ? cp->prb_inv : cp->prb_dg))++;
+	if (t && t->state >= V_ES_I) { /* a victim in flight */
+		switch (t->state) {
+		case V_ES_I:
+			send_ack(cp, line, !inv, NULL, req);
+			if (inv)
+				t->state = V_I_C;
+			else
+				t->shared = true;
+			return;
+		case V_MO_I:
+			send_ack(cp, line, true, t->data, req);
+			if (inv)
+				t->state = V_I_C;
+			else
+				t->shared = true;
+			return;
+		default:
+			send_ack(cp, line, false, NULL, req);
+			return;
+		}
+	}
+	if (!l) {
+		send_ack(cp, line, false, NULL, req);
+		return;
+	}
+	switch (l->state) {
+	case ST_S:
+	case ST_E:
+		send_ack(cp, line, !inv, NULL, req);
+		if (inv)
+			inv_l2(cp, l);
+		else
+			l->state = ST_S;
+		break;
+	case ST_O:
+	case ST_M:
+		send_ack(cp, line, true, l->data, req);
+		if (inv)
+			inv_l2(cp, l);
+		else
+			l->state = ST_O;
+		break;
+	case ST_I_ES:
+	case ST_I_M:
+		/* the probe is from a transaction ordered before ours (docs/apu.md §4.1) */
+		send_ack(cp, line, !inv, NULL, req);
+		break;
+	case ST_S_M:
+		send_ack(cp, line, !inv, NULL, req);
+		if (inv) {
+			l->state = t->state = ST_I_M;
+			l1_drop(cp, 0, line);
+			l1_drop(cp, 1, line);
+		}
+		break;
+	case ST_O_M:
+		send_ack(cp, line, true, l->data, req);
+		if (inv) {
+			l->state = t->state = ST_I_M;
+			l1_drop(cp, 0, line);
+			l1_drop(cp, 1, line);
+		}
+		break;
+	default:
+		fail(cp, line, apu_msg_info[msg->type].name, l->state);
+	}
+}
+
+static void on_sysresp(struct apu_cp *cp, struct mem_msg *msg)
+{
+	uint64_t line = msg->p.addr;
+	struct apu_ext *e = apu_ext_of(cp->msgs, msg);
+	struct tbe *t = tbe_find(cp, line);
+	struct cache_line *l = cache_lookup(cp->l2, line);
+	uint8_t waiters;
+
+	if (!t || !l || t->state >= V_ES_I) {
+		fail(cp, line, "SysResp", t ? t->state : ST_I);
+		return;
+	}
+	switch (l->state) {
+	case ST_I_ES:
+		if (e->grant != APU_GRANT_E && e->grant != APU_GRANT_S) {
+			fail(cp, line, "SysResp(M)", l->state);
+			return;
+		}
+		memcpy(l->data, msg->p.data, APU_LINE);
+		l->state = e->grant == APU_GRANT_E ? ST_E : ST_S;
+		l->flags = e->grant == APU_GRANT_S && e->dirty ? F_DIRTY : 0;
+		(*(e->grant == APU_GRANT_E ? cp->grants_e : cp->grants_s))++;
+		break;
+	case ST_I_M:
+		memcpy(l->data, msg->p.data, APU_LINE);
+		/* fall through */
+	case ST_S_M:
+	case ST_O_M: /* keep own data: any writer would have invalidated us first */
+		if (e->grant != APU_GRANT_M) {
+			fail(cp, line, "SysResp(S/E)", l->state);
+			return;
+		}
+		l->state = ST_M;
+		l->flags = F_DIRTY;
+		break;
+	default:
+		fail(cp, line, "SysResp", l->state);
+		return;
+	}
+	waiters = t->waiters;
+	tbe_free(cp, t);
+	send(cp, APU_UNBLOCK, line);
+	for (unsigned c = 0; c < 2; c++) {
+		if (!(waiters >> c & 1))
+			continue;
+		if (cp->mem[c].q[cp->mem[c].head].r.kind != CPU_MEM_LD && l->state != ST_M &&
+		    l->state != ST_E) {
+			/* only loads join a read; a store waits for its own RdBlkM */
+			cp->mem[c].busy = false;
+			try_core_later(cp, c);
+			continue;
+		}
+		perform(cp, c, l);
+		finish_later(cp, c, 0);
+	}
+}
+
+static void on_wback(struct apu_cp *cp, struct mem_msg *msg)
+{
+	uint64_t line = msg->p.addr;
+	struct tbe *t = tbe_find(cp, line);
+	struct mem_msg *m;
+	struct apu_ext *e;
+
+	if (!t || t->state < V_ES_I) {
+		fail(cp, line, "WBAck", t ? t->state : ST_I);
+		return;
+	}
+	if (t->state == V_I_C) {
+		(*cp->vic_stale)++;
+		send(cp, APU_STALENOTIF, line);
+	} else {
+		m = send(cp, APU_VICDATA, line);
+		if (!m)
+			return;
+		e = apu_ext_of(cp->msgs, m);
+		e->dirty = t->state == V_MO_I ? true : t->dirty;
+		e->shared = t->shared;
+		memcpy(m->p.data, t->data, APU_LINE);
+		(*(t->state == V_MO_I ? cp->vic_dirty : cp->vic_clean))++;
+	}
+	tbe_free(cp, t);
+}
+
+static enum apu_recv cp_recv(void *owner, struct mem_msg *m)
+{
+	struct apu_cp *cp = owner;
+
+	switch (m->type) {
+	case APU_PRBDOWNGRADE:
+	case APU_PRBINV:
+		on_probe(cp, m);
+		break;
+	case APU_SYSRESP:
+		on_sysresp(cp, m);
+		break;
+	case APU_WBACK:
+		on_wback(cp, m);
+		break;
+	default:
+		fail(cp, m->p.addr, m->type < APU_MSG_TYPES ? apu_msg_info[m->type].name : "?",
+		     ST_I);
+	}
+	tlm_payload_release(&m->p);
+	return APU_TAKE;
+}
+
+static const struct apu_port_ops cp_port_ops = {.recv = cp_recv};
+
+/* ---- the core side --------------------------------------------------------------------------- */
+
+static void m_bind(struct cpu_mem *m, const struct cpu_mem_client *client)
+{
+	m->cl = *client;
+}
+
+static unsigned m_line_bytes(const struct cpu_mem *m)
+{
+	(void)m;
+	return APU_LINE;
+}
+
+static bool m_access(struct cpu_mem *m, const struct cpu_mem_req *r)
+{
+	struct apu_cp *cp = m->cp;
+	struct qent *q;
+
+	if (m->n == cp->cfg.queue) {
+		m->refused = true;
+		return false;
+	}
+	q = &m->q[(m->head + m->n) % (unsigned)cp->cfg.queue];
+	q->r = *r;
+	if (r->kind == CPU_MEM_ST && r->data)
+		memcpy(q->data, r->data, APU_LINE);
+	q->r.data = NULL;
+	m->n++;
+	try_core_later(cp, m->core); /* done() never from inside access() */
+	return true;
+}
+
+static bool m_idle(const struct cpu_mem *m)
+{
+	return !m->n && !m->busy;
+}
+
+static void m_destroy(struct cpu_mem *m)
+{
+	(void)m; /* owned by the CorePair */
+}
+
+const struct cpu_mem_ops apu_cp_mem_ops = {
+    .name = "apu-corepair",
+    .bind = m_bind,
+    .line_bytes = m_line_bytes,
+    .access = m_access,
+    .idle = m_idle,
+    .destroy = m_destroy,
+};
+
+/* ---- life ------------------------------------------------------------------------------------ */
+
+static int make_cache(uint64_t kib, uint64_t assoc, struct cache **out)
+{
+	struct cache_geom g = {.size_bytes = kib * 1024,
+			       .assoc = (unsigned)assoc,
+			       .line_bytes = APU_LINE,
+			       .sector_bytes = 0,
+			       .repl = CACHE_REPL_PLRU};
+
+	return cache_create(&g, out);
+}
+
+int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu_msgs *msgs,
+		  unsigned ep, unsigned dir_ep, struct cs_stat_group *g, struct apu_cp **out,
+		  struct cs_err *err)
+{
+	struct apu_cp *cp;
+	struct apu_port_cfg pc = {.ep = ep, .in_depth = 4, .per_cycle = 8};
+	char name[32];
+	int rc;
+
+	if (!k || !cfg || !msgs || !g || !out)
+		return cs_err_set(err, -CS_EINVAL, "apu_cp_create: bad arguments");
+	if (cfg->tbes < 2 || !cfg->queue || !cfg->clock_mhz)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "corepair.tbes must be >= 2, corepair.queue and clock_mhz >= 1");
+	cp = calloc(1, sizeof(*cp));
+	if (!cp)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	cp->k = k;
+	cp->cfg = *cfg;
+	cp->msgs = msgs;
+	cp->ep = ep;
+	cp->dir_ep = dir_ep;
+	rc = make_cache(cfg->l2_kib, cfg->l2_assoc, &cp->l2);
+	if (!rc)
+		rc = make_cache(cfg->l1d_kib, cfg->l1d_assoc, &cp->l1d[0]);
+	if (!rc)
+		rc = make_cache(cfg->l1d_kib, cfg->l1d_assoc, &cp->l1d[1]);
+	if (rc) {
+		apu_cp_destroy(cp);
+		return cs_err_set(err, rc == -CS_ENOMEM ? rc : -CS_ECONFIG,
+				  "corepair.l2_kib/l2_assoc/l1d_kib/l1d_assoc: not a power-of-two "
+				  "number of sets of 64-B lines with a power-of-two assoc");
+	}
+	cp->tbe = calloc(cfg->tbes, sizeof(*cp->tbe));
+	for (unsigned c = 0; c < 2; c++) {
+		cp->mem[c].cp = cp;
+		cp->mem[c].core = c;
+		cp->mem[c].q = calloc(cfg->queue, sizeof(*cp->mem[c].q));
+	}
+	if (!cp->tbe || !cp->mem[0].q || !cp->mem[1].q) {
+		apu_cp_destroy(cp);
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	}
+	snprintf(name, sizeof(name), "corepair@%u", ep);
+	pc.name = name;
+	pc.clock_mhz = cfg->clock_mhz;
+	rc = apu_port_create(k, &pc, &cp_port_ops, cp, &cp->port);
+	if (rc) {
+		apu_cp_destroy(cp);
+		return cs_err_set(err, rc, "corepair: cannot create the network port");
+	}
+	cp->l1_hits = cs_stat_counter(g, "l1_hits", "", "accesses served by the core's L1D");
+	cp->l2_hits = cs_stat_counter(g, "l2_hits", "", "L1 misses served by the L2");
+	cp->misses = cs_stat_counter(g, "misses", "", "L2 misses (RdBlk or RdBlkM from I)");
+	cp->upgrades = cs_stat_counter(g, "upgrades", "", "RdBlkM from S or O");
+	cp->rdblk = cs_stat_counter(g, "rdblk", "", "RdBlk sent");
+	cp->rdblkm = cs_stat_counter(g, "rdblkm", "", "RdBlkM sent");
+	cp->grants_e = cs_stat_counter(g, "grants_e", "", "RdBlk answered with E");
+	cp->grants_s = cs_stat_counter(g, "grants_s", "", "RdBlk answered with S");
+	cp->silent = cs_stat_counter(g, "silent_e_to_m", "", "stores to E lines (no message)");
+	cp->vic_clean = cs_stat_counter(g, "vic_clean", "", "VicClean victims written");
+	cp->vic_dirty = cs_stat_counter(g, "vic_dirty", "", "VicDirty victims written");
+	cp->vic_stale = cs_stat_counter(g, "vic_stale", "", "victims cancelled by a PrbInv");
+	cp->prb_dg = cs_stat_counter(g, "probes.downgrade", "", "PrbDowngrade received");
+	cp->prb_inv = cs_stat_counter(g, "probes.inv", "", "PrbInv received");
+	cp->prb_data = cs_stat_counter(g, "probe_data", "", "probe acks with dirty data");
+	*out = cp;
+	return 0;
+}
+
+void apu_cp_destroy(struct apu_cp *cp)
+{
+	if (!cp)
+		return;
+	apu_port_destroy(cp->port);
+	cache_destroy(cp->l2);
+	cache_destroy(cp->l1d[0]);
+	cache_destroy(cp->l1d[1]);
+	free(cp->tbe);
+	free(cp->mem[0].q);
+	free(cp->mem[1].q);
+	free(cp);
+}
+
+struct apu_port *apu_cp_port(struct apu_cp *cp)
+{
+	return cp->port;
+}
+
+struct cpu_mem *apu_cp_mem(struct apu_cp *cp, unsigned c)
+{
+	return c < 2 ? &cp->mem[c] : NULL;
+}
+
+void apu_cp_set_check(struct apu_cp *cp, struct cohcheck *c)
+{
+	cp->check = c;
+}
+
+char apu_cp_peek(const struct apu_cp *cp, uint64_t line, void *data, bool *dirty)
+{
+	struct cache_line *l = cache_lookup(cp->l2, apu_line_of(line));
+
+	if (!l)
+		return 'I';
+	if (!stable(l->state))
+		return 'T';
+	if (data)
+		memcpy(data, l->data, APU_LINE);
+	if (dirty)
+		*dirty = (l->flags & F_DIRTY) != 0;
+	return "ISEOM"[l->state];
+}
+
+bool apu_cp_idle(const struct apu_cp *cp)
+{
+	return !cp->tbes_used && m_idle(&cp->mem[0]) && m_idle(&cp->mem[1]) &&
+	       apu_port_idle(cp->port);
+}
