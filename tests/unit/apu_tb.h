@@ -78,6 +78,7 @@ struct tb {
 	struct tb_agent ag[TB_MAXA];
 	struct apu_dir_cfg dcfg;
 	struct apu_llc_cfg lcfg;
+	struct apu_dma_cfg mcfg;
 };
 
 static inline enum apu_recv tb_agent_recv(void *owner, struct mem_msg *m)
@@ -203,7 +204,6 @@ static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*twea
 	struct cs_err err = {0};
 	struct noc_cfg nc;
 	struct dram_cfg dc;
-	struct apu_dma_cfg mc;
 	unsigned cp[TB_MAXA];
 	struct apu_dir_nodes nodes;
 	int rc;
@@ -235,6 +235,7 @@ static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*twea
 	ck_assert_int_eq(cs_params_defaults(&apu_dir_params, &tb->dcfg, &err), 0);
 	ck_assert_int_eq(cs_params_defaults(&apu_llc_params, &tb->lcfg, &err), 0);
 	tb->lcfg.size_kib = 4; /* 64 lines, 4 sets of 16 ways: small enough to evict */
+	ck_assert_int_eq(cs_params_defaults(&apu_dma_params, &tb->mcfg, &err), 0);
 	if (tweak)
 		tweak(tb);
 	for (unsigned i = 0; i < P; i++)
@@ -246,8 +247,7 @@ static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*twea
 	ck_assert_msg(rc == 0, "dir: %s", err.msg);
 	tb_bind(tb, tb->ep_dir, apu_dir_port(tb->dir));
 	ck_assert_int_eq(tlm_bind(apu_dir_dram_port(tb->dir, 0), dram_ctrl_port(tb->dram, 0)), 0);
-	ck_assert_int_eq(cs_params_defaults(&apu_dma_params, &mc, &err), 0);
-	rc = apu_dma_create(tb->k, &mc, tb->msgs, tb->ep_dma, tb->ep_dir,
+	rc = apu_dma_create(tb->k, &tb->mcfg, tb->msgs, tb->ep_dma, tb->ep_dir,
 			    cs_stat_group(cs_stats_root(tb->stats), "dma"), &tb->dma, &err);
 	ck_assert_msg(rc == 0, "dma: %s", err.msg);
 	tb_bind(tb, tb->ep_dma, apu_dma_port(tb->dma));

@@ -305,6 +305,42 @@ START_TEST(test_upgrade_invalidates)
 }
 END_TEST
 
+/* DMA read sees a CPU's dirty data (the owner keeps O); DMA write invalidates every copy and
+ * memory gets the owner's data with the DMA bytes on top. */
+START_TEST(test_dma_with_cpus)
+{
+	struct sys s;
+	struct tcore a, b;
+	uint8_t buf[APU_LINE], src[4] = {1, 2, 3, 4}, mem[APU_LINE];
+
+	sys_init(&s, 2, false);
+	tc_init(&a, &s, 0, 0, 0);
+	tc_init(&b, &s, 1, 0, 1);
+	tc_store(&a, X, 0x55);
+	run(&s);
+	tc_load(&b, X);
+	run(&s);
+	ck_assert_int_eq(apu_dma_read(s.tb.dma, X, buf, APU_LINE, NULL, NULL), 0);
+	run(&s);
+	ck_assert_uint_eq(word(buf, 0), 0x55);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'O');
+	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'S');
+	ck_assert_int_eq(apu_dma_write(s.tb.dma, X + 8, src, sizeof(src), NULL, NULL), 0);
+	run(&s);
+	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'I');
+	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'I');
+	/* the TCC: one PrbInv for a's RdBlkM, one for the DMAWr */
+	ck_assert_uint_eq(tb_count(&s.tb, s.tb.P, APU_PRBINV), 2);
+	mem_store_read(s.tb.store, X, mem, APU_LINE);
+	ck_assert_uint_eq(word(mem, 0), 0x55);
+	ck_assert_mem_eq(mem + 8, src, sizeof(src));
+	tc_load(&b, X + 8);
+	run(&s);
+	ck_assert_mem_eq(b.got + 8, src, sizeof(src));
+	sys_fini(&s);
+}
+END_TEST
+
 /* ---- stress ---------------------------------------------------------------------------------- */
 
 #define ST_LINES 4
@@ -438,6 +474,7 @@ static Suite *apu_cp_suite(void)
 	tcase_add_test(tc, test_silent_e_to_m);
 	tcase_add_test(tc, test_dirty_line_moves);
 	tcase_add_test(tc, test_upgrade_invalidates);
+	tcase_add_test(tc, test_dma_with_cpus);
 	tcase_add_loop_test(tc, test_stress, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;

@@ -497,6 +497,56 @@ START_TEST(test_park_in_order)
 }
 END_TEST
 
+/* One TBE: requests to other lines wait at the head of the REQ input (the vnet is refused,
+ * responses and unblocks still flow) and all complete. */
+static void one_tbe(struct tb *tb)
+{
+	tb->dcfg.tbes = 1;
+}
+
+START_TEST(test_tbe_backpressure)
+{
+	struct tb tb;
+	struct mem_msg *m;
+
+	tb_init(&tb, 4, true, one_tbe);
+	for (unsigned a = 0; a < 4; a++) {
+		tb_req(&tb, a, a & 1 ? APU_RDBLKM : APU_RDBLK, LINE_A + a * 0x1000, &m);
+		tb_send(&tb, a, m);
+	}
+	tb_run(&tb);
+	for (unsigned a = 0; a < 4; a++)
+		ck_assert_uint_eq(tb_count(&tb, a, APU_SYSRESP), 1);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.parked"), 0); /* refused, not parked */
+	tb_fini(&tb);
+}
+END_TEST
+
+static void window2(struct tb *tb)
+{
+	tb->mcfg.window = 2;
+}
+
+/* A window of 2 lines over a 16-line read: every byte arrives, never more than 2 in flight. */
+START_TEST(test_dma_window)
+{
+	struct tb tb;
+	uint8_t want[16 * APU_LINE], got[16 * APU_LINE];
+
+	tb_init(&tb, 2, true, window2);
+	for (unsigned i = 0; i < sizeof(want); i++)
+		want[i] = (uint8_t)(i * 13 + 1);
+	ck_assert_int_eq(mem_store_write(tb.store, LINE_A, want, sizeof(want)), 0);
+	ck_assert_int_eq(apu_dma_read(tb.dma, LINE_A, got, sizeof(got), NULL, NULL), 0);
+	ck_assert_uint_eq(apu_dma_in_flight(tb.dma), 2);
+	ck_assert_int_eq(apu_dma_read(tb.dma, LINE_A, got, 1, NULL, NULL), -CS_ESTATE);
+	tb_run(&tb);
+	ck_assert_mem_eq(got, want, sizeof(got));
+	ck_assert_uint_eq(tb_stat(&tb, "dma.lines_read"), 16);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* ---- protocol errors ------------------------------------------------------------------------- */
 
 START_TEST(test_illegal_events)
@@ -577,6 +627,8 @@ static Suite *apu_dir_suite(void)
 	tcase_add_test(tc, test_dma_sees_dirty_data);
 	tcase_add_test(tc, test_dma_write_invalidates);
 	tcase_add_test(tc, test_park_in_order);
+	tcase_add_test(tc, test_tbe_backpressure);
+	tcase_add_test(tc, test_dma_window);
 	tcase_add_loop_test(tc, test_illegal_events, 0, 5);
 	tcase_add_test(tc, test_illegal_unblock_sender);
 	tcase_add_test(tc, test_params);
