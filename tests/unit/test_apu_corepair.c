@@ -14,6 +14,8 @@
 #include "apu_tb.h"
 
 #include "tlm/coherence/apu/apu_corepair.h"
+#include "tlm/core/cpu.h"
+#include "workloads/cpu_api.h"
 #include "tlm/mem/cohcheck.h"
 #include "tlm/mem/msg.h"
 
@@ -465,6 +467,119 @@ START_TEST(test_stress)
 }
 END_TEST
 
+/* ---- the CPU core model on CorePairs --------------------------------------------------------- */
+
+struct prog {
+	uint64_t data, flag, counter;
+	unsigned rounds;
+	uint64_t seen_old; /* MP: reads of the flag set that found stale data */
+	uint64_t flag_seen;
+	char fail[256];
+	unsigned done;
+};
+
+static void env_fail(void *sys, int code, const char *msg)
+{
+	struct prog *p = sys;
+
+	(void)code;
+	if (!p->fail[0])
+		snprintf(p->fail, sizeof(p->fail), "%s", msg);
+}
+
+static void env_done(void *sys, unsigned core)
+{
+	(void)core;
+	((struct prog *)sys)->done++;
+}
+
+/* Message passing: thread 0 writes data then flag, round after round; thread 1 waits for each
+ * flag value and must then read that round's data (TSO keeps store->store and load->load
+ * order). Threads 2 and 3 add to a shared counter with locked atomics. */
+static void mp_thread(struct cpu_thread *t)
+{
+	struct prog *p = (struct prog *)ct_args(t);
+
+	switch (ct_id(t)) {
+	case 0:
+		for (unsigned r = 1; r <= p->rounds; r++) {
+			ct_st32(t, p->data, r);
+			ct_st32(t, p->flag, r);
+			ct_compute(t, 50);
+		}
+		break;
+	case 1:
+		for (unsigned r = 1; r <= p->rounds; r++) {
+			uint64_t spins = 0;
+			uint32_t f;
+
+			while ((f = ct_ld32(t, p->flag)) < r)
+				if (ct_spin_guard(t, &spins)) {
+					ct_fail(t, "flag %u never came", r);
+					return;
+				}
+			if (ct_ld32(t, p->data) < f)
+				p->seen_old++;
+			p->flag_seen++;
+		}
+		break;
+	default:
+		for (unsigned r = 0; r < p->rounds; r++)
+			ct_atomic(t, MEM_ATOM_ADD, p->counter, 4, 1, 0);
+		break;
+	}
+}
+
+START_TEST(test_cpu_cores_mp_and_atomics)
+{
+	struct sys s;
+	struct cs_err err;
+	struct cpu_core_cfg cc;
+	struct cpu_core *core[4];
+	struct prog p = {.data = 0x10000, .flag = 0x20000, .counter = 0x30000, .rounds = 40};
+	struct cpu_core_env env = {.sys = &p, .fail = env_fail, .thread_done = env_done, .seed = 1};
+	struct cpu_program prog = {.name = "mp", .threads = 4, .fn = mp_thread, .args = &p};
+	uint8_t d[APU_LINE];
+	uint32_t counter = 0;
+	bool found = false;
+
+	sys_init(&s, 2, false);
+	ck_assert_int_eq(cs_params_defaults(&cpu_core_params, &cc, &err), 0);
+	cc.clock_mhz = 3500;
+	for (unsigned i = 0; i < 4; i++) {
+		ck_assert_int_eq(cpu_core_create(s.tb.k, &cc, i, &env,
+						 cs_stat_group(cs_stats_root(s.tb.stats), "cpu"),
+						 &core[i], &err),
+				 0);
+		/* threads 0 and 1 on different CorePairs, the atomics on both */
+		cpu_core_attach(core[i], &apu_cp_mem_ops, apu_cp_mem(s.cp[i % 2], i / 2));
+	}
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert_int_eq(cpu_core_start(core[i], &prog, i, 0), 0);
+	run(&s);
+	ck_assert_msg(!p.fail[0], "%s", p.fail);
+	ck_assert_uint_eq(p.done, 4);
+	ck_assert_uint_eq(p.flag_seen, p.rounds);
+	ck_assert_uint_eq(p.seen_old, 0);
+	for (unsigned i = 0; i < 2 && !found; i++) {
+		char st = apu_cp_peek(s.cp[i], p.counter, d, NULL);
+
+		if (st == 'M' || st == 'O' || st == 'E') {
+			counter = word(d, 0);
+			found = true;
+		}
+	}
+	if (!found) {
+		mem_store_read(s.tb.store, p.counter, d, 4);
+		counter = word(d, 0);
+	}
+	ck_assert_uint_eq(counter, 2 * p.rounds);
+	for (unsigned i = 0; i < 4; i++)
+		cpu_core_destroy(core[i]);
+	sys_fini(&s);
+}
+END_TEST
+
 static Suite *apu_cp_suite(void)
 {
 	Suite *s = suite_create("apu_corepair");
@@ -475,6 +590,7 @@ static Suite *apu_cp_suite(void)
 	tcase_add_test(tc, test_dirty_line_moves);
 	tcase_add_test(tc, test_upgrade_invalidates);
 	tcase_add_test(tc, test_dma_with_cpus);
+	tcase_add_test(tc, test_cpu_cores_mp_and_atomics);
 	tcase_add_loop_test(tc, test_stress, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
