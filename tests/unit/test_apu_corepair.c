@@ -360,7 +360,7 @@ static void tc_issue(struct tcore *c)
 	c->left--;
 	if (op < 5) {
 		tc_load(c, addr);
-	} else if (op < 9 && w) {
+	} else if (op < 9 && w && w < 32) { /* the CPUs store to words 1..7, the GPU to 8..15 */
 		tc_store(c, addr, (c->who + 1) << 24 | ++c->seq);
 	} else {
 		c->atomics++;
@@ -373,6 +373,24 @@ static void issue_ev(struct sim_kernel *k, void *obj, void *arg)
 	(void)k;
 	(void)arg;
 	tc_issue(obj);
+}
+
+/* The GPU side: the scripted TCC writes through to the stress lines (never the counter). */
+static void wt_ev(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct sys *s = obj;
+	unsigned j = (unsigned)(uintptr_t)arg;
+	uint64_t r = j * 0x9e3779b97f4a7c15ull;
+	unsigned line = (unsigned)(r >> 40) % ST_LINES, w = 32 + (unsigned)(r >> 50) % 8 * 4;
+	uint32_t v = 0xf0000000u | j;
+	struct mem_msg *m;
+	struct apu_ext *e;
+
+	(void)k;
+	e = tb_req(&s->tb, s->tb.P, APU_WT, ST_BASE + (uint64_t)line * 8 * APU_LINE, &m);
+	e->mask = 0xfull << w;
+	memcpy(m->p.data + w, &v, 4);
+	tb_send(&s->tb, s->tb.P, m);
 }
 
 struct stress_out {
@@ -397,6 +415,9 @@ static void stress(unsigned P, uint64_t seed, struct stress_out *out)
 		c[i].olds = olds + i * ST_OPS;
 		sim_schedule(s.tb.k, i * 1000, issue_ev, &c[i], NULL);
 	}
+	apu_dir_set_check(s.tb.dir, s.chk);
+	for (unsigned j = 0; j < 40; j++)
+		sim_schedule(s.tb.k, (sim_time_t)j * 700 * SIM_NS, wt_ev, &s, (void *)(uintptr_t)j);
 	run(&s);
 	for (unsigned i = 0; i < n; i++) {
 		ck_assert_uint_eq(c[i].done, ST_OPS);
@@ -430,6 +451,13 @@ static void stress(unsigned P, uint64_t seed, struct stress_out *out)
 		ck_assert(!excl || holders == 1);
 		if (!owners)
 			ck_assert_mem_eq(ref, mem, APU_LINE); /* no owner: memory is up to date */
+		for (unsigned w = 0; w < APU_LINE; w += 4) {  /* every word holds its last write */
+			uint32_t last = 0;
+
+			cohcheck_latest(s.chk, a + w, &last);
+			ck_assert_msg(word(ref, w) == last, "line %u word %u: %#x, last write %#x",
+				      l, w, word(ref, w), last);
+		}
 		if (l == 0)
 			counter = word(ref, 0);
 		for (unsigned i = 0; i < APU_LINE; i++)
@@ -450,6 +478,7 @@ static void stress(unsigned P, uint64_t seed, struct stress_out *out)
 	out->reads = cohcheck_reads(s.chk);
 	out->packets = tb_stat(&s.tb, "net.packets");
 	ck_assert_uint_gt(tb_stat(&s.tb, "dir.parked"), 0); /* the lines were contended */
+	ck_assert_uint_eq(tb_stat(&s.tb, "dir.txn.WT"), 40);
 	sys_fini(&s);
 }
 

@@ -226,3 +226,17 @@ const char *cohcheck_first(const struct cohcheck *c)
 {
 	return c->oom ? "the coherence checker ran out of memory" : c->first;
 }
+
+bool cohcheck_latest(struct cohcheck *c, uint64_t addr, uint32_t *v)
+{
+	uint32_t *slot = map_get(&c->words, addr >> 2, false);
+	struct hist *h;
+
+	if (!slot || !*slot)
+		return false;
+	h = &c->hists[*slot - 1];
+	if (!h->n)
+		return false;
+	*v = h->v[h->n - 1];
+	return true;
+}

@@ -10,6 +10,7 @@
 #ifndef COHSCOPE_TLM_MEM_COHCHECK_H
 #define COHSCOPE_TLM_MEM_COHCHECK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct cohcheck;
@@ -22,6 +23,9 @@ void cohcheck_write(struct cohcheck *c, uint64_t addr, unsigned bytes, uint64_t 
 void cohcheck_read(struct cohcheck *c, unsigned who, uint64_t addr, unsigned bytes, uint64_t v);
 uint64_t cohcheck_violations(const struct cohcheck *c);
 uint64_t cohcheck_reads(const struct cohcheck *c);
+/* The value of the latest write of the 4-byte word at addr, in the write order (false if the
+ * word was never written): what every copy of it must hold once the system is quiet. */
+bool cohcheck_latest(struct cohcheck *c, uint64_t addr, uint32_t *v);
 /* The first violation, or "". */
 const char *cohcheck_first(const struct cohcheck *c);
 

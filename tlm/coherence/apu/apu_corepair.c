@@ -90,6 +90,7 @@ struct apu_cp {
 	struct cache *l2, *l1d[2];
 	struct tbe *tbe;
 	unsigned tbes_used;
+	unsigned *live; /* indices of the TBEs in use, tbes_used of them (short scans) */
 	struct cpu_mem mem[2];
 	struct cohcheck *check;
 	uint64_t *l1_hits, *l2_hits, *misses, *upgrades, *rdblk, *rdblkm, *grants_e, *grants_s;
@@ -106,9 +107,9 @@ static void fail(struct apu_cp *cp, uint64_t line, const char *event, unsigned s
 
 static struct tbe *tbe_find(struct apu_cp *cp, uint64_t line)
 {
-	for (unsigned i = 0; i < cp->cfg.tbes; i++)
-		if (cp->tbe[i].used && cp->tbe[i].line == line)
-			return &cp->tbe[i];
+	for (unsigned i = 0; i < cp->tbes_used; i++)
+		if (cp->tbe[cp->live[i]].line == line)
+			return &cp->tbe[cp->live[i]];
 	return NULL;
 }
 
@@ -122,7 +123,7 @@ static struct tbe *tbe_alloc(struct apu_cp *cp, uint64_t line, uint8_t state)
 			t->used = true;
 			t->line = line;
 			t->state = state;
-			cp->tbes_used++;
+			cp->live[cp->tbes_used++] = i;
 			return t;
 		}
 	}
@@ -133,8 +134,12 @@ static void try_core_later(struct apu_cp *cp, unsigned c);
 
 static void tbe_free(struct apu_cp *cp, struct tbe *t)
 {
+	unsigned i = (unsigned)(t - cp->tbe), j = 0;
+
+	while (cp->live[j] != i)
+		j++;
+	cp->live[j] = cp->live[--cp->tbes_used];
 	t->used = false;
-	cp->tbes_used--;
 	for (unsigned c = 0; c < 2; c++) /* what waited for a TBE or this line may go on */
 		if (cp->mem[c].blocked)
 			try_core_later(cp, c);
@@ -718,12 +723,13 @@ int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu
 				  "number of sets of 64-B lines with a power-of-two assoc");
 	}
 	cp->tbe = calloc(cfg->tbes, sizeof(*cp->tbe));
+	cp->live = calloc(cfg->tbes, sizeof(*cp->live));
 	for (unsigned c = 0; c < 2; c++) {
 		cp->mem[c].cp = cp;
 		cp->mem[c].core = c;
 		cp->mem[c].q = calloc(cfg->queue, sizeof(*cp->mem[c].q));
 	}
-	if (!cp->tbe || !cp->mem[0].q || !cp->mem[1].q) {
+	if (!cp->tbe || !cp->live || !cp->mem[0].q || !cp->mem[1].q) {
 		apu_cp_destroy(cp);
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	}
@@ -763,6 +769,7 @@ void apu_cp_destroy(struct apu_cp *cp)
 	cache_destroy(cp->l1d[0]);
 	cache_destroy(cp->l1d[1]);
 	free(cp->tbe);
+	free(cp->live);
 	free(cp->mem[0].q);
 	free(cp->mem[1].q);
 	free(cp);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tlm/mem/cache.h"
+#include "tlm/mem/cohcheck.h"
 #include "tlm/mem/msgq.h"
 #include "tlm/mem/store.h"
 
@@ -137,6 +138,7 @@ struct apu_dir {
 	unsigned dram_out;
 
 	struct dir_stats st;
+	struct cohcheck *check;
 };
 
 static const char *const phase_suffix[] = {"", "_PM", "_Pm", "_M", "", ""};
@@ -470,6 +472,19 @@ static void merge_own(struct tbe *t, uint8_t *line)
 			line[i] = t->own[i];
 }
 
+static void check_words(struct apu_dir *d, uint64_t line, const uint8_t *data, uint64_t mask)
+{
+	if (!d->check)
+		return;
+	for (unsigned w = 0; w < APU_LINE; w += 4)
+		if (mask >> w & 0xfull) {
+			uint32_t v;
+
+			memcpy(&v, data + w, 4);
+			cohcheck_write(d->check, line + w, 4, v);
+		}
+}
+
 static void complete(struct apu_dir *d, struct tbe *t)
 {
 	uint8_t line[APU_LINE];
@@ -502,6 +517,7 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		t->phase = PH_B;
 		return;
 	case APU_WT:
+		check_words(d, t->line, line, t->rq.mask);
 		mem_write(d, t->line, line, W_WT);
 		if (d->llc_cfg.use_on_wt)
 			llc_alloc(d, t->line, line, W_WT);
@@ -516,6 +532,8 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		}
 		old = mem_atomic_apply(line + t->rq.offset, t->rq.width, t->rq.op, t->rq.operand,
 				       t->rq.operand2);
+		check_words(d, t->line, line,
+			    (t->rq.width == 8 ? 0xffull : 0xfull) << (t->rq.offset & ~3u));
 		m = msg(d, APU_SYSRESP, t->line, t->req, t->req);
 		if (!m)
 			return;
@@ -536,6 +554,7 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		break;
 	}
 	case APU_FLUSH:
+		check_words(d, t->line, line, t->rq.mask);
 		m = msg(d, APU_WBACK, t->line, t->req, t->req);
 		if (!m)
 			return;
@@ -568,6 +587,7 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		e->len = t->rq.len;
 		e->seq = t->rq.seq;
 		apu_port_send(d->port, m, d->cfg.response_cycles);
+		check_words(d, t->line, line, t->rq.mask);
 		mem_write(d, t->line, line, W_DMA);
 		to_u(d, t);
 		return;
@@ -978,6 +998,11 @@ struct tlm_initiator_socket *apu_dir_dram_port(struct apu_dir *d, unsigned ch)
 unsigned apu_dir_busy(const struct apu_dir *d)
 {
 	return d->tbes_used + apu_port_parked(d->port) + d->dram_out;
+}
+
+void apu_dir_set_check(struct apu_dir *d, struct cohcheck *c)
+{
+	d->check = c;
 }
 
 bool apu_dir_llc_peek(const struct apu_dir *d, uint64_t line, void *data)

@@ -91,6 +91,10 @@ struct tlm_initiator_socket *apu_dir_dram_port(struct apu_dir *d, unsigned ch);
 
 /* Open transactions (TBEs in use), requests parked, DRAM requests not yet answered. */
 unsigned apu_dir_busy(const struct apu_dir *d);
+/* WT, Atomic, Flush and DMAWr are performed here: each reports the 4-byte words it writes to c
+ * (the coherence checker's write order) when it completes. NULL turns it off. */
+struct cohcheck;
+void apu_dir_set_check(struct apu_dir *d, struct cohcheck *c);
 /* True if the LLC holds the line (tests); if so and data != NULL, copies its 64 B. */
 bool apu_dir_llc_peek(const struct apu_dir *d, uint64_t line, void *data);
 
