@@ -567,28 +567,22 @@ static void complete(struct apu_dir *d, struct tbe *t)
 			llc_alloc(d, t->line, line, W_FLUSH);
 		break;
 	case APU_DMARD:
-		m = msg(d, APU_DMADATA, t->line, t->req, t->req);
+	case APU_DMAWR: /* DMA ends at the response: no unblock */
+		m = msg(d, t->kind == APU_DMARD ? APU_DMADATA : APU_DMAACK, t->line, t->req,
+			t->req);
 		if (!m)
 			return;
 		e = apu_ext_of(d->msgs, m);
 		e->offset = t->rq.offset;
 		e->len = t->rq.len;
 		e->seq = t->rq.seq;
-		memcpy(m->p.data, line, APU_LINE);
+		if (t->kind == APU_DMARD) {
+			memcpy(m->p.data, line, APU_LINE);
+		} else {
+			check_words(d, t->line, line, t->rq.mask);
+			mem_write(d, t->line, line, W_DMA);
+		}
 		apu_port_send(d->port, m, d->cfg.response_cycles);
-		to_u(d, t);
-		return;
-	case APU_DMAWR:
-		m = msg(d, APU_DMAACK, t->line, t->req, t->req);
-		if (!m)
-			return;
-		e = apu_ext_of(d->msgs, m);
-		e->offset = t->rq.offset;
-		e->len = t->rq.len;
-		e->seq = t->rq.seq;
-		apu_port_send(d->port, m, d->cfg.response_cycles);
-		check_words(d, t->line, line, t->rq.mask);
-		mem_write(d, t->line, line, W_DMA);
 		to_u(d, t);
 		return;
 	default:
