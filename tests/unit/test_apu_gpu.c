@@ -86,6 +86,7 @@ struct tb {
 	unsigned unblocks;
 	/* stress and message passing: called after a CU's access is done */
 	void (*on_done)(struct tb *tb, unsigned cu, uint32_t id);
+	void (*on_fence)(struct tb *tb, unsigned cu, unsigned warp);
 	void *drv;
 	uint8_t order; /* of the accesses offer() makes */
 	uint64_t rng;
@@ -171,6 +172,19 @@ static enum apu_recv dir_recv(void *owner, struct mem_msg *m)
 			cohcheck_write(tb->chk, m->p.addr + x->offset, x->width, v);
 		break;
 	}
+	case APU_FLUSH: {
+		/* docs/apu.md §4.6: written, then WBAck at completion */
+		uint8_t be[64];
+
+		for (unsigned i = 0; i < 64; i++)
+			be[i] = (uint8_t)((x->mask >> i) & 1);
+		ck_assert_int_eq(mem_store_write_masked(tb->store, m->p.addr, m->p.data, be, 64),
+				 0);
+		r = apu_msg_new(tb->msgs, APU_WBACK, m->p.addr, tb->n + 1, m->src, m->requester);
+		X(tb, r)->cu = x->cu;
+		X(tb, r)->seq = x->seq;
+		break;
+	}
 	case APU_UNBLOCK:
 		tb->unblocks++;
 		break;
@@ -219,8 +233,11 @@ static void cu_retry(void *obj)
 
 static void cu_fence_done(void *obj, unsigned warp)
 {
-	(void)warp;
-	((struct cu *)obj)->fence_done++;
+	struct cu *c = obj;
+
+	c->fence_done++;
+	if (c->tb->on_fence)
+		c->tb->on_fence(c->tb, c->id, warp);
 }
 
 /* ---- setup ------------------------------------------------------------------------------------ */
@@ -650,6 +667,16 @@ static void wb_l1(struct apu_gpu_cfg *c)
 	c->tcp.write = APU_WRITE_BACK;
 }
 
+static void wb_l2(struct apu_gpu_cfg *c)
+{
+	c->tcc.write = APU_WRITE_BACK;
+}
+
+static void kend_cb(void *arg)
+{
+	(*(unsigned *)arg)++;
+}
+
 /* WB_L1: stores are done at the TCP; a release flushes and waits for every TccWBAck. */
 START_TEST(test_wb_l1_release_flushes)
 {
@@ -681,6 +708,82 @@ START_TEST(test_wb_l1_release_flushes)
 	apu_tcp_ops.fence(tb.cu[1].l1, 0, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
 	r = ld(&tb, 1, 0x6040);
 	ck_assert_uint_eq(val(&tb, r, 0x6040), 201);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* WB_L2: stores and GLC atomics stay dirty in the TCC (W, M); a read of a W line writes it
+ * back first; a PrbInv turns M into W and its ack carries nothing; a system-scope release
+ * flushes every dirty line and waits for the WBAcks; so does the kernel's end. */
+START_TEST(test_wb_l2)
+{
+	struct tb tb;
+	const uint64_t X = 0xb000, Y = 0xb040, Z = 0xb080;
+	uint64_t o[3];
+	uint32_t s, a, r, v = 7;
+	const struct dlog *ack;
+
+	tb_init(&tb, 2, wb_l2);
+	mem_store_write(tb.store, Z, &v, 4);
+	s = offer(&tb, 0, GPU_ACC_ST, X + 4, 31, MEM_SCOPE_DEVICE, 0);
+	run(&tb);
+	/* absorbed: done by the TCC's own ack, nothing sent to the directory */
+	ck_assert(tb.req[s].done);
+	ck_assert_uint_eq(count(&tb, APU_WT) + count(&tb, APU_RDBLK), 0);
+	ck_assert(apu_tcc_probe(tb.tcc, X, o));
+	ck_assert_uint_eq(o[0], 3); /* W */
+	ck_assert_uint_eq(o[1], 0xfull << 4);
+	/* a read of the W line: its dirty bytes written back first, then RdBlk */
+	r = ld(&tb, 1, X + 4);
+	ck_assert_uint_eq(val(&tb, r, X + 4), 31);
+	ck_assert_uint_eq(count(&tb, APU_WT), 1);
+	ck_assert_uint_eq(count(&tb, APU_RDBLK), 1);
+	/* a GLC atomic: fetched, performed, kept dirty (M), no WT */
+	a = offer(&tb, 0, GPU_ACC_ATOM, Z, 1, MEM_SCOPE_DEVICE, MEM_ATOM_ADD);
+	run(&tb);
+	ck_assert_uint_eq(tb.req[a].lanes.lane[0].old, 7);
+	ck_assert(apu_tcc_probe(tb.tcc, Z, o));
+	ck_assert_uint_eq(o[0], 2); /* M */
+	ck_assert_uint_eq(count(&tb, APU_WT), 1);
+	/* a probe: M -> W, the ack carries no data */
+	dir_probe(&tb, Z);
+	run(&tb);
+	ack = last(&tb, APU_PRBACK);
+	ck_assert(!ack->hit && !ack->dirty && ack->bytes == 0);
+	ck_assert(apu_tcc_probe(tb.tcc, Z, o));
+	ck_assert_uint_eq(o[0], 3);
+	/* a store to Y, then a system-scope release: Flush of Y and Z, wait for the WBAcks */
+	offer(&tb, 0, GPU_ACC_ST, Y, 55, MEM_SCOPE_DEVICE, 0);
+	run(&tb);
+	ck_assert_uint_eq(apu_tcp_ops.fence(tb.cu[0].l1, 1, MEM_ORDER_RELEASE, MEM_SCOPE_SYSTEM),
+			  GPU_FENCE_PENDING);
+	run(&tb);
+	ck_assert_uint_eq(tb.cu[0].fence_done, 1);
+	ck_assert_uint_eq(count(&tb, APU_FLUSH), 2);
+	mem_store_read(tb.store, Y, &v, 4);
+	ck_assert_uint_eq(v, 55);
+	mem_store_read(tb.store, Z, &v, 4);
+	ck_assert_uint_eq(v, 8);
+	ck_assert(!tcc_has(&tb, Y) && !tcc_has(&tb, Z));
+	/* a device-scope release does not flush the TCC */
+	offer(&tb, 0, GPU_ACC_ST, Y, 56, MEM_SCOPE_DEVICE, 0);
+	run(&tb);
+	ck_assert_uint_eq(apu_tcp_ops.fence(tb.cu[0].l1, 1, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE),
+			  0);
+	/* the kernel's end flushes it */
+	tb.cu[0].fence_done = 0;
+	{
+		static unsigned ended;
+
+		ended = 0;
+		apu_tcp_ops.kernel_end(tb.cu[1].l1, kend_cb, &ended);
+		ck_assert_uint_eq(ended, 0);
+		run(&tb);
+		ck_assert_uint_eq(ended, 1);
+	}
+	ck_assert_uint_eq(count(&tb, APU_FLUSH), 3);
+	mem_store_read(tb.store, Y, &v, 4);
+	ck_assert_uint_eq(v, 56);
 	tb_fini(&tb);
 }
 END_TEST
@@ -1013,11 +1116,16 @@ static void st_issue(struct tb *tb, unsigned cu, unsigned w)
 		return;
 	}
 	sw->left--;
-	if (pick < 8) {
-		/* an acquire: nothing of this warp is outstanding (one access at a time) */
-		apu_tcp_ops.fence(tb->cu[cu].l1, w, MEM_ORDER_ACQUIRE,
-				  pick < 4 ? MEM_SCOPE_DEVICE : MEM_SCOPE_SYSTEM);
-		sim_schedule(tb->k, NS, st_step, tb, (void *)(uintptr_t)(cu * ST_WARPS + w));
+	if (pick < 11) {
+		/* an acquire or a release: nothing of this warp is outstanding (one access at a
+		 * time); a release may have to wait for a flush (fence_done continues it) */
+		sim_time_t r2 = apu_tcp_ops.fence(
+		    tb->cu[cu].l1, w, pick < 8 ? MEM_ORDER_ACQUIRE : MEM_ORDER_RELEASE,
+		    pick < 4 || pick == 8 ? MEM_SCOPE_DEVICE : MEM_SCOPE_SYSTEM);
+
+		if (r2 != GPU_FENCE_PENDING)
+			sim_schedule(tb->k, NS, st_step, tb,
+				     (void *)(uintptr_t)(cu * ST_WARPS + w));
 		return;
 	}
 	id = tb->nreq++;
@@ -1111,6 +1219,11 @@ static void st_on_done(struct tb *tb, unsigned cu, uint32_t id)
 	sim_schedule(tb->k, NS, st_step, tb, (void *)(uintptr_t)(cu * ST_WARPS + w));
 }
 
+static void st_on_fence(struct tb *tb, unsigned cu, unsigned warp)
+{
+	sim_schedule(tb->k, NS, st_step, tb, (void *)(uintptr_t)(cu * ST_WARPS + warp));
+}
+
 static void small_caches(struct apu_gpu_cfg *c)
 {
 	/* tiny MSHR tables and merge slots, so refusals and held requests happen */
@@ -1121,7 +1234,7 @@ static void small_caches(struct apu_gpu_cfg *c)
 }
 
 /* One run; returns a digest of everything observable. */
-static uint64_t st_run(uint64_t seed, bool small, uint64_t *viol, uint64_t *reads,
+static uint64_t st_run(uint64_t seed, unsigned variant, uint64_t *viol, uint64_t *reads,
 		       unsigned *refused)
 {
 	struct tb tb;
@@ -1129,12 +1242,13 @@ static uint64_t st_run(uint64_t seed, bool small, uint64_t *viol, uint64_t *read
 	uint64_t d;
 
 	ck_assert_ptr_nonnull(st);
-	tb_init(&tb, ST_CU, small ? small_caches : NULL);
+	tb_init(&tb, ST_CU, variant == 1 ? small_caches : variant == 2 ? wb_l2 : NULL);
 	ck_assert_int_eq(cohcheck_create(&tb.chk), 0);
 	tb.ctx.chk = tb.chk;
 	tb.rng = seed;
 	tb.drv = st;
 	tb.on_done = st_on_done;
+	tb.on_fence = st_on_fence;
 	for (unsigned c = 0; c < ST_CU; c++)
 		for (unsigned w = 0; w < ST_WARPS; w++) {
 			st->w[c][w].left = ST_OPS;
@@ -1171,15 +1285,15 @@ START_TEST(test_stress)
 	bool small = _i == 1;
 	unsigned ref;
 
-	d1 = st_run(7, small, &v1, &r1, &ref);
+	d1 = st_run(7, (unsigned)_i, &v1, &r1, &ref);
 	if (small)
 		ck_assert_uint_gt(ref, 0); /* the refuse/retry path ran */
 	ck_assert_uint_gt(r1, ST_CU * ST_WARPS * ST_OPS / 4);
 	ck_assert_uint_eq(v1, 0);
-	d2 = st_run(7, small, &v2, &r2, &ref); /* same seed: same run, bit for bit */
+	d2 = st_run(7, (unsigned)_i, &v2, &r2, &ref); /* same seed: same run, bit for bit */
 	ck_assert_uint_eq(d1, d2);
 	ck_assert_uint_eq(r1, r2);
-	d3 = st_run(8, small, &v2, &r2, &ref); /* another seed: another run */
+	d3 = st_run(8, (unsigned)_i, &v2, &r2, &ref); /* another seed: another run */
 	ck_assert_uint_eq(v2, 0);
 	ck_assert_uint_ne(d1, d3);
 }
@@ -1200,13 +1314,14 @@ static Suite *apu_gpu_suite(void)
 	tcase_add_test(tc, test_sys_acquire_switch);
 	tcase_add_test(tc, test_release_waits_for_acks);
 	tcase_add_test(tc, test_wb_l1_release_flushes);
+	tcase_add_test(tc, test_wb_l2);
 	tcase_add_test(tc, test_glc_atomic_at_tcc);
 	tcase_add_test(tc, test_slc_atomic_at_dir);
 	tcase_add_test(tc, test_glc_atomic_at_dir_switch);
 	tcase_add_test(tc, test_probe_inv);
 	tcase_add_test(tc, test_tcc_transaction_counts);
 	tcase_add_test(tc, test_message_passing);
-	tcase_add_loop_test(tc, test_stress, 0, 2);
+	tcase_add_loop_test(tc, test_stress, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -63,7 +63,9 @@ static const struct cs_param tcc_rows[] = {
     {"mshr_merge", CS_P_UINT, CF(mshr_merge), "64", "requests",
      "requests one IV/A line holds (merged reads and parked requests)", 1, 64, NULL},
     {"write", CS_P_ENUM, CF(write), "through", "",
-     "through: write-through (VIPER default); back: WB_L2 (not built yet)", 0, 0, write_names},
+     "through: write-through (VIPER default); back: WB_L2, dirty lines flushed at system-scope "
+     "releases",
+     0, 0, write_names},
     {"glc_atomic_at", CS_P_ENUM, CF(glc_atomic_at), "tcc", "",
      "where GLC atomics are performed: tcc (seed 002 §II-C fn 2) or dir (gem5 after #367)", 0, 0,
      atomic_at_names},

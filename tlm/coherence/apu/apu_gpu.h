@@ -40,7 +40,7 @@ struct apu_tcc_cfg {
 	uint64_t ack_cycles; /* probe acks, unblocks */
 	uint64_t atomic_latency;
 	uint64_t mshrs, mshr_merge;
-	unsigned write;		/* enum apu_write (back: not built yet, refused at create) */
+	unsigned write;		/* enum apu_write */
 	unsigned glc_atomic_at; /* enum apu_atomic_at */
 	bool inv_on_sys_acquire;
 };
@@ -72,7 +72,9 @@ static inline unsigned apu_tcc_home(const struct apu_gpu_cfg *c, uint64_t addr)
 }
 
 /* ext->cu of a WT the TCC sends for itself (a GLC atomic's result): its WBAck goes nowhere */
-#define APU_CU_NONE 0xffffu
+#define APU_CU_NONE  0xffffu
+/* ext->cu of a Flush (WB_L2 release): its WBAck counts for the release */
+#define APU_CU_FLUSH 0xfffeu
 
 /* Messages a TCP or TCC takes from its inputs per GPU cycle (gem5 transitions_per_cycle 32),
  * and the depth of each input queue. */
@@ -86,8 +88,13 @@ int apu_tcc_create(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_gro
 void apu_tcc_destroy(struct apu_tcc *t);
 struct tlm_initiator_socket *apu_tcc_inject_port(struct apu_tcc *t);
 struct tlm_target_socket *apu_tcc_deliver_port(struct apu_tcc *t);
-/* A system-scope acquire or a kernel launch (tcc.inv_on_sys_acquire): V lines dropped. */
+/* A system-scope acquire or a kernel launch (tcc.inv_on_sys_acquire): V lines dropped, M lines
+ * become W (their dirty bytes stay). */
 void apu_tcc_sys_acquire(struct apu_tcc *t);
+/* A system-scope release or a kernel's end: under WB_L2 every dirty line is sent as Flush and
+ * dropped. true: nothing to wait for; false: cb(arg) runs once every Flush sent so far is
+ * acked. */
+bool apu_tcc_release(struct apu_tcc *t, void (*cb)(void *arg), void *arg);
 /* Tests: out[0] = 1 when the line is V; false when absent. */
 bool apu_tcc_probe(const struct apu_tcc *t, uint64_t addr, uint64_t out[3]);
 /* Tests: the line's bytes if V (true). */
@@ -102,6 +109,7 @@ struct apu_tcc_ops {
 	struct tlm_initiator_socket *(*inject_port)(struct apu_tcc *t);
 	struct tlm_target_socket *(*deliver_port)(struct apu_tcc *t);
 	void (*sys_acquire)(struct apu_tcc *t);
+	bool (*release)(struct apu_tcc *t, void (*cb)(void *arg), void *arg);
 	bool (*probe)(const struct apu_tcc *t, uint64_t addr, uint64_t out[3]);
 	bool (*idle)(const struct apu_tcc *t);
 	uint64_t (*digest)(const struct apu_tcc *t);

@@ -29,7 +29,15 @@
 #include "tlm/mem/mshr.h"
 #include "tlm/mem/store.h"
 
-#define TCC_V 1
+/* cache_line.state; meta[1]: the dirty bytes (M, W) */
+#define TCC_V 1 /* valid, clean */
+#define TCC_M 2 /* WB_L2: valid, some bytes dirty */
+#define TCC_W 3 /* WB_L2: only the dirty bytes valid (written without a fetch, or probed in M) */
+
+struct tcc_waiter {
+	void (*cb)(void *arg);
+	void *arg;
+};
 
 enum { E_IV = 1, E_A };			 /* mshr_user[0] */
 enum { F_DROP = 1, F_BYPASS = 2 };	 /* mshr_user[2] */
@@ -44,7 +52,7 @@ struct tcc_wait {
 struct tcc_stats {
 	uint64_t *reads, *hits, *misses, *merged, *bypass_reads, *wts, *atomics_tcc, *atomics_dir;
 	uint64_t *parked, *held, *probes, *probe_invalidations, *acquire_invalidations;
-	uint64_t *unblocks;
+	uint64_t *unblocks, *writebacks, *flushes;
 	struct cs_stat_avg *miss_latency;
 };
 
@@ -56,6 +64,10 @@ struct apu_tcc {
 	struct apu_port *port;
 	struct cache *cache;
 	struct mshr_table *mshr;
+	bool wb;		    /* WB_L2 */
+	unsigned flush_owed;	    /* Flush sent, WBAck not back */
+	struct tcc_waiter *waiters; /* releases waiting for flush_owed to reach 0 */
+	unsigned n_waiters, cap_waiters;
 	char name[32];
 	struct tcc_stats st;
 };
@@ -198,7 +210,32 @@ static void send_wt(struct apu_tcc *c, uint64_t line, const uint8_t *data, uint6
 	send_dir(c, d);
 }
 
-/* A GLC atomic on the V line l: performed, answered, its result written through. */
+/* WB_L2: the dirty bytes of l go to the directory (a WT nobody waits for) and l is dropped.
+ * A request of this line that follows is sent after the WT and reaches the directory after it
+ * (REQ is FIFO per source and destination, docs/apu.md §8.3), so no WI state is needed. */
+static void clean_drop(struct apu_tcc *c, struct cache_line *l)
+{
+	if ((l->state == TCC_M || l->state == TCC_W) && l->meta[1]) {
+		send_wt(c, l->addr, l->data, l->meta[1], APU_CU_NONE, 0, false);
+		(*c->st.writebacks)++;
+	}
+	cache_invalidate(c->cache, l);
+}
+
+/* A frame for line (the set's victim written back first if dirty). */
+static struct cache_line *tcc_install(struct apu_tcc *c, uint64_t line, uint8_t state)
+{
+	struct cache_line *l = cache_victim(c->cache, line, NULL, NULL);
+
+	if (l->state)
+		clean_drop(c, l);
+	cache_install(c->cache, l, line, state);
+	l->meta[0] = l->meta[1] = 0;
+	return l;
+}
+
+/* A GLC atomic on the V (or M) line l: performed, answered; its result written through, or
+ * kept dirty (WB_L2). */
 static void perform_atomic(struct apu_tcc *c, struct cache_line *l, struct mem_msg *m)
 {
 	struct mem_atom_lanes *al = (struct mem_atom_lanes *)m->p.data;
@@ -219,8 +256,13 @@ static void perform_atomic(struct apu_tcc *c, struct cache_line *l, struct mem_m
 	cache_touch(c->cache, l);
 	(*c->st.atomics_tcc)++;
 	answer_tcp(c, m->src, m->p.addr, m->txn, APU_TCCDATA, NULL, c->cfg->tcc.atomic_latency);
-	/* a write-through TCC keeps nothing newer than the directory sees [docs/apu.md §3.3] */
-	send_wt(c, l->addr, l->data, mask, APU_CU_NONE, 0, false);
+	if (c->wb) {
+		l->state = TCC_M;
+		l->meta[1] |= mask;
+	} else {
+		/* a write-through TCC keeps nothing newer than the directory sees [§3.3] */
+		send_wt(c, l->addr, l->data, mask, APU_CU_NONE, 0, false);
+	}
 	tlm_payload_release(&m->p);
 }
 
@@ -270,6 +312,12 @@ static bool tcc_req(struct apu_tcc *c, struct mem_msg *m)
 		return true;
 	}
 	l = cache_lookup(c->cache, line);
+	/* WB_L2: a W line cannot serve anything but a store; SLC accesses find the line clean */
+	if (l && l->state != TCC_V && m->type != APU_TCPWT && m->type != APU_TCPFLUSH &&
+	    (l->state == TCC_W || slc || (m->type == APU_TCPATOMIC && atomic_at_dir(c, m)))) {
+		clean_drop(c, l);
+		l = NULL;
+	}
 	switch (m->type) {
 	case APU_TCPRD:
 		if (slc) {
@@ -302,6 +350,35 @@ static bool tcc_req(struct apu_tcc *c, struct mem_msg *m)
 		return true;
 	case APU_TCPWT:
 	case APU_TCPFLUSH:
+		if (c->wb && !slc) {
+			/* absorbed: the TCP's store is done now */
+			uint64_t bm[2] = {ext(c, m)->mask, 0};
+
+			if (!l)
+				l = tcc_install(c, line, TCC_W);
+			else if (l->state == TCC_V)
+				l->state = TCC_M;
+			gpu_mask_copy(l->data, m->p.data, bm, 64);
+			l->meta[1] |= bm[0];
+			cache_touch(c->cache, l);
+			if (report(c))
+				report_wt(c, m);
+			answer_tcp(c, m->src, line, m->txn, APU_TCCWBACK, NULL, 0);
+			tlm_payload_release(&m->p);
+			return true;
+		}
+		if (l && l->state != TCC_V) {
+			/* WB_L2, SLC store: the dirty bytes go with it, the line goes */
+			uint64_t bm[2] = {ext(c, m)->mask, 0};
+
+			gpu_mask_copy(l->data, m->p.data, bm, 64);
+			if (report(c))
+				report_wt(c, m);
+			send_wt(c, line, l->data, l->meta[1] | bm[0], ext(c, m)->cu, m->txn, true);
+			cache_invalidate(c->cache, l);
+			tlm_payload_release(&m->p);
+			return true;
+		}
 		if (l) {
 			if (slc) {
 				cache_invalidate(c->cache, l);
@@ -410,10 +487,8 @@ static void on_sysresp(struct apu_tcc *c, struct mem_msg *m)
 			/* E or S: a TCC copy is V either way [paper §II-A] */
 			struct cache_line *l = cache_lookup(c->cache, m->p.addr);
 
-			if (!l) {
-				l = cache_victim(c->cache, m->p.addr, NULL, NULL);
-				cache_install(c->cache, l, m->p.addr, TCC_V);
-			}
+			if (!l)
+				l = tcc_install(c, m->p.addr, TCC_V);
 			memcpy(l->data, m->p.data, 64);
 			cache_touch(c->cache, l);
 			data = l->data;
@@ -447,7 +522,11 @@ static void on_probe(struct apu_tcc *c, struct mem_msg *m)
 
 	(*c->st.probes)++;
 	if (l && m->type == APU_PRBINV) {
-		cache_invalidate(c->cache, l);
+		/* M keeps its dirty bytes, no longer readable (W); they never go with the ack */
+		if (l->state == TCC_M)
+			l->state = TCC_W;
+		else if (l->state == TCC_V)
+			cache_invalidate(c->cache, l);
 		(*c->st.probe_invalidations)++;
 	}
 	/* hit = false, never data: the TCC does not forward modified data [paper §II-C] */
@@ -479,7 +558,15 @@ static enum apu_recv tcc_recv(void *owner, struct mem_msg *m)
 		/* a WT is done at the directory: the TCP's store is performed */
 		const struct apu_ext *x = ext(c, m);
 
-		if (x->cu != APU_CU_NONE && x->cu < c->ctx->sms)
+		if (x->cu == APU_CU_FLUSH) {
+			if (!--c->flush_owed) {
+				unsigned n = c->n_waiters;
+
+				c->n_waiters = 0;
+				for (unsigned i = 0; i < n; i++)
+					c->waiters[i].cb(c->waiters[i].arg);
+			}
+		} else if (x->cu != APU_CU_NONE && x->cu < c->ctx->sms)
 			answer_tcp(c, c->cfg->tcp_node[x->cu], m->p.addr, x->seq, APU_TCCWBACK,
 				   NULL, 0);
 		break;
@@ -501,12 +588,66 @@ static const struct apu_port_ops tcc_port_ops = {.recv = tcc_recv};
 
 /* ---- acquire, queries, life -------------------------------------------------------------------- */
 
+static void acquire_one(void *ctx, struct cache_line *l)
+{
+	struct apu_tcc *c = ctx;
+
+	if (l->state == TCC_V)
+		cache_invalidate(c->cache, l);
+	else if (l->state == TCC_M)
+		l->state = TCC_W; /* dirty bytes kept, the rest may be stale */
+}
+
+static void flush_one(void *ctx, struct cache_line *l)
+{
+	struct apu_tcc *c = ctx;
+	struct mem_msg *d;
+
+	if (l->state == TCC_V || !l->meta[1]) {
+		cache_invalidate(c->cache, l);
+		return;
+	}
+	d = dir_req(c, APU_FLUSH, l->addr);
+	if (d) {
+		struct apu_ext *x = ext(c, d);
+
+		memcpy(d->p.data, l->data, 64);
+		x->mask = l->meta[1];
+		x->cu = APU_CU_FLUSH;
+		c->flush_owed++;
+		(*c->st.flushes)++;
+		send_dir(c, d);
+	}
+	cache_invalidate(c->cache, l);
+}
+
+bool apu_tcc_release(struct apu_tcc *c, void (*cb)(void *arg), void *arg)
+{
+	if (c->wb)
+		cache_for_each(c->cache, flush_one, c);
+	if (!c->flush_owed)
+		return true;
+	if (c->n_waiters == c->cap_waiters) {
+		unsigned nc = c->cap_waiters ? 2 * c->cap_waiters : 16;
+		struct tcc_waiter *w = realloc(c->waiters, nc * sizeof(*w));
+
+		if (!w) {
+			sim_fail(c->ctx->k, -CS_ENOMEM, "%s: out of memory", c->name);
+			return true;
+		}
+		c->waiters = w;
+		c->cap_waiters = nc;
+	}
+	c->waiters[c->n_waiters++] = (struct tcc_waiter){.cb = cb, .arg = arg};
+	return false;
+}
+
 void apu_tcc_sys_acquire(struct apu_tcc *c)
 {
 	unsigned cap = mshr_capacity(c->mshr);
 
 	(*c->st.acquire_invalidations)++;
-	cache_invalidate_all(c->cache); /* write-through: every line is V */
+	cache_for_each(c->cache, acquire_one, c);
 	for (unsigned i = 0; i < cap; i++) {
 		struct mshr_entry *e = mshr_at(c->mshr, i);
 
@@ -522,7 +663,8 @@ bool apu_tcc_probe(const struct apu_tcc *c, uint64_t addr, uint64_t out[3])
 	if (!l)
 		return false;
 	out[0] = l->state;
-	out[1] = out[2] = 0;
+	out[1] = l->meta[1];
+	out[2] = 0;
 	return true;
 }
 
@@ -530,7 +672,7 @@ bool apu_tcc_peek(const struct apu_tcc *c, uint64_t addr, uint8_t *line)
 {
 	struct cache_line *l = cache_lookup(c->cache, addr & ~63ull);
 
-	if (!l)
+	if (!l || l->state == TCC_W)
 		return false;
 	memcpy(line, l->data, 64);
 	return true;
@@ -571,6 +713,7 @@ void apu_tcc_destroy(struct apu_tcc *c)
 		}
 	}
 	apu_port_destroy(c->port);
+	free(c->waiters);
 	cache_destroy(c->cache);
 	mshr_destroy(c->mshr);
 	free(c);
@@ -596,6 +739,9 @@ static void tcc_stats_register(struct apu_tcc *c, struct cs_stat_group *g)
 	s->acquire_invalidations =
 	    cs_stat_counter(g, "acquire_invalidations", "", "system-scope acquires and launches");
 	s->unblocks = cs_stat_counter(g, "unblocks", "", "Unblock sent");
+	s->writebacks =
+	    cs_stat_counter(g, "writebacks", "", "WB_L2: dirty lines written back by WT");
+	s->flushes = cs_stat_counter(g, "flushes", "", "WB_L2: Flush sent at releases");
 	s->miss_latency =
 	    cs_stat_average(g, "miss_latency", "cycles", "RdBlk to its SysResp, GPU cycles");
 }
@@ -612,11 +758,6 @@ int apu_tcc_create(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_gro
 		cs_err_set(err, -CS_EINVAL, "tcc%u: no APU wiring (gpu_ctx.proto_cfg)", slice);
 		return -CS_EINVAL;
 	}
-	if (cfg->tcc.write == APU_WRITE_BACK) {
-		cs_err_set(err, -CS_ECONFIG,
-			   "tcc.write = back (WB_L2) is not built yet; use through");
-		return -CS_ECONFIG;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto fail;
@@ -624,6 +765,7 @@ int apu_tcc_create(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_gro
 	c->cfg = cfg;
 	c->slice = slice;
 	c->node = cfg->tcc_node[slice];
+	c->wb = cfg->tcc.write == APU_WRITE_BACK;
 	snprintf(c->name, sizeof(c->name), "tcc%u", slice);
 	{
 		struct apu_port_cfg pc = {
@@ -676,6 +818,7 @@ const struct apu_tcc_ops apu_tcc_ops_viper = {
     .inject_port = apu_tcc_inject_port,
     .deliver_port = apu_tcc_deliver_port,
     .sys_acquire = apu_tcc_sys_acquire,
+    .release = apu_tcc_release,
     .probe = apu_tcc_probe,
     .idle = apu_tcc_idle,
     .digest = apu_tcc_digest,

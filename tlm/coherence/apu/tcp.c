@@ -82,8 +82,16 @@ struct gpu_l1 {
 	void *flush_arg;
 	struct gpu_l1_client cl;
 	bool want_retry;
-	unsigned *fence_waiters; /* warps whose release waits for the flush */
+	unsigned *fence_waiters; /* warps whose release waits for the TCP's flush */
+	bool *fence_sys;	 /* ... and then for the TCC's (WB_L2, system scope) */
 	unsigned n_fence_waiters;
+	/* WB_L2: releases waiting for the TCC slices' Flush acks, one per warp slot and one for
+	 * the kernel's end (slot ctx->warps) */
+	struct tcp_rel {
+		struct gpu_l1 *t;
+		unsigned slot, left;
+	} * rel;
+	bool kend_tcc; /* the kernel's end waits for the TCC */
 	bool replaying;
 
 	struct tcp_stats st;
@@ -446,19 +454,63 @@ static void maybe_retry(struct gpu_l1 *t)
 
 /* ---- answers from the TCC --------------------------------------------------------------------- */
 
+static bool tcc_wb(const struct gpu_l1 *t)
+{
+	return t->cfg->tcc.write == APU_WRITE_BACK && t->cfg->tcc_obj;
+}
+
+static void kernel_end_done(struct gpu_l1 *t)
+{
+	void (*cb)(void *) = t->flush_cb;
+
+	t->flush_cb = NULL;
+	t->kend_tcc = false;
+	cb(t->flush_arg);
+}
+
+static void tcc_released(void *arg)
+{
+	struct tcp_rel *r = arg;
+	struct gpu_l1 *t = r->t;
+
+	if (--r->left)
+		return;
+	if (r->slot == t->ctx->warps)
+		kernel_end_done(t);
+	else
+		t->cl.fence_done(t->cl.sm, r->slot);
+}
+
+/* WB_L2: every TCC slice flushes its dirty lines; true when none has anything in flight. */
+static bool release_tcc(struct gpu_l1 *t, unsigned slot)
+{
+	struct tcp_rel *r = &t->rel[slot];
+
+	r->left = 1; /* held until every slice is asked */
+	for (unsigned i = 0; i < t->cfg->tccs; i++)
+		if (t->cfg->tcc_obj[i] && !apu_tcc_release(t->cfg->tcc_obj[i], tcc_released, r))
+			r->left++;
+	return --r->left == 0;
+}
+
 static void flush_progress(struct gpu_l1 *t)
 {
 	if (t->flush_owed)
 		return;
-	for (unsigned i = 0; i < t->n_fence_waiters; i++)
-		if (t->cl.fence_done)
-			t->cl.fence_done(t->cl.sm, t->fence_waiters[i]);
-	t->n_fence_waiters = 0;
-	if (!t->acks_owed && t->flush_cb) {
-		void (*cb)(void *) = t->flush_cb;
+	for (unsigned i = 0; i < t->n_fence_waiters; i++) {
+		unsigned w = t->fence_waiters[i];
 
-		t->flush_cb = NULL;
-		cb(t->flush_arg);
+		if (!t->fence_sys[i] || release_tcc(t, w))
+			t->cl.fence_done(t->cl.sm, w);
+	}
+	t->n_fence_waiters = 0;
+	if (!t->acks_owed && t->flush_cb && !t->kend_tcc) {
+		if (tcc_wb(t)) {
+			t->kend_tcc = true;
+			if (!release_tcc(t, t->ctx->warps))
+				return;
+		}
+		kernel_end_done(t);
 	}
 }
 
@@ -629,16 +681,14 @@ static void tcp_kernel_begin(struct gpu_l1 *t)
 	sys_acquire_tcc(t);
 }
 
+/* The kernel's end is a system-scope release: WB_L1 flushes the TCP, WB_L2 then the TCC. */
 static void tcp_kernel_end(struct gpu_l1 *t, void (*cb)(void *), void *arg)
 {
 	if (t->wb)
 		cache_for_each(t->cache, flush_one, t);
-	if (!t->acks_owed) {
-		cb(arg);
-		return;
-	}
 	t->flush_cb = cb;
 	t->flush_arg = arg;
+	flush_progress(t);
 }
 
 static sim_time_t tcp_fence(struct gpu_l1 *t, unsigned warp, uint8_t order, uint8_t scope)
@@ -653,14 +703,20 @@ static sim_time_t tcp_fence(struct gpu_l1 *t, unsigned warp, uint8_t order, uint
 		if (scope == MEM_SCOPE_SYSTEM)
 			sys_acquire_tcc(t);
 	}
+	if (!rel)
+		return 0;
 	/* write-through: every earlier store of the warp is performed (acked) already */
-	if (rel && t->wb) {
+	if (t->wb)
 		cache_for_each(t->cache, flush_one, t);
-		if (t->flush_owed && t->cl.fence_done) {
-			t->fence_waiters[t->n_fence_waiters++] = warp;
-			return SIM_TIME_MAX;
-		}
+	if (!t->cl.fence_done)
+		return 0; /* a client that cannot wait (tests of the fence alone) */
+	if (t->flush_owed) {
+		t->fence_sys[t->n_fence_waiters] = scope == MEM_SCOPE_SYSTEM && tcc_wb(t);
+		t->fence_waiters[t->n_fence_waiters++] = warp;
+		return GPU_FENCE_PENDING;
 	}
+	if (scope == MEM_SCOPE_SYSTEM && tcc_wb(t) && !release_tcc(t, warp))
+		return GPU_FENCE_PENDING;
 	return 0;
 }
 
@@ -708,6 +764,8 @@ static void tcp_destroy(struct gpu_l1 *t)
 	mshr_destroy(t->mshr);
 	free(t->ans);
 	free(t->fence_waiters);
+	free(t->fence_sys);
+	free(t->rel);
 	free(t);
 }
 
@@ -756,8 +814,12 @@ static int tcp_create(const struct gpu_ctx *ctx, unsigned cu, const struct gpu_l
 	t->wb = cfg->tcp.write == APU_WRITE_BACK;
 	snprintf(t->name, sizeof(t->name), "cu%u.tcp", cu);
 	t->fence_waiters = calloc(ctx->warps ? ctx->warps : 1, sizeof(unsigned));
-	if (!t->fence_waiters)
+	t->fence_sys = calloc(ctx->warps ? ctx->warps : 1, sizeof(bool));
+	t->rel = calloc(ctx->warps + 1, sizeof(*t->rel));
+	if (!t->fence_waiters || !t->fence_sys || !t->rel)
 		goto fail;
+	for (unsigned i = 0; i <= ctx->warps; i++)
+		t->rel[i] = (struct tcp_rel){.t = t, .slot = i};
 	{
 		struct apu_port_cfg pc = {
 		    .name = t->name,
