@@ -144,7 +144,10 @@ static enum apu_recv dir_recv(void *owner, struct mem_msg *m)
 		X(tb, r)->grant = tb->grant;
 		X(tb, r)->cu = x->cu;
 		break;
-	case APU_WT: {
+	case APU_WT:
+	case APU_FLUSH: {
+		/* the bytes written; WBAck at once for a WT (docs/apu.md §4.5), at completion for a
+		 * Flush (§4.6) */
 		uint8_t be[64];
 
 		for (unsigned i = 0; i < 64; i++)
@@ -154,7 +157,8 @@ static enum apu_recv dir_recv(void *owner, struct mem_msg *m)
 		r = apu_msg_new(tb->msgs, APU_WBACK, m->p.addr, tb->n + 1, m->src, m->requester);
 		X(tb, r)->cu = x->cu;
 		X(tb, r)->seq = x->seq;
-		cycles = 1; /* the early WBAck, docs/apu.md §4.5 */
+		if (m->type == APU_WT)
+			cycles = 1;
 		break;
 	}
 	case APU_ATOMIC: {
@@ -170,19 +174,6 @@ static enum apu_recv dir_recv(void *owner, struct mem_msg *m)
 		memcpy(&v, line + x->offset, x->width);
 		if (tb->chk) /* SLC atomics serialize here */
 			cohcheck_write(tb->chk, m->p.addr + x->offset, x->width, v);
-		break;
-	}
-	case APU_FLUSH: {
-		/* docs/apu.md §4.6: written, then WBAck at completion */
-		uint8_t be[64];
-
-		for (unsigned i = 0; i < 64; i++)
-			be[i] = (uint8_t)((x->mask >> i) & 1);
-		ck_assert_int_eq(mem_store_write_masked(tb->store, m->p.addr, m->p.data, be, 64),
-				 0);
-		r = apu_msg_new(tb->msgs, APU_WBACK, m->p.addr, tb->n + 1, m->src, m->requester);
-		X(tb, r)->cu = x->cu;
-		X(tb, r)->seq = x->seq;
 		break;
 	}
 	case APU_UNBLOCK:
