@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the parameter reference at the end of docs/configuration.md from the parameter
-# tables (the two `config --dump` outputs that page names), keeping everything above it.
+# tables (the three `config --dump` outputs that page names), keeping everything above it.
 # Usage: scripts/gen-config-doc.sh [BUILD_DIR]   (default build; run from anywhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,12 @@ trap 'rm -f "$tmp"' EXIT
 	echo
 	echo '```'
 	"$bin" config -c configs/gtsc-16sm.cfg --dump
+	echo '```'
+	echo
+	echo '### System `cpu` (configs/cpu-tso.cfg)'
+	echo
+	echo '```'
+	"$bin" config -c configs/cpu-tso.cfg --dump
 	echo '```'
 	echo
 	echo '### System `selfcheck` (defaults)'

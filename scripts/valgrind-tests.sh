@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every Check suite, and a small default job, under valgrind memcheck: any error or leak
-# fails. CK_FORK=no keeps each suite in one process so valgrind sees everything.
+# Runs every Check suite, a small default job and small CPU jobs under valgrind memcheck: any
+# error or leak fails. CK_FORK=no keeps each suite in one process so valgrind sees everything.
 # Usage: scripts/valgrind-tests.sh BUILD_DIR
 set -euo pipefail
 build=${1:?usage: scripts/valgrind-tests.sh BUILD_DIR}
@@ -27,6 +27,17 @@ if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/selfcheck.cfg" -q \
 fi
 if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/default.cfg" -q \
 	--set workload.size=tiny >/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
+echo "valgrind: cohscope run (CPU cores, cpu_mp) and litmus (X86 tests on CPU cores)"
+if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q \
+	>/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
+if ! "${vg[@]}" "$build/cohscope" litmus "$src"/tests/litmus/upstream/x86/*.litmus \
+	-c "$src/configs/cpu-tso.cfg" --iterations 100 -q >/tmp/valgrind.$$.log 2>&1; then
 	tail -40 /tmp/valgrind.$$.log
 	status=1
 fi

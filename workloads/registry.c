@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workloads/bench/bench.h"
+#include "workloads/cpu_micro.h"
 #include "workloads/micro.h"
 #include "workloads/rtest.h"
 
@@ -50,6 +51,17 @@ GPU_WL(histo, micro_histo_main, "histogram with per-lane atomic adds at the L2")
 GPU_WL(rtest, rtest_main,
        "random coherence tester: seeded loads, stores, atomics, fences on hot and conflicting "
        "lines, every value checked (run it with gpu.check=true)");
+
+#define CPU_WL(id, fn, text)                        \
+	static const struct cs_workload wl_##id = { \
+	    .name = #id, .system = "cpu", .help = text, .cpu = fn}
+
+CPU_WL(cpu_count, cpu_count_main,
+       "every core adds to one counter with locked adds between stores and reloads of its own "
+       "slot (store-to-load forwarding); total checked");
+CPU_WL(cpu_mp, cpu_mp_main,
+       "message passing: core 0 writes data then a flag, the others spin and check the data "
+       "(TSO keeps stores in order)");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -124,6 +136,9 @@ static const struct cs_workload *const workloads[] = {
     &wl_bp,
     &wl_sgm,
     &wl_ccp,
+    /* system cpu */
+    &wl_cpu_count,
+    &wl_cpu_mp,
     NULL,
 };
 

@@ -13,7 +13,7 @@ G=$SRC/configs/gtsc-16sm.cfg
 X=$SRC/configs/gtx480-15sm.cfg
 L=$SRC/tests/litmus
 OWN=("$L"/*.litmus)
-UP=("$L"/upstream/*/*.litmus)
+UP=("$L"/upstream/{c-lkmm,c11,opencl}/*.litmus) # GPU dialects; X86: litmus_x86.sh
 
 expect() { # expect STATUS GREP-PATTERN NAME -- ARGS...
 	local want=$1 pat=$2 name=$3 rc

@@ -96,10 +96,10 @@ static char *read_all(const char *path, size_t *len)
 /* The upstream files (relative paths), sorted by directory listing order. */
 static unsigned list_upstream(char names[][300], unsigned max)
 {
-	static const char *const dirs[] = {"c-lkmm", "c11", "opencl"};
+	static const char *const dirs[] = {"c-lkmm", "c11", "opencl", "x86"};
 	unsigned n = 0;
 
-	for (unsigned d = 0; d < 3; d++) {
+	for (unsigned d = 0; d < 4; d++) {
 		DIR *dir = opendir(upstream_path(dirs[d]));
 		struct dirent *e;
 
@@ -375,7 +375,84 @@ START_TEST(test_every_upstream_file_parses)
 		litmus_free(t);
 	}
 	ck_assert_uint_ge(per[0], 28);
-	ck_assert_uint_ge(per[1], 7);
+	ck_assert_uint_ge(per[1], 16);
+}
+END_TEST
+
+/* X86: herd's SB+rfi-pos as kept upstream, column by column. */
+START_TEST(test_x86_sb_rfi)
+{
+	struct litmus_test *t = parse_ok_file("x86/SB+rfi-pos.litmus");
+
+	ck_assert_str_eq(t->arch, "X86");
+	ck_assert_str_eq(t->name, "SB+rfi-pos");
+	ck_assert_uint_eq(t->nthreads, 2);
+	ck_assert_uint_eq(t->nlocs, 2);
+	ck_assert_str_eq(t->locs[0].name, "x");
+	ck_assert_str_eq(t->locs[1].name, "y");
+	for (unsigned i = 0; i < 2; i++) {
+		const struct lit_thread *th = &t->threads[i];
+
+		ck_assert_uint_eq(th->nops, 3);
+		ck_assert_uint_eq(th->nregs, 2);
+		ck_assert_str_eq(th->regs[0], "EAX");
+		ck_assert_str_eq(th->regs[1], "EBX");
+		check_op(&th->ops[0], LIT_STORE, LIT_ONCE, (int)i, -1, 1);
+		check_op(&th->ops[1], LIT_LOAD, LIT_ONCE, (int)i, 0, 0);
+		check_op(&th->ops[2], LIT_LOAD, LIT_ONCE, (int)(1 - i), 1, 0);
+		ck_assert_uint_eq(th->ops[0].line, 10);
+	}
+	ck_assert(!t->cond.negated);
+	ck_assert_uint_eq(t->cond.natoms, 4);
+	check_atom_reg(&t->cond.atoms[0], 0, 0, 1);
+	check_atom_reg(&t->cond.atoms[3], 1, 1, 0);
+	litmus_free(t);
+}
+END_TEST
+
+/* X86: fences, locked read-modify-writes, register moves and initial values, blank cells. */
+START_TEST(test_x86_instructions)
+{
+	struct litmus_test *t = parse_ok("X86 rmw\n\"doc\"\nCohscope.tso=Forbid\n"
+					 "{ x=1; 0:EAX=5; }\n"
+					 " P0              | P1              ;\n"
+					 " MFENCE          | XCHG EBX,[x]    ;\n"
+					 " LOCK XADD [x],EAX | LOCK CMPXCHG [y],ECX ;\n"
+					 " LOCK INC [y]    | LOCK ADD [x],$-2 ;\n"
+					 " MOV ECX,$3      | lfence          ;\n"
+					 " MOV [y],ECX     |                 ;\n"
+					 "exists (0:EAX=1 /\\ 1:EBX=6 /\\ y=3)\n");
+	const struct lit_thread *p0 = &t->threads[0], *p1 = &t->threads[1];
+
+	ck_assert_str_eq(t->expect_tso, "Forbid");
+	ck_assert_int_eq(t->locs[0].init, 1);
+	ck_assert_uint_eq(p0->nops, 6); /* the init MOVE, then 5 */
+	check_op(&p0->ops[0], LIT_MOVE, LIT_ONCE, -1, 0, 5);
+	ck_assert_uint_eq(p0->ops[1].kind, LIT_FENCE);
+	ck_assert_uint_eq(p0->ops[1].fence, LIT_FENCE_MB);
+	ck_assert_uint_eq(p0->ops[2].kind, LIT_RMW);
+	ck_assert_uint_eq(p0->ops[2].rmw, LIT_RMW_ADD);
+	ck_assert_int_eq(p0->ops[2].reg, 0);
+	ck_assert(p0->ops[2].val.is_reg && p0->ops[2].val.reg == 0);
+	ck_assert_uint_eq(p0->ops[3].rmw, LIT_RMW_ADD);
+	ck_assert_int_eq(p0->ops[3].reg, -1);
+	ck_assert_int_eq(p0->ops[3].val.k, 1);
+	check_op(&p0->ops[4], LIT_MOVE, LIT_ONCE, -1, 1, 3);
+	ck_assert_uint_eq(p0->ops[5].kind, LIT_STORE);
+	ck_assert(p0->ops[5].val.is_reg && p0->ops[5].val.reg == 1);
+	ck_assert_uint_eq(p1->nops, 4);
+	ck_assert_uint_eq(p1->ops[0].rmw, LIT_RMW_XCHG);
+	ck_assert_uint_eq(p1->ops[0].loc, 0);
+	ck_assert_str_eq(p1->regs[p1->ops[0].reg], "EBX");
+	ck_assert_uint_eq(p1->ops[1].rmw, LIT_RMW_CAS);
+	ck_assert_str_eq(p1->regs[p1->ops[1].reg], "EAX");
+	ck_assert(p1->ops[1].val.is_reg && p1->ops[1].val.reg == (uint8_t)p1->ops[1].reg);
+	ck_assert(p1->ops[1].val2.is_reg);
+	ck_assert_str_eq(p1->regs[p1->ops[1].val2.reg], "ECX");
+	ck_assert_int_eq(p1->ops[2].val.k, -2);
+	ck_assert_uint_eq(p1->ops[3].fence, LIT_FENCE_RMB);
+	ck_assert_uint_eq(t->cond.natoms, 3);
+	litmus_free(t);
 }
 END_TEST
 
@@ -516,7 +593,24 @@ START_TEST(test_errors)
 	} cases[] = {
 	    {"", ":1: empty file"},
 	    {"\n\n(* c *)\n", ":4: empty file"},
-	    {"X86 SB\n{ }\n P0 | P1 ;\n", ":1: unsupported: architecture X86"},
+	    {"ARM MP\n{ }\n P0 | P1 ;\n", ":1: unsupported: architecture ARM"},
+	    {"X86 t\n{ }\n P0 | P1 ;\n MOV [x],$1 ;\nexists (x=1)\n",
+	     ":4: row has 1 cells, expected 2"},
+	    {"X86 t\n{ }\n P0 ;\n ADD [x],$1 ;\nexists (x=1)\n",
+	     ":4: unsupported: X86 instruction ADD"},
+	    {"X86 t\n{ }\n P0 ;\n LOCK MOV [x],$1 ;\nexists (x=1)\n",
+	     ":4: unsupported: X86 instruction LOCK MOV"},
+	    {"X86 t\n{ }\n P0 ;\n MOV [x],1 ;\nexists (x=1)\n",
+	     ":4: expected '$' before the immediate 1"},
+	    {"X86 t\n{ }\n P0 ;\n MOV [x],[y] ;\nexists (x=1)\n", ":4: MOV from memory to memory"},
+	    {"X86 t\n{ }\n P0 ;\n MOV EAX,[EBX] ;\nexists (x=1)\n",
+	     ":4: unsupported: indirect address [EBX]"},
+	    {"X86 t\n{ }\n P0 ;\n XCHG EAX,EBX ;\nexists (x=1)\n",
+	     ":4: XCHG needs a memory operand first"},
+	    {"X86 t\n{ }\n P1 | P0 ;\n", ":3: thread P1 out of order (expected P0)"},
+	    {"X86 t\n{ }\n P0 | P1\n MOV [x],$1 | MOV [y],$1 ;\n", ":4: expected '|' between"},
+	    {"X86 t\n{ }\n P0 ;\n MOV EAX,[x] ;\nexists (0:EBX=1)\n", ":5: unknown register 0:EBX"},
+	    {"X86 t\n{ }\n P0 ;\n MOV EAX,[x] \nexists (x=1)\n", ":5: expected ';' at the end"},
 	    {"PTX MP\n", ":1: unsupported: architecture PTX"},
 	    {"GPU_PTX CoRR\n", ":1: unsupported: architecture GPU_PTX"},
 	    {"Vulkan corr\n", ":1: unsupported: architecture Vulkan"},
@@ -828,6 +922,8 @@ static Suite *litmus_parse_suite(void)
 	tcase_add_test(tc, test_opencl_isa2);
 	tcase_add_test(tc, test_opencl_scope_tree);
 	tcase_add_test(tc, test_every_upstream_file_parses);
+	tcase_add_test(tc, test_x86_sb_rfi);
+	tcase_add_test(tc, test_x86_instructions);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("syntax");

@@ -248,6 +248,19 @@ START_TEST(test_expectations_file)
 	ck_assert_uint_eq(litmus_expected(u, tab, LIT_MODEL_RC), LIT_EXPECT_FORBID);
 	litmus_expect_free(tab);
 
+	/* a fourth field that reads as a verdict is TSO's; anything else is a note */
+	write_file(path, "upstream/c11/SB.litmus\tF\tA\tEXPECTED.md: note\n"
+			 "xSB.litmus\tForbid\t-\tAllow\tnote\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), 0);
+	ck_assert_uint_eq(litmus_expected(t, tab, LIT_MODEL_TSO), LIT_EXPECT_UNKNOWN);
+	u->coherence = false;
+	ck_assert_uint_eq(litmus_expected(u, tab, LIT_MODEL_TSO), LIT_EXPECT_ALLOW);
+	ck_assert_uint_eq(litmus_expected(u, tab, LIT_MODEL_RC), LIT_EXPECT_UNKNOWN);
+	ck_assert_uint_eq(litmus_expected(u, tab, LIT_MODEL_SC), LIT_EXPECT_FORBID);
+	strcpy(u->expect_tso, "Forbid"); /* the header key wins */
+	ck_assert_uint_eq(litmus_expected(u, tab, LIT_MODEL_TSO), LIT_EXPECT_FORBID);
+	litmus_expect_free(tab);
+
 	write_file(path, "a.litmus\tF\tA\nb.litmus\tForbid\tmaybe\tnote\n");
 	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
 	ck_assert_ptr_null(tab);

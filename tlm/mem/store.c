@@ -216,9 +216,11 @@ uint64_t mem_atomic_apply(void *p, unsigned bytes, unsigned op, uint64_t a, uint
 	uint64_t old = 0, nv;
 
 	memcpy(&old, p, bytes); /* little-endian host */
-	if (bytes == 4) {
-		a &= 0xffffffffu;
-		b &= 0xffffffffu;
+	if (bytes < 8) { /* operands at the word's width (CPU atomics take 1 and 2 bytes too) */
+		uint64_t m = (1ull << (8 * bytes)) - 1;
+
+		a &= m;
+		b &= m;
 	}
 	switch (op) {
 	case MEM_ATOM_ADD:

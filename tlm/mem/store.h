@@ -29,9 +29,10 @@ size_t mem_store_footprint(const struct mem_store *s);
 /* FNV-1a over every allocated page (address and contents), in address order. */
 uint64_t mem_store_digest(const struct mem_store *s);
 
-/* One atomic on a little-endian word of `bytes` (4 or 8) at p: returns the old value and
- * leaves the new one. op is enum mem_atomic_op; CAS compares with a and swaps in b; MIN/MAX
- * are unsigned for 4-byte words as CUDA's atomicMin on unsigned int. */
+/* One atomic on a little-endian word of `bytes` (1, 2, 4 or 8; GPUs use 4 and 8) at p: returns
+ * the old value and leaves the new one. op is enum mem_atomic_op; operands are cut to the
+ * word's width; CAS compares with a and swaps in b; MIN/MAX are unsigned (CUDA's atomicMin on
+ * unsigned int, x86 has none: the CPU op API's MIN/MAX are unsigned too). */
 uint64_t mem_atomic_apply(void *p, unsigned bytes, unsigned op, uint64_t a, uint64_t b);
 
 #endif

@@ -573,16 +573,16 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 			return gh_fail(h, "recording: out of memory");
 	}
 	r = &g->kernels[g->nkernels++];
+	/* a run that fails inside the kernel never closes its books: its figures stay 0 */
+	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", k->name ? k->name : "kernel");
 	r->ctas = k->ctas;
 	r->start = sim_now(g->s->k);
-	r->end = 0;
 	g->kern = k;
 	g->next_cta = 0;
 	g->ctas_done = 0;
 	g->rr = 0;
 	g->running = true;
-	memset(&r->est, 0, sizeof(r->est));
 	plan_kernel(g, k);
 	for (unsigned i = 0; i < g->ctx.sms; i++)
 		gpu_sm_kernel_begin(g->sm[i]);

@@ -12,6 +12,7 @@
 
 extern const struct cs_system_ops cs_selfcheck_system;
 extern const struct cs_system_ops cs_gpu_system;
+extern const struct cs_system_ops cs_cpu_system;
 extern const struct cs_component_ops cs_memtarget_component;
 extern const struct cs_component_ops cs_traffic_component;
 
@@ -19,6 +20,7 @@ extern const struct cs_component_ops cs_traffic_component;
 static const struct cs_system_ops *const systems[] = {
     &cs_selfcheck_system,
     &cs_gpu_system,
+    &cs_cpu_system,
     NULL,
 };
 

@@ -13,7 +13,7 @@
 
 struct expect_row {
 	char path[256];
-	unsigned sc, rc; /* enum litmus_expect */
+	unsigned sc, rc, tso; /* enum litmus_expect */
 };
 
 struct litmus_expect_table {
@@ -48,7 +48,7 @@ static int add_row(struct litmus_expect_table *tab, const struct expect_row *row
 	return 0;
 }
 
-/* One line: PATH \t SC \t RC [\t NOTE]. */
+/* One line: PATH \t SC \t RC [\t TSO] [\t NOTE]. */
 static int parse_line(struct litmus_expect_table *tab, char *line, const char *path, unsigned ln,
 		      struct cs_err *err)
 {
@@ -81,6 +81,17 @@ static int parse_line(struct litmus_expect_table *tab, char *line, const char *p
 	snprintf(row.path, sizeof(row.path), "%s", field[0]);
 	row.sc = (unsigned)v[0];
 	row.rc = (unsigned)v[1];
+	/* a fourth field that reads as a verdict is TSO's; anything else is the note */
+	if (field[2] != p) {
+		char *end = strchr(p, '\t');
+		int tso;
+
+		if (end)
+			*end = '\0';
+		tso = parse_verdict(p);
+		if (tso > 0 || !strcmp(p, "-") || !strcmp(p, "?"))
+			row.tso = tso > 0 ? (unsigned)tso : LIT_EXPECT_UNKNOWN;
+	}
 	if (add_row(tab, &row))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	return 0;
@@ -166,14 +177,22 @@ unsigned litmus_expected(const struct litmus_test *t, const struct litmus_expect
 	const struct expect_row *row;
 	int v;
 
+	unsigned rv;
+
 	if (model == LIT_MODEL_NONE)
 		return LIT_EXPECT_UNKNOWN;
-	v = parse_verdict(model == LIT_MODEL_SC ? t->expect_sc : t->expect_rc);
+	v = parse_verdict(model == LIT_MODEL_SC	   ? t->expect_sc
+			  : model == LIT_MODEL_TSO ? t->expect_tso
+						   : t->expect_rc);
 	if (v > 0)
 		return (unsigned)v;
 	row = find_row(tab, t->path);
-	if (row && (model == LIT_MODEL_SC ? row->sc : row->rc) != LIT_EXPECT_UNKNOWN)
-		return model == LIT_MODEL_SC ? row->sc : row->rc;
+	rv = !row		      ? LIT_EXPECT_UNKNOWN
+	     : model == LIT_MODEL_SC  ? row->sc
+	     : model == LIT_MODEL_TSO ? row->tso
+				      : row->rc;
+	if (rv != LIT_EXPECT_UNKNOWN)
+		return rv;
 	/* every coherent protocol keeps a single order of the writes to one location */
 	return t->coherence ? LIT_EXPECT_FORBID : LIT_EXPECT_UNKNOWN;
 }

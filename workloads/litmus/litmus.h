@@ -1,7 +1,8 @@
 /*
  * workloads/litmus/litmus.h - a litmus test in memory: what the parser (parse.c) builds from a
  * herdtools7 `.litmus` file (C dialect as herd7 and the Linux-kernel memory-model catalogue
- * write it; OpenCL flavour with scope tags) and what the runner (run.c) executes on the GPU.
+ * write it; OpenCL flavour with scope tags; X86 in Intel syntax) and what the runner (run.c)
+ * executes on the GPU (C, OpenCL) or on CPU cores (X86).
  *
  * A test has shared locations with initial values, threads (each a straight-line list of ops;
  * `if` without `else` becomes a BRANCH op that skips the ops of its body when the condition is
@@ -115,8 +116,9 @@ struct litmus_test {
 	struct lit_thread threads[LIT_MAX_THREADS];
 	struct lit_cond cond;
 	/* Key=value lines of the header we know: cohscope's own expected verdicts. */
-	char expect_sc[8]; /* "Forbid" / "Allow" / "" (from a `Cohscope.sc=Forbid` line) */
-	char expect_rc[8]; /* from a `Cohscope.rc=...` line */
+	char expect_sc[8];  /* "Forbid" / "Allow" / "" (from a `Cohscope.sc=Forbid` line) */
+	char expect_rc[8];  /* from a `Cohscope.rc=...` line */
+	char expect_tso[8]; /* from a `Cohscope.tso=...` line */
 	bool coherence; /* a coherence shape (Co*), from `Cohscope.shape=coherence` or the name */
 };
 

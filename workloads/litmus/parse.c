@@ -1,10 +1,12 @@
 /*
  * workloads/litmus/parse.c - herdtools7 `.litmus` parser for the C dialect (herd7 C11 and the
- * Linux-kernel memory-model catalogue) and the OpenCL flavour (Dat3M `P0@wg N, dev N` tags and
- * herd's `scopeTree` section). Builds the struct litmus_test of litmus.h.
+ * Linux-kernel memory-model catalogue), the OpenCL flavour (Dat3M `P0@wg N, dev N` tags and
+ * herd's `scopeTree` section) and X86 (Intel syntax column programs: MOV, MFENCE, XCHG and
+ * LOCK-prefixed read-modify-writes). Builds the struct litmus_test of litmus.h.
  *
  * Layout: a header line `ARCH NAME`, doc strings / `Key=value` lines / comments, an optional init
- * block `{ ... }`, thread functions `PN(params) { body }`, optional `scopeTree` / memory-map /
+ * block `{ ... }`, thread functions `PN(params) { body }` (X86: a row `P0 | P1 ;` and rows of
+ * instruction cells, one column per thread), optional `scopeTree` / memory-map /
  * `locations` sections, and the final condition `exists (...)` or `~exists (...)`.
  *
  * The header and the Key=value lines are read line by line; the rest goes through a small lexer.
@@ -470,7 +472,7 @@ static int parse_header(struct parser *p)
 		p->pos++;
 	n = p->pos - a;
 	if (!((n == 1 && s[a] == 'C') || (n == 6 && !memcmp(s + a, "OpenCL", 6)) ||
-	      (n == 6 && !memcmp(s + a, "OPENCL", 6)))) {
+	      (n == 6 && !memcmp(s + a, "OPENCL", 6)) || (n == 3 && !memcmp(s + a, "X86", 3)))) {
 		char shown[41];
 		size_t k = 0;
 
@@ -528,6 +530,8 @@ static int meta_key(struct parser *p, const char *key, size_t klen, const char *
 		dst = t->expect_sc;
 	else if (name_eq("Cohscope.rc", key, klen))
 		dst = t->expect_rc;
+	else if (name_eq("Cohscope.tso", key, klen))
+		dst = t->expect_tso;
 	if (dst) {
 		if (ieq(val, vlen, "Forbid"))
 			strcpy(dst, "Forbid");
@@ -760,6 +764,37 @@ static int parse_init(struct parser *p)
 }
 
 /* ---- thread headers ------------------------------------------------------------------------ */
+
+static int x86_reg(struct parser *p, unsigned ti, const struct token *tk, int *r);
+
+/* Register initialisations of thread ti from the init block become its leading MOVEs. C: the
+ * register is new and must not shadow a location parameter; X86: registers are architectural,
+ * the first use names them. */
+static int init_moves(struct parser *p, unsigned ti, bool x86)
+{
+	for (unsigned i = 0; i < p->npend; i++) {
+		struct pending_reg *pr = &p->pend[i];
+		struct token tk = {.kind = TK_IDENT, .line = pr->line, .s = pr->name};
+		struct lit_op *op;
+		int r, rc;
+
+		if (pr->thread != ti)
+			continue;
+		tk.len = strlen(pr->name);
+		if (!x86 && param_find(p, ti, &tk) >= 0)
+			return perr(p, pr->line, "register '%s' shadows a location", pr->name);
+		rc = x86 ? x86_reg(p, ti, &tk, &r) : reg_add(p, ti, &tk, &r);
+		if (!rc)
+			rc = new_op(p, ti, pr->line, &op);
+		if (rc)
+			return rc;
+		op->kind = LIT_MOVE;
+		op->reg = (int8_t)r;
+		op->val.k = pr->value;
+		pr->used = true;
+	}
+	return 0;
+}
 
 static int parse_params(struct parser *p, unsigned ti)
 {
@@ -1584,28 +1619,9 @@ static int parse_thread(struct parser *p)
 	if (rc)
 		return rc;
 
-	/* register initialisations from the init block become leading MOVEs */
-	for (unsigned i = 0; i < p->npend; i++) {
-		struct pending_reg *pr = &p->pend[i];
-		struct token tk = {.kind = TK_IDENT, .line = pr->line, .s = pr->name};
-		struct lit_op *op;
-		int r;
-
-		if (pr->thread != ti)
-			continue;
-		tk.len = strlen(pr->name);
-		if (param_find(p, ti, &tk) >= 0)
-			return perr(p, pr->line, "register '%s' shadows a location", pr->name);
-		rc = reg_add(p, ti, &tk, &r);
-		if (!rc)
-			rc = new_op(p, ti, pr->line, &op);
-		if (rc)
-			return rc;
-		op->kind = LIT_MOVE;
-		op->reg = (int8_t)r;
-		op->val.k = pr->value;
-		pr->used = true;
-	}
+	rc = init_moves(p, ti, false);
+	if (rc)
+		return rc;
 
 	if (!at(p, "{"))
 		return unexpected(p, "'{' to start the thread body");
@@ -1621,6 +1637,289 @@ static int parse_thread(struct parser *p)
 		return rc;
 	p->c_body = false;
 	return advance(p);
+}
+
+/* ---- X86 column programs (herdtools7 X86, Intel syntax) ------------------------------------- */
+
+/* The general-purpose registers a test may name (32- and 64-bit forms). */
+static bool x86_is_reg(const struct token *tk)
+{
+	static const char *const regs[] = {
+	    "EAX", "EBX", "ECX", "EDX", "ESI",	"EDI",	"EBP",	"RAX",	"RBX",	"RCX",
+	    "RDX", "RSI", "RDI", "RBP", "R8",	"R9",	"R10",	"R11",	"R12",	"R13",
+	    "R14", "R15", "R8D", "R9D", "R10D", "R11D", "R12D", "R13D", "R14D", "R15D"};
+
+	if (tk->kind != TK_IDENT)
+		return false;
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++)
+		if (ieq(tk->s, tk->len, regs[i]))
+			return true;
+	return false;
+}
+
+/* One operand: `[loc]`, `$k` or a register. */
+struct x86_operand {
+	enum { X86_MEM, X86_IMM, X86_REG } kind;
+	uint8_t loc;
+	int reg;
+	int64_t k;
+	unsigned line;
+};
+
+/* The register of thread ti named by tk, added on first use. */
+static int x86_reg(struct parser *p, unsigned ti, const struct token *tk, int *r)
+{
+	*r = reg_find(&p->t->threads[ti], tk->s, tk->len);
+	return *r >= 0 ? 0 : reg_add(p, ti, tk, r);
+}
+
+static int x86_operand(struct parser *p, unsigned ti, struct x86_operand *o)
+{
+	int rc;
+
+	o->line = p->tok.line;
+	if (at(p, "[")) {
+		struct token name;
+		int idx;
+
+		rc = bracketed_loc(p, &name);
+		if (!rc && x86_is_reg(&name))
+			return perr(p, name.line, "unsupported: indirect address [%.*s]",
+				    (int)name.len, name.s);
+		if (!rc)
+			rc = loc_get(p, &name, &idx);
+		o->kind = X86_MEM;
+		o->loc = (uint8_t)idx;
+		return rc;
+	}
+	if (at(p, "$")) {
+		rc = advance(p);
+		o->kind = X86_IMM;
+		return rc ? rc : parse_int(p, &o->k, "an integer after '$'");
+	}
+	if (x86_is_reg(&p->tok)) {
+		struct token tk = p->tok;
+
+		o->kind = X86_REG;
+		rc = x86_reg(p, ti, &tk, &o->reg);
+		return rc ? rc : advance(p);
+	}
+	if (p->tok.kind == TK_NUM)
+		return perr(p, p->tok.line, "expected '$' before the immediate %.*s",
+			    (int)(p->tok.len > 40 ? 40 : p->tok.len), p->tok.s);
+	return unexpected(p, "an operand ('[x]', '$1' or a register such as EAX)");
+}
+
+/* Two operands separated by ','. */
+static int x86_operands(struct parser *p, unsigned ti, struct x86_operand *a, struct x86_operand *b)
+{
+	int rc = x86_operand(p, ti, a);
+
+	if (!rc)
+		rc = expect(p, ",", "between the operands");
+	return rc ? rc : x86_operand(p, ti, b);
+}
+
+static void x86_val(const struct x86_operand *o, struct lit_val *v)
+{
+	v->is_reg = o->kind == X86_REG;
+	v->reg = (uint8_t)(o->kind == X86_REG ? o->reg : 0);
+	v->k = o->kind == X86_IMM ? o->k : 0;
+}
+
+/* One instruction of thread ti (the mnemonic is the current token). */
+static int x86_instr(struct parser *p, unsigned ti)
+{
+	struct token m = p->tok;
+	struct x86_operand a = {0}, b = {0};
+	struct lit_op *op;
+	bool lock = false;
+	int rc;
+
+	if (m.kind != TK_IDENT)
+		return unexpected(p, "an X86 instruction");
+	if (ieq(m.s, m.len, "LOCK")) {
+		lock = true;
+		rc = advance(p);
+		if (rc)
+			return rc;
+		m = p->tok;
+		if (m.kind != TK_IDENT)
+			return unexpected(p, "an instruction after LOCK");
+	}
+	rc = advance(p);
+	if (rc)
+		return rc;
+	if (!lock &&
+	    (ieq(m.s, m.len, "MFENCE") || ieq(m.s, m.len, "LFENCE") || ieq(m.s, m.len, "SFENCE"))) {
+		rc = new_op(p, ti, m.line, &op);
+		if (rc)
+			return rc;
+		op->kind = LIT_FENCE;
+		op->fence = ieq(m.s, m.len, "MFENCE")	? LIT_FENCE_MB
+			    : ieq(m.s, m.len, "LFENCE") ? LIT_FENCE_RMB
+							: LIT_FENCE_WMB;
+		return 0;
+	}
+	if (!lock && ieq(m.s, m.len, "MOV")) {
+		rc = x86_operands(p, ti, &a, &b);
+		if (rc)
+			return rc;
+		if (a.kind == X86_MEM && b.kind == X86_MEM)
+			return perr(p, m.line, "MOV from memory to memory");
+		if (a.kind == X86_IMM)
+			return perr(p, m.line, "MOV into an immediate");
+		rc = new_op(p, ti, m.line, &op);
+		if (rc)
+			return rc;
+		if (a.kind == X86_MEM) { /* store */
+			op->kind = LIT_STORE;
+			op->loc = a.loc;
+			x86_val(&b, &op->val);
+		} else if (b.kind == X86_MEM) { /* load */
+			op->kind = LIT_LOAD;
+			op->loc = b.loc;
+			op->reg = (int8_t)a.reg;
+		} else { /* register move */
+			op->kind = LIT_MOVE;
+			op->reg = (int8_t)a.reg;
+			x86_val(&b, &op->val);
+		}
+		return 0;
+	}
+	/* read-modify-writes: XCHG (always locked), LOCK XADD / ADD / INC / DEC / CMPXCHG */
+	if (ieq(m.s, m.len, "XCHG") ||
+	    (lock &&
+	     (ieq(m.s, m.len, "XADD") || ieq(m.s, m.len, "ADD") || ieq(m.s, m.len, "CMPXCHG")))) {
+		bool xchg = ieq(m.s, m.len, "XCHG"), cmpxchg = ieq(m.s, m.len, "CMPXCHG");
+
+		rc = x86_operands(p, ti, &a, &b);
+		if (rc)
+			return rc;
+		if (xchg && b.kind == X86_MEM) { /* XCHG r,[x] is XCHG [x],r */
+			struct x86_operand t = a;
+
+			a = b;
+			b = t;
+		}
+		if (a.kind != X86_MEM)
+			return perr(p, m.line, "%.*s needs a memory operand first", (int)m.len,
+				    m.s);
+		if (b.kind == X86_MEM || (b.kind == X86_IMM && !ieq(m.s, m.len, "ADD")))
+			return perr(p, m.line, "%.*s needs a register as its second operand",
+				    (int)m.len, m.s);
+		rc = new_op(p, ti, m.line, &op);
+		if (rc)
+			return rc;
+		op->kind = LIT_RMW;
+		op->order = LIT_SC;
+		op->loc = a.loc;
+		if (cmpxchg) { /* EAX = old; [x] = b if old == EAX */
+			struct token eax = {.kind = TK_IDENT, .line = m.line, .s = "EAX", .len = 3};
+			int r;
+
+			rc = x86_reg(p, ti, &eax, &r);
+			if (rc)
+				return rc;
+			op->rmw = LIT_RMW_CAS;
+			op->reg = (int8_t)r;
+			op->val.is_reg = true;
+			op->val.reg = (uint8_t)r;
+			x86_val(&b, &op->val2);
+			return 0;
+		}
+		op->rmw = xchg ? LIT_RMW_XCHG : LIT_RMW_ADD;
+		op->reg = (int8_t)(ieq(m.s, m.len, "ADD") ? -1 : b.reg);
+		x86_val(&b, &op->val);
+		return 0;
+	}
+	if (lock && (ieq(m.s, m.len, "INC") || ieq(m.s, m.len, "DEC"))) {
+		rc = x86_operand(p, ti, &a);
+		if (rc)
+			return rc;
+		if (a.kind != X86_MEM)
+			return perr(p, m.line, "LOCK %.*s needs a memory operand", (int)m.len, m.s);
+		rc = new_op(p, ti, m.line, &op);
+		if (rc)
+			return rc;
+		op->kind = LIT_RMW;
+		op->order = LIT_SC;
+		op->rmw = LIT_RMW_ADD;
+		op->loc = a.loc;
+		op->val.k = ieq(m.s, m.len, "INC") ? 1 : -1;
+		return 0;
+	}
+	return perr(p, m.line, "unsupported: X86 instruction %s%.*s", lock ? "LOCK " : "",
+		    (int)(m.len > 40 ? 40 : m.len), m.s);
+}
+
+/* Is the current token where the program ends (the condition or a section after it)? */
+static bool x86_program_end(struct parser *p)
+{
+	return p->tok.kind == TK_EOF || at(p, "exists") || at(p, "~") || at(p, "forall") ||
+	       at(p, "locations") || at(p, "filter");
+}
+
+/* `P0 | P1 ... ;` then rows of cells `instr | instr ... ;` (a cell may be empty). */
+static int parse_x86_program(struct parser *p)
+{
+	struct litmus_test *t = p->t;
+	unsigned n = 0;
+	int rc;
+
+	for (;;) {
+		int tn = thread_number(&p->tok);
+		struct lit_thread *th;
+
+		if (tn < 0)
+			return unexpected(p, n ? "a thread name such as 'P1'"
+					       : "the thread row 'P0 | P1 ... ;'");
+		if (tn != (int)n)
+			return perr(p, p->tok.line, "thread P%d out of order (expected P%u)", tn,
+				    n);
+		if (n >= LIT_MAX_THREADS)
+			return perr(p, p->tok.line, "too many threads (max %d)", LIT_MAX_THREADS);
+		th = &t->threads[n];
+		snprintf(th->name, sizeof(th->name), "P%u", n);
+		th->wg = th->dev = -1;
+		t->nthreads = ++n;
+		rc = advance(p);
+		if (rc)
+			return rc;
+		if (at(p, ";"))
+			break;
+		rc = expect(p, "|", "between thread names (or ';' to end the row)");
+		if (rc)
+			return rc;
+	}
+	rc = advance(p);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		rc = init_moves(p, i, true);
+		if (rc)
+			return rc;
+	}
+	while (!x86_program_end(p)) {
+		unsigned row = p->tok.line;
+
+		for (unsigned col = 0; col < n; col++) {
+			if (!at(p, "|") && !at(p, ";")) {
+				rc = x86_instr(p, col);
+				if (rc)
+					return rc;
+			}
+			if (col + 1 < n && at(p, ";"))
+				return perr(p, row,
+					    "row has %u cells, expected %u (one per thread)",
+					    col + 1, n);
+			rc = expect(p, col + 1 < n ? "|" : ";",
+				    col + 1 < n ? "between cells" : "at the end of the row");
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
 }
 
 /* ---- sections after the threads ------------------------------------------------------------ */
@@ -1923,12 +2222,18 @@ static int parse_test(struct parser *p)
 		rc = parse_init(p);
 	if (rc)
 		return rc;
-	if (thread_number(&p->tok) < 0) {
+	first = p->tok.line;
+	if (!strcmp(t->arch, "X86")) {
+		rc = parse_x86_program(p);
+		if (rc)
+			return rc;
+		for (unsigned i = 0; i < t->nthreads; i++)
+			ops += t->threads[i].nops;
+	} else if (thread_number(&p->tok) < 0) {
 		if (p->tok.kind == TK_IDENT && !at(p, "exists"))
 			return unsupported_tok(p);
 		return unexpected(p, "a thread such as 'P0(int *x)'");
 	}
-	first = p->tok.line;
 	while (thread_number(&p->tok) >= 0) {
 		rc = parse_thread(p);
 		if (rc)

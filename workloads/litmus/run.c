@@ -1,6 +1,8 @@
 /*
  * workloads/litmus/run.c - the litmus runner: one GPU system per test, one kernel launch per
- * iteration, one single-warp CTA per litmus thread; a histogram of the final states.
+ * iteration, one single-warp CTA per litmus thread; a histogram of the final states. X86 tests
+ * run on a system of CPU cores instead (litmus_run_cpu): one program run per iteration, one
+ * thread per core, each location in its own line, held to x86-TSO.
  *
  * The host program (a custom workload, system "gpu") allocates one chunk per L2 bank
  * (l2.interleave bytes each); per iteration it places the thread groups on SMs and the
@@ -19,10 +21,13 @@
 #include <string.h>
 
 #include "tlm/coherence/gpu_proto.h"
+#include "tlm/core/cpu.h"
 #include "tlm/core/sm.h"
 #include "tlm/kernel/time.h"
+#include "tlm/mem/idealport.h"
 #include "tlm/system/gpu.h"
 #include "tlm/system/system.h"
+#include "workloads/cpu_api.h"
 #include "workloads/gpu_api.h"
 #include "workloads/workload.h"
 
@@ -191,27 +196,24 @@ static void do_access(struct gpu_warp *w, const struct lit_args *a, const struct
 	}
 }
 
-static void litmus_warp(struct gpu_warp *w)
+/* How a thread's memory ops and delays are carried out: by a warp or by a CPU core. */
+struct lit_exec {
+	void *who;
+	void (*compute)(void *who, uint64_t cycles);
+	void (*op)(void *who, const struct lit_op *op, int64_t *reg); /* access or fence */
+};
+
+/* Runs thread th's ops: register moves and branches locally, memory ops and fences through x,
+ * after a jitter before the first (below `jitter` cycles) and before each further one (below
+ * jitter / 8 + 1 cycles). */
+static void lit_interpret(const struct lit_thread *th, int64_t *reg, uint64_t *rng, uint64_t jitter,
+			  const struct lit_exec *x)
 {
-	const struct lit_args *a = gw_args(w);
-	unsigned ti = gw_cta(w);
-	const struct lit_thread *th = &a->t->threads[ti];
-	int64_t *reg = a->regs[ti];
-	uint64_t rng = gw_rand(w) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
-	uint64_t gap = a->jitter / 8 + 1;
+	uint64_t gap = jitter / 8 + 1;
 	bool first = true;
 
-	if (a->warm) {
-		uint64_t pick = next_rand(&rng);
-
-		/* a random subset: a stale copy of one location next to a miss on another is
-		 * what exposes stale reads (all locations cached would read all stale) */
-		for (unsigned l = 0; l < a->t->nlocs; l++)
-			if ((a->touch[ti] >> l & 1) && (pick >> l & 1))
-				(void)gw_ld32(w, a->addr[l]);
-	}
-	if (a->jitter)
-		gw_compute(w, next_rand(&rng) % a->jitter);
+	if (jitter)
+		x->compute(x->who, next_rand(rng) % jitter);
 	for (unsigned pc = 0; pc < th->nops; pc++) {
 		const struct lit_op *op = &th->ops[pc];
 
@@ -228,13 +230,44 @@ static void litmus_warp(struct gpu_warp *w)
 			break;
 		}
 		if (!first)
-			gw_compute(w, next_rand(&rng) % gap);
+			x->compute(x->who, next_rand(rng) % gap);
 		first = false;
-		if (op->kind == LIT_FENCE)
-			do_fence(w, op);
-		else
-			do_access(w, a, op, reg);
+		x->op(x->who, op, reg);
 	}
+}
+
+static void warp_compute(void *who, uint64_t cycles)
+{
+	gw_compute(who, cycles);
+}
+
+static void warp_op(void *who, const struct lit_op *op, int64_t *reg)
+{
+	struct gpu_warp *w = who;
+
+	if (op->kind == LIT_FENCE)
+		do_fence(w, op);
+	else
+		do_access(w, gw_args(w), op, reg);
+}
+
+static void litmus_warp(struct gpu_warp *w)
+{
+	const struct lit_args *a = gw_args(w);
+	unsigned ti = gw_cta(w);
+	uint64_t rng = gw_rand(w) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
+	const struct lit_exec x = {.who = w, .compute = warp_compute, .op = warp_op};
+
+	if (a->warm) {
+		uint64_t pick = next_rand(&rng);
+
+		/* a random subset: a stale copy of one location next to a miss on another is
+		 * what exposes stale reads (all locations cached would read all stale) */
+		for (unsigned l = 0; l < a->t->nlocs; l++)
+			if ((a->touch[ti] >> l & 1) && (pick >> l & 1))
+				(void)gw_ld32(w, a->addr[l]);
+	}
+	lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
 }
 
 /* ---- the host program -------------------------------------------------------------------------- */
@@ -418,6 +451,168 @@ static const struct cs_workload litmus_workload = {
     .gpu = litmus_host,
 };
 
+/* ---- X86 tests on CPU cores -------------------------------------------------------------------- */
+
+/* Every thread sees this; threads write their registers into regs (host memory). */
+struct lit_cpu_args {
+	const struct litmus_test *t;
+	uint64_t addr[LIT_MAX_LOCS];
+	uint64_t iter_seed;
+	uint64_t jitter;
+	int64_t (*regs)[LIT_MAX_REGS];
+};
+
+static void core_compute(void *who, uint64_t cycles)
+{
+	ct_compute(who, cycles);
+}
+
+/* A litmus thread on a CPU core under TSO: loads and stores are MOVs, read-modify-writes are
+ * locked (LOCK XADD, XCHG, LOCK CMPXCHG), MFENCE drains the store buffer; LFENCE and SFENCE
+ * order nothing TSO does not already order (ordinary write-back memory), so they cost one
+ * cycle. */
+static void core_op(void *who, const struct lit_op *op, int64_t *reg)
+{
+	struct cpu_thread *ct = who;
+	const struct lit_cpu_args *a = ct_args(ct);
+	uint64_t addr = a->addr[op->loc], v;
+
+	switch (op->kind) {
+	case LIT_FENCE:
+		if (op->fence == LIT_FENCE_MB || op->fence == LIT_FENCE_SC ||
+		    op->fence == LIT_FENCE_ACQ_REL)
+			ct_mfence(ct);
+		else
+			ct_compute(ct, 1);
+		break;
+	case LIT_LOAD:
+		v = ct_ld(ct, addr, 4);
+		if (op->reg >= 0)
+			reg[op->reg] = (int32_t)(uint32_t)v;
+		break;
+	case LIT_STORE:
+		ct_st(ct, addr, 4, (uint32_t)eval(&op->val, reg));
+		break;
+	default: /* LIT_RMW */
+		v = ct_atomic(ct, map_rmw(op->rmw), addr, 4, (uint32_t)eval(&op->val, reg),
+			      (uint32_t)eval(&op->val2, reg));
+		if (op->reg >= 0)
+			reg[op->reg] = (int32_t)(uint32_t)v;
+		break;
+	}
+}
+
+static void litmus_cpu_thread(struct cpu_thread *ct)
+{
+	const struct lit_cpu_args *a = ct_args(ct);
+	unsigned ti = ct_id(ct);
+	uint64_t rng = ct_rand(ct) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
+	const struct lit_exec x = {.who = ct, .compute = core_compute, .op = core_op};
+
+	lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
+}
+
+static int litmus_cpu_host(struct cpu_host *h)
+{
+	struct lit_state *st = ch_arg(h);
+	const struct litmus_test *t = st->t;
+	const struct litmus_opts *o = st->o;
+	bool fixed = o->placement == LIT_PLACE_FIXED;
+	int64_t regs[LIT_MAX_THREADS][LIT_MAX_REGS];
+	int64_t locs[LIT_MAX_LOCS];
+	uint16_t core[LIT_MAX_THREADS];
+	unsigned pick[LIT_MAX_THREADS];
+	struct lit_cpu_args a = {.t = t, .regs = regs};
+	struct cpu_program p = {
+	    .name = "litmus",
+	    .threads = t->nthreads,
+	    .fn = litmus_cpu_thread,
+	    .args = &a,
+	    .thread_core = core,
+	};
+	uint64_t seed = mix64(ch_seed(h) ^ TAG_LITMUS);
+	int rc;
+
+	/* one line per location: no false sharing, nothing but the store buffers in between */
+	for (unsigned l = 0; l < t->nlocs; l++)
+		a.addr[l] = ch_alloc(h, st->stride, st->stride);
+	if (t->nthreads > ch_cores(h))
+		return ch_fail(h, "%s: %u threads need %u CPU cores (cpus.cores = %u)", t->path,
+			       t->nthreads, t->nthreads, ch_cores(h));
+	for (uint64_t it = 0; it < o->iterations; it++) {
+		uint64_t rng = mix64(seed + it);
+
+		a.iter_seed = next_rand(&rng);
+		a.jitter = o->jitter >> (2 * (next_rand(&rng) % 4));
+		choose(pick, t->nthreads, ch_cores(h), fixed, &rng);
+		for (unsigned i = 0; i < t->nthreads; i++)
+			core[i] = (uint16_t)pick[i];
+		for (unsigned l = 0; l < t->nlocs; l++)
+			ch_write32(h, a.addr[l], (uint32_t)t->locs[l].init);
+		memset(regs, 0, sizeof(regs));
+		rc = ch_run(h, &p);
+		if (rc)
+			return rc;
+		for (unsigned l = 0; l < t->nlocs; l++)
+			locs[l] = (int32_t)ch_read32(h, a.addr[l]);
+		rc = count_outcome(st, regs, locs);
+		if (rc)
+			return ch_fail(h, "litmus: out of memory for the histogram");
+	}
+	return 0;
+}
+
+static const struct cs_workload litmus_cpu_workload = {
+    .name = "litmus",
+    .system = "cpu",
+    .help = "an X86 litmus test run many times on CPU cores (cohscope litmus)",
+    .cpu = litmus_cpu_host,
+};
+
+/* An X86 test: system cpu, model TSO. */
+static int litmus_run_cpu(const struct litmus_test *t, struct cs_config *cfg, struct lit_state *st,
+			  struct cs_err *err)
+{
+	struct litmus_result *r = st->r;
+	struct cs_run_opts ro = {.mode = -1, .custom = &litmus_cpu_workload, .arg = st};
+	struct cs_system_cfg sys;
+	struct cpu_core_cfg cpu;
+	struct idealport_cfg ip;
+	struct cs_system *s = NULL;
+	struct sim_clock clk;
+	int rc;
+
+	rc = cs_config_section(cfg, &cs_system_params, &sys, err);
+	if (rc)
+		return rc;
+	if (strcmp(sys.type, "cpu"))
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: an X86 test runs on CPU cores: give a configuration of "
+				  "system 'cpu' (configs/cpu-tso.cfg), not '%s'",
+				  t->path[0] ? t->path : t->name, sys.type);
+	rc = cs_system_create(cfg, &ro, &s, err);
+	if (!rc)
+		rc = cs_config_check_unused(cfg, NULL, 0, err);
+	if (!rc)
+		rc = cs_config_section(cfg, &cpu_core_params, &cpu, err);
+	if (!rc)
+		rc = cs_config_section(cfg, &idealport_params, &ip, err);
+	if (rc)
+		goto out;
+	snprintf(r->protocol, sizeof(r->protocol), "%s", idealport_ops.name);
+	r->model = LIT_MODEL_TSO;
+	r->seed = s->sim.seed;
+	st->stride = ip.line_bytes;
+	rc = cs_system_run(s, err);
+	if (rc)
+		goto out;
+	sim_clock_init(&clk, cpu.clock_mhz * 1000000);
+	r->cycles = sim_clock_cycle(&clk, sim_now(s->k));
+out:
+	cs_system_destroy(s);
+	return rc;
+}
+
 /* ---- keys, outcomes, checks -------------------------------------------------------------------- */
 
 static int key_cmp(const struct litmus_test *t, const struct litmus_key *a,
@@ -560,9 +755,9 @@ void litmus_opts_default(struct litmus_opts *o)
 
 const char *litmus_model_name(unsigned model)
 {
-	static const char *const names[] = {"sc", "rc", "none"};
+	static const char *const names[] = {"sc", "rc", "none", "tso"};
 
-	return model <= LIT_MODEL_NONE ? names[model] : "?";
+	return model <= LIT_MODEL_TSO ? names[model] : "?";
 }
 
 const char *litmus_expect_name(unsigned expect)
@@ -587,6 +782,7 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	struct lit_state st = {.t = t, .o = o, .r = r};
 	struct cs_run_opts ro = {.mode = -1, .custom = &litmus_workload, .arg = &st};
 	struct gpu_coherence_cfg coh;
+	struct cs_system_cfg scfg;
 	struct gpu_core_cfg core;
 	struct gpu_l2_cfg l2;
 	const struct gpu_protocol *proto;
@@ -601,6 +797,23 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	if (!o->iterations)
 		return cs_err_set(err, -CS_EINVAL, "litmus: at least one iteration is needed");
 	collect_keys(t, r);
+	if (!strcmp(t->arch, "X86")) {
+		rc = litmus_run_cpu(t, cfg, &st, err);
+		if (!rc) {
+			sort_outcomes(r);
+			for (unsigned i = 0; i < r->noutcomes; i++)
+				outcome_text(t, r, &r->outcomes[i]);
+		}
+		return rc;
+	}
+	rc = cs_config_section(cfg, &cs_system_params, &scfg, err);
+	if (rc)
+		return rc;
+	if (strcmp(scfg.type, "gpu"))
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: a %s test runs on the GPU: give a configuration of system "
+				  "'gpu', not '%s'",
+				  t->path[0] ? t->path : t->name, t->arch, scfg.type);
 	rc = cs_system_create(cfg, &ro, &sys, err);
 	if (!rc)
 		rc = cs_config_check_unused(cfg, NULL, 0, err);

@@ -44,8 +44,9 @@ struct litmus_opts {
 };
 
 /* The memory model a run is held to: the SMs' core.consistency under a coherent protocol,
- * nothing ("none") under a protocol whose L1s may hold stale data. */
-enum litmus_model { LIT_MODEL_SC = 0, LIT_MODEL_RC, LIT_MODEL_NONE };
+ * nothing ("none") under a protocol whose L1s may hold stale data; x86-TSO for an X86 test on
+ * CPU cores. */
+enum litmus_model { LIT_MODEL_SC = 0, LIT_MODEL_RC, LIT_MODEL_NONE, LIT_MODEL_TSO };
 
 enum litmus_expect { LIT_EXPECT_UNKNOWN = 0, LIT_EXPECT_ALLOW, LIT_EXPECT_FORBID };
 
@@ -80,7 +81,8 @@ struct litmus_result {
 
 void litmus_opts_default(struct litmus_opts *o);
 
-/* Builds a GPU system from cfg (system type "gpu"; --set overrides already applied), runs the
+/* Builds a GPU system from cfg (system type "gpu"; --set overrides already applied), or for an
+ * X86 test a system with CPU cores (system type "cpu": one thread per core, TSO), runs the
  * test o->iterations times on it and fills *r (free it with litmus_result_free, also after an
  * error). Configuration errors come back as from cs_system_create (-CS_ECONFIG...); a failed
  * simulation (a deadlock, a model error) as from cs_system_run. */
@@ -88,21 +90,22 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	       struct litmus_result *r, struct cs_err *err);
 void litmus_result_free(struct litmus_result *r);
 
-const char *litmus_model_name(unsigned model);	 /* "sc", "rc", "none" */
+const char *litmus_model_name(unsigned model);	 /* "sc", "rc", "none", "tso" */
 const char *litmus_expect_name(unsigned expect); /* "Allow", "Forbid", "?" */
 
 /* ---- expectations and verdicts -------------------------------------------------------------- */
 
-/* An expectations file (tests/litmus/expected.tsv): lines "PATH<TAB>SC<TAB>RC<TAB>NOTE", PATH
- * relative to tests/litmus/ (a test matches when its file path ends with "/PATH"), verdicts
- * Forbid / Allow (or F / A; "-" or "?": unknown); '#' starts a comment line. */
+/* An expectations file (tests/litmus/expected.tsv): lines "PATH<TAB>SC<TAB>RC<TAB>NOTE" or
+ * "PATH<TAB>SC<TAB>RC<TAB>TSO<TAB>NOTE" (a fourth field that reads as a verdict is the TSO
+ * one), PATH relative to tests/litmus/ (a test matches when its file path ends with "/PATH"),
+ * verdicts Forbid / Allow (or F / A; "-" or "?": unknown); '#' starts a comment line. */
 struct litmus_expect_table;
 
 /* Errors: "FILE: cannot open: REASON" (-CS_EIO), "FILE:LINE: problem" (-CS_EINVAL). */
 int litmus_expect_load(const char *path, struct litmus_expect_table **out, struct cs_err *err);
 void litmus_expect_free(struct litmus_expect_table *tab);
 
-/* The verdict expected for t under model: the test's own Cohscope.sc / Cohscope.rc key, else
+/* The verdict expected for t under model: the test's own Cohscope.sc / .rc / .tso key, else
  * the table's line (tab may be NULL), else Forbid for a coherence shape, else unknown. Model
  * "none" expects nothing (unknown). */
 unsigned litmus_expected(const struct litmus_test *t, const struct litmus_expect_table *tab,

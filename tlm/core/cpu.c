@@ -1,0 +1,894 @@
+/*
+ * tlm/core/cpu.c - the CPU core (cpu.h): thread, issue, store buffer, load window; the thread
+ * side of the op API (ct_*) and the host side's dispatch (ch_*).
+ */
+#include "tlm/core/cpu.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/kernel/coro.h"
+
+/* ---- parameters ------------------------------------------------------------------------------ */
+
+#define CF(f) offsetof(struct cpu_core_cfg, f)
+static const struct cs_param cpu_rows[] = {
+    {"clock_mhz", CS_P_UINT, CF(clock_mhz), "3500", "MHz",
+     "core clock (seed 002 Table III: CPU at 3.5 GHz)", 1, 100000, NULL},
+    {"store_buffer", CS_P_UINT, CF(store_buffer), "32", "entries",
+     "store-buffer entries; a store that finds it full stalls the thread (inferred: seed 002 "
+     "runs gem5's X86O3CPU, whose store queue holds 32 entries by default; the paper gives none)",
+     1, 4096, NULL},
+    {"mlp", CS_P_UINT, CF(mlp), "16", "loads",
+     "loads outstanding at once (ct_ldv): the memory-level parallelism window (inferred: gem5 "
+     "Ruby's sequencer, which seed 002's cores send through, holds 16 requests by default)",
+     1, CPU_LDV_MAX, NULL},
+    {"commit_cycles", CS_P_UINT, CF(commit_cycles), "4", "cycles",
+     "cycles from a store's issue until it may leave the store buffer: it is written to memory "
+     "only once retired (inferred: the stages from the memory stage to retirement of a short "
+     "in-order pipeline)",
+     0, 1000, NULL},
+    {"spin_limit", CS_P_UINT, CF(spin_limit), "100000", "iterations",
+     "spin iterations after which a flag wait is reported as a livelock", 1, UINT32_MAX, NULL},
+    {"stack_kib", CS_P_UINT, CF(stack_kib), "64", "KiB", "stack of each core's thread coroutine",
+     16, 65536, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table cpu_core_params = {
+    .section = "cpu",
+    .help = "the CPU cores: clock, in-order issue, store buffer (x86-TSO), load window",
+    .params = cpu_rows,
+    .size = sizeof(struct cpu_core_cfg),
+};
+
+/* ---- state ----------------------------------------------------------------------------------- */
+
+enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_COMPUTE, OP_EXIT };
+
+/* What the core is waiting for before the posted op can go on (for stall accounting). */
+enum wait_kind { WAIT_NONE = 0, WAIT_SB_FULL, WAIT_FORWARD, WAIT_DRAIN, WAIT_WINDOW };
+
+#define ID_ST	0x10000u /* the store-buffer head's access */
+#define ID_ATOM 0x10001u
+
+struct sb_entry {
+	uint64_t addr, val, seq;
+	sim_time_t ready; /* retired: may leave the buffer */
+	uint8_t bytes;
+};
+
+struct cpu_op {
+	uint8_t kind;
+	uint8_t bytes;
+	uint8_t atom;
+	bool issued; /* ATOM, COMPUTE: sent */
+	unsigned n;  /* LD: loads in the op */
+	unsigned next, done;
+	const uint64_t *addr; /* LD: n addresses */
+	uint64_t *out;	      /* LD: n values */
+	uint64_t val, a, b;   /* ST value; ATOM operands */
+	uint64_t cycles;
+	uint64_t wait_seq; /* WAIT_FORWARD: until the entry with this sequence is performed */
+};
+
+struct cpu_stats {
+	uint64_t *insts, *loads, *stores, *atomics, *fences, *compute_cycles;
+	uint64_t *forwards, *forward_waits, *sb_stalls, *sb_stall_cycles, *fence_waits,
+	    *fence_wait_cycles, *mlp_stalls, *refused, *drained;
+};
+
+struct cpu_core {
+	struct sim_kernel *k;
+	struct cpu_core_cfg cfg;
+	unsigned id;
+	struct cpu_core_env env;
+	struct sim_clock clk;
+	const struct cpu_mem_ops *mops;
+	struct cpu_mem *mem;
+	unsigned line_bytes;
+
+	/* the thread */
+	struct sim_coro *co;
+	const struct cpu_program *prog;
+	unsigned tid;
+	uint64_t rng;
+	bool live; /* a thread runs (or its store buffer still drains after its exit) */
+	struct cpu_op op;
+	uint64_t ret;	 /* the value a blocking op returns */
+	uint64_t one[1]; /* ct_ld's address and value */
+
+	/* issue */
+	sim_time_t last_issue;
+	bool issued_once;
+	bool tick_pending;
+	uint8_t wait; /* enum wait_kind */
+	sim_time_t wait_since;
+	bool load_refused;
+	unsigned outstanding; /* loads and atomics sent, not yet done */
+
+	/* store buffer: a ring */
+	struct sb_entry *sb;
+	unsigned sb_head, sb_n, sb_cap;
+	uint64_t sb_seq; /* sequence number of the next entry */
+	bool sb_inflight, sb_refused, sb_pump_pending;
+	uint8_t st_data[CPU_LINE_MAX];
+
+	struct cpu_stats st;
+};
+
+static inline struct cpu_core *C(struct cpu_thread *t)
+{
+	return (struct cpu_core *)t;
+}
+
+static inline const struct cpu_core *CC(const struct cpu_thread *t)
+{
+	return (const struct cpu_core *)t;
+}
+
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void core_fail(struct cpu_core *c, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void core_fail(struct cpu_core *c, int code, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->env.fail(c->env.sys, code, msg);
+}
+
+static uint64_t cycles_between(const struct cpu_core *c, sim_time_t a, sim_time_t b)
+{
+	return b > a ? sim_clock_cycle(&c->clk, b) - sim_clock_cycle(&c->clk, a) : 0;
+}
+
+/* ---- issue ----------------------------------------------------------------------------------- */
+
+static void core_step(struct sim_kernel *k, void *obj, void *arg);
+static void sb_pump(struct cpu_core *c);
+
+/* The posted op may make progress: a step at the next cycle edge the core may issue in. */
+static void core_kick(struct cpu_core *c)
+{
+	sim_time_t now = sim_now(c->k), at;
+
+	if (c->tick_pending || c->op.kind == OP_NONE)
+		return;
+	at = sim_clock_next_edge(&c->clk, now);
+	if (c->issued_once && at <= c->last_issue)
+		at = c->last_issue + sim_clock_delay(&c->clk, c->last_issue, 1);
+	c->tick_pending = true;
+	sim_schedule_at(c->k, at, SIM_PRIO_DEFAULT + 2, core_step, c, NULL);
+}
+
+/* The posted op is over: the thread runs to its next op. */
+static void thread_resume(struct cpu_core *c)
+{
+	c->op.kind = OP_NONE;
+	c->wait = WAIT_NONE;
+	sim_coro_resume(c->co);
+	if (c->op.kind == OP_EXIT) {
+		if (!c->sb_n)
+			goto exited;
+		return; /* the store buffer drains first; sb_done() finishes it */
+	}
+	core_kick(c);
+	return;
+exited:
+	c->op.kind = OP_NONE;
+	c->live = false;
+	c->env.thread_done(c->env.sys, c->id);
+}
+
+static void wait_begin(struct cpu_core *c, uint8_t why)
+{
+	if (c->wait == why)
+		return;
+	c->wait = why;
+	c->wait_since = sim_now(c->k);
+	switch (why) {
+	case WAIT_SB_FULL:
+		(*c->st.sb_stalls)++;
+		break;
+	case WAIT_FORWARD:
+		(*c->st.forward_waits)++;
+		break;
+	case WAIT_DRAIN:
+		(*c->st.fence_waits)++;
+		break;
+	default:
+		(*c->st.mlp_stalls)++;
+		break;
+	}
+}
+
+static void wait_end(struct cpu_core *c)
+{
+	uint64_t n = cycles_between(c, c->wait_since, sim_now(c->k));
+
+	if (c->wait == WAIT_SB_FULL)
+		*c->st.sb_stall_cycles += n;
+	else if (c->wait == WAIT_DRAIN)
+		*c->st.fence_wait_cycles += n;
+	c->wait = WAIT_NONE;
+}
+
+/* The value bits of a `bytes`-wide word. */
+static uint64_t width_mask(unsigned bytes)
+{
+	return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
+}
+
+/* A byte mask of `bytes` bytes from bit 0 (one bit per byte of the line). */
+static uint64_t byte_bits(unsigned bytes)
+{
+	return (1ull << bytes) - 1;
+}
+
+/* Forwarding for a load of `bytes` at addr: 1 = value in *v, 0 = no buffered store overlaps,
+ * -1 = the youngest overlapping store covers only part of it (*seq: that entry). */
+static int sb_forward(const struct cpu_core *c, uint64_t addr, unsigned bytes, uint64_t *v,
+		      uint64_t *seq)
+{
+	for (unsigned i = c->sb_n; i-- > 0;) {
+		const struct sb_entry *e = &c->sb[(c->sb_head + i) % c->sb_cap];
+
+		if (!(addr < e->addr + e->bytes && e->addr < addr + bytes))
+			continue;
+		if (e->addr <= addr && addr + bytes <= e->addr + e->bytes) {
+			*v = (e->val >> (8 * (addr - e->addr))) & width_mask(bytes);
+			return 1;
+		}
+		*seq = e->seq;
+		return -1;
+	}
+	return 0;
+}
+
+/* The sequence number of the oldest entry still buffered (the next one if empty). */
+static uint64_t sb_oldest_seq(const struct cpu_core *c)
+{
+	return c->sb_n ? c->sb[c->sb_head].seq : c->sb_seq;
+}
+
+/* One cycle of the load op: forward, wait, or send the next load. Returns true when it used
+ * the cycle's issue slot. */
+static bool step_load(struct cpu_core *c)
+{
+	struct cpu_op *op = &c->op;
+	uint64_t addr = op->addr[op->next], v = 0, seq = 0;
+	struct cpu_mem_req r = {0};
+	int f;
+
+	if (c->wait == WAIT_FORWARD) {
+		if (sb_oldest_seq(c) <= op->wait_seq)
+			return false;
+		wait_end(c);
+	}
+	f = sb_forward(c, addr, op->bytes, &v, &seq);
+	if (f > 0) {
+		op->out[op->next++] = v;
+		op->done++;
+		(*c->st.forwards)++;
+		(*c->st.loads)++;
+		return true;
+	}
+	if (f < 0) {
+		op->wait_seq = seq;
+		wait_begin(c, WAIT_FORWARD);
+		return false;
+	}
+	if (c->outstanding >= c->cfg.mlp) {
+		wait_begin(c, WAIT_WINDOW);
+		return false;
+	}
+	if (c->wait == WAIT_WINDOW)
+		wait_end(c);
+	r.kind = CPU_MEM_LD;
+	r.id = op->next;
+	r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
+	r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
+	if (!c->mops->access(c->mem, &r)) {
+		c->load_refused = true;
+		(*c->st.refused)++;
+		return false;
+	}
+	c->outstanding++;
+	op->next++;
+	(*c->st.loads)++;
+	return true;
+}
+
+static void compute_over(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	thread_resume(obj);
+}
+
+static void core_step(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_core *c = obj;
+	struct cpu_op *op = &c->op;
+	sim_time_t now = sim_now(k);
+	bool used = false;
+
+	(void)arg;
+	c->tick_pending = false;
+	switch (op->kind) {
+	case OP_COMPUTE:
+		if (op->issued)
+			return;
+		op->issued = true;
+		used = true;
+		*c->st.compute_cycles += op->cycles;
+		sim_schedule_at(k, now + sim_clock_delay(&c->clk, now, op->cycles),
+				SIM_PRIO_DEFAULT + 1, compute_over, c, NULL);
+		break;
+	case OP_ST:
+		if (c->sb_n == c->sb_cap) {
+			wait_begin(c, WAIT_SB_FULL);
+			return;
+		}
+		if (c->wait == WAIT_SB_FULL)
+			wait_end(c);
+		{
+			struct sb_entry *e = &c->sb[(c->sb_head + c->sb_n) % c->sb_cap];
+
+			e->addr = op->addr[0];
+			e->bytes = op->bytes;
+			e->val = op->val & width_mask(op->bytes);
+			e->seq = c->sb_seq++;
+			e->ready = now + sim_clock_delay(&c->clk, now, c->cfg.commit_cycles);
+			c->sb_n++;
+		}
+		(*c->st.stores)++;
+		c->last_issue = now;
+		c->issued_once = true;
+		sb_pump(c);
+		thread_resume(c);
+		return;
+	case OP_LD:
+		if (op->next < op->n)
+			used = step_load(c);
+		if (op->next == op->n && op->done == op->n) {
+			if (used) {
+				c->last_issue = now;
+				c->issued_once = true;
+			}
+			thread_resume(c);
+			return;
+		}
+		if (used && op->next < op->n) {
+			c->last_issue = now;
+			c->issued_once = true;
+			core_kick(c);
+			return;
+		}
+		break;
+	case OP_ATOM:
+	case OP_FENCE:
+		if (op->issued)
+			return;
+		if (c->sb_n || c->outstanding) {
+			wait_begin(c, WAIT_DRAIN);
+			return;
+		}
+		if (c->wait == WAIT_DRAIN)
+			wait_end(c);
+		if (op->kind == OP_FENCE) {
+			(*c->st.fences)++;
+			c->last_issue = now;
+			c->issued_once = true;
+			thread_resume(c);
+			return;
+		}
+		{
+			uint64_t addr = op->addr[0];
+			struct cpu_mem_req r = {
+			    .kind = CPU_MEM_ATOM,
+			    .atom_op = op->atom,
+			    .bytes = op->bytes,
+			    .id = ID_ATOM,
+			    .a = op->a,
+			    .b = op->b,
+			};
+
+			r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
+			r.offset = (uint16_t)(addr - r.line_addr);
+			r.byte_mask = byte_bits(op->bytes) << r.offset;
+			if (!c->mops->access(c->mem, &r)) {
+				c->load_refused = true;
+				(*c->st.refused)++;
+				return;
+			}
+			op->issued = true;
+			c->outstanding++;
+			(*c->st.atomics)++;
+			used = true;
+		}
+		break;
+	default:
+		return;
+	}
+	if (used) {
+		c->last_issue = now;
+		c->issued_once = true;
+	}
+}
+
+/* ---- the store buffer ------------------------------------------------------------------------ */
+
+static void sb_pump_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_core *c = obj;
+
+	(void)k;
+	(void)arg;
+	c->sb_pump_pending = false;
+	sb_pump(c);
+}
+
+/* Sends the head entry once it is retired and nothing of the buffer is in flight. */
+static void sb_pump(struct cpu_core *c)
+{
+	const struct sb_entry *e;
+	struct cpu_mem_req r = {0};
+	sim_time_t now = sim_now(c->k);
+	unsigned off;
+
+	if (!c->sb_n || c->sb_inflight || c->sb_pump_pending)
+		return;
+	e = &c->sb[c->sb_head];
+	if (e->ready > now) {
+		c->sb_pump_pending = true;
+		sim_schedule_at(c->k, e->ready, SIM_PRIO_DEFAULT + 1, sb_pump_cb, c, NULL);
+		return;
+	}
+	r.kind = CPU_MEM_ST;
+	r.id = ID_ST;
+	r.line_addr = e->addr & ~(uint64_t)(c->line_bytes - 1);
+	off = (unsigned)(e->addr - r.line_addr);
+	r.byte_mask = byte_bits(e->bytes) << off;
+	for (unsigned i = 0; i < e->bytes; i++)
+		c->st_data[off + i] = (uint8_t)(e->val >> (8 * i));
+	r.data = c->st_data;
+	if (!c->mops->access(c->mem, &r)) {
+		c->sb_refused = true;
+		(*c->st.refused)++;
+		return;
+	}
+	c->sb_inflight = true;
+}
+
+/* The head store is performed: it leaves the buffer, the next may go. */
+static void sb_done(struct cpu_core *c)
+{
+	c->sb_inflight = false;
+	c->sb_head = (c->sb_head + 1) % c->sb_cap;
+	c->sb_n--;
+	(*c->st.drained)++;
+	sb_pump(c);
+	if (c->op.kind == OP_EXIT) {
+		if (!c->sb_n) {
+			c->op.kind = OP_NONE;
+			c->live = false;
+			c->env.thread_done(c->env.sys, c->id);
+		}
+		return;
+	}
+	if (c->wait == WAIT_SB_FULL || c->wait == WAIT_FORWARD || c->wait == WAIT_DRAIN)
+		core_kick(c);
+}
+
+/* ---- the memory side's answers --------------------------------------------------------------- */
+
+static void mem_done(void *obj, uint32_t id, const uint8_t *line, uint64_t old)
+{
+	struct cpu_core *c = obj;
+	struct cpu_op *op = &c->op;
+
+	if (id == ID_ST) {
+		sb_done(c);
+		return;
+	}
+	c->outstanding--;
+	if (id == ID_ATOM) {
+		c->ret = old;
+		thread_resume(c);
+		return;
+	}
+	if (op->kind != OP_LD || id >= op->n || !line) {
+		core_fail(c, -CS_ESTATE, "cpu%u: an answer to no load (id %u)", c->id, id);
+		return;
+	}
+	{
+		uint64_t addr = op->addr[id], v = 0;
+		unsigned off = (unsigned)(addr & (c->line_bytes - 1));
+
+		for (unsigned i = 0; i < op->bytes; i++)
+			v |= (uint64_t)line[off + i] << (8 * i);
+		op->out[id] = v;
+	}
+	op->done++;
+	if (op->next == op->n && op->done == op->n) {
+		thread_resume(c);
+		return;
+	}
+	if (c->wait == WAIT_WINDOW)
+		core_kick(c);
+}
+
+static void mem_retry(void *obj)
+{
+	struct cpu_core *c = obj;
+
+	if (c->sb_refused) {
+		c->sb_refused = false;
+		sb_pump(c);
+	}
+	if (c->load_refused) {
+		c->load_refused = false;
+		core_kick(c);
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------------------------ */
+
+static void thread_main(void *arg)
+{
+	struct cpu_core *c = arg;
+
+	for (;;) {
+		c->prog->fn((struct cpu_thread *)c);
+		c->op.kind = OP_EXIT;
+		sim_coro_yield(c->co);
+	}
+}
+
+static void stats_register(struct cpu_core *c, struct cs_stat_group *g)
+{
+	struct cpu_stats *s = &c->st;
+
+	s->insts = cs_stat_counter(g, "insts", "", "ops the thread posted (a ct_ldv counts once)");
+	s->loads = cs_stat_counter(g, "loads", "", "loads (forwarded ones included)");
+	s->stores = cs_stat_counter(g, "stores", "", "stores put into the store buffer");
+	s->atomics = cs_stat_counter(g, "atomics", "", "locked atomics");
+	s->fences = cs_stat_counter(g, "fences", "", "MFENCEs");
+	s->compute_cycles = cs_stat_counter(g, "compute_cycles", "cycles", "cycles of compute");
+	s->forwards = cs_stat_counter(g, "sb.forwards", "",
+				      "loads that took their value from the store buffer");
+	s->forward_waits =
+	    cs_stat_counter(g, "sb.partial_waits", "",
+			    "loads that waited for a buffered store overlapping part of them");
+	s->sb_stalls = cs_stat_counter(g, "sb.stalls", "", "stores that found the buffer full");
+	s->sb_stall_cycles = cs_stat_counter(g, "sb.stall_cycles", "cycles",
+					     "cycles threads waited for a store-buffer entry");
+	s->drained = cs_stat_counter(g, "sb.drained", "", "stores performed from the buffer");
+	s->fence_waits = cs_stat_counter(g, "stall.drain", "",
+					 "MFENCEs and atomics that waited for the buffer to drain");
+	s->fence_wait_cycles = cs_stat_counter(g, "stall.drain_cycles", "cycles",
+					       "cycles MFENCEs and atomics waited to drain");
+	s->mlp_stalls = cs_stat_counter(g, "stall.mlp", "",
+					"loads that waited for the window of outstanding loads");
+	s->refused = cs_stat_counter(g, "stall.refused", "", "accesses the memory side refused");
+}
+
+int cpu_core_create(struct sim_kernel *k, const struct cpu_core_cfg *cfg, unsigned id,
+		    const struct cpu_core_env *env, struct cs_stat_group *g, struct cpu_core **out,
+		    struct cs_err *err)
+{
+	struct cpu_core *c = calloc(1, sizeof(*c));
+	int rc = -CS_ENOMEM;
+
+	*out = NULL;
+	if (!c)
+		goto fail;
+	c->k = k;
+	c->cfg = *cfg;
+	c->id = id;
+	c->env = *env;
+	c->sb_cap = (unsigned)cfg->store_buffer;
+	c->sb = calloc(c->sb_cap, sizeof(*c->sb));
+	if (!c->sb)
+		goto fail;
+	rc = sim_clock_init(&c->clk, cfg->clock_mhz * 1000000);
+	if (rc)
+		goto fail;
+	rc = sim_coro_create((size_t)cfg->stack_kib * 1024, thread_main, c, &c->co);
+	if (rc)
+		goto fail;
+	stats_register(c, g);
+	*out = c;
+	return 0;
+fail:
+	cpu_core_destroy(c);
+	return cs_err_set(err, rc, "cpu%u: %s", id, cs_strerror(rc));
+}
+
+void cpu_core_destroy(struct cpu_core *c)
+{
+	if (!c)
+		return;
+	if (c->co)
+		sim_coro_destroy(c->co);
+	free(c->sb);
+	free(c);
+}
+
+const struct sim_clock *cpu_core_clock(const struct cpu_core *c)
+{
+	return &c->clk;
+}
+
+void cpu_core_attach(struct cpu_core *c, const struct cpu_mem_ops *ops, struct cpu_mem *mem)
+{
+	struct cpu_mem_client cl = {.core = c, .done = mem_done, .retry = mem_retry};
+
+	c->mops = ops;
+	c->mem = mem;
+	c->line_bytes = ops->line_bytes(mem);
+	ops->bind(mem, &cl);
+}
+
+int cpu_core_start(struct cpu_core *c, const struct cpu_program *p, unsigned tid, uint64_t run)
+{
+	if (c->live || !c->mops)
+		return -CS_ESTATE;
+	c->prog = p;
+	c->tid = tid;
+	c->rng = mix64(c->env.seed ^ mix64(run * 0x100000001b3ull + tid + 1));
+	c->live = true;
+	thread_resume(c);
+	return 0;
+}
+
+bool cpu_core_idle(const struct cpu_core *c)
+{
+	return !c->live && !c->sb_n && !c->outstanding && (!c->mem || c->mops->idle(c->mem));
+}
+
+/* ---- the op API: thread side ----------------------------------------------------------------- */
+
+unsigned ct_id(const struct cpu_thread *t)
+{
+	return CC(t)->tid;
+}
+
+unsigned ct_threads(const struct cpu_thread *t)
+{
+	return CC(t)->prog->threads;
+}
+
+unsigned ct_core(const struct cpu_thread *t)
+{
+	return CC(t)->id;
+}
+
+const void *ct_args(const struct cpu_thread *t)
+{
+	return CC(t)->prog->args;
+}
+
+uint64_t ct_cycle(const struct cpu_thread *t)
+{
+	const struct cpu_core *c = CC(t);
+
+	return sim_clock_cycle(&c->clk, sim_now(c->k));
+}
+
+uint64_t ct_rand(struct cpu_thread *t)
+{
+	return mix64(C(t)->rng += 0x9e3779b97f4a7c15ull);
+}
+
+/* Posts the op and waits until the core lets the thread go on. */
+static void post(struct cpu_core *c, uint8_t kind)
+{
+	(*c->st.insts)++;
+	c->op.kind = kind;
+	c->op.issued = false;
+	c->op.next = c->op.done = 0;
+	sim_coro_yield(c->co);
+}
+
+/* A bad access fails the run; the thread then waits (one cycle) for the stop. */
+static bool bad_access(struct cpu_core *c, const char *what, uint64_t addr, unsigned bytes)
+{
+	if ((bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8) && !(addr & (bytes - 1)))
+		return false;
+	core_fail(c, -CS_EINVAL,
+		  "cpu%u: %s of %u bytes at %#llx: not 1, 2, 4 or 8 bytes naturally aligned", c->id,
+		  what, bytes, (unsigned long long)addr);
+	c->op.cycles = 1;
+	post(c, OP_COMPUTE);
+	return true;
+}
+
+void ct_ldv(struct cpu_thread *t, const uint64_t *addr, unsigned n, unsigned bytes, uint64_t *out)
+{
+	struct cpu_core *c = C(t);
+
+	if (!n)
+		return;
+	if (n > CPU_LDV_MAX) {
+		core_fail(c, -CS_EINVAL, "cpu%u: ct_ldv of %u loads (max %d)", c->id, n,
+			  CPU_LDV_MAX);
+		c->op.cycles = 1;
+		post(c, OP_COMPUTE);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (bad_access(c, "load", addr[i], bytes))
+			return;
+	c->op.addr = addr;
+	c->op.out = out;
+	c->op.n = n;
+	c->op.bytes = (uint8_t)bytes;
+	post(c, OP_LD);
+}
+
+uint64_t ct_ld(struct cpu_thread *t, uint64_t addr, unsigned bytes)
+{
+	struct cpu_core *c = C(t);
+	uint64_t v = 0;
+
+	c->one[0] = addr;
+	ct_ldv(t, c->one, 1, bytes, &v);
+	return v;
+}
+
+void ct_st(struct cpu_thread *t, uint64_t addr, unsigned bytes, uint64_t v)
+{
+	struct cpu_core *c = C(t);
+
+	if (bad_access(c, "store", addr, bytes))
+		return;
+	c->one[0] = addr;
+	c->op.addr = c->one;
+	c->op.bytes = (uint8_t)bytes;
+	c->op.val = v;
+	post(c, OP_ST);
+}
+
+uint64_t ct_atomic(struct cpu_thread *t, enum mem_atomic_op aop, uint64_t addr, unsigned bytes,
+		   uint64_t a, uint64_t b)
+{
+	struct cpu_core *c = C(t);
+
+	if (bad_access(c, "atomic", addr, bytes))
+		return 0;
+	if (aop < MEM_ATOM_ADD || aop > MEM_ATOM_MAX) {
+		core_fail(c, -CS_EINVAL, "cpu%u: unknown atomic operation %d", c->id, (int)aop);
+		c->op.cycles = 1;
+		post(c, OP_COMPUTE);
+		return 0;
+	}
+	c->one[0] = addr;
+	c->op.addr = c->one;
+	c->op.bytes = (uint8_t)bytes;
+	c->op.atom = (uint8_t)aop;
+	c->op.a = a;
+	c->op.b = b;
+	c->ret = 0;
+	post(c, OP_ATOM);
+	return c->ret;
+}
+
+void ct_mfence(struct cpu_thread *t)
+{
+	post(C(t), OP_FENCE);
+}
+
+void ct_compute(struct cpu_thread *t, uint64_t cycles)
+{
+	struct cpu_core *c = C(t);
+
+	if (!cycles)
+		return;
+	c->op.cycles = cycles;
+	post(c, OP_COMPUTE);
+}
+
+bool ct_spin_guard(struct cpu_thread *t, uint64_t *count)
+{
+	return ++*count > C(t)->cfg.spin_limit;
+}
+
+void ct_fail(struct cpu_thread *t, const char *fmt, ...)
+{
+	struct cpu_core *c = C(t);
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->env.fail(c->env.sys, -CS_ECHECK, msg);
+}
+
+/* ---- the op API: host side (dispatch to the system) ------------------------------------------ */
+
+uint64_t ch_alloc(struct cpu_host *h, uint64_t bytes, uint64_t align)
+{
+	return h->ops->alloc(h->sys, bytes, align);
+}
+
+void ch_write(struct cpu_host *h, uint64_t addr, const void *buf, size_t len)
+{
+	h->ops->write(h->sys, addr, buf, len);
+}
+
+void ch_read(struct cpu_host *h, uint64_t addr, void *buf, size_t len)
+{
+	h->ops->read(h->sys, addr, buf, len);
+}
+
+uint32_t ch_read32(struct cpu_host *h, uint64_t addr)
+{
+	uint32_t v;
+
+	ch_read(h, addr, &v, sizeof(v));
+	return v;
+}
+
+void ch_write32(struct cpu_host *h, uint64_t addr, uint32_t v)
+{
+	ch_write(h, addr, &v, sizeof(v));
+}
+
+int ch_run(struct cpu_host *h, const struct cpu_program *p)
+{
+	return h->ops->run(h->sys, p);
+}
+
+unsigned ch_cores(const struct cpu_host *h)
+{
+	return h->ops->cores(h->sys);
+}
+
+uint64_t ch_seed(const struct cpu_host *h)
+{
+	return h->seed;
+}
+
+void *ch_arg(const struct cpu_host *h)
+{
+	return h->arg;
+}
+
+int ch_fail(struct cpu_host *h, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	h->ops->fail(h->sys, -CS_ECHECK, msg);
+	return -CS_ECHECK;
+}
+
+void ch_note(struct cpu_host *h, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	h->ops->note(h->sys, msg);
+}

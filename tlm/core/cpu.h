@@ -1,0 +1,88 @@
+/*
+ * tlm/core/cpu.h - a CPU core: one thread (a coroutine running workload code written against
+ * workloads/cpu_api.h), in-order issue on the core's own clock, a FIFO store buffer with
+ * store-to-load forwarding, a bounded window of outstanding loads, in front of a memory side
+ * that implements struct cpu_mem_ops (tlm/coherence/cpu_port.h). docs/cpu.md has the model.
+ *
+ * Timing: the thread posts one op at a time; the core issues at most one op per core cycle, in
+ * program order. A load waits for its value (forwarded in the cycle it issues, or from memory);
+ * ct_ldv issues its loads one per cycle with at most cpu.mlp outstanding. A store enters the
+ * store buffer and the thread goes on (a full buffer stalls it); an entry may leave the buffer
+ * cpu.commit_cycles after its issue (when an in-order pipeline retires it), and only once every
+ * older entry is performed, so stores become visible in program order (x86-TSO). A load whose
+ * bytes the youngest overlapping buffered store covers takes its value; a partial overlap waits
+ * until that store is performed. MFENCE waits for the buffer to empty; a locked atomic waits for
+ * the same, then performs at memory. Compute of n cycles takes n cycles.
+ */
+#ifndef COHSCOPE_TLM_CORE_CPU_H
+#define COHSCOPE_TLM_CORE_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlm/coherence/cpu_port.h"
+#include "tlm/kernel/sim.h"
+#include "tlm/kernel/time.h"
+#include "util/error.h"
+#include "util/params.h"
+#include "util/stats.h"
+#include "workloads/cpu_api.h"
+
+struct cpu_core_cfg {
+	uint64_t clock_mhz;
+	uint64_t store_buffer;	/* entries */
+	uint64_t mlp;		/* outstanding loads */
+	uint64_t commit_cycles; /* issue of a store to the earliest it may leave the buffer */
+	uint64_t spin_limit;
+	uint64_t stack_kib;
+};
+
+extern const struct cs_param_table cpu_core_params; /* section "cpu" */
+
+/* What a core asks of the system around it. */
+struct cpu_core_env {
+	void *sys;
+	/* a thread's check failed or a model error: record and stop */
+	void (*fail)(void *sys, int code, const char *msg);
+	/* the core's thread has returned and its store buffer is empty */
+	void (*thread_done)(void *sys, unsigned core);
+	uint64_t seed;
+};
+
+struct cpu_core;
+
+int cpu_core_create(struct sim_kernel *k, const struct cpu_core_cfg *cfg, unsigned id,
+		    const struct cpu_core_env *env, struct cs_stat_group *stats,
+		    struct cpu_core **out, struct cs_err *err);
+void cpu_core_destroy(struct cpu_core *c);
+/* The core's clock (its memory side may count latencies in it). */
+const struct sim_clock *cpu_core_clock(const struct cpu_core *c);
+/* Its memory side, bound once before the first thread starts; the core does not own it. */
+void cpu_core_attach(struct cpu_core *c, const struct cpu_mem_ops *ops, struct cpu_mem *mem);
+/* Starts thread tid of program p on the idle core; run numbers the program runs of the system
+ * (it seeds the thread's random stream). */
+int cpu_core_start(struct cpu_core *c, const struct cpu_program *p, unsigned tid, uint64_t run);
+/* No thread and an empty store buffer. */
+bool cpu_core_idle(const struct cpu_core *c);
+
+/* ---- the host side of the op API (workloads/cpu_api.h) --------------------------------------- */
+
+/* A system with CPU cores implements these; the ch_* functions call them. */
+struct cpu_host_ops {
+	uint64_t (*alloc)(void *sys, uint64_t bytes, uint64_t align);
+	void (*read)(void *sys, uint64_t addr, void *buf, size_t len);
+	void (*write)(void *sys, uint64_t addr, const void *buf, size_t len);
+	int (*run)(void *sys, const struct cpu_program *p);
+	unsigned (*cores)(const void *sys);
+	void (*fail)(void *sys, int code, const char *msg);
+	void (*note)(void *sys, const char *msg);
+};
+
+struct cpu_host {
+	const struct cpu_host_ops *ops;
+	void *sys;
+	uint64_t seed;
+	void *arg;
+};
+
+#endif
