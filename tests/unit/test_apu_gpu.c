@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlm/coherence/apu/apu_dir.h"
 #include "tlm/coherence/apu/apu_gpu.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
+#include "tlm/dram/dram.h"
 #include "tlm/kernel/sim.h"
 #include "tlm/mem/cohcheck.h"
 #include "tlm/mem/store.h"
@@ -54,6 +56,17 @@ struct dlog {
 
 struct tb;
 
+/* A CorePair agent (with the real directory): acks every probe with hit = false and no data,
+ * answers a SysResp with Unblock, and can send RdBlkM (a CPU store miss). */
+struct cpa {
+	struct tb *tb;
+	unsigned ep;
+	struct apu_port *port;
+	unsigned dg, inv, resp;
+};
+
+#define MAX_CP 4
+
 struct cu {
 	struct tb *tb;
 	unsigned id;
@@ -76,6 +89,13 @@ struct tb {
 	struct apu_tcc *tcc;
 	struct apu_port *dir;
 	unsigned n;
+	/* with the real directory (apu_dir.c): CorePair agents, DRAM */
+	struct apu_dir *rdir;
+	struct dram_ctrl *dram;
+	struct addr_map map;
+	unsigned P;
+	struct cpa cp[MAX_CP];
+	bool no_slc; /* the stress issues no SLC atomics (nobody reports them to the checker) */
 	struct cu cu[MAX_CU];
 	struct req *req; /* MAX_REQ */
 	unsigned nreq;
@@ -194,6 +214,45 @@ static enum apu_recv dir_recv(void *owner, struct mem_msg *m)
 
 static const struct apu_port_ops dir_ops = {.recv = dir_recv};
 
+static enum apu_recv cpa_recv(void *owner, struct mem_msg *m)
+{
+	struct cpa *a = owner;
+	struct tb *tb = a->tb;
+	struct mem_msg *r = NULL;
+
+	switch (m->type) {
+	case APU_PRBDOWNGRADE:
+	case APU_PRBINV:
+		if (m->type == APU_PRBINV)
+			a->inv++;
+		else
+			a->dg++;
+		r = apu_msg_new(tb->msgs, APU_PRBACK, m->p.addr, a->ep, m->src, m->requester);
+		break;
+	case APU_SYSRESP:
+		a->resp++;
+		r = apu_msg_new(tb->msgs, APU_UNBLOCK, m->p.addr, a->ep, m->src, a->ep);
+		break;
+	default:
+		ck_abort_msg("CorePair agent: unexpected %s", apu_msg_names[m->type]);
+	}
+	r->txn = m->txn;
+	apu_port_send(a->port, r, 1);
+	tlm_payload_release(&m->p);
+	return APU_TAKE;
+}
+
+static const struct apu_port_ops cpa_ops = {.recv = cpa_recv};
+
+static unsigned cp_probes(const struct tb *tb, bool inv)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < tb->P; i++)
+		n += inv ? tb->cp[i].inv : tb->cp[i].dg;
+	return n;
+}
+
 static void dir_probe(struct tb *tb, uint64_t line)
 {
 	struct mem_msg *m = apu_msg_new(tb->msgs, APU_PRBINV, line, tb->n + 1, tb->n, tb->n + 1);
@@ -233,7 +292,9 @@ static void cu_fence_done(void *obj, unsigned warp)
 
 /* ---- setup ------------------------------------------------------------------------------------ */
 
-static void tb_init(struct tb *tb, unsigned n, void (*tweak)(struct apu_gpu_cfg *))
+/* n CUs; P > 0: the real directory (apu_dir.c) with P CorePair agents and one DDR4 channel
+ * (endpoints: TCPs 0..n-1, TCC n, directory n+1, CorePairs n+2..), else the scripted one. */
+static void tb_init_p(struct tb *tb, unsigned n, unsigned P, void (*tweak)(struct apu_gpu_cfg *))
 {
 	struct cs_err err = {0};
 	struct noc_cfg nc;
@@ -259,7 +320,8 @@ static void tb_init(struct tb *tb, unsigned n, void (*tweak)(struct apu_gpu_cfg 
 	nc.link_latency = 1;
 	nc.buffer_flits =
 	    17; /* noc_cfg_check: a 128-B payload must fit (docs/apu.md §1.2 says 16) */
-	rc = noc_net_create(tb->k, &nc, n + 2, APU_VNETS, NULL, apu_vnet_names, apu_msg_names,
+	tb->P = P;
+	rc = noc_net_create(tb->k, &nc, n + 2 + P, APU_VNETS, NULL, apu_vnet_names, apu_msg_names,
 			    APU_MSG_TYPES, cs_stat_group(cs_stats_root(tb->stats), "net"), &tb->noc,
 			    &err);
 	if (rc)
@@ -295,11 +357,60 @@ static void tb_init(struct tb *tb, unsigned n, void (*tweak)(struct apu_gpu_cfg 
 		ck_abort_msg("apu_tcc_create: %s", err.msg);
 	ck_assert_int_eq(tlm_bind(apu_tcc_inject_port(tb->tcc), noc_inject_port(tb->noc, n)), 0);
 	ck_assert_int_eq(tlm_bind(noc_deliver_port(tb->noc, n), apu_tcc_deliver_port(tb->tcc)), 0);
-	{
+	if (P) {
+		struct dram_cfg dc;
+		struct apu_dir_cfg dcfg;
+		struct apu_llc_cfg lcfg;
+		unsigned cp[MAX_CP], tcc = n;
+		struct apu_dir_nodes nodes;
+
+		ck_assert_uint_le(P, MAX_CP);
+		ck_assert_int_eq(cs_params_defaults(&dram_params, &dc, &err), 0);
+		tb->map =
+		    (struct addr_map){.banks = 1, .banks_per_channel = 1, .interleave_shift = 7};
+		rc = dram_ctrl_create(tb->k, &dc, 0, &tb->map, tb->store, 1,
+				      cs_stat_group(cs_stats_root(tb->stats), "dram0"), &tb->dram,
+				      &err);
+		ck_assert_msg(rc == 0, "dram: %s", err.msg);
+		ck_assert_int_eq(cs_params_defaults(&apu_dir_params, &dcfg, &err), 0);
+		ck_assert_int_eq(cs_params_defaults(&apu_llc_params, &lcfg, &err), 0);
+		lcfg.size_kib = 4;
+		for (unsigned i = 0; i < P; i++)
+			cp[i] = n + 2 + i;
+		nodes = (struct apu_dir_nodes){
+		    .ep = n + 1, .n_cp = P, .cp = cp, .n_tcc = 1, .tcc = &tcc};
+		rc =
+		    apu_dir_create(tb->k, &dcfg, &lcfg, &nodes, tb->msgs, &tb->map, 1,
+				   cs_stat_group(cs_stats_root(tb->stats), "dir"), &tb->rdir, &err);
+		ck_assert_msg(rc == 0, "dir: %s", err.msg);
+		tb->dir = apu_dir_port(tb->rdir);
+		ck_assert_int_eq(
+		    tlm_bind(apu_dir_dram_port(tb->rdir, 0), dram_ctrl_port(tb->dram, 0)), 0);
+		for (unsigned i = 0; i < P; i++) {
+			struct cpa *a = &tb->cp[i];
+			struct apu_port_cfg pc = {.name = "cp",
+						  .ep = n + 2 + i,
+						  .clock_mhz = 2000,
+						  .in_depth = 4,
+						  .per_cycle = 8};
+
+			a->tb = tb;
+			a->ep = n + 2 + i;
+			ck_assert_int_eq(apu_port_create(tb->k, &pc, &cpa_ops, a, &a->port), 0);
+			ck_assert_int_eq(
+			    tlm_bind(apu_port_initiator(a->port), noc_inject_port(tb->noc, a->ep)),
+			    0);
+			ck_assert_int_eq(
+			    tlm_bind(noc_deliver_port(tb->noc, a->ep), apu_port_target(a->port)),
+			    0);
+		}
+	} else {
 		struct apu_port_cfg pc = {
 		    .name = "dir", .ep = n + 1, .clock_mhz = 1000, .in_depth = 16, .per_cycle = 32};
 
 		ck_assert_int_eq(apu_port_create(tb->k, &pc, &dir_ops, tb, &tb->dir), 0);
+	}
+	{
 		ck_assert_int_eq(
 		    tlm_bind(apu_port_initiator(tb->dir), noc_inject_port(tb->noc, n + 1)), 0);
 		ck_assert_int_eq(
@@ -325,12 +436,25 @@ static void tb_init(struct tb *tb, unsigned n, void (*tweak)(struct apu_gpu_cfg 
 	}
 }
 
+static void tb_init(struct tb *tb, unsigned n, void (*tweak)(struct apu_gpu_cfg *))
+{
+	tb_init_p(tb, n, 0, tweak);
+}
+
 static void tb_fini(struct tb *tb)
 {
 	for (unsigned i = 0; i < tb->n; i++)
 		apu_tcp_ops.destroy(tb->cu[i].l1);
 	apu_tcc_destroy(tb->tcc);
-	apu_port_destroy(tb->dir);
+	if (tb->rdir) {
+		ck_assert_uint_eq(apu_dir_busy(tb->rdir), 0);
+		apu_dir_destroy(tb->rdir);
+		dram_ctrl_destroy(tb->dram);
+		for (unsigned i = 0; i < tb->P; i++)
+			apu_port_destroy(tb->cp[i].port);
+	} else {
+		apu_port_destroy(tb->dir);
+	}
 	noc_destroy(tb->noc);
 	ck_assert_uint_eq(tlm_pool_live(tb->pool), 0); /* every message released */
 	apu_msgs_destroy(tb->msgs);
@@ -1011,12 +1135,12 @@ static void mp_step(struct sim_kernel *k, void *obj, void *arg)
 	tb->order = MEM_ORDER_RELAXED;
 }
 
-static void mp_run(bool acquire, unsigned *bad, unsigned *reads)
+static void mp_run(bool acquire, unsigned P, unsigned *bad, unsigned *reads)
 {
 	struct tb tb;
 	struct mp mp = {.round = 1, .acquire = acquire};
 
-	tb_init(&tb, 2, NULL);
+	tb_init_p(&tb, 2, P, NULL);
 	/* CU1 caches the data line (0) before CU0 starts */
 	ld(&tb, 1, MP_DATA);
 	tb.drv = &mp;
@@ -1035,11 +1159,13 @@ START_TEST(test_message_passing)
 {
 	unsigned bad, reads;
 
-	mp_run(true, &bad, &reads);
+	unsigned P = (unsigned)_i * 2; /* the scripted directory, then the real one */
+
+	mp_run(true, P, &bad, &reads);
 	ck_assert_uint_gt(reads, 0);
 	ck_assert_uint_eq(bad, 0);
 	/* the control: without the acquire CU1 reads its stale copy of the data */
-	mp_run(false, &bad, &reads);
+	mp_run(false, P, &bad, &reads);
 	ck_assert_uint_gt(bad, 0);
 }
 END_TEST
@@ -1141,7 +1267,7 @@ static void st_issue(struct tb *tb, unsigned cu, unsigned w)
 	} else {
 		q->a.kind = GPU_ACC_ATOM;
 		addr = caddr;
-		if (pick >= 95)
+		if (pick >= 95 && !tb->no_slc)
 			q->a.scope = MEM_SCOPE_SYSTEM;
 		q->lanes.n = 1;
 		q->lanes.op = MEM_ATOM_ADD;
@@ -1233,7 +1359,14 @@ static uint64_t st_run(uint64_t seed, unsigned variant, uint64_t *viol, uint64_t
 	uint64_t d;
 
 	ck_assert_ptr_nonnull(st);
-	tb_init(&tb, ST_CU, variant == 1 ? small_caches : variant == 2 ? wb_l2 : NULL);
+	/* variants: 0 roomy, 1 tiny MSHRs, 2 WB_L2 (scripted directory); 3 and 4: 0 and 2 with
+	 * the real directory and 2 CorePair agents (no SLC atomics: the directory does not
+	 * report writes to the checker) */
+	tb_init_p(&tb, ST_CU, variant >= 3 ? 2 : 0,
+		  variant == 1			? small_caches
+		  : variant % 2 == 0 && variant ? wb_l2
+						: NULL);
+	tb.no_slc = variant >= 3;
 	ck_assert_int_eq(cohcheck_create(&tb.chk), 0);
 	tb.ctx.chk = tb.chk;
 	tb.rng = seed;
@@ -1290,6 +1423,93 @@ START_TEST(test_stress)
 }
 END_TEST
 
+/* ---- with the real directory (apu_dir.c) ------------------------------------------------------ */
+
+static void cp_rdblkm(struct tb *tb, unsigned i, uint64_t line)
+{
+	struct cpa *a = &tb->cp[i];
+
+	apu_port_send(a->port, apu_msg_new(tb->msgs, APU_RDBLKM, line, a->ep, tb->n + 1, a->ep), 0);
+}
+
+/* docs/apu.md §7 with P = 2 CorePair agents: the probes each GPU transaction costs, the TCC
+ * left out of downgrades, WTs and atomics and included in a CorePair's RdBlkM; the TCC's ack
+ * never carries data. */
+START_TEST(test_real_dir_probe_counts)
+{
+	struct tb tb;
+	const unsigned P = 2;
+	const uint64_t X = 0xc000, A = 0xc040, B = 0xc080;
+	uint32_t v = 9, r, a;
+	unsigned dg, inv;
+
+	tb_init_p(&tb, 1, P, _i ? wb_l2 : NULL);
+	mem_store_write(tb.store, X, &v, 4);
+#define SNAP() (dg = cp_probes(&tb, false), inv = cp_probes(&tb, true))
+#define DELTA(d, i)                                               \
+	do {                                                      \
+		ck_assert_uint_eq(cp_probes(&tb, false) - dg, d); \
+		ck_assert_uint_eq(cp_probes(&tb, true) - inv, i); \
+	} while (0)
+	SNAP();
+	r = ld(&tb, 0, X); /* RdBlk: P downgrades */
+	ck_assert_uint_eq(val(&tb, r, X), 9);
+	DELTA(P, 0);
+	ck_assert(tcc_has(&tb, X));
+	SNAP();
+	offer(&tb, 0, GPU_ACC_ATOM, A, 5, MEM_SCOPE_SYSTEM, MEM_ATOM_ADD); /* SLC: P inv */
+	run(&tb);
+	DELTA(0, P);
+	SNAP();
+	a = offer(&tb, 0, GPU_ACC_ATOM, B, 2, MEM_SCOPE_DEVICE, MEM_ATOM_ADD);
+	run(&tb);
+	ck_assert_uint_eq(tb.req[a].lanes.lane[0].old, 0);
+	if (!_i) {
+		DELTA(P, P); /* GLC, TCC miss: RdBlk then WT */
+		SNAP();
+		offer(&tb, 0, GPU_ACC_ATOM, B, 2, MEM_SCOPE_DEVICE, MEM_ATOM_ADD);
+		run(&tb);
+		DELTA(0, P); /* GLC, TCC hit: WT */
+		SNAP();
+		offer(&tb, 0, GPU_ACC_ST, X + 8, 3, MEM_SCOPE_DEVICE, 0);
+		run(&tb);
+		DELTA(0, P); /* WT */
+		mem_store_read(tb.store, X + 8, &v, 4);
+		ck_assert_uint_eq(v, 3);
+	} else {
+		DELTA(P, 0); /* WB_L2: the result stays in the TCC (M) */
+		offer(&tb, 0, GPU_ACC_ST, X + 8, 3, MEM_SCOPE_DEVICE, 0);
+		run(&tb);
+		SNAP();
+		/* the release flushes B and X: one Flush each, P invalidations each */
+		ck_assert_uint_eq(
+		    apu_tcp_ops.fence(tb.cu[0].l1, 0, MEM_ORDER_RELEASE, MEM_SCOPE_SYSTEM),
+		    GPU_FENCE_PENDING);
+		run(&tb);
+		ck_assert_uint_eq(tb.cu[0].fence_done, 1);
+		DELTA(0, 2 * P);
+		mem_store_read(tb.store, B, &v, 4);
+		ck_assert_uint_eq(v, 2);
+		mem_store_read(tb.store, X + 8, &v, 4);
+		ck_assert_uint_eq(v, 3);
+		ld(&tb, 0, X);
+	}
+	/* a CorePair's RdBlkM: the other CorePair and the TCC are invalidated */
+	ck_assert(tcc_has(&tb, X));
+	SNAP();
+	v = tb.cp[0].inv;
+	cp_rdblkm(&tb, 0, X);
+	run(&tb);
+	ck_assert_uint_eq(tb.cp[0].resp, 1);
+	DELTA(0, P - 1);
+	ck_assert_uint_eq(tb.cp[0].inv, v); /* not the requester */
+	ck_assert(!tcc_has(&tb, X));
+#undef SNAP
+#undef DELTA
+	tb_fini(&tb);
+}
+END_TEST
+
 static Suite *apu_gpu_suite(void)
 {
 	Suite *s = suite_create("apu_gpu");
@@ -1311,8 +1531,9 @@ static Suite *apu_gpu_suite(void)
 	tcase_add_test(tc, test_glc_atomic_at_dir_switch);
 	tcase_add_test(tc, test_probe_inv);
 	tcase_add_test(tc, test_tcc_transaction_counts);
-	tcase_add_test(tc, test_message_passing);
-	tcase_add_loop_test(tc, test_stress, 0, 3);
+	tcase_add_loop_test(tc, test_message_passing, 0, 2);
+	tcase_add_loop_test(tc, test_stress, 0, 5);
+	tcase_add_loop_test(tc, test_real_dir_probe_counts, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
