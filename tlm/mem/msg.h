@@ -31,7 +31,7 @@
 #include "tlm/kernel/tlm.h"
 
 #define MEM_LINE_MAX	 TLM_INLINE_DATA /* bytes of data a message carries inline */
-#define MEM_MSG_TYPE_MAX 16		 /* message types a protocol may define */
+#define MEM_MSG_TYPE_MAX 32		 /* message types a protocol may define (the APU has 26) */
 #define MEM_MSG_TS	 5		 /* protocol timestamp / lease fields */
 
 /* Atomic operations performed at the L2 bank (value semantics in tlm/mem/store.h). */
