@@ -18,7 +18,8 @@ UP=("$L"/upstream/{c-lkmm,c11,opencl}/*.litmus) # GPU dialects; X86: litmus_x86.
 expect() { # expect STATUS GREP-PATTERN NAME -- ARGS...
 	local want=$1 pat=$2 name=$3 rc
 	shift 4
-	timeout 120 "$BIN" "$@" >"$name.out" 2>"$name.err"
+	# a hang guard, not a speed check: sanitizer builds on a loaded host take minutes
+	timeout 600 "$BIN" "$@" >"$name.out" 2>"$name.err"
 	rc=$?
 	[ "$rc" -eq "$want" ] || { fail "$name: status $rc, want $want"; sed 's/^/  /' "$name.err"; }
 	if [ -n "$pat" ] && ! grep -q -- "$pat" "$name.out" "$name.err"; then

@@ -143,7 +143,13 @@ struct gpu_l1_client {
 	void (*done)(void *sm, uint32_t id, const uint8_t *line);
 	/* An access that was refused can now be offered again. */
 	void (*retry)(void *sm);
+	/* A fence that returned GPU_FENCE_PENDING is over for warp slot `warp` (an L1 whose
+	 * release must flush first, e.g. the APU's write-back TCP). */
+	void (*fence_done)(void *sm, unsigned warp);
 };
+
+/* gpu_l1_ops.fence: the warp waits until the L1 calls gpu_l1_client.fence_done. */
+#define GPU_FENCE_PENDING SIM_TIME_MAX
 
 struct gpu_l1;
 struct gpu_l2;
@@ -153,6 +159,10 @@ struct gpu_l1_ops {
 		      struct cs_stat_group *stats, struct gpu_l1 **out, struct cs_err *err);
 	void (*destroy)(struct gpu_l1 *l1);
 	struct tlm_initiator_socket *(*noc_port)(struct gpu_l1 *l1);
+	/* On a one-way network (noc_net_create): the target socket the network delivers into
+	 * (bind noc_deliver_port to it); noc_port then binds to noc_inject_port. NULL for the L1s
+	 * of the GPU's request/response NoC, whose answers come back on noc_port. */
+	struct tlm_target_socket *(*deliver_port)(struct gpu_l1 *l1);
 	/* Takes the access (true; done() follows) or refuses it (false; retry() follows). One
 	 * access per core cycle. */
 	bool (*access)(struct gpu_l1 *l1, const struct gpu_access *a);
@@ -163,7 +173,8 @@ struct gpu_l1_ops {
 	/* A fence of warp `warp` once every earlier access of the warp is performed (an explicit
 	 * fence, a barrier, a release atomic, and under SC every store and atomic). Returns the
 	 * time until which the warp must still wait (<= now: none): TC-Weak's GWCT. May act on
-	 * the L1 (an acquire invalidates a non-coherent L1). NULL: nothing to do. */
+	 * the L1 (an acquire invalidates a non-coherent L1). GPU_FENCE_PENDING: the warp waits
+	 * for client.fence_done (a release that must flush first). NULL: nothing to do. */
 	sim_time_t (*fence)(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope);
 	/* A CTA barrier releases the n warps (slots) of a CTA, after each one's fence: protocols
 	 * with per-warp logical time join it there (G-TSC: every warp goes on at the largest

@@ -195,6 +195,11 @@ static bool warp_fence(struct warp *w, uint8_t order, uint8_t scope)
 	if (until <= now)
 		return true;
 	(*sm->st.fence_waits)++;
+	if (until == GPU_FENCE_PENDING) {
+		/* sm_l1_fence_done() continues it; its wait is not known yet */
+		w->state = W_WAIT_FENCE;
+		return false;
+	}
 	*sm->st.fence_wait_cycles +=
 	    sim_clock_cycle(&sm->ctx->core_clk, until) - sim_clock_cycle(&sm->ctx->core_clk, now);
 	w->state = W_WAIT_FENCE;
@@ -673,6 +678,15 @@ static void ldst_kick(struct gpu_sm *sm)
 	sim_schedule_at(sm->ctx->k, sm->ldst_next, SIM_PRIO_DEFAULT, ldst_tick, sm, NULL);
 }
 
+/* A fence the L1 could not finish at once (GPU_FENCE_PENDING) is over: the warp goes on in
+ * this delta, as fence_over() would at the time a fence returned. */
+static void sm_l1_fence_done(void *obj, unsigned warp)
+{
+	struct gpu_sm *sm = obj;
+
+	sim_schedule(sm->ctx->k, 0, fence_over, &sm->warps[warp], NULL);
+}
+
 static void sm_l1_retry(void *obj)
 {
 	struct gpu_sm *sm = obj;
@@ -937,6 +951,7 @@ int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
 	cl.sm = sm;
 	cl.done = sm_l1_done;
 	cl.retry = sm_l1_retry;
+	cl.fence_done = sm_l1_fence_done;
 	rc = proto->l1->create(ctx, id, &cl, cs_stat_group(g, "l1"), &sm->l1, err);
 	if (rc)
 		goto fail_quiet;
