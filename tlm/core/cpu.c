@@ -608,8 +608,10 @@ static void lt_issued(struct cpu_core *c, sim_time_t at)
 /* Performs r through the LT face at *t or, while the memory side refuses it, at the times it
  * names (slot: a load's or atomic's, which takes the core's next issue cycle from there, as
  * the AT face's retry kicks the core). Returns its done time; SIM_TIME_MAX: the run failed. */
-static sim_time_t lt_mem(struct cpu_core *c, const struct cpu_mem_req *r, sim_time_t *t,
-			 bool slot, uint8_t *line, uint64_t *old)
+static void lt_sb_advance(struct cpu_core *c, sim_time_t t);
+
+static sim_time_t lt_mem(struct cpu_core *c, const struct cpu_mem_req *r, sim_time_t *t, bool slot,
+			 uint8_t *line, uint64_t *old)
 {
 	for (unsigned tries = 0;; tries++) {
 		sim_time_t d = c->mops->lt_access(c->mem, r, *t, line, old), next;
@@ -625,7 +627,14 @@ static sim_time_t lt_mem(struct cpu_core *c, const struct cpu_mem_req *r, sim_ti
 				  c->id);
 			return SIM_TIME_MAX;
 		}
-		*t = slot ? lt_issue_at(c, next) : next;
+		if (!slot) {
+			*t = next;
+			continue;
+		}
+		/* the answer that frees the port lets the store buffer's head go first, as the AT
+		 * face's retry() offers the buffer's refused head before the load */
+		*t = lt_issue_at(c, next);
+		lt_sb_advance(c, *t);
 	}
 }
 
@@ -1074,8 +1083,8 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 	if (c->sb_n && c->lt_head_sent) {
 		c->lt_head_sent = false;
 		c->sb_inflight = true;
-		sim_schedule_at(c->k, max_t(c->lt_head_done, now), SIM_PRIO_DEFAULT, lt_head_done_cb,
-				c, NULL);
+		sim_schedule_at(c->k, max_t(c->lt_head_done, now), SIM_PRIO_DEFAULT,
+				lt_head_done_cb, c, NULL);
 	} else if (c->sb_n) {
 		sb_pump(c);
 	}

@@ -369,8 +369,8 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 		/* as the SMs: a thread runs at most sampling.quantum cycles ahead, well within a
 		 * unit's warm-up (sim.quantum_ns, 3500 cycles at 3.5 GHz, is longer than a unit:
 		 * at a switch to AT the threads would sleep through it) */
-		cpu_core_set_quantum(g->core[i],
-				     sim_clock_delay(cpu_core_clock(g->core[i]), 0, g->scfg.quantum));
+		cpu_core_set_quantum(
+		    g->core[i], sim_clock_delay(cpu_core_clock(g->core[i]), 0, g->scfg.quantum));
 	}
 	return 0;
 }
@@ -476,10 +476,12 @@ static int cpu_report(struct cs_system *s, FILE *f)
 		fprintf(f, "  sampling          %u units, %u programs sampled, %u predicted\n",
 			e.units, e.sampled, e.skipped);
 		for (unsigned i = 0; i < g->nrecs && i < 50; i++)
-			fprintf(f, "    program %-15s %4u threads  %.0f +- %.0f cycles (%s, %u units)\n",
-				g->recs[i].name, g->recs[i].threads, g->recs[i].est.cycles,
-				g->recs[i].est.half, samp_plan_names[g->recs[i].est.plan],
-				g->recs[i].est.units);
+			fprintf(
+			    f,
+			    "    program %-15s %4u threads  %.0f +- %.0f cycles (%s, %u units)\n",
+			    g->recs[i].name, g->recs[i].threads, g->recs[i].est.cycles,
+			    g->recs[i].est.half, samp_plan_names[g->recs[i].est.plan],
+			    g->recs[i].est.units);
 	}
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		fprintf(f, "  %-17s %.0f\n", summary_keys[i], stat_sum(g, summary_keys[i]));
@@ -517,9 +519,9 @@ static json_t *cpu_result(struct cs_system *s)
 				  (double)(x->end - x->start) / cyc, "estimate",
 				  g->mode == CS_MODE_DETAILED ? (double)(x->end - x->start) / cyc
 							      : x->est.cycles,
-				  "half", x->est.half, "plan", samp_plan_names[x->est.plan], "units",
-				  (json_int_t)x->est.units, "at_cycles", x->at_cycles, "lt_cycles",
-				  x->lt_cycles));
+				  "half", x->est.half, "plan", samp_plan_names[x->est.plan],
+				  "units", (json_int_t)x->est.units, "at_cycles", x->at_cycles,
+				  "lt_cycles", x->lt_cycles));
 	}
 	json_object_set_new(r, "programs", ps);
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
