@@ -128,6 +128,8 @@ struct cpu_core {
 	/* the store buffer in LT: the head sent (performed at memory) and when it is done */
 	bool lt_head_sent;
 	sim_time_t lt_head_done;
+	/* AT after LT: the thread's time, when its posted op goes on (until then it waits) */
+	sim_time_t at_wake;
 	/* when the last entry left the buffer: the next may be sent no earlier (both faces) */
 	sim_time_t sb_free_at;
 	uint8_t lt_line[CPU_LINE_MAX];
@@ -1054,7 +1056,7 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 		 * from now on by the LT run */
 		if (c->wait)
 			wait_end(c);
-		c->lt_t = now;
+		c->lt_t = max_t(now, c->at_wake);
 		c->lt_head_sent = false;
 		c->face = (uint8_t)face;
 		c->hold = false;
@@ -1088,9 +1090,10 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 	} else if (c->sb_n) {
 		sb_pump(c);
 	}
-	if (c->live && !c->lt_exit_pending && c->op.kind != OP_NONE)
-		sim_schedule_at(c->k, max_t(c->lt_t, now), SIM_PRIO_DEFAULT + 1, at_resume, c,
-				NULL);
+	if (c->live && !c->lt_exit_pending && c->op.kind != OP_NONE) {
+		c->at_wake = max_t(c->lt_t, now);
+		sim_schedule_at(c->k, c->at_wake, SIM_PRIO_DEFAULT + 1, at_resume, c, NULL);
+	}
 }
 
 void cpu_core_hold(struct cpu_core *c, bool hold)
@@ -1106,7 +1109,9 @@ void cpu_core_hold(struct cpu_core *c, bool hold)
 
 bool cpu_core_busy(const struct cpu_core *c)
 {
+	/* a thread still waiting for its LT time counts: a drain ends after it went on */
 	return c->outstanding || c->sb_inflight || c->lt_exit_pending ||
+	       (c->face == CPU_FACE_AT && c->at_wake > sim_now(c->k)) ||
 	       (c->op.kind == OP_COMPUTE && c->op.issued) || (c->mem && !c->mops->idle(c->mem));
 }
 

@@ -79,7 +79,8 @@ enum cpu_face { CPU_FACE_AT = 0, CPU_FACE_LT, CPU_FACE_FF };
 void cpu_core_set_face(struct cpu_core *c, unsigned face);
 /* AT: issue nothing new and send no store from the buffer (a drain); false: go on. */
 void cpu_core_hold(struct cpu_core *c, bool hold);
-/* Accesses in flight, a compute op running, or a thread's end pending. */
+/* Accesses in flight, a compute op running, a thread's end pending, or (AT after LT) a
+ * thread waiting for its own time. */
 bool cpu_core_busy(const struct cpu_core *c);
 /* Work so far, every face: ops posted plus compute cycles. */
 uint64_t cpu_core_work(const struct cpu_core *c);
