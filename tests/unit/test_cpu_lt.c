@@ -199,8 +199,6 @@ static void shared_atomic_thread(struct cpu_thread *t)
 
 /* ---- the faces agree -------------------------------------------------------------------------- */
 
-/* Refusals are not among them: how often a refused access is offered again is the face's
- * own (AT at every retry the port signals, LT at the time the port names); the times agree. */
 static const char *const counted[] = {
     "insts",
     "loads",
@@ -216,9 +214,11 @@ static const char *const counted[] = {
     "stall.drain",
     "stall.drain_cycles",
     "stall.mlp",
+    "stall.refused",
     "mem.loads",
     "mem.stores",
     "mem.atomics",
+    "mem.refused",
 };
 
 /* The same program in detailed mode (AT) and analytic mode (LT throughout): the same values,
@@ -260,6 +260,12 @@ static void faces_agree(void (*fn)(struct cpu_thread *), unsigned threads, uint6
 		}
 	}
 	ck_assert_msg(!memcmp(at.mem, lt.mem, sizeof(at.mem)), "memory differs");
+	for (unsigned i = 0; i < threads; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "cpu.core%u.mem.lt_disorder", i);
+		ck_assert_int_eq((int)stat(&rl, name), 0); /* a core's LT calls in time order */
+	}
 	/* the program ends at the same time: the kernel's clock agrees too */
 	ck_assert_uint_eq(sim_now(ra.sys->k), sim_now(rl.sys->k));
 	run_end(&ra);
@@ -451,6 +457,12 @@ START_TEST(test_switches_keep_values)
 			}
 		}
 		ck_assert_msg(!memcmp(at.mem, hy.mem, sizeof(at.mem)), "memory differs");
+		for (unsigned i = 0; i < threads; i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "cpu.core%u.mem.lt_disorder", i);
+			ck_assert_int_eq((int)stat(&rh, name), 0);
+		}
 		run_end(&ra);
 		run_end(&rh);
 	}
@@ -484,6 +496,8 @@ START_TEST(test_ff_values)
 		ck_assert_uint_eq(at.sum[i], hy.sum[i]);
 	ck_assert_msg(!memcmp(at.mem, hy.mem, sizeof(at.mem)), "memory differs");
 	ck_assert_double_eq(stat(&ra, "cpu.core0.insts"), stat(&rh, "cpu.core0.insts"));
+	ck_assert_int_eq((int)stat(&rh, "cpu.core0.mem.lt_disorder"), 0);
+	ck_assert_int_eq((int)stat(&rh, "cpu.core1.mem.lt_disorder"), 0);
 	run_end(&ra);
 	run_end(&rh);
 }
@@ -491,6 +505,7 @@ END_TEST
 
 int main(void)
 {
+	setvbuf(stderr, NULL, _IONBF, 0);
 	Suite *s = suite_create("cpu_lt");
 	TCase *tc = tcase_create("faces");
 	SRunner *sr;

@@ -128,6 +128,7 @@ struct cpu_core {
 	/* the store buffer in LT: the head sent (performed at memory) and when it is done */
 	bool lt_head_sent;
 	sim_time_t lt_head_done;
+	sim_time_t lt_sb_retry; /* the head was refused: offered again no earlier */
 	/* AT after LT: the thread's time, when its posted op goes on (until then it waits) */
 	sim_time_t at_wake;
 	/* when the last entry left the buffer: the next may be sent no earlier (both faces) */
@@ -640,16 +641,24 @@ static sim_time_t lt_mem(struct cpu_core *c, const struct cpu_mem_req *r, sim_ti
 	}
 }
 
-/* Sends the head entry at its AT time: retired and the entry before it done. */
+/* When the head may be sent: retired, the entry before it done, and (refused) when the memory
+ * side said. */
+static sim_time_t lt_sb_send_time(const struct cpu_core *c)
+{
+	const struct sb_entry *e = &c->sb[c->sb_head];
+
+	return max_t(max_t(e->ready, c->sb_free_at), c->lt_sb_retry);
+}
+
+/* Sends the head entry at its AT time, if that is by `until` (a refusal moves the time on:
+ * it is offered again when the memory side names, as AT's retry() offers it, never at a time
+ * beyond `until`, so that the core's calls stay in time order). */
 static bool lt_sb_send(struct cpu_core *c, sim_time_t until)
 {
 	const struct sb_entry *e = &c->sb[c->sb_head];
 	struct cpu_mem_req r = {0};
-	sim_time_t s = max_t(e->ready, c->sb_free_at), d;
 	unsigned off;
 
-	if (s > until)
-		return false;
 	r.kind = CPU_MEM_ST;
 	r.id = ID_ST;
 	r.line_addr = e->addr & ~(uint64_t)(c->line_bytes - 1);
@@ -658,12 +667,29 @@ static bool lt_sb_send(struct cpu_core *c, sim_time_t until)
 	for (unsigned i = 0; i < e->bytes; i++)
 		c->st_data[off + i] = (uint8_t)(e->val >> (8 * i));
 	r.data = c->st_data;
-	d = lt_mem(c, &r, &s, false, NULL, NULL);
-	if (d == SIM_TIME_MAX)
-		return false;
-	c->lt_head_sent = true;
-	c->lt_head_done = d;
-	return true;
+	for (;;) {
+		sim_time_t s = lt_sb_send_time(c), d, next;
+
+		if (s > until || sim_failure(c->k))
+			return false;
+		d = c->mops->lt_access(c->mem, &r, s, NULL, NULL);
+		if (d != SIM_TIME_MAX) {
+			c->lt_sb_retry = 0;
+			c->lt_head_sent = true;
+			c->lt_head_done = d;
+			return true;
+		}
+		(*c->st.refused)++;
+		next = c->mops->lt_advance ? c->mops->lt_advance(c->mem, s) : SIM_TIME_MAX;
+		if (next == SIM_TIME_MAX || next <= s) {
+			core_fail(c, -CS_ESTATE,
+				  "cpu%u: the memory side refused a store in LT and names no time "
+				  "to offer it again",
+				  c->id);
+			return false;
+		}
+		c->lt_sb_retry = next;
+	}
 }
 
 static void lt_sb_pop(struct cpu_core *c)
@@ -880,7 +906,8 @@ static void lt_op(struct cpu_core *c)
 	}
 }
 
-/* FF: values only, one cycle of the thread's time per op. */
+/* FF: values only, one cycle of the thread's time per op (from the time the memory side named,
+ * if it refused an access). */
 static void ff_op(struct cpu_core *c)
 {
 	struct cpu_op *op = &c->op;
@@ -889,11 +916,10 @@ static void ff_op(struct cpu_core *c)
 	uint64_t old = 0;
 	unsigned off;
 
-	c->lt_t += sim_clock_delay(&c->clk, c->lt_t, 1);
 	switch (op->kind) {
 	case OP_COMPUTE:
 		*c->st.compute_cycles += op->cycles; /* its work, so that cycles per work apply */
-		return;
+		break;
 	case OP_LD:
 		for (; op->next < op->n; op->next++, op->done++) {
 			uint64_t addr = op->addr[op->next], v = 0;
@@ -909,7 +935,7 @@ static void ff_op(struct cpu_core *c)
 			op->out[op->next] = v;
 			(*c->st.loads)++;
 		}
-		return;
+		break;
 	case OP_ST:
 		r.kind = CPU_MEM_ST;
 		r.line_addr = op->addr[0] & ~(uint64_t)(c->line_bytes - 1);
@@ -918,21 +944,24 @@ static void ff_op(struct cpu_core *c)
 		for (unsigned i = 0; i < op->bytes; i++)
 			c->st_data[off + i] = (uint8_t)(op->val >> (8 * i));
 		r.data = c->st_data;
-		if (lt_mem(c, &r, &t, false, NULL, NULL) != SIM_TIME_MAX)
-			(*c->st.stores)++;
-		return;
+		if (lt_mem(c, &r, &t, false, NULL, NULL) == SIM_TIME_MAX)
+			return;
+		(*c->st.stores)++;
+		break;
 	case OP_ATOM:
 		atom_req(c, &r);
-		if (lt_mem(c, &r, &t, false, NULL, &old) != SIM_TIME_MAX)
-			(*c->st.atomics)++;
+		if (lt_mem(c, &r, &t, false, NULL, &old) == SIM_TIME_MAX)
+			return;
+		(*c->st.atomics)++;
 		c->ret = old;
-		return;
+		break;
 	case OP_FENCE:
 		(*c->st.fences)++;
-		return;
+		break;
 	default:
-		return;
+		break;
 	}
+	c->lt_t = t + sim_clock_delay(&c->clk, t, 1);
 }
 
 static void lt_exit_cb(struct sim_kernel *k, void *obj, void *arg)
@@ -1008,8 +1037,7 @@ static void lt_run(struct sim_kernel *k, void *obj, void *arg)
 		lt_sb_advance(c, c->lt_t < end ? c->lt_t : end);
 	next = c->lt_t;
 	if (c->sb_n && c->face == CPU_FACE_LT) {
-		const struct sb_entry *e = &c->sb[c->sb_head];
-		sim_time_t s = c->lt_head_sent ? c->lt_head_done : max_t(e->ready, c->sb_free_at);
+		sim_time_t s = c->lt_head_sent ? c->lt_head_done : lt_sb_send_time(c);
 
 		if (s < next)
 			next = s;
@@ -1061,14 +1089,14 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 		c->face = (uint8_t)face;
 		c->hold = false;
 		if (face == CPU_FACE_FF)
-			lt_sb_through(c, UINT64_MAX);
+			c->lt_t = max_t(c->lt_t, lt_sb_through(c, UINT64_MAX));
 		if (c->live)
 			lt_kick(c);
 		return;
 	}
 	if (face == CPU_FACE_FF) {
 		/* LT to FF: the buffer's stores performed at their times */
-		lt_sb_through(c, UINT64_MAX);
+		c->lt_t = max_t(c->lt_t, lt_sb_through(c, UINT64_MAX));
 		c->face = (uint8_t)face;
 		lt_kick(c);
 		return;
@@ -1082,6 +1110,7 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 	 * as the AT face drains it; the posted op issues at the thread's time */
 	c->face = CPU_FACE_AT;
 	c->hold = false;
+	c->lt_sb_retry = 0;
 	if (c->sb_n && c->lt_head_sent) {
 		c->lt_head_sent = false;
 		c->sb_inflight = true;

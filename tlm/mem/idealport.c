@@ -50,7 +50,8 @@ struct cpu_mem {
 	 * a core's calls come in nondecreasing time, so their done times are in order too) */
 	sim_time_t *lt_done;
 	unsigned lt_head, lt_n;
-	uint64_t *loads, *stores, *atomics, *refusals, *peak;
+	sim_time_t lt_last; /* the latest t of an lt_access */
+	uint64_t *loads, *stores, *atomics, *refusals, *peak, *lt_disorder;
 };
 
 static void answer(struct sim_kernel *k, void *obj, void *arg)
@@ -159,6 +160,9 @@ static sim_time_t ip_lt_access(struct cpu_mem *m, const struct cpu_mem_req *r, s
 	sim_time_t done;
 	uint64_t o;
 
+	if (t < m->lt_last)
+		(*m->lt_disorder)++; /* the core broke the contract (cpu_port.h): tests check */
+	m->lt_last = t;
 	ip_lt_advance(m, t);
 	if (m->lt_n == q) {
 		(*m->refusals)++;
@@ -245,6 +249,10 @@ int idealport_create(struct sim_kernel *k, const struct sim_clock *clk, struct m
 	m->atomics = cs_stat_counter(g, "atomics", "", "locked atomics performed");
 	m->refusals = cs_stat_counter(g, "refused", "", "accesses refused: queue full");
 	m->peak = cs_stat_counter(g, "peak_inflight", "", "most accesses in flight at once");
+	m->lt_disorder =
+	    cs_stat_counter(g, "lt_disorder", "",
+			    "LT accesses offered at an earlier time than the one before "
+			    "(0: the core keeps the interface's time order)");
 	*out = m;
 	return 0;
 }
