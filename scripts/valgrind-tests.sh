@@ -30,8 +30,14 @@ if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/default.cfg" -q \
 	tail -40 /tmp/valgrind.$$.log
 	status=1
 fi
-echo "valgrind: cohscope run (CPU cores, cpu_mp) and litmus (X86 tests on CPU cores)"
+echo "valgrind: cohscope run (CPU cores, cpu_mp, detailed and hybrid) and litmus (X86 tests on CPU cores)"
 if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q \
+	>/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
+if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q --mode hybrid \
+	--set sampling.head=0 --set sampling.unit=500 --set sampling.period=1500 \
 	>/tmp/valgrind.$$.log 2>&1; then
 	tail -40 /tmp/valgrind.$$.log
 	status=1

@@ -23,6 +23,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tlm/kernel/time.h"
+
 enum cpu_mem_kind { CPU_MEM_LD = 0, CPU_MEM_ST, CPU_MEM_ATOM };
 
 #define CPU_LINE_MAX 128 /* bytes of a line the interface carries (64 on x86) */
@@ -62,6 +64,34 @@ struct cpu_mem_ops {
 	/* Takes the access (true; done() follows, never from inside access()) or refuses it
 	 * (false; retry() follows). */
 	bool (*access)(struct cpu_mem *m, const struct cpu_mem_req *r);
+	/* The LT face (temporal decoupling: docs/hybrid.md, docs/cpu.md). The core calls it when
+	 * its thread runs ahead of the kernel's time; access() and lt_access() may alternate on
+	 * one port only at a switch of faces, which the sampling layer makes with the port idle
+	 * (AT to LT, after a drain) or with LT's accesses performed (LT to AT).
+	 *
+	 * lt_access performs r at time t at once, through the same state-update code as
+	 * access() (every state change made, every statistic counted, as b_transport down the
+	 * hierarchy), and returns the time its done() would have come in the detailed face
+	 * (>= t): the unloaded latency of the path it took plus the delay of whatever earlier
+	 * accesses still hold (queues, MSHRs, a line in transition). On return a load's bytes
+	 * are in line[] (at least where byte_mask is set; line may be NULL for ST and ATOM), an
+	 * atomic's old word in *old (old may be NULL). The access is performed at t as done()
+	 * defines it: the core relies on nothing else, exactly as in AT. Or it returns
+	 * SIM_TIME_MAX: refused (resources held by earlier accesses at t), nothing changed, and
+	 * the core offers it again no earlier than lt_advance(m, t) says.
+	 * A core's calls come in nondecreasing t (its loads in program order, its stores one at
+	 * a time in program order, an atomic only with its store buffer empty); calls of
+	 * different cores are not ordered in t (each core runs up to a quantum ahead), and their
+	 * order of calls is the order in which the accesses are performed.
+	 *
+	 * lt_advance handles the memory side's own timed work up to t (what earlier lt_access
+	 * calls left in flight: fills, write-backs, freed entries) and returns the time of the
+	 * next such event (SIM_TIME_MAX: none); the core offers a refused access again then.
+	 * NULL when lt_access is NULL. lt_access NULL: the memory side has no LT face (the core
+	 * stays in AT). */
+	sim_time_t (*lt_access)(struct cpu_mem *m, const struct cpu_mem_req *r, sim_time_t t,
+				uint8_t *line, uint64_t *old);
+	sim_time_t (*lt_advance)(struct cpu_mem *m, sim_time_t t);
 	/* Nothing in flight. */
 	bool (*idle)(const struct cpu_mem *m);
 	void (*destroy)(struct cpu_mem *m);

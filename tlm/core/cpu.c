@@ -76,7 +76,7 @@ struct cpu_op {
 
 struct cpu_stats {
 	uint64_t *insts, *loads, *stores, *atomics, *fences, *compute_cycles;
-	uint64_t *forwards, *forward_waits, *sb_stalls, *sb_stall_cycles, *fence_waits,
+	uint64_t *forwards, *forward_waits, *lt_ops, *sb_stalls, *sb_stall_cycles, *fence_waits,
 	    *fence_wait_cycles, *mlp_stalls, *refused, *drained;
 };
 
@@ -117,6 +117,23 @@ struct cpu_core {
 	uint8_t st_data[CPU_LINE_MAX];
 
 	struct cpu_stats st;
+
+	/* faces (enum cpu_face): the sampling layer's switches */
+	uint8_t face;
+	bool hold; /* AT: issue nothing new and send no store (a drain) */
+	sim_time_t quantum;
+	/* LT, FF: the thread's own time (when its posted op was posted) */
+	sim_time_t lt_t;
+	bool lt_pending, lt_running, lt_exit_pending;
+	/* the store buffer in LT: the head sent (performed at memory) and when it is done */
+	bool lt_head_sent;
+	sim_time_t lt_head_done;
+	sim_time_t lt_sb_retry; /* the head was refused: offered again no earlier */
+	/* AT after LT: the thread's time, when its posted op goes on (until then it waits) */
+	sim_time_t at_wake;
+	/* when the last entry left the buffer: the next may be sent no earlier (both faces) */
+	sim_time_t sb_free_at;
+	uint8_t lt_line[CPU_LINE_MAX];
 };
 
 static inline struct cpu_core *C(struct cpu_thread *t)
@@ -159,6 +176,7 @@ static uint64_t cycles_between(const struct cpu_core *c, sim_time_t a, sim_time_
 
 static void core_step(struct sim_kernel *k, void *obj, void *arg);
 static void sb_pump(struct cpu_core *c);
+static void lt_kick(struct cpu_core *c);
 
 /* The posted op may make progress: a step at the next cycle edge the core may issue in. */
 static void core_kick(struct cpu_core *c)
@@ -180,6 +198,10 @@ static void thread_resume(struct cpu_core *c)
 	c->op.kind = OP_NONE;
 	c->wait = WAIT_NONE;
 	sim_coro_resume(c->co);
+	if (c->face != CPU_FACE_AT) {
+		lt_kick(c); /* the LT run performs it (at once when it is the run that resumed) */
+		return;
+	}
 	if (c->op.kind == OP_EXIT) {
 		if (!c->sb_n)
 			goto exited;
@@ -328,6 +350,8 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 
 	(void)arg;
 	c->tick_pending = false;
+	if (c->hold || c->face != CPU_FACE_AT)
+		return; /* a drain, or a step left from before a switch */
 	switch (op->kind) {
 	case OP_COMPUTE:
 		if (op->issued)
@@ -450,12 +474,14 @@ static void sb_pump(struct cpu_core *c)
 	sim_time_t now = sim_now(c->k);
 	unsigned off;
 
-	if (!c->sb_n || c->sb_inflight || c->sb_pump_pending)
+	if (!c->sb_n || c->sb_inflight || c->sb_pump_pending || c->hold || c->face != CPU_FACE_AT)
 		return;
 	e = &c->sb[c->sb_head];
-	if (e->ready > now) {
+	if (e->ready > now || c->sb_free_at > now) {
+		/* sb_free_at: an entry the LT face sent left the buffer at that time */
 		c->sb_pump_pending = true;
-		sim_schedule_at(c->k, e->ready, SIM_PRIO_DEFAULT + 1, sb_pump_cb, c, NULL);
+		sim_schedule_at(c->k, e->ready > c->sb_free_at ? e->ready : c->sb_free_at,
+				SIM_PRIO_DEFAULT + 1, sb_pump_cb, c, NULL);
 		return;
 	}
 	r.kind = CPU_MEM_ST;
@@ -478,6 +504,7 @@ static void sb_pump(struct cpu_core *c)
 static void sb_done(struct cpu_core *c)
 {
 	c->sb_inflight = false;
+	c->sb_free_at = sim_now(c->k);
 	c->sb_head = (c->sb_head + 1) % c->sb_cap;
 	c->sb_n--;
 	(*c->st.drained)++;
@@ -546,6 +573,592 @@ static void mem_retry(void *obj)
 	}
 }
 
+/* ---- the LT and FF faces ----------------------------------------------------------------------
+ *
+ * LT: the same thread, ops and store buffer, without events per op. The thread keeps its own
+ * time (lt_t: when it posted its op) and runs up to the quantum ahead of the kernel's time;
+ * each op is performed at once through the memory side's lt_access at the time the AT face
+ * would have issued it, and the thread's time moves to when the AT face would have resumed it.
+ * The store buffer keeps its entries: each is sent (performed at memory) at its AT time, when
+ * it is retired and the entry before it is done, and leaves at its done time; the buffer is
+ * advanced to each op's issue time before the op looks at it (forwarding, room, drains). The
+ * arithmetic is the AT face's (issue at most one op per cycle, edges of the core's clock), so
+ * a core whose memory side answers as in AT takes the same time in both faces.
+ * FF: values only: each op one cycle of the thread's time, stores performed at once (the
+ * buffer drained when the face starts), compute counted as work, not time. */
+
+static sim_time_t max_t(sim_time_t a, sim_time_t b)
+{
+	return a > b ? a : b;
+}
+
+/* The cycle the AT face's core_kick at t would issue in. */
+static sim_time_t lt_issue_at(const struct cpu_core *c, sim_time_t t)
+{
+	sim_time_t at = sim_clock_next_edge(&c->clk, t);
+
+	if (c->issued_once && at <= c->last_issue)
+		at = c->last_issue + sim_clock_delay(&c->clk, c->last_issue, 1);
+	return at;
+}
+
+static void lt_issued(struct cpu_core *c, sim_time_t at)
+{
+	c->last_issue = at;
+	c->issued_once = true;
+}
+
+/* Performs r through the LT face at *t or, while the memory side refuses it, at the times it
+ * names (slot: a load's or atomic's, which takes the core's next issue cycle from there, as
+ * the AT face's retry kicks the core). Returns its done time; SIM_TIME_MAX: the run failed. */
+static void lt_sb_advance(struct cpu_core *c, sim_time_t t);
+
+static sim_time_t lt_mem(struct cpu_core *c, const struct cpu_mem_req *r, sim_time_t *t, bool slot,
+			 uint8_t *line, uint64_t *old)
+{
+	for (unsigned tries = 0;; tries++) {
+		sim_time_t d = c->mops->lt_access(c->mem, r, *t, line, old), next;
+
+		if (d != SIM_TIME_MAX)
+			return d;
+		(*c->st.refused)++;
+		next = c->mops->lt_advance ? c->mops->lt_advance(c->mem, *t) : SIM_TIME_MAX;
+		if (next == SIM_TIME_MAX || next <= *t || tries > 1000000) {
+			core_fail(c, -CS_ESTATE,
+				  "cpu%u: the memory side refused an access in LT and names no "
+				  "time to offer it again",
+				  c->id);
+			return SIM_TIME_MAX;
+		}
+		if (!slot) {
+			*t = next;
+			continue;
+		}
+		/* the answer that frees the port lets the store buffer's head go first, as the AT
+		 * face's retry() offers the buffer's refused head before the load */
+		*t = lt_issue_at(c, next);
+		lt_sb_advance(c, *t);
+	}
+}
+
+/* When the head may be sent: retired, the entry before it done, and (refused) when the memory
+ * side said. */
+static sim_time_t lt_sb_send_time(const struct cpu_core *c)
+{
+	const struct sb_entry *e = &c->sb[c->sb_head];
+
+	return max_t(max_t(e->ready, c->sb_free_at), c->lt_sb_retry);
+}
+
+/* Sends the head entry at its AT time, if that is by `until` (a refusal moves the time on:
+ * it is offered again when the memory side names, as AT's retry() offers it, never at a time
+ * beyond `until`, so that the core's calls stay in time order). */
+static bool lt_sb_send(struct cpu_core *c, sim_time_t until)
+{
+	const struct sb_entry *e = &c->sb[c->sb_head];
+	struct cpu_mem_req r = {0};
+	unsigned off;
+
+	r.kind = CPU_MEM_ST;
+	r.id = ID_ST;
+	r.line_addr = e->addr & ~(uint64_t)(c->line_bytes - 1);
+	off = (unsigned)(e->addr - r.line_addr);
+	r.byte_mask = byte_bits(e->bytes) << off;
+	for (unsigned i = 0; i < e->bytes; i++)
+		c->st_data[off + i] = (uint8_t)(e->val >> (8 * i));
+	r.data = c->st_data;
+	for (;;) {
+		sim_time_t s = lt_sb_send_time(c), d, next;
+
+		if (s > until || sim_failure(c->k))
+			return false;
+		d = c->mops->lt_access(c->mem, &r, s, NULL, NULL);
+		if (d != SIM_TIME_MAX) {
+			c->lt_sb_retry = 0;
+			c->lt_head_sent = true;
+			c->lt_head_done = d;
+			return true;
+		}
+		(*c->st.refused)++;
+		next = c->mops->lt_advance ? c->mops->lt_advance(c->mem, s) : SIM_TIME_MAX;
+		if (next == SIM_TIME_MAX || next <= s) {
+			core_fail(c, -CS_ESTATE,
+				  "cpu%u: the memory side refused a store in LT and names no time "
+				  "to offer it again",
+				  c->id);
+			return false;
+		}
+		c->lt_sb_retry = next;
+	}
+}
+
+static void lt_sb_pop(struct cpu_core *c)
+{
+	c->lt_head_sent = false;
+	c->sb_free_at = c->lt_head_done;
+	c->sb_head = (c->sb_head + 1) % c->sb_cap;
+	c->sb_n--;
+	(*c->st.drained)++;
+}
+
+/* The buffer as the AT face has drained it by t: entries sent by then are performed, those
+ * done by then have left. */
+static void lt_sb_advance(struct cpu_core *c, sim_time_t t)
+{
+	while (c->sb_n && !sim_failure(c->k)) {
+		if (!c->lt_head_sent && !lt_sb_send(c, t))
+			return;
+		if (c->lt_head_done > t)
+			return;
+		lt_sb_pop(c);
+	}
+}
+
+/* Drains the buffer through the entry with sequence number seq (UINT64_MAX: all); returns
+ * when the last of them left. */
+static sim_time_t lt_sb_through(struct cpu_core *c, uint64_t seq)
+{
+	while (c->sb_n && c->sb[c->sb_head].seq <= seq && !sim_failure(c->k)) {
+		if (!c->lt_head_sent && !lt_sb_send(c, SIM_TIME_MAX))
+			break;
+		lt_sb_pop(c);
+	}
+	return c->sb_free_at;
+}
+
+/* A wait from issue cycle u until the AT face's kick at x: its stall counters; returns the
+ * cycle the op is tried again in. */
+static sim_time_t lt_wait(struct cpu_core *c, uint8_t why, sim_time_t u, sim_time_t x)
+{
+	sim_time_t at = lt_issue_at(c, x);
+
+	switch (why) {
+	case WAIT_SB_FULL:
+		(*c->st.sb_stalls)++;
+		break;
+	case WAIT_FORWARD:
+		(*c->st.forward_waits)++;
+		break;
+	case WAIT_DRAIN:
+		(*c->st.fence_waits)++;
+		break;
+	default:
+		(*c->st.mlp_stalls)++;
+		break;
+	}
+	if (why == WAIT_SB_FULL)
+		*c->st.sb_stall_cycles += cycles_between(c, u, at);
+	else if (why == WAIT_DRAIN)
+		*c->st.fence_wait_cycles += cycles_between(c, u, at);
+	return at;
+}
+
+/* A load op (ct_ld, ct_ldv) from its next load on, issued from cycle u. */
+static void lt_load(struct cpu_core *c, sim_time_t u)
+{
+	struct cpu_op *op = &c->op;
+	sim_time_t pend[CPU_LDV_MAX], last = 0;
+	unsigned np = 0;
+
+	while (op->next < op->n && !sim_failure(c->k)) {
+		uint64_t addr = op->addr[op->next], v = 0, seq = 0;
+		struct cpu_mem_req r = {0};
+		sim_time_t d;
+		unsigned keep = 0, off;
+		int f;
+
+		lt_sb_advance(c, u);
+		for (unsigned i = 0; i < np; i++) /* answers by u are in before the step */
+			if (pend[i] > u)
+				pend[keep++] = pend[i];
+		np = keep;
+		f = sb_forward(c, addr, op->bytes, &v, &seq);
+		if (f > 0) {
+			op->out[op->next++] = v;
+			op->done++;
+			(*c->st.forwards)++;
+			(*c->st.loads)++;
+			lt_issued(c, u);
+			if (op->next < op->n)
+				u = lt_issue_at(c, u);
+			continue;
+		}
+		if (f < 0) {
+			u = lt_wait(c, WAIT_FORWARD, u, lt_sb_through(c, seq));
+			continue;
+		}
+		if (np >= c->cfg.mlp) {
+			sim_time_t first = pend[0];
+
+			for (unsigned i = 1; i < np; i++)
+				if (pend[i] < first)
+					first = pend[i];
+			u = lt_wait(c, WAIT_WINDOW, u, first);
+			continue;
+		}
+		r.kind = CPU_MEM_LD;
+		r.id = op->next;
+		r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
+		r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
+		d = lt_mem(c, &r, &u, true, c->lt_line, NULL);
+		if (d == SIM_TIME_MAX)
+			return;
+		off = (unsigned)(addr - r.line_addr);
+		for (unsigned i = 0; i < op->bytes; i++)
+			v |= (uint64_t)c->lt_line[off + i] << (8 * i);
+		op->out[op->next++] = v;
+		op->done++;
+		(*c->st.loads)++;
+		lt_issued(c, u);
+		pend[np++] = d;
+		last = max_t(last, d);
+		if (op->next < op->n)
+			u = lt_issue_at(c, u);
+	}
+	/* the thread goes on when the last answer is in (or in the cycle of a last forward) */
+	c->lt_t = max_t(u, last);
+}
+
+/* An atomic's request for the posted op. */
+static void atom_req(const struct cpu_core *c, struct cpu_mem_req *r)
+{
+	const struct cpu_op *op = &c->op;
+	uint64_t addr = op->addr[0];
+
+	*r = (struct cpu_mem_req){
+	    .kind = CPU_MEM_ATOM,
+	    .atom_op = op->atom,
+	    .bytes = op->bytes,
+	    .id = ID_ATOM,
+	    .a = op->a,
+	    .b = op->b,
+	};
+	r->line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
+	r->offset = (uint16_t)(addr - r->line_addr);
+	r->byte_mask = byte_bits(op->bytes) << r->offset;
+}
+
+static void sb_put(struct cpu_core *c, sim_time_t now)
+{
+	struct cpu_op *op = &c->op;
+	struct sb_entry *e = &c->sb[(c->sb_head + c->sb_n) % c->sb_cap];
+
+	e->addr = op->addr[0];
+	e->bytes = op->bytes;
+	e->val = op->val & width_mask(op->bytes);
+	e->seq = c->sb_seq++;
+	e->ready = now + sim_clock_delay(&c->clk, now, c->cfg.commit_cycles);
+	c->sb_n++;
+	(*c->st.stores)++;
+}
+
+/* LT: performs the posted op (not the exit) at the AT face's times. */
+static void lt_op(struct cpu_core *c)
+{
+	struct cpu_op *op = &c->op;
+	sim_time_t u = lt_issue_at(c, c->lt_t);
+	struct cpu_mem_req r;
+	uint64_t old = 0;
+	sim_time_t d;
+
+	if (op->kind == OP_LD) {
+		lt_load(c, u);
+		return;
+	}
+	lt_sb_advance(c, u);
+	switch (op->kind) {
+	case OP_COMPUTE:
+		*c->st.compute_cycles += op->cycles;
+		lt_issued(c, u);
+		c->lt_t = u + sim_clock_delay(&c->clk, u, op->cycles);
+		return;
+	case OP_ST:
+		if (c->sb_n == c->sb_cap) {
+			u = lt_wait(c, WAIT_SB_FULL, u, lt_sb_through(c, c->sb[c->sb_head].seq));
+			lt_sb_advance(c, u);
+		}
+		sb_put(c, u);
+		lt_issued(c, u);
+		c->lt_t = u;
+		return;
+	case OP_FENCE:
+	case OP_ATOM:
+		if (c->sb_n)
+			u = lt_wait(c, WAIT_DRAIN, u, lt_sb_through(c, UINT64_MAX));
+		if (op->kind == OP_FENCE) {
+			(*c->st.fences)++;
+			lt_issued(c, u);
+			c->lt_t = u;
+			return;
+		}
+		atom_req(c, &r);
+		d = lt_mem(c, &r, &u, true, NULL, &old);
+		if (d == SIM_TIME_MAX)
+			return;
+		(*c->st.atomics)++;
+		lt_issued(c, u);
+		c->ret = old;
+		c->lt_t = d;
+		return;
+	default:
+		core_fail(c, -CS_ESTATE, "cpu%u: no op to perform", c->id);
+		return;
+	}
+}
+
+/* FF: values only, one cycle of the thread's time per op (from the time the memory side named,
+ * if it refused an access). */
+static void ff_op(struct cpu_core *c)
+{
+	struct cpu_op *op = &c->op;
+	struct cpu_mem_req r = {0};
+	sim_time_t t = c->lt_t;
+	uint64_t old = 0;
+	unsigned off;
+
+	switch (op->kind) {
+	case OP_COMPUTE:
+		*c->st.compute_cycles += op->cycles; /* its work, so that cycles per work apply */
+		break;
+	case OP_LD:
+		for (; op->next < op->n; op->next++, op->done++) {
+			uint64_t addr = op->addr[op->next], v = 0;
+
+			r.kind = CPU_MEM_LD;
+			r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
+			r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
+			if (lt_mem(c, &r, &t, false, c->lt_line, NULL) == SIM_TIME_MAX)
+				return;
+			off = (unsigned)(addr - r.line_addr);
+			for (unsigned i = 0; i < op->bytes; i++)
+				v |= (uint64_t)c->lt_line[off + i] << (8 * i);
+			op->out[op->next] = v;
+			(*c->st.loads)++;
+		}
+		break;
+	case OP_ST:
+		r.kind = CPU_MEM_ST;
+		r.line_addr = op->addr[0] & ~(uint64_t)(c->line_bytes - 1);
+		off = (unsigned)(op->addr[0] - r.line_addr);
+		r.byte_mask = byte_bits(op->bytes) << off;
+		for (unsigned i = 0; i < op->bytes; i++)
+			c->st_data[off + i] = (uint8_t)(op->val >> (8 * i));
+		r.data = c->st_data;
+		if (lt_mem(c, &r, &t, false, NULL, NULL) == SIM_TIME_MAX)
+			return;
+		(*c->st.stores)++;
+		break;
+	case OP_ATOM:
+		atom_req(c, &r);
+		if (lt_mem(c, &r, &t, false, NULL, &old) == SIM_TIME_MAX)
+			return;
+		(*c->st.atomics)++;
+		c->ret = old;
+		break;
+	case OP_FENCE:
+		(*c->st.fences)++;
+		break;
+	default:
+		break;
+	}
+	c->lt_t = t + sim_clock_delay(&c->clk, t, 1);
+}
+
+static void lt_exit_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_core *c = obj;
+
+	(void)k;
+	(void)arg;
+	c->lt_exit_pending = false;
+	c->live = false;
+	c->env.thread_done(c->env.sys, c->id);
+}
+
+/* The thread returned: its buffer drains at its AT times, then the thread is done, at that
+ * time of the kernel (the program's end is the last thread's). */
+static void lt_exit(struct cpu_core *c)
+{
+	sim_time_t t = max_t(c->lt_t, lt_sb_through(c, UINT64_MAX));
+
+	c->op.kind = OP_NONE;
+	c->lt_exit_pending = true;
+	sim_schedule_at(c->k, max_t(t, sim_now(c->k)), SIM_PRIO_DEFAULT + 2, lt_exit_cb, c, NULL);
+}
+
+static void lt_run(struct sim_kernel *k, void *obj, void *arg);
+
+static void lt_schedule(struct cpu_core *c, sim_time_t at)
+{
+	sim_time_t now = sim_now(c->k);
+
+	if (c->lt_pending || c->lt_running)
+		return;
+	c->lt_pending = true;
+	sim_schedule_at(c->k, at > now ? at : now, SIM_PRIO_DEFAULT + 1, lt_run, c, NULL);
+}
+
+static void lt_kick(struct cpu_core *c)
+{
+	lt_schedule(c, sim_now(c->k));
+}
+
+/* One run: the thread's ops while its time is within the quantum from now. */
+static void lt_run(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_core *c = obj;
+	sim_time_t end = sim_now(k) + c->quantum, next;
+
+	(void)arg;
+	c->lt_pending = false;
+	if (c->face == CPU_FACE_AT)
+		return;
+	c->lt_running = true;
+	while (c->face != CPU_FACE_AT && c->op.kind != OP_NONE && !sim_failure(k)) {
+		if (c->op.kind == OP_EXIT) {
+			lt_exit(c);
+			break;
+		}
+		if (c->lt_t >= end)
+			break;
+		(*c->st.lt_ops)++;
+		if (c->face == CPU_FACE_FF)
+			ff_op(c);
+		else
+			lt_op(c);
+		thread_resume(c);
+	}
+	c->lt_running = false;
+	if (c->face == CPU_FACE_AT || c->op.kind == OP_NONE || sim_failure(k))
+		return;
+	/* stores the AT face sends by the quantum's end are sent by then, not when the thread's
+	 * next op comes (it may lie far beyond: other cores would see them late) */
+	if (c->face == CPU_FACE_LT)
+		lt_sb_advance(c, c->lt_t < end ? c->lt_t : end);
+	next = c->lt_t;
+	if (c->sb_n && c->face == CPU_FACE_LT) {
+		sim_time_t s = c->lt_head_sent ? c->lt_head_done : lt_sb_send_time(c);
+
+		if (s < next)
+			next = s;
+	}
+	lt_schedule(c, next > end ? next - c->quantum / 2 : end);
+}
+
+/* ---- switching faces ------------------------------------------------------------------------- */
+
+static void at_resume(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_core *c = obj;
+
+	(void)k;
+	(void)arg;
+	if (c->face != CPU_FACE_AT || c->op.kind == OP_NONE)
+		return;
+	if (c->op.kind == OP_EXIT) {
+		if (!c->sb_n && !c->sb_inflight) {
+			c->op.kind = OP_NONE;
+			c->live = false;
+			c->env.thread_done(c->env.sys, c->id);
+		}
+		return; /* else sb_done() finishes it */
+	}
+	core_kick(c);
+}
+
+static void lt_head_done_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	sb_done(obj);
+}
+
+void cpu_core_set_face(struct cpu_core *c, unsigned face)
+{
+	sim_time_t now = sim_now(c->k);
+
+	if (face == c->face || !c->mops || !c->mops->lt_access)
+		return;
+	if (c->face == CPU_FACE_AT) {
+		/* drained: nothing in flight; the posted op (or the rest of a ct_ldv) is issued
+		 * from now on by the LT run */
+		if (c->wait)
+			wait_end(c);
+		c->lt_t = max_t(now, c->at_wake);
+		c->lt_head_sent = false;
+		c->face = (uint8_t)face;
+		c->hold = false;
+		if (face == CPU_FACE_FF)
+			c->lt_t = max_t(c->lt_t, lt_sb_through(c, UINT64_MAX));
+		if (c->live)
+			lt_kick(c);
+		return;
+	}
+	if (face == CPU_FACE_FF) {
+		/* LT to FF: the buffer's stores performed at their times */
+		c->lt_t = max_t(c->lt_t, lt_sb_through(c, UINT64_MAX));
+		c->face = (uint8_t)face;
+		lt_kick(c);
+		return;
+	}
+	if (face == CPU_FACE_LT) {
+		c->face = (uint8_t)face;
+		lt_kick(c);
+		return;
+	}
+	/* to AT: the head the LT face sent is done at its time; the rest of the buffer drains
+	 * as the AT face drains it; the posted op issues at the thread's time */
+	c->face = CPU_FACE_AT;
+	c->hold = false;
+	c->lt_sb_retry = 0;
+	if (c->sb_n && c->lt_head_sent) {
+		c->lt_head_sent = false;
+		c->sb_inflight = true;
+		sim_schedule_at(c->k, max_t(c->lt_head_done, now), SIM_PRIO_DEFAULT,
+				lt_head_done_cb, c, NULL);
+	} else if (c->sb_n) {
+		sb_pump(c);
+	}
+	if (c->live && !c->lt_exit_pending && c->op.kind != OP_NONE) {
+		c->at_wake = max_t(c->lt_t, now);
+		sim_schedule_at(c->k, c->at_wake, SIM_PRIO_DEFAULT + 1, at_resume, c, NULL);
+	}
+}
+
+void cpu_core_hold(struct cpu_core *c, bool hold)
+{
+	bool was = c->hold;
+
+	c->hold = hold;
+	if (was && !hold && c->face == CPU_FACE_AT) {
+		sb_pump(c);
+		core_kick(c);
+	}
+}
+
+bool cpu_core_busy(const struct cpu_core *c)
+{
+	/* a thread still waiting for its LT time counts: a drain ends after it went on */
+	return c->outstanding || c->sb_inflight || c->lt_exit_pending ||
+	       (c->face == CPU_FACE_AT && c->at_wake > sim_now(c->k)) ||
+	       (c->op.kind == OP_COMPUTE && c->op.issued) || (c->mem && !c->mops->idle(c->mem));
+}
+
+uint64_t cpu_core_work(const struct cpu_core *c)
+{
+	return *c->st.insts + *c->st.compute_cycles;
+}
+
+unsigned cpu_core_occupancy(const struct cpu_core *c)
+{
+	return c->live ? 1 : 0;
+}
+
+void cpu_core_set_quantum(struct cpu_core *c, sim_time_t ps)
+{
+	c->quantum = ps ? ps : 1;
+}
+
 /* ---- life cycle ------------------------------------------------------------------------------ */
 
 static void thread_main(void *arg)
@@ -585,6 +1198,7 @@ static void stats_register(struct cpu_core *c, struct cs_stat_group *g)
 	s->mlp_stalls = cs_stat_counter(g, "stall.mlp", "",
 					"loads that waited for the window of outstanding loads");
 	s->refused = cs_stat_counter(g, "stall.refused", "", "accesses the memory side refused");
+	s->lt_ops = cs_stat_counter(g, "lt_ops", "", "ops performed in the LT or FF face");
 }
 
 int cpu_core_create(struct sim_kernel *k, const struct cpu_core_cfg *cfg, unsigned id,
@@ -612,6 +1226,7 @@ int cpu_core_create(struct sim_kernel *k, const struct cpu_core_cfg *cfg, unsign
 	if (rc)
 		goto fail;
 	stats_register(c, g);
+	c->quantum = sim_global_quantum(k) ? sim_global_quantum(k) : 1;
 	*out = c;
 	return 0;
 fail:
@@ -652,6 +1267,7 @@ int cpu_core_start(struct cpu_core *c, const struct cpu_program *p, unsigned tid
 	c->tid = tid;
 	c->rng = mix64(c->env.seed ^ mix64(run * 0x100000001b3ull + tid + 1));
 	c->live = true;
+	c->lt_t = sim_now(c->k);
 	thread_resume(c);
 	return 0;
 }
@@ -687,7 +1303,7 @@ uint64_t ct_cycle(const struct cpu_thread *t)
 {
 	const struct cpu_core *c = CC(t);
 
-	return sim_clock_cycle(&c->clk, sim_now(c->k));
+	return sim_clock_cycle(&c->clk, c->face == CPU_FACE_AT ? sim_now(c->k) : c->lt_t);
 }
 
 uint64_t ct_rand(struct cpu_thread *t)

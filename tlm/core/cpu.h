@@ -65,6 +65,31 @@ int cpu_core_start(struct cpu_core *c, const struct cpu_program *p, unsigned tid
 /* No thread and an empty store buffer. */
 bool cpu_core_idle(const struct cpu_core *c);
 
+/* ---- faces (the sampling layer's initiator: sampling/sampler.h, docs/hybrid.md) ------------- */
+
+/* The same numbers as enum samp_face. */
+enum cpu_face { CPU_FACE_AT = 0, CPU_FACE_LT, CPU_FACE_FF };
+
+/* Switches the core's face. AT to LT or FF only when the core is drained (cpu_core_hold, then
+ * !cpu_core_busy); LT or FF to AT at any time (the thread goes on at its own time). LT: the
+ * thread runs up to the quantum ahead of the kernel's time, its ops performed at once through
+ * the memory side's lt_access at the times the AT face would issue them, the store buffer
+ * kept (docs/cpu.md). FF: values only, a cycle per op, stores performed at once. A memory
+ * side without lt_access keeps the core in AT. */
+void cpu_core_set_face(struct cpu_core *c, unsigned face);
+/* AT: issue nothing new and send no store from the buffer (a drain); false: go on. */
+void cpu_core_hold(struct cpu_core *c, bool hold);
+/* Accesses in flight, a compute op running, a thread's end pending, or (AT after LT) a
+ * thread waiting for its own time. */
+bool cpu_core_busy(const struct cpu_core *c);
+/* Work so far, every face: ops posted plus compute cycles. */
+uint64_t cpu_core_work(const struct cpu_core *c);
+/* Threads resident: 1 while a thread runs (or its buffer drains), else 0. */
+unsigned cpu_core_occupancy(const struct cpu_core *c);
+/* LT: how far the thread may run ahead of the kernel's time (default: sim.quantum_ns, 0 there
+ * meaning one op per synchronisation). */
+void cpu_core_set_quantum(struct cpu_core *c, sim_time_t ps);
+
 /* ---- the host side of the op API (workloads/cpu_api.h) --------------------------------------- */
 
 /* A system with CPU cores implements these; the ch_* functions call them. */

@@ -46,7 +46,12 @@ struct cpu_mem {
 	struct slot *slots, *free;
 	unsigned inflight;
 	bool refused; /* a retry() is owed */
-	uint64_t *loads, *stores, *atomics, *refusals, *peak;
+	/* LT: the done times of the accesses in flight (a ring in the order they were taken:
+	 * a core's calls come in nondecreasing time, so their done times are in order too) */
+	sim_time_t *lt_done;
+	unsigned lt_head, lt_n;
+	sim_time_t lt_last; /* the latest t of an lt_access */
+	uint64_t *loads, *stores, *atomics, *refusals, *peak, *lt_disorder;
 };
 
 static void answer(struct sim_kernel *k, void *obj, void *arg)
@@ -73,28 +78,18 @@ static void answer(struct sim_kernel *k, void *obj, void *arg)
 	}
 }
 
-static bool ip_access(struct cpu_mem *m, const struct cpu_mem_req *r)
+/* The state update both faces share: performs r at the store; a load's line into line[], an
+ * atomic's old word returned. */
+static uint64_t ip_perform(struct cpu_mem *m, const struct cpu_mem_req *r, uint8_t *line)
 {
-	struct slot *s = m->free;
 	unsigned lb = (unsigned)m->cfg.line_bytes;
 	uint8_t be[CPU_LINE_MAX];
+	uint64_t old = 0;
 	int rc;
 
-	if (!s) {
-		m->refused = true;
-		(*m->refusals)++;
-		return false;
-	}
-	m->free = s->next_free;
-	m->inflight++;
-	if (m->inflight > *m->peak)
-		*m->peak = m->inflight;
-	s->id = r->id;
-	s->load = r->kind == CPU_MEM_LD;
-	s->old = 0;
 	switch (r->kind) {
 	case CPU_MEM_LD:
-		mem_store_read(m->store, r->line_addr, s->line, lb);
+		mem_store_read(m->store, r->line_addr, line, lb);
 		(*m->loads)++;
 		break;
 	case CPU_MEM_ST:
@@ -109,7 +104,7 @@ static bool ip_access(struct cpu_mem *m, const struct cpu_mem_req *r)
 		uint8_t w[8];
 
 		mem_store_read(m->store, r->line_addr + r->offset, w, r->bytes);
-		s->old = mem_atomic_apply(w, r->bytes, r->atom_op, r->a, r->b);
+		old = mem_atomic_apply(w, r->bytes, r->atom_op, r->a, r->b);
 		rc = mem_store_write(m->store, r->line_addr + r->offset, w, r->bytes);
 		if (rc)
 			sim_fail(m->k, rc, "idealmem: out of memory");
@@ -117,10 +112,70 @@ static bool ip_access(struct cpu_mem *m, const struct cpu_mem_req *r)
 		break;
 	}
 	}
+	return old;
+}
+
+static bool ip_access(struct cpu_mem *m, const struct cpu_mem_req *r)
+{
+	struct slot *s = m->free;
+
+	if (!s) {
+		m->refused = true;
+		(*m->refusals)++;
+		return false;
+	}
+	m->free = s->next_free;
+	m->inflight++;
+	if (m->inflight > *m->peak)
+		*m->peak = m->inflight;
+	s->id = r->id;
+	s->load = r->kind == CPU_MEM_LD;
+	s->old = ip_perform(m, r, s->line);
 	sim_schedule_at(m->k,
 			sim_now(m->k) + sim_clock_delay(m->clk, sim_now(m->k), m->cfg.latency),
 			SIM_PRIO_DEFAULT, answer, s, NULL);
 	return true;
+}
+
+/* LT: the accesses answered by t leave the queue (in AT their answers come before any access
+ * of the same time); returns the next one's done time. */
+static sim_time_t ip_lt_advance(struct cpu_mem *m, sim_time_t t)
+{
+	unsigned q = (unsigned)m->cfg.queue;
+
+	while (m->lt_n && m->lt_done[m->lt_head] <= t) {
+		m->lt_head = (m->lt_head + 1) % q;
+		m->lt_n--;
+	}
+	return m->lt_n ? m->lt_done[m->lt_head] : SIM_TIME_MAX;
+}
+
+/* LT: the queue of `queue` accesses is kept as in AT (a full queue refuses); an access is
+ * performed at t and answered `latency` cycles later. */
+static sim_time_t ip_lt_access(struct cpu_mem *m, const struct cpu_mem_req *r, sim_time_t t,
+			       uint8_t *line, uint64_t *old)
+{
+	unsigned q = (unsigned)m->cfg.queue;
+	uint8_t buf[CPU_LINE_MAX];
+	sim_time_t done;
+	uint64_t o;
+
+	if (t < m->lt_last)
+		(*m->lt_disorder)++; /* the core broke the contract (cpu_port.h): tests check */
+	m->lt_last = t;
+	ip_lt_advance(m, t);
+	if (m->lt_n == q) {
+		(*m->refusals)++;
+		return SIM_TIME_MAX;
+	}
+	o = ip_perform(m, r, line ? line : buf);
+	if (old)
+		*old = o;
+	done = t + sim_clock_delay(m->clk, t, m->cfg.latency);
+	m->lt_done[(m->lt_head + m->lt_n++) % q] = done;
+	if (m->lt_n > *m->peak)
+		*m->peak = m->lt_n;
+	return done;
 }
 
 static void ip_bind(struct cpu_mem *m, const struct cpu_mem_client *cl)
@@ -143,6 +198,7 @@ static void ip_destroy(struct cpu_mem *m)
 	if (!m)
 		return;
 	free(m->slots);
+	free(m->lt_done);
 	free(m);
 }
 
@@ -151,6 +207,8 @@ const struct cpu_mem_ops idealport_ops = {
     .bind = ip_bind,
     .line_bytes = ip_line_bytes,
     .access = ip_access,
+    .lt_access = ip_lt_access,
+    .lt_advance = ip_lt_advance,
     .idle = ip_idle,
     .destroy = ip_destroy,
 };
@@ -162,9 +220,11 @@ int idealport_create(struct sim_kernel *k, const struct sim_clock *clk, struct m
 	struct cpu_mem *m = calloc(1, sizeof(*m));
 
 	*out = NULL;
-	if (m)
+	if (m) {
 		m->slots = calloc(cfg->queue, sizeof(*m->slots));
-	if (!m || !m->slots) {
+		m->lt_done = calloc(cfg->queue, sizeof(*m->lt_done));
+	}
+	if (!m || !m->slots || !m->lt_done) {
 		ip_destroy(m);
 		return cs_err_set(err, -CS_ENOMEM, "idealmem: out of memory");
 	}
@@ -189,6 +249,10 @@ int idealport_create(struct sim_kernel *k, const struct sim_clock *clk, struct m
 	m->atomics = cs_stat_counter(g, "atomics", "", "locked atomics performed");
 	m->refusals = cs_stat_counter(g, "refused", "", "accesses refused: queue full");
 	m->peak = cs_stat_counter(g, "peak_inflight", "", "most accesses in flight at once");
+	m->lt_disorder =
+	    cs_stat_counter(g, "lt_disorder", "",
+			    "LT accesses offered at an earlier time than the one before "
+			    "(0: the core keeps the interface's time order)");
 	*out = m;
 	return 0;
 }

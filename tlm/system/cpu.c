@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sampling/sampler.h"
 #include "tlm/core/cpu.h"
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
@@ -39,6 +40,19 @@ const struct cs_param_table cs_cpus_params = {
 
 #define CPU_NOTES 8
 
+_Static_assert((int)CPU_FACE_AT == (int)SAMP_FACE_AT && (int)CPU_FACE_LT == (int)SAMP_FACE_LT &&
+		   (int)CPU_FACE_FF == (int)SAMP_FACE_FF,
+	       "a core's faces are the sampler's");
+
+/* A program run (ch_run): the sampler's kernel. */
+struct run_rec {
+	char name[48];
+	unsigned threads;
+	sim_time_t start, end;
+	struct samp_estimate est; /* hybrid, analytic */
+	double at_cycles, lt_cycles;
+};
+
 struct cpu_sys {
 	struct cs_system *s;
 	struct cpus_cfg sc;
@@ -57,6 +71,13 @@ struct cpu_sys {
 	char fail_msg[400];
 	unsigned nnotes;
 	char notes[CPU_NOTES][160];
+
+	/* modes: the sampling layer over the cores */
+	unsigned mode; /* enum cs_mode */
+	struct samp_cfg scfg;
+	struct sampler *sampler;
+	struct run_rec *recs;
+	unsigned nrecs, recs_cap;
 };
 
 static void sys_fail(void *obj, int code, const char *msg)
@@ -71,13 +92,31 @@ static void sys_fail(void *obj, int code, const char *msg)
 	sim_fail(g->s->k, code, "%s", msg);
 }
 
+/* The program's last thread is done now: the sampler closes its books. */
+static void program_end(struct cpu_sys *g)
+{
+	struct run_rec *r = &g->recs[g->nrecs - 1];
+	struct samp_kernel_facts f;
+	double at_ps, lt_ps, cyc = (double)sim_clock_period_ps(cpu_core_clock(g->core[0]));
+
+	r->end = sim_now(g->s->k);
+	sampler_kernel_close(g->sampler, r->end, &f);
+	sampler_kernel_ps(g->sampler, &at_ps, &lt_ps);
+	r->at_cycles = f.at_cycles;
+	r->lt_cycles = lt_ps / cyc;
+	if (g->mode != CS_MODE_DETAILED)
+		sampler_kernel_estimate(g->sampler, &f, &r->est);
+}
+
 static void thread_done(void *obj, unsigned core)
 {
 	struct cpu_sys *g = obj;
 
 	(void)core;
-	if (!--g->running)
+	if (!--g->running) {
+		program_end(g);
 		sim_event_notify_delayed(g->done_ev, 0);
+	}
 }
 
 /* ---- host side ------------------------------------------------------------------------------ */
@@ -137,6 +176,22 @@ static int h_run(void *obj, const struct cpu_program *p)
 		if (c < 64)
 			used |= 1ull << c;
 	}
+	if (g->nrecs == g->recs_cap) {
+		unsigned c = g->recs_cap ? 2 * g->recs_cap : 8;
+		struct run_rec *nr = realloc(g->recs, c * sizeof(*nr));
+
+		if (!nr) {
+			sys_fail(g, -CS_ENOMEM, "cpu: out of memory");
+			return -CS_ENOMEM;
+		}
+		g->recs = nr;
+		g->recs_cap = c;
+	}
+	g->recs[g->nrecs] = (struct run_rec){.threads = p->threads, .start = sim_now(g->s->k)};
+	snprintf(g->recs[g->nrecs].name, sizeof(g->recs[0].name), "%s", p->name ? p->name : "?");
+	g->nrecs++;
+	/* a program run is the sampler's kernel: its name and thread count are its signature */
+	sampler_kernel_begin(g->sampler, p->name ? p->name : "program", p->threads, 1);
 	g->running = p->threads;
 	for (unsigned i = 0; i < p->threads; i++) {
 		int rc =
@@ -175,6 +230,69 @@ static const struct cpu_host_ops host_ops = {
     .note = h_note,
 };
 
+/* ---- the sampling layer ------------------------------------------------------------------- */
+
+static void ini_set_face(void *obj, unsigned face)
+{
+	cpu_core_set_face(obj, face);
+}
+
+static void ini_hold(void *obj, bool hold)
+{
+	cpu_core_hold(obj, hold);
+}
+
+static bool ini_busy(const void *obj)
+{
+	return cpu_core_busy(obj);
+}
+
+static uint64_t ini_work(const void *obj)
+{
+	return cpu_core_work(obj);
+}
+
+static unsigned ini_occupancy(const void *obj)
+{
+	return cpu_core_occupancy(obj);
+}
+
+static const struct samp_initiator_ops core_initiator = {
+    .set_face = ini_set_face,
+    .hold = ini_hold,
+    .busy = ini_busy,
+    .work = ini_work,
+    .occupancy = ini_occupancy,
+};
+
+/* The cores' ports hold every access the cores make (cpu_core_busy asks them): the ideal
+ * memory has nothing else in flight. */
+static bool cpu_memory_idle(void *obj)
+{
+	(void)obj;
+	return true;
+}
+
+/* No network: traffic is the bytes the ports moved (a line per load, the stored bytes,
+ * a word per atomic are not told apart: 0 keeps the estimate's traffic out of it). */
+static double cpu_traffic(void *obj)
+{
+	(void)obj;
+	return 0;
+}
+
+static bool cpu_all_started(void *obj)
+{
+	(void)obj;
+	return true; /* every thread of a program starts at once */
+}
+
+static const struct samp_system_ops cpu_sampled = {
+    .idle = cpu_memory_idle,
+    .traffic = cpu_traffic,
+    .all_started = cpu_all_started,
+};
+
 /* ---- build, run, report --------------------------------------------------------------------- */
 
 static void cpu_destroy(struct cs_system *s)
@@ -191,6 +309,8 @@ static void cpu_destroy(struct cs_system *s)
 	}
 	free(g->core);
 	free(g->port);
+	sampler_destroy(g->sampler);
+	free(g->recs);
 	mem_store_destroy(g->store);
 	free(g);
 	s->priv = NULL;
@@ -210,8 +330,10 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 	g->s = s;
 	if ((rc = cs_config_section(s->cfg, &cs_cpus_params, &g->sc, err)) ||
 	    (rc = cs_config_section(s->cfg, &cpu_core_params, &g->cpu, err)) ||
-	    (rc = cs_config_section(s->cfg, &idealport_params, &g->ip, err)))
+	    (rc = cs_config_section(s->cfg, &idealport_params, &g->ip, err)) ||
+	    (rc = cs_config_section(s->cfg, &samp_params, &g->scfg, err)))
 		return rc;
+	g->mode = s->sys.mode;
 	g->n = (unsigned)g->sc.cores;
 	g->core = calloc(g->n, sizeof(*g->core));
 	g->port = calloc(g->n, sizeof(*g->port));
@@ -237,6 +359,18 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 		if (rc)
 			return rc;
 		cpu_core_attach(g->core[i], &idealport_ops, g->port[i]);
+	}
+	if (sampler_create(s->k, cpu_core_clock(g->core[0]), &g->scfg, g->mode, &cpu_sampled, g,
+			   &g->sampler))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (unsigned i = 0; i < g->n; i++) {
+		if (sampler_add_initiator(g->sampler, &core_initiator, g->core[i]))
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		/* as the SMs: a thread runs at most sampling.quantum cycles ahead, well within a
+		 * unit's warm-up (sim.quantum_ns, 3500 cycles at 3.5 GHz, is longer than a unit:
+		 * at a switch to AT the threads would sleep through it) */
+		cpu_core_set_quantum(
+		    g->core[i], sim_clock_delay(cpu_core_clock(g->core[i]), 0, g->scfg.quantum));
 	}
 	return 0;
 }
@@ -301,16 +435,54 @@ static const char *const summary_keys[] = {"insts",	"loads",	   "stores",
 					   "sb.stalls", "sb.stall_cycles", "stall.drain_cycles",
 					   "stall.mlp"};
 
+/* The run's cycles: detailed, the kernel's; hybrid and analytic, the sum of the programs'
+ * estimates and of their half-widths (programs of a group share their ratio). */
+struct cpu_estimate {
+	double cycles, half;
+	unsigned units, sampled, skipped;
+};
+
+static void estimate(const struct cpu_sys *g, struct cpu_estimate *e)
+{
+	memset(e, 0, sizeof(*e));
+	if (g->mode == CS_MODE_DETAILED) {
+		e->cycles = (double)cycles_now(g);
+		return;
+	}
+	for (unsigned i = 0; i < g->nrecs; i++) {
+		e->cycles += g->recs[i].est.cycles;
+		e->half += g->recs[i].est.half;
+	}
+	sampler_counts(g->sampler, &e->units, &e->sampled, &e->skipped);
+}
+
 static int cpu_report(struct cs_system *s, FILE *f)
 {
 	struct cpu_sys *g = s->priv;
+	struct cpu_estimate e;
 
+	estimate(g, &e);
 	fprintf(f,
 		"cpu: %u cores at %" PRIu64 " MHz, x86-TSO, store buffer %" PRIu64
 		", ideal memory (%" PRIu64 " cycles), workload %s\n",
 		g->n, g->cpu.clock_mhz, g->cpu.store_buffer, g->ip.latency, s->workload->name);
-	fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us)\n", cycles_now(g),
-		(double)sim_now(s->k) / SIM_US);
+	if (g->mode == CS_MODE_DETAILED) {
+		fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us; detailed)\n",
+			cycles_now(g), (double)sim_now(s->k) / SIM_US);
+	} else {
+		fprintf(f, "  cycles            %.0f +- %.0f (%.1f%%, %.0f%% confidence; %s)\n",
+			e.cycles, e.half, e.cycles > 0 ? 100 * e.half / e.cycles : 0,
+			100 * g->scfg.conf, cs_mode_names[g->mode]);
+		fprintf(f, "  sampling          %u units, %u programs sampled, %u predicted\n",
+			e.units, e.sampled, e.skipped);
+		for (unsigned i = 0; i < g->nrecs && i < 50; i++)
+			fprintf(
+			    f,
+			    "    program %-15s %4u threads  %.0f +- %.0f cycles (%s, %u units)\n",
+			    g->recs[i].name, g->recs[i].threads, g->recs[i].est.cycles,
+			    g->recs[i].est.half, samp_plan_names[g->recs[i].est.plan],
+			    g->recs[i].est.units);
+	}
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		fprintf(f, "  %-17s %.0f\n", summary_keys[i], stat_sum(g, summary_keys[i]));
 	for (unsigned i = 0; i < g->nnotes; i++)
@@ -323,9 +495,35 @@ static json_t *cpu_result(struct cs_system *s)
 	struct cpu_sys *g = s->priv;
 	json_t *r = json_object(), *notes = json_array();
 
+	struct cpu_estimate e;
+	json_t *ps = json_array();
+
+	estimate(g, &e);
 	json_object_set_new(r, "workload", json_string(s->workload->name));
+	json_object_set_new(r, "mode", json_string(cs_mode_names[g->mode]));
 	json_object_set_new(r, "cores", json_integer(g->n));
-	json_object_set_new(r, "cycles", json_integer((json_int_t)cycles_now(g)));
+	/* detailed: the cycles simulated; hybrid, analytic: the estimate, its half-width */
+	if (g->mode == CS_MODE_DETAILED)
+		json_object_set_new(r, "cycles", json_integer((json_int_t)cycles_now(g)));
+	else
+		json_object_set_new(r, "cycles", json_real(e.cycles));
+	json_object_set_new(r, "cycles_half", json_real(e.half));
+	json_object_set_new(r, "units", json_integer(e.units));
+	for (unsigned i = 0; i < g->nrecs; i++) {
+		const struct run_rec *x = &g->recs[i];
+		double cyc = (double)sim_clock_period_ps(cpu_core_clock(g->core[0]));
+
+		json_array_append_new(
+		    ps, json_pack("{s:s, s:i, s:f, s:f, s:f, s:s, s:i, s:f, s:f}", "name", x->name,
+				  "threads", (json_int_t)x->threads, "simulated",
+				  (double)(x->end - x->start) / cyc, "estimate",
+				  g->mode == CS_MODE_DETAILED ? (double)(x->end - x->start) / cyc
+							      : x->est.cycles,
+				  "half", x->est.half, "plan", samp_plan_names[x->est.plan],
+				  "units", (json_int_t)x->est.units, "at_cycles", x->at_cycles,
+				  "lt_cycles", x->lt_cycles));
+	}
+	json_object_set_new(r, "programs", ps);
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		json_object_set_new(r, summary_keys[i],
 				    json_integer((json_int_t)stat_sum(g, summary_keys[i])));
@@ -335,14 +533,39 @@ static json_t *cpu_result(struct cs_system *s)
 	return r;
 }
 
+/* Per face: wall seconds, simulated core cycles, work (ops and compute cycles) and work per
+ * host second; and the workload's host side (outside program runs). */
+static json_t *cpu_host_result(struct cs_system *s)
+{
+	static const char *const face_names[] = {"detailed", "lt", "ff"};
+	struct cpu_sys *g = s->priv;
+	struct samp_host_faces h;
+	json_t *o = json_object();
+	double cyc;
+
+	if (!o || !g->sampler || !g->n)
+		return o;
+	cyc = (double)sim_clock_period_ps(cpu_core_clock(g->core[0]));
+	sampler_host_faces(g->sampler, &h);
+	for (unsigned f = 0; f < 3; f++)
+		json_object_set_new(o, face_names[f],
+				    json_pack("{s:f, s:f, s:f, s:f}", "seconds", h.seconds[f],
+					      "cycles", h.sim_ps[f] / cyc, "work", h.work[f],
+					      "work_per_s",
+					      h.seconds[f] > 0 ? h.work[f] / h.seconds[f] : 0.0));
+	json_object_set_new(o, "host_side_seconds", json_real(h.host_side_s));
+	return o;
+}
+
 const struct cs_system_ops cs_cpu_system = {
     .version = 1,
     .name = "cpu",
     .help = "CPU cores (x86-TSO store buffers) on an ideal coherent memory",
-    .modes = 1u << CS_MODE_DETAILED,
+    .modes = 1u << CS_MODE_DETAILED | 1u << CS_MODE_HYBRID | 1u << CS_MODE_ANALYTIC,
     .build = cpu_build,
     .run = cpu_run,
     .report = cpu_report,
     .result = cpu_result,
+    .host_result = cpu_host_result,
     .destroy = cpu_destroy,
 };

@@ -574,7 +574,10 @@ static int litmus_run_cpu(const struct litmus_test *t, struct cs_config *cfg, st
 			  struct cs_err *err)
 {
 	struct litmus_result *r = st->r;
-	struct cs_run_opts ro = {.mode = -1, .custom = &litmus_cpu_workload, .arg = st};
+	/* detailed always: the outcomes come from the AT face's interleavings (the LT face runs
+	 * each core a quantum at a time) */
+	struct cs_run_opts ro = {
+	    .mode = CS_MODE_DETAILED, .custom = &litmus_cpu_workload, .arg = st};
 	struct cs_system_cfg sys;
 	struct cpu_core_cfg cpu;
 	struct idealport_cfg ip;

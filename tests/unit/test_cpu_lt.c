@@ -1,0 +1,530 @@
+/*
+ * tests/unit/test_cpu_lt.c - the CPU core's LT and FF faces and the sampling layer over CPU
+ * cores (tlm/core/cpu.c, tlm/system/cpu.c; docs/cpu.md, docs/hybrid.md).
+ *
+ * What must hold: the LT face performs the same ops in the same order through the same state
+ * code, so for one thread (whose values depend on its program order only) it returns the same
+ * values, makes the same accesses and counts the same events as the AT face; and since the
+ * ideal memory answers every access after the same latency whatever else is in flight, it
+ * also takes the same time, cycle for cycle, whatever the quantum. Threads that share nothing
+ * but atomics on the ideal memory do not delay each other, so the same holds for them. A chain
+ * of N dependent loads costs N port latencies in both faces. Spinning threads interleave
+ * differently under temporal decoupling, so there only the checks of the workloads (TSO's
+ * guarantees) must hold. Hybrid mode's interval contains the detailed cycles; the same seed
+ * gives the same result bit for bit.
+ */
+#include <check.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tlm/system/system.h"
+#include "util/config.h"
+#include "workloads/cpu_api.h"
+#include "workloads/workload.h"
+
+static const char *base_cfg = "system = { type = \"cpu\"; mode = \"detailed\"; };\n"
+			      "cpus = { cores = 4; };\n"
+			      "cpu = { clock_mhz = 1000; spin_limit = 1000000; };\n"
+			      "idealmem = { latency = 20; };\n";
+
+#define REGION	  4096 /* bytes of memory each thread owns */
+#define CHASE_MAX 512
+
+/* What a test's host program and threads share. */
+struct tst {
+	uint64_t base;	 /* threads' regions, REGION bytes each */
+	uint64_t sum[4]; /* per thread: a hash of every value it loaded */
+	uint64_t cycles[4][2];
+	uint64_t n;	 /* ops (mixed), loads (chase) */
+	unsigned rounds; /* program runs (0: one) */
+	unsigned threads;
+	void (*fn)(struct cpu_thread *t);
+	uint64_t mem[4 * REGION / 8]; /* the regions after the run */
+};
+
+struct run {
+	struct cs_config *cfg;
+	struct cs_system *sys;
+};
+
+static int host(struct cpu_host *h)
+{
+	struct tst *x = ch_arg(h);
+	struct cpu_program p = {.name = "test", .threads = x->threads, .fn = x->fn, .args = x};
+	uint64_t next[CHASE_MAX];
+	int rc;
+
+	x->base = ch_alloc(h, 4 * REGION, 64);
+	/* a pointer chain through region 0: word i holds the address of word next[i], a
+	 * permutation one line apart (every load its own line) */
+	for (unsigned i = 0; i < REGION / 64; i++)
+		next[i] = (i * 37 + 11) % (REGION / 64);
+	for (unsigned i = 0; i < REGION / 64; i++) {
+		uint64_t a = x->base + 64 * next[i];
+
+		ch_write(h, x->base + 64 * i, &a, sizeof(a));
+	}
+	rc = ch_run(h, &p);
+	for (unsigned i = 1; !rc && i < x->rounds; i++)
+		rc = ch_run(h, &p);
+	if (!rc)
+		ch_read(h, x->base, x->mem, sizeof(x->mem));
+	return rc;
+}
+
+static const struct cs_workload wl = {.name = "test", .system = "cpu", .help = "test", .cpu = host};
+
+static void run_mode(struct run *r, struct tst *x, int mode, const char *const *sets)
+{
+	struct cs_run_opts ro = {.mode = mode, .custom = &wl, .arg = x};
+	struct cs_err err = {0};
+
+	memset(r, 0, sizeof(*r));
+	if (cs_config_open_string(base_cfg, "test", &r->cfg, &err))
+		ck_abort_msg("config: %s", err.msg);
+	for (unsigned i = 0; sets && sets[i]; i++)
+		if (cs_config_set(r->cfg, sets[i], &err))
+			ck_abort_msg("--set %s: %s", sets[i], err.msg);
+	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
+		ck_abort_msg("build: %s", err.msg);
+	if (cs_system_run(r->sys, &err))
+		ck_abort_msg("run: %s", err.msg);
+}
+
+static void run_end(struct run *r)
+{
+	cs_system_destroy(r->sys);
+	cs_config_close(r->cfg);
+}
+
+static double stat(struct run *r, const char *name)
+{
+	double v = -1;
+
+	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
+	return v;
+}
+
+/* ---- programs --------------------------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ull + 7;
+}
+
+/* Every op of the API on the thread's own region, chosen by its random stream: stores (some
+ * partly under older ones), loads (forwarded, partly forwarded, from memory), batches, locked
+ * atomics, fences, compute. */
+static void mixed_thread(struct cpu_thread *t)
+{
+	struct tst *x = (struct tst *)ct_args(t);
+	uint64_t base = x->base + REGION * ct_id(t), h = 0, addr[8], out[8];
+	static const unsigned widths[] = {1, 2, 4, 8};
+
+	x->cycles[ct_id(t)][0] = ct_cycle(t);
+	for (uint64_t i = 0; i < x->n; i++) {
+		uint64_t r = ct_rand(t);
+		unsigned w = widths[(r >> 8) % 4];
+		uint64_t a = base + ((r >> 16) % (REGION / 8)) * 8;
+
+		switch (r % 9) {
+		case 0:
+		case 1:
+			ct_st(t, a, w, r >> 20);
+			break;
+		case 2:
+		case 3:
+			h = mix(h, ct_ld(t, a, w));
+			break;
+		case 4:
+			ct_st(t, a, 2, r >> 24);
+			h = mix(h, ct_ld(t, a, 8)); /* partly under the store: waits for it */
+			break;
+		case 5:
+			for (unsigned j = 0; j < 8; j++)
+				addr[j] = base + ((r >> (j + 3)) % (REGION / 8)) * 8;
+			ct_ldv(t, addr, 8, 8, out);
+			for (unsigned j = 0; j < 8; j++)
+				h = mix(h, out[j]);
+			break;
+		case 6:
+			h = mix(h, ct_atomic(t, (r >> 5) % 2 ? MEM_ATOM_ADD : MEM_ATOM_EXCH, a, 8,
+					     r >> 30, 0));
+			break;
+		case 7:
+			if ((r >> 7) % 4 == 0)
+				ct_mfence(t);
+			else
+				ct_compute(t, (r >> 9) % 13);
+			break;
+		default:
+			ct_st(t, a, 8, i);
+			h = mix(h, ct_ld(t, a, 8)); /* forwarded */
+			break;
+		}
+	}
+	x->sum[ct_id(t)] = h;
+	x->cycles[ct_id(t)][1] = ct_cycle(t);
+}
+
+/* N dependent loads: each one's address is the value of the one before. */
+static void chase_thread(struct cpu_thread *t)
+{
+	struct tst *x = (struct tst *)ct_args(t);
+	uint64_t p = x->base, h = 0;
+
+	x->cycles[0][0] = ct_cycle(t);
+	for (uint64_t i = 0; i < x->n; i++) {
+		p = ct_ld(t, p, 8);
+		h = mix(h, p);
+	}
+	x->cycles[0][1] = ct_cycle(t);
+	x->sum[0] = h;
+}
+
+/* Four threads, each its own region, and one shared counter every thread adds to. */
+static void shared_atomic_thread(struct cpu_thread *t)
+{
+	struct tst *x = (struct tst *)ct_args(t);
+
+	mixed_thread(t);
+	for (unsigned i = 0; i < 50; i++) {
+		(void)ct_atomic(t, MEM_ATOM_ADD, x->base + 4 * REGION - 8, 8, 1, 0);
+		ct_compute(t, ct_rand(t) % 7);
+	}
+}
+
+/* ---- the faces agree -------------------------------------------------------------------------- */
+
+static const char *const counted[] = {
+    "insts",
+    "loads",
+    "stores",
+    "atomics",
+    "fences",
+    "compute_cycles",
+    "sb.forwards",
+    "sb.partial_waits",
+    "sb.stalls",
+    "sb.stall_cycles",
+    "sb.drained",
+    "stall.drain",
+    "stall.drain_cycles",
+    "stall.mlp",
+    "stall.refused",
+    "mem.loads",
+    "mem.stores",
+    "mem.atomics",
+    "mem.refused",
+};
+
+/* The same program in detailed mode (AT) and analytic mode (LT throughout): the same values,
+ * memory, cycles and counts. */
+static void faces_agree(void (*fn)(struct cpu_thread *), unsigned threads, uint64_t n,
+			const char *const *sets, const char *const *lt_sets)
+{
+	static struct tst at, lt;
+	const char *all[8];
+	unsigned k = 0;
+	struct run ra, rl;
+
+	for (unsigned i = 0; sets && sets[i]; i++)
+		all[k++] = sets[i];
+	for (unsigned i = 0; lt_sets && lt_sets[i]; i++)
+		all[k++] = lt_sets[i];
+	all[k] = NULL;
+	memset(&at, 0, sizeof(at));
+	memset(&lt, 0, sizeof(lt));
+	at.fn = lt.fn = fn;
+	at.threads = lt.threads = threads;
+	at.n = lt.n = n;
+	run_mode(&ra, &at, CS_MODE_DETAILED, sets);
+	run_mode(&rl, &lt, CS_MODE_ANALYTIC, all);
+	ck_assert_msg(stat(&rl, "cpu.core0.lt_ops") > 0, "the LT face did not run");
+	ck_assert_int_eq((int)stat(&ra, "cpu.core0.lt_ops"), 0);
+	for (unsigned i = 0; i < threads; i++) {
+		char name[64];
+
+		ck_assert_uint_eq(at.sum[i], lt.sum[i]);
+		ck_assert_uint_eq(at.cycles[i][0], lt.cycles[i][0]);
+		ck_assert_msg(at.cycles[i][1] == lt.cycles[i][1],
+			      "thread %u (%s): AT ends at cycle %" PRIu64 ", LT at %" PRIu64, i,
+			      sets ? sets[0] : "defaults", at.cycles[i][1], lt.cycles[i][1]);
+		for (size_t j = 0; j < sizeof(counted) / sizeof(counted[0]); j++) {
+			snprintf(name, sizeof(name), "cpu.core%u.%s", i, counted[j]);
+			ck_assert_msg(stat(&ra, name) == stat(&rl, name), "%s: AT %.0f, LT %.0f",
+				      name, stat(&ra, name), stat(&rl, name));
+		}
+	}
+	ck_assert_msg(!memcmp(at.mem, lt.mem, sizeof(at.mem)), "memory differs");
+	for (unsigned i = 0; i < threads; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "cpu.core%u.mem.lt_disorder", i);
+		ck_assert_int_eq((int)stat(&rl, name), 0); /* a core's LT calls in time order */
+	}
+	/* the program ends at the same time: the kernel's clock agrees too */
+	ck_assert_uint_eq(sim_now(ra.sys->k), sim_now(rl.sys->k));
+	run_end(&ra);
+	run_end(&rl);
+}
+
+START_TEST(test_one_thread_every_op)
+{
+	static const char *const q1[] = {"sampling.quantum=1", NULL};
+	static const char *const q64[] = {"sampling.quantum=64", NULL};
+	static const char *const q5k[] = {"sampling.quantum=5000", NULL};
+
+	/* the quantum bounds how far the thread runs ahead, not what it does */
+	faces_agree(mixed_thread, 1, 3000, NULL, q1);
+	faces_agree(mixed_thread, 1, 3000, NULL, q64);
+	faces_agree(mixed_thread, 1, 3000, NULL, q5k);
+}
+END_TEST
+
+START_TEST(test_structure_limits)
+{
+	/* a full store buffer, a narrow load window, a port that refuses, retirement at once */
+	static const char *const sb2[] = {"cpu.store_buffer=2", NULL};
+	static const char *const mlp2[] = {"cpu.mlp=2", NULL};
+	static const char *const q1[] = {"idealmem.queue=1", NULL};
+	static const char *const q3[] = {"idealmem.queue=3", "cpu.commit_cycles=0", NULL};
+
+	faces_agree(mixed_thread, 1, 1500, sb2, NULL);
+	faces_agree(mixed_thread, 1, 1500, mlp2, NULL);
+	faces_agree(mixed_thread, 1, 1500, q1, NULL);
+	faces_agree(mixed_thread, 1, 1500, q3, NULL);
+}
+END_TEST
+
+START_TEST(test_independent_threads)
+{
+	/* threads that share only an atomic counter on the ideal memory do not delay each
+	 * other: each agrees with its AT run */
+	faces_agree(mixed_thread, 4, 1500, NULL, NULL);
+	faces_agree(shared_atomic_thread, 4, 500, NULL, NULL);
+}
+END_TEST
+
+START_TEST(test_chase)
+{
+	static struct tst x;
+	uint64_t c[2][2];
+	struct run r;
+
+	/* the faces agree on it ... */
+	faces_agree(chase_thread, 1, 200, NULL, NULL);
+	/* ... and it costs one port latency (20 cycles) per load in both */
+	for (int m = 0; m < 2; m++)
+		for (int k = 0; k < 2; k++) {
+			memset(&x, 0, sizeof(x));
+			x.fn = chase_thread;
+			x.threads = 1;
+			x.n = k ? 400 : 200;
+			run_mode(&r, &x, m ? CS_MODE_ANALYTIC : CS_MODE_DETAILED, NULL);
+			c[m][k] = x.cycles[0][1] - x.cycles[0][0];
+			run_end(&r);
+		}
+	ck_assert_uint_eq(c[0][1] - c[0][0], 200 * 20);
+	ck_assert_uint_eq(c[1][1] - c[1][0], 200 * 20);
+	ck_assert_uint_eq(c[0][0], c[1][0]);
+}
+END_TEST
+
+/* ---- the workloads in LT, FF and hybrid ----------------------------------------------------------- */
+
+static json_t *run_workload(const char *name, int mode, const char *const *sets, double *cycles,
+			    double *half)
+{
+	struct cs_run_opts ro = {.mode = mode, .workload = name};
+	struct cs_err err = {0};
+	struct run r = {0};
+	json_t *res;
+
+	ck_assert_int_eq(cs_config_open_string(base_cfg, "test", &r.cfg, &err), 0);
+	for (unsigned i = 0; sets && sets[i]; i++)
+		ck_assert_msg(cs_config_set(r.cfg, sets[i], &err) == 0, "%s", err.msg);
+	ck_assert_msg(cs_system_create(r.cfg, &ro, &r.sys, &err) == 0, "%s", err.msg);
+	ck_assert_msg(cs_system_run(r.sys, &err) == 0, "%s (%s): %s", name, cs_mode_names[mode],
+		      err.msg);
+	res = r.sys->ops->result(r.sys);
+	*cycles = json_number_value(json_object_get(res, "cycles"));
+	*half = json_number_value(json_object_get(res, "cycles_half"));
+	json_object_set_new(res, "stats", cs_stats_to_json(r.sys->stats));
+	run_end(&r);
+	return res;
+}
+
+START_TEST(test_workloads_lt)
+{
+	static const char *const names[] = {"cpu_count", "cpu_mp"};
+	static const char *const q[][2] = {{"sampling.quantum=1", NULL},
+					   {"sampling.quantum=64", NULL},
+					   {"sampling.quantum=5000", NULL}};
+	/* they check their own results: the counter's total, the data each reader sees after
+	 * the flag (TSO's message passing) */
+	for (unsigned i = 0; i < 2; i++)
+		for (unsigned j = 0; j < 3; j++) {
+			double c, h;
+
+			json_decref(run_workload(names[i], CS_MODE_ANALYTIC, q[j], &c, &h));
+			ck_assert_double_gt(c, 0);
+		}
+}
+END_TEST
+
+/* Short units, so that the small programs take several (cpu_count: about 10k cycles at 1 GHz
+ * on 4 cores, cpu_mp about 45k). */
+static const char *const small_units[] = {"sampling.head=0",	 "sampling.first=300",
+					  "sampling.warmup=100", "sampling.unit=300",
+					  "sampling.period=800", NULL};
+
+START_TEST(test_hybrid_interval)
+{
+	static const char *const names[] = {"cpu_count", "cpu_mp"};
+
+	for (unsigned i = 0; i < 2; i++) {
+		double d, dh, e, h;
+		json_t *a = run_workload(names[i], CS_MODE_DETAILED, NULL, &d, &dh);
+		json_t *b = run_workload(names[i], CS_MODE_HYBRID, small_units, &e, &h);
+
+		ck_assert_int_ge(json_integer_value(json_object_get(b, "units")), 2);
+		ck_assert_double_gt(h, 0);
+		ck_assert_msg(e - h <= d && d <= e + h, "%s: detailed %.0f outside %.0f +- %.0f",
+			      names[i], d, e, h);
+		json_decref(a);
+		json_decref(b);
+	}
+}
+END_TEST
+
+START_TEST(test_determinism)
+{
+	static const char *const names[] = {"cpu_count", "cpu_mp"};
+
+	for (unsigned i = 0; i < 2; i++)
+		for (int m = CS_MODE_HYBRID; m <= CS_MODE_ANALYTIC; m++) {
+			double c1, h1, c2, h2;
+			json_t *a = run_workload(names[i], m, small_units, &c1, &h1);
+			json_t *b = run_workload(names[i], m, small_units, &c2, &h2);
+
+			ck_assert_msg(json_equal(a, b), "%s %s: two runs differ", names[i],
+				      cs_mode_names[m]);
+			ck_assert(c1 == c2 && h1 == h2);
+			json_decref(a);
+			json_decref(b);
+		}
+}
+END_TEST
+
+/* Many switches between the faces inside one thread's program: what it loads and what memory
+ * holds are its program order's, as in AT; the counts of what it did too. */
+START_TEST(test_switches_keep_values)
+{
+	static const char *const sw[] = {"sampling.head=0",
+					 "sampling.first=50",
+					 "sampling.warmup=20",
+					 "sampling.unit=60",
+					 "sampling.period=90",
+					 "sampling.target=0.0001",
+					 NULL};
+	static struct tst at, hy;
+	struct run ra, rh;
+
+	for (unsigned threads = 1; threads <= 4; threads += 3) {
+		memset(&at, 0, sizeof(at));
+		memset(&hy, 0, sizeof(hy));
+		at.fn = hy.fn = mixed_thread;
+		at.threads = hy.threads = threads;
+		at.n = hy.n = 3000;
+		run_mode(&ra, &at, CS_MODE_DETAILED, NULL);
+		run_mode(&rh, &hy, CS_MODE_HYBRID, sw);
+		ck_assert_int_gt((int)stat(&rh, "cpu.core0.lt_ops"), 0);
+		ck_assert_int_lt((int)stat(&rh, "cpu.core0.lt_ops"),
+				 (int)stat(&rh, "cpu.core0.insts"));
+		for (unsigned i = 0; i < threads; i++) {
+			char name[64];
+
+			ck_assert_uint_eq(at.sum[i], hy.sum[i]);
+			for (unsigned j = 0; j < 6; j++) {
+				snprintf(name, sizeof(name), "cpu.core%u.%s", i, counted[j]);
+				ck_assert_msg(stat(&ra, name) == stat(&rh, name),
+					      "%s: AT %.0f, hybrid %.0f", name, stat(&ra, name),
+					      stat(&rh, name));
+			}
+		}
+		ck_assert_msg(!memcmp(at.mem, hy.mem, sizeof(at.mem)), "memory differs");
+		for (unsigned i = 0; i < threads; i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "cpu.core%u.mem.lt_disorder", i);
+			ck_assert_int_eq((int)stat(&rh, name), 0);
+		}
+		run_end(&ra);
+		run_end(&rh);
+	}
+}
+END_TEST
+
+/* FF: a group's later programs run values only; what they load and leave in memory is still
+ * their program order's, and the run's estimate comes from the measured members. */
+START_TEST(test_ff_values)
+{
+	static const char *const ff[] = {"sampling.ff=always", "sampling.group_min=1",
+					 "sampling.group_cv=1", NULL};
+	static struct tst at, hy;
+	struct run ra, rh;
+	json_t *res;
+
+	memset(&at, 0, sizeof(at));
+	memset(&hy, 0, sizeof(hy));
+	at.fn = hy.fn = mixed_thread;
+	at.threads = hy.threads = 2;
+	at.n = hy.n = 1000;
+	at.rounds = hy.rounds = 4;
+	run_mode(&ra, &at, CS_MODE_DETAILED, NULL);
+	run_mode(&rh, &hy, CS_MODE_HYBRID, ff);
+	res = rh.sys->ops->result(rh.sys);
+	ck_assert_str_eq(json_string_value(json_object_get(
+			     json_array_get(json_object_get(res, "programs"), 3), "plan")),
+			 "ff");
+	json_decref(res);
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert_uint_eq(at.sum[i], hy.sum[i]);
+	ck_assert_msg(!memcmp(at.mem, hy.mem, sizeof(at.mem)), "memory differs");
+	ck_assert_double_eq(stat(&ra, "cpu.core0.insts"), stat(&rh, "cpu.core0.insts"));
+	ck_assert_int_eq((int)stat(&rh, "cpu.core0.mem.lt_disorder"), 0);
+	ck_assert_int_eq((int)stat(&rh, "cpu.core1.mem.lt_disorder"), 0);
+	run_end(&ra);
+	run_end(&rh);
+}
+END_TEST
+
+int main(void)
+{
+	setvbuf(stderr, NULL, _IONBF, 0);
+	Suite *s = suite_create("cpu_lt");
+	TCase *tc = tcase_create("faces");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_one_thread_every_op);
+	tcase_add_test(tc, test_structure_limits);
+	tcase_add_test(tc, test_independent_threads);
+	tcase_add_test(tc, test_chase);
+	tcase_add_test(tc, test_workloads_lt);
+	tcase_add_test(tc, test_hybrid_interval);
+	tcase_add_test(tc, test_determinism);
+	tcase_add_test(tc, test_switches_keep_values);
+	tcase_add_test(tc, test_ff_values);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
