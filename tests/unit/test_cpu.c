@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/sysrun.h"
 #include "tlm/system/system.h"
 #include "util/config.h"
 #include "workloads/cpu_api.h"
@@ -40,11 +41,6 @@ struct tst {
 	int rounds;
 };
 
-struct run {
-	struct cs_config *cfg;
-	struct cs_system *sys;
-};
-
 static int host_generic(struct cpu_host *h)
 {
 	struct tst *x = ch_arg(h);
@@ -66,35 +62,9 @@ static const struct cs_workload wl_generic = {
 
 /* Builds system cpu from base_cfg plus overrides and runs x's program; keeps the system for
  * its statistics. */
-static void run(struct run *r, struct tst *x, const char *const *sets)
+static void run(struct sysrun *r, struct tst *x, const char *const *sets)
 {
-	struct cs_run_opts ro = {.mode = -1, .custom = &wl_generic, .arg = x};
-	struct cs_err err = {0};
-
-	memset(r, 0, sizeof(*r));
-	if (cs_config_open_string(base_cfg, "test", &r->cfg, &err))
-		ck_abort_msg("config: %s", err.msg);
-	for (unsigned i = 0; sets && sets[i]; i++)
-		if (cs_config_set(r->cfg, sets[i], &err))
-			ck_abort_msg("--set %s: %s", sets[i], err.msg);
-	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
-		ck_abort_msg("build: %s", err.msg);
-	if (cs_system_run(r->sys, &err))
-		ck_abort_msg("run: %s", err.msg);
-}
-
-static void run_end(struct run *r)
-{
-	cs_system_destroy(r->sys);
-	cs_config_close(r->cfg);
-}
-
-static double stat(struct run *r, const char *name)
-{
-	double v = -1;
-
-	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
-	return v;
+	sysrun_start(r, base_cfg, &wl_generic, x, -1, sets);
 }
 
 /* ---- store-to-load forwarding ------------------------------------------------------------------ */
@@ -115,19 +85,19 @@ static void fwd_thread(struct cpu_thread *t)
 START_TEST(test_forwarding)
 {
 	struct tst x = {.threads = 1, .fn = fwd_thread};
-	struct run r;
+	struct sysrun r;
 
 	run(&r, &x, NULL);
 	ck_assert_uint_eq(x.v[0], 0x11223344);
 	ck_assert_uint_eq(x.v[1], 0x22);
 	ck_assert_uint_eq(x.v[2], 0x7788);
 	ck_assert_uint_eq(x.v[3], 0xbeef);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.forwards"), 3);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.partial_waits"), 1);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.forwards"), 3);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.partial_waits"), 1);
 	/* only the partial load went to memory */
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.loads"), 1);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.stores"), 3);
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.loads"), 1);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.stores"), 3);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -147,17 +117,17 @@ static void fence_thread(struct cpu_thread *t)
 START_TEST(test_mfence_drains)
 {
 	struct tst x = {.threads = 1, .fn = fence_thread};
-	struct run r;
+	struct sysrun r;
 
 	run(&r, &x, NULL);
 	ck_assert_uint_eq(x.v[0], 7);
 	ck_assert_uint_eq(x.v[1], 9);
 	/* nothing left to forward from: both loads read memory */
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.forwards"), 0);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.loads"), 2);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.fences"), 1);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.stall.drain"), 1);
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.forwards"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.loads"), 2);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.fences"), 1);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.stall.drain"), 1);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -258,11 +228,11 @@ static void order_thread(struct cpu_thread *t)
 START_TEST(test_store_order)
 {
 	struct tst x = {.threads = 4, .fn = order_thread, .n = 400, .rounds = 3};
-	struct run r;
+	struct sysrun r;
 
 	run(&r, &x, NULL);
 	ck_assert_uint_gt(x.seen, 100);
-	run_end(&r);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -281,20 +251,21 @@ START_TEST(test_store_buffer_bound)
 	static const char *const small[] = {"cpu.store_buffer=2", NULL};
 	static const char *const big[] = {"cpu.store_buffer=16", NULL};
 	struct tst x = {.threads = 1, .fn = burst_thread, .n = 10};
-	struct run r;
+	struct sysrun r;
 
 	/* one store per cycle in, one per port round trip (20 cycles) out: every store beyond
 	 * the buffer's 2 entries finds it full */
 	run(&r, &x, small);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.stalls"), 8);
-	ck_assert_int_gt((int)stat(&r, "cpu.core0.sb.stall_cycles"), 0);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.drained"), 10);
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.stalls"), 8);
+	ck_assert_int_gt((int)sysrun_stat(&r, "cpu.core0.sb.stall_cycles"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.drained"), 10);
+	sysrun_end(&r);
 	run(&r, &x, big);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.stalls"), 0);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.stall_cycles"), 0);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.peak_inflight"), 1); /* one at a time */
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.stalls"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.stall_cycles"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.peak_inflight"),
+			 1); /* one at a time */
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -317,17 +288,17 @@ START_TEST(test_mlp_window)
 	static const char *const w4[] = {"cpu.mlp=4", NULL};
 	static const char *const w16[] = {"cpu.mlp=16", NULL};
 	struct tst x = {.threads = 1, .fn = ldv_thread};
-	struct run r;
+	struct sysrun r;
 
 	run(&r, &x, w4);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.peak_inflight"), 4);
-	ck_assert_int_gt((int)stat(&r, "cpu.core0.stall.mlp"), 0);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.loads"), 32);
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.peak_inflight"), 4);
+	ck_assert_int_gt((int)sysrun_stat(&r, "cpu.core0.stall.mlp"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.loads"), 32);
+	sysrun_end(&r);
 	run(&r, &x, w16);
 	/* a load issues per cycle and the port answers in 20: 16 in flight at the peak */
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.peak_inflight"), 16);
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.peak_inflight"), 16);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -352,17 +323,17 @@ START_TEST(test_port_refusals)
 {
 	static const char *const q1[] = {"idealmem.queue=1", NULL};
 	struct tst x = {.threads = 1, .fn = refuse_thread};
-	struct run r;
+	struct sysrun r;
 
 	run(&r, &x, q1);
 	for (unsigned i = 0; i < 8; i++)
 		ck_assert_uint_eq(x.v[i], 100 + i);
-	ck_assert_int_gt((int)stat(&r, "cpu.core0.mem.refused"), 0);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.refused"),
-			 (int)stat(&r, "cpu.core0.stall.refused"));
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.mem.peak_inflight"), 1);
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.sb.drained"), 8);
-	run_end(&r);
+	ck_assert_int_gt((int)sysrun_stat(&r, "cpu.core0.mem.refused"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.refused"),
+			 (int)sysrun_stat(&r, "cpu.core0.stall.refused"));
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.mem.peak_inflight"), 1);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.sb.drained"), 8);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -382,17 +353,17 @@ START_TEST(test_clock)
 	static const char *const ghz35[] = {"cpu.clock_mhz=3500", NULL};
 	static const char *const ghz1[] = {"cpu.clock_mhz=1000", NULL};
 	struct tst x = {.threads = 1, .fn = compute_thread, .n = 3500};
-	struct run r;
+	struct sysrun r;
 
 	run(&r, &x, ghz35);
 	ck_assert_uint_eq(x.cycles[1] - x.cycles[0], 3500);
 	ck_assert_uint_eq(sim_now(r.sys->k), SIM_US); /* 3500 cycles at 3.5 GHz */
-	ck_assert_int_eq((int)stat(&r, "cpu.core0.compute_cycles"), 3500);
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core0.compute_cycles"), 3500);
+	sysrun_end(&r);
 	run(&r, &x, ghz1);
 	ck_assert_uint_eq(x.cycles[1] - x.cycles[0], 3500);
 	ck_assert_uint_eq(sim_now(r.sys->k), 3500 * SIM_NS);
-	run_end(&r);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -444,16 +415,17 @@ START_TEST(test_atomics)
 	struct cs_run_opts ro = {.mode = -1, .custom = &wl};
 	struct tst x = {.n = 250};
 	struct cs_err err = {0};
-	struct run r = {0};
+	struct sysrun r = {0};
 
 	ro.arg = &x;
 	ck_assert_int_eq(cs_config_open_string(base_cfg, "test", &r.cfg, &err), 0);
 	ck_assert_int_eq(cs_system_create(r.cfg, &ro, &r.sys, &err), 0);
 	ck_assert_msg(cs_system_run(r.sys, &err) == 0, "%s", err.msg);
 	ck_assert_uint_eq(x.v[0], 4 * 250);
-	ck_assert_int_eq((int)stat(&r, "cpu.core2.atomics"), 250);
-	ck_assert_int_gt((int)stat(&r, "cpu.core2.stall.drain"), 0); /* the store before it */
-	run_end(&r);
+	ck_assert_int_eq((int)sysrun_stat(&r, "cpu.core2.atomics"), 250);
+	ck_assert_int_gt((int)sysrun_stat(&r, "cpu.core2.stall.drain"),
+			 0); /* the store before it */
+	sysrun_end(&r);
 
 	memset(&x, 0, sizeof(x));
 	x.threads = 1;
@@ -467,7 +439,7 @@ START_TEST(test_atomics)
 	ck_assert_uint_eq(x.v[5], 0);
 	ck_assert_uint_eq(x.v[6], 0xff32);
 	ck_assert_uint_eq(x.v[7], 0);
-	run_end(&r);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -485,13 +457,13 @@ START_TEST(test_errors)
 	struct tst x = {.threads = 1, .fn = misaligned_thread};
 	struct cs_run_opts ro = {.mode = -1, .custom = &wl_generic, .arg = &x};
 	struct cs_err err = {0};
-	struct run r = {0};
+	struct sysrun r = {0};
 
 	ck_assert_int_eq(cs_config_open_string(base_cfg, "test", &r.cfg, &err), 0);
 	ck_assert_int_eq(cs_system_create(r.cfg, &ro, &r.sys, &err), 0);
 	ck_assert_int_eq(cs_system_run(r.sys, &err), -CS_EINVAL);
 	ck_assert_msg(strstr(err.msg, "not 1, 2, 4 or 8 bytes naturally aligned"), "%s", err.msg);
-	run_end(&r);
+	sysrun_end(&r);
 	/* more threads than cores */
 	x.threads = 5;
 	x.fn = fence_thread;
@@ -499,7 +471,7 @@ START_TEST(test_errors)
 	ck_assert_int_eq(cs_system_create(r.cfg, &ro, &r.sys, &err), 0);
 	ck_assert_int_eq(cs_system_run(r.sys, &err), -CS_ECONFIG);
 	ck_assert_msg(strstr(err.msg, "5 threads on 4 cores"), "%s", err.msg);
-	run_end(&r);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -512,12 +484,12 @@ START_TEST(test_workloads)
 	for (unsigned i = 0; i < 2; i++) {
 		struct cs_run_opts ro = {.mode = -1, .workload = names[i]};
 		struct cs_err err = {0};
-		struct run r = {0};
+		struct sysrun r = {0};
 
 		ck_assert_int_eq(cs_config_open_string(base_cfg, "test", &r.cfg, &err), 0);
 		ck_assert_msg(cs_system_create(r.cfg, &ro, &r.sys, &err) == 0, "%s", err.msg);
 		ck_assert_msg(cs_system_run(r.sys, &err) == 0, "%s: %s", names[i], err.msg);
-		run_end(&r);
+		sysrun_end(&r);
 	}
 }
 END_TEST

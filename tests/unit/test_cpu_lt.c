@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/sysrun.h"
 #include "tlm/system/system.h"
 #include "util/config.h"
 #include "workloads/cpu_api.h"
@@ -43,11 +44,6 @@ struct tst {
 	unsigned threads;
 	void (*fn)(struct cpu_thread *t);
 	uint64_t mem[4 * REGION / 8]; /* the regions after the run */
-};
-
-struct run {
-	struct cs_config *cfg;
-	struct cs_system *sys;
 };
 
 static int host(struct cpu_host *h)
@@ -77,35 +73,9 @@ static int host(struct cpu_host *h)
 
 static const struct cs_workload wl = {.name = "test", .system = "cpu", .help = "test", .cpu = host};
 
-static void run_mode(struct run *r, struct tst *x, int mode, const char *const *sets)
+static void run_mode(struct sysrun *r, struct tst *x, int mode, const char *const *sets)
 {
-	struct cs_run_opts ro = {.mode = mode, .custom = &wl, .arg = x};
-	struct cs_err err = {0};
-
-	memset(r, 0, sizeof(*r));
-	if (cs_config_open_string(base_cfg, "test", &r->cfg, &err))
-		ck_abort_msg("config: %s", err.msg);
-	for (unsigned i = 0; sets && sets[i]; i++)
-		if (cs_config_set(r->cfg, sets[i], &err))
-			ck_abort_msg("--set %s: %s", sets[i], err.msg);
-	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
-		ck_abort_msg("build: %s", err.msg);
-	if (cs_system_run(r->sys, &err))
-		ck_abort_msg("run: %s", err.msg);
-}
-
-static void run_end(struct run *r)
-{
-	cs_system_destroy(r->sys);
-	cs_config_close(r->cfg);
-}
-
-static double stat(struct run *r, const char *name)
-{
-	double v = -1;
-
-	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
-	return v;
+	sysrun_start(r, base_cfg, &wl, x, mode, sets);
 }
 
 /* ---- programs --------------------------------------------------------------------------------- */
@@ -229,7 +199,7 @@ static void faces_agree(void (*fn)(struct cpu_thread *), unsigned threads, uint6
 	static struct tst at, lt;
 	const char *all[8];
 	unsigned k = 0;
-	struct run ra, rl;
+	struct sysrun ra, rl;
 
 	for (unsigned i = 0; sets && sets[i]; i++)
 		all[k++] = sets[i];
@@ -243,8 +213,8 @@ static void faces_agree(void (*fn)(struct cpu_thread *), unsigned threads, uint6
 	at.n = lt.n = n;
 	run_mode(&ra, &at, CS_MODE_DETAILED, sets);
 	run_mode(&rl, &lt, CS_MODE_ANALYTIC, all);
-	ck_assert_msg(stat(&rl, "cpu.core0.lt_ops") > 0, "the LT face did not run");
-	ck_assert_int_eq((int)stat(&ra, "cpu.core0.lt_ops"), 0);
+	ck_assert_msg(sysrun_stat(&rl, "cpu.core0.lt_ops") > 0, "the LT face did not run");
+	ck_assert_int_eq((int)sysrun_stat(&ra, "cpu.core0.lt_ops"), 0);
 	for (unsigned i = 0; i < threads; i++) {
 		char name[64];
 
@@ -255,8 +225,9 @@ static void faces_agree(void (*fn)(struct cpu_thread *), unsigned threads, uint6
 			      sets ? sets[0] : "defaults", at.cycles[i][1], lt.cycles[i][1]);
 		for (size_t j = 0; j < sizeof(counted) / sizeof(counted[0]); j++) {
 			snprintf(name, sizeof(name), "cpu.core%u.%s", i, counted[j]);
-			ck_assert_msg(stat(&ra, name) == stat(&rl, name), "%s: AT %.0f, LT %.0f",
-				      name, stat(&ra, name), stat(&rl, name));
+			ck_assert_msg(sysrun_stat(&ra, name) == sysrun_stat(&rl, name),
+				      "%s: AT %.0f, LT %.0f", name, sysrun_stat(&ra, name),
+				      sysrun_stat(&rl, name));
 		}
 	}
 	ck_assert_msg(!memcmp(at.mem, lt.mem, sizeof(at.mem)), "memory differs");
@@ -264,12 +235,13 @@ static void faces_agree(void (*fn)(struct cpu_thread *), unsigned threads, uint6
 		char name[64];
 
 		snprintf(name, sizeof(name), "cpu.core%u.mem.lt_disorder", i);
-		ck_assert_int_eq((int)stat(&rl, name), 0); /* a core's LT calls in time order */
+		ck_assert_int_eq((int)sysrun_stat(&rl, name),
+				 0); /* a core's LT calls in time order */
 	}
 	/* the program ends at the same time: the kernel's clock agrees too */
 	ck_assert_uint_eq(sim_now(ra.sys->k), sim_now(rl.sys->k));
-	run_end(&ra);
-	run_end(&rl);
+	sysrun_end(&ra);
+	sysrun_end(&rl);
 }
 
 START_TEST(test_one_thread_every_op)
@@ -313,7 +285,7 @@ START_TEST(test_chase)
 {
 	static struct tst x;
 	uint64_t c[2][2];
-	struct run r;
+	struct sysrun r;
 
 	/* the faces agree on it ... */
 	faces_agree(chase_thread, 1, 200, NULL, NULL);
@@ -326,7 +298,7 @@ START_TEST(test_chase)
 			x.n = k ? 400 : 200;
 			run_mode(&r, &x, m ? CS_MODE_ANALYTIC : CS_MODE_DETAILED, NULL);
 			c[m][k] = x.cycles[0][1] - x.cycles[0][0];
-			run_end(&r);
+			sysrun_end(&r);
 		}
 	ck_assert_uint_eq(c[0][1] - c[0][0], 200 * 20);
 	ck_assert_uint_eq(c[1][1] - c[1][0], 200 * 20);
@@ -341,7 +313,7 @@ static json_t *run_workload(const char *name, int mode, const char *const *sets,
 {
 	struct cs_run_opts ro = {.mode = mode, .workload = name};
 	struct cs_err err = {0};
-	struct run r = {0};
+	struct sysrun r = {0};
 	json_t *res;
 
 	ck_assert_int_eq(cs_config_open_string(base_cfg, "test", &r.cfg, &err), 0);
@@ -354,7 +326,7 @@ static json_t *run_workload(const char *name, int mode, const char *const *sets,
 	*cycles = json_number_value(json_object_get(res, "cycles"));
 	*half = json_number_value(json_object_get(res, "cycles_half"));
 	json_object_set_new(res, "stats", cs_stats_to_json(r.sys->stats));
-	run_end(&r);
+	sysrun_end(&r);
 	return res;
 }
 
@@ -432,7 +404,7 @@ START_TEST(test_switches_keep_values)
 					 "sampling.target=0.0001",
 					 NULL};
 	static struct tst at, hy;
-	struct run ra, rh;
+	struct sysrun ra, rh;
 
 	for (unsigned threads = 1; threads <= 4; threads += 3) {
 		memset(&at, 0, sizeof(at));
@@ -442,18 +414,18 @@ START_TEST(test_switches_keep_values)
 		at.n = hy.n = 3000;
 		run_mode(&ra, &at, CS_MODE_DETAILED, NULL);
 		run_mode(&rh, &hy, CS_MODE_HYBRID, sw);
-		ck_assert_int_gt((int)stat(&rh, "cpu.core0.lt_ops"), 0);
-		ck_assert_int_lt((int)stat(&rh, "cpu.core0.lt_ops"),
-				 (int)stat(&rh, "cpu.core0.insts"));
+		ck_assert_int_gt((int)sysrun_stat(&rh, "cpu.core0.lt_ops"), 0);
+		ck_assert_int_lt((int)sysrun_stat(&rh, "cpu.core0.lt_ops"),
+				 (int)sysrun_stat(&rh, "cpu.core0.insts"));
 		for (unsigned i = 0; i < threads; i++) {
 			char name[64];
 
 			ck_assert_uint_eq(at.sum[i], hy.sum[i]);
 			for (unsigned j = 0; j < 6; j++) {
 				snprintf(name, sizeof(name), "cpu.core%u.%s", i, counted[j]);
-				ck_assert_msg(stat(&ra, name) == stat(&rh, name),
-					      "%s: AT %.0f, hybrid %.0f", name, stat(&ra, name),
-					      stat(&rh, name));
+				ck_assert_msg(sysrun_stat(&ra, name) == sysrun_stat(&rh, name),
+					      "%s: AT %.0f, hybrid %.0f", name,
+					      sysrun_stat(&ra, name), sysrun_stat(&rh, name));
 			}
 		}
 		ck_assert_msg(!memcmp(at.mem, hy.mem, sizeof(at.mem)), "memory differs");
@@ -461,10 +433,10 @@ START_TEST(test_switches_keep_values)
 			char name[64];
 
 			snprintf(name, sizeof(name), "cpu.core%u.mem.lt_disorder", i);
-			ck_assert_int_eq((int)stat(&rh, name), 0);
+			ck_assert_int_eq((int)sysrun_stat(&rh, name), 0);
 		}
-		run_end(&ra);
-		run_end(&rh);
+		sysrun_end(&ra);
+		sysrun_end(&rh);
 	}
 }
 END_TEST
@@ -476,7 +448,7 @@ START_TEST(test_ff_values)
 	static const char *const ff[] = {"sampling.ff=always", "sampling.group_min=1",
 					 "sampling.group_cv=1", NULL};
 	static struct tst at, hy;
-	struct run ra, rh;
+	struct sysrun ra, rh;
 	json_t *res;
 
 	memset(&at, 0, sizeof(at));
@@ -495,11 +467,12 @@ START_TEST(test_ff_values)
 	for (unsigned i = 0; i < 2; i++)
 		ck_assert_uint_eq(at.sum[i], hy.sum[i]);
 	ck_assert_msg(!memcmp(at.mem, hy.mem, sizeof(at.mem)), "memory differs");
-	ck_assert_double_eq(stat(&ra, "cpu.core0.insts"), stat(&rh, "cpu.core0.insts"));
-	ck_assert_int_eq((int)stat(&rh, "cpu.core0.mem.lt_disorder"), 0);
-	ck_assert_int_eq((int)stat(&rh, "cpu.core1.mem.lt_disorder"), 0);
-	run_end(&ra);
-	run_end(&rh);
+	ck_assert_double_eq(sysrun_stat(&ra, "cpu.core0.insts"),
+			    sysrun_stat(&rh, "cpu.core0.insts"));
+	ck_assert_int_eq((int)sysrun_stat(&rh, "cpu.core0.mem.lt_disorder"), 0);
+	ck_assert_int_eq((int)sysrun_stat(&rh, "cpu.core1.mem.lt_disorder"), 0);
+	sysrun_end(&ra);
+	sysrun_end(&rh);
 }
 END_TEST
 

@@ -215,12 +215,9 @@ exited:
 	c->env.thread_done(c->env.sys, c->id);
 }
 
-static void wait_begin(struct cpu_core *c, uint8_t why)
+/* The stall counter of a wait's cause (both faces). */
+static void wait_count(struct cpu_core *c, uint8_t why)
 {
-	if (c->wait == why)
-		return;
-	c->wait = why;
-	c->wait_since = sim_now(c->k);
 	switch (why) {
 	case WAIT_SB_FULL:
 		(*c->st.sb_stalls)++;
@@ -235,6 +232,15 @@ static void wait_begin(struct cpu_core *c, uint8_t why)
 		(*c->st.mlp_stalls)++;
 		break;
 	}
+}
+
+static void wait_begin(struct cpu_core *c, uint8_t why)
+{
+	if (c->wait == why)
+		return;
+	c->wait = why;
+	c->wait_since = sim_now(c->k);
+	wait_count(c, why);
 }
 
 static void wait_end(struct cpu_core *c)
@@ -732,20 +738,7 @@ static sim_time_t lt_wait(struct cpu_core *c, uint8_t why, sim_time_t u, sim_tim
 {
 	sim_time_t at = lt_issue_at(c, x);
 
-	switch (why) {
-	case WAIT_SB_FULL:
-		(*c->st.sb_stalls)++;
-		break;
-	case WAIT_FORWARD:
-		(*c->st.forward_waits)++;
-		break;
-	case WAIT_DRAIN:
-		(*c->st.fence_waits)++;
-		break;
-	default:
-		(*c->st.mlp_stalls)++;
-		break;
-	}
+	wait_count(c, why);
 	if (why == WAIT_SB_FULL)
 		*c->st.sb_stall_cycles += cycles_between(c, u, at);
 	else if (why == WAIT_DRAIN)

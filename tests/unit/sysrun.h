@@ -1,0 +1,57 @@
+/*
+ * tests/unit/sysrun.h - build and run a system from configuration text in a unit test, keep
+ * it for its statistics, tear it down. Every failure aborts the test with the one-line error.
+ */
+#ifndef COHSCOPE_TESTS_UNIT_SYSRUN_H
+#define COHSCOPE_TESTS_UNIT_SYSRUN_H
+
+#include <check.h>
+#include <string.h>
+
+#include "tlm/system/system.h"
+#include "util/config.h"
+#include "util/stats.h"
+#include "workloads/workload.h"
+
+struct sysrun {
+	struct cs_config *cfg;
+	struct cs_system *sys;
+};
+
+/* cfg_text plus the `--set` overrides in sets (NULL-terminated, may be NULL), workload wl
+ * with argument arg, mode an enum cs_mode or -1 for the configuration's. */
+static inline void sysrun_start(struct sysrun *r, const char *cfg_text,
+				const struct cs_workload *wl, void *arg, int mode,
+				const char *const *sets)
+{
+	struct cs_run_opts ro = {.mode = mode, .custom = wl, .arg = arg};
+	struct cs_err err = {0};
+
+	memset(r, 0, sizeof(*r));
+	if (cs_config_open_string(cfg_text, "test", &r->cfg, &err))
+		ck_abort_msg("config: %s", err.msg);
+	for (unsigned i = 0; sets && sets[i]; i++)
+		if (cs_config_set(r->cfg, sets[i], &err))
+			ck_abort_msg("--set %s: %s", sets[i], err.msg);
+	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
+		ck_abort_msg("build: %s", err.msg);
+	if (cs_system_run(r->sys, &err))
+		ck_abort_msg("run: %s", err.msg);
+}
+
+static inline void sysrun_end(struct sysrun *r)
+{
+	cs_system_destroy(r->sys);
+	cs_config_close(r->cfg);
+}
+
+/* A statistic's value (the test fails when there is no such statistic). */
+static inline double sysrun_stat(struct sysrun *r, const char *name)
+{
+	double v = -1;
+
+	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
+	return v;
+}
+
+#endif
