@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the parameter reference at the end of docs/configuration.md from the parameter
-# tables (the three `config --dump` outputs that page names), keeping everything above it.
+# tables (the `config --dump` outputs that page names), keeping everything above it.
 # Usage: scripts/gen-config-doc.sh [BUILD_DIR]   (default build; run from anywhere)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +21,12 @@ trap 'rm -f "$tmp"' EXIT
 	echo
 	echo '```'
 	"$bin" config -c configs/cpu-tso.cfg --dump
+	echo '```'
+	echo
+	echo '### System `cpu` on the APU memory side (configs/cpu-apu.cfg)'
+	echo
+	echo '```'
+	"$bin" config -c configs/cpu-apu.cfg --dump
 	echo '```'
 	echo
 	echo '### System `selfcheck` (defaults)'

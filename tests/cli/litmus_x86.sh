@@ -6,7 +6,8 @@
 # seeded jitter; no TSO-forbidden outcome is ever seen (EXPECTED.md's TSO column, from
 # expected.tsv), and the outcomes TSO allows and SC forbids are really produced: SB and
 # SB+rfi-pos (store buffering, with forwarding) at the default port latency, R when the port's
-# latency is below the store commit delay. The report is deterministic; an X86 test given a GPU
+# latency is below the store commit delay; the same holds on the APU's MOESI CorePairs
+# (configs/cpu-apu.cfg). The report is deterministic; an X86 test given a GPU
 # configuration is one error line.
 . "$(dirname "$0")/lib.bash" "$@"
 
@@ -65,12 +66,31 @@ run r-fast "$L/upstream/x86/R.litmus" -c "$C" --expect "$L/expected.tsv" --itera
 n=$(seen r-fast.json R)
 [ "${n:-0}" -gt 0 ] || fail "R: the TSO-allowed outcome never seen with idealmem.latency=1"
 
-# (c) same seed, same report
+# (c) the same tests on seed 002's APU memory side (configs/cpu-apu.cfg: MOESI CorePairs, the
+# stateless directory, DDR4): the caches keep TSO (no forbidden outcome), and the store
+# buffer's outcomes still show
+run apu "${X86[@]}" -c "$SRC/configs/cpu-apu.cfg" --expect "$L/expected.tsv" --iterations 1000 \
+	--json apu.json
+grep -q "${#X86[@]} tests: ${#X86[@]} passed, 0 failed" apu.out || fail "apu: not all passed"
+python3 - apu.json <<'PY' || fail "apu: report"
+import json, sys
+for t in json.load(open(sys.argv[1]))["tests"]:
+    assert t["model"] == "tso" and t["protocol"] == "apu-corepair", t["name"]
+    assert t["pass"] is True, t["name"]
+    if t["expected"] == "Forbid":
+        assert t["condition_observed"] == 0, t["name"]
+PY
+for t in SB SB+rfi-pos; do
+	n=$(seen apu.json "$t")
+	[ "${n:-0}" -gt 0 ] || fail "apu: $t's TSO-allowed outcome never seen"
+done
+
+# (d) same seed, same report
 run det "${X86[@]}" -c "$C" --iterations 200 --seed 5 -q --json det1.json
 run det "${X86[@]}" -c "$C" --iterations 200 --seed 5 -q --json det2.json
 cmp -s det1.json det2.json || fail "same seed, different X86 reports"
 
-# (d) an X86 test on a GPU configuration, a C test on the CPU: one line, status 3, no report
+# (e) an X86 test on a GPU configuration, a C test on the CPU: one line, status 3, no report
 "$BIN" litmus "$L/upstream/x86/SB.litmus" -c "$SRC/configs/gtsc-16sm.cfg" --json g.json \
 	>g.out 2>g.err
 [ $? -eq 3 ] && [ "$(wc -l <g.err)" -eq 1 ] && grep -q "runs on CPU cores" g.err ||

@@ -1,12 +1,13 @@
 /*
- * tlm/system/cpu.c - system "cpu": `cpus.cores` CPU cores (tlm/core/cpu.h), each with its own
- * ideal coherent memory port (tlm/mem/idealport.h) over one backing store, and the host side of
- * the CPU op API. Memory is exactly x86-TSO: what the litmus runner's X86 tests and the CPU unit
- * tests need.
+ * tlm/system/cpu.c - system "cpu": `cpus.cores` CPU cores (tlm/core/cpu.h) over one backing
+ * store, and the host side of the CPU op API. The cores' memory side (`cpus.memory`) is either
+ * an ideal coherent memory port per core (tlm/mem/idealport.h: memory is exactly x86-TSO,
+ * what the CPU unit tests need) or seed 002's APU memory side (tlm/system/apu_mem.h:
+ * CorePairs with MOESI caches, the stateless directory and its victim LLC, DRAM).
  *
- * The smallest builder CPU cores need, kept data-driven (the core count and every parameter
- * come from the configuration); the generic system builder of issue 17 will absorb it as one
- * configuration (CPU cluster, ideal memory side).
+ * Kept data-driven (the core count, the memory side and every parameter come from the
+ * configuration); the generic system builder of issue 17 will absorb it as configurations of
+ * a CPU cluster.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -17,23 +18,33 @@
 #include "tlm/core/cpu.h"
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
+#include "tlm/system/apu_mem.h"
 #include "tlm/system/cpu.h"
 #include "tlm/system/system.h"
 #include "workloads/workload.h"
 
+enum cpus_memory { CPUS_MEM_IDEAL = 0, CPUS_MEM_APU };
+
+static const char *const memory_names[] = {"ideal", "apu", NULL};
+
 struct cpus_cfg {
 	uint64_t cores;
+	unsigned memory; /* enum cpus_memory */
 };
 
 static const struct cs_param cpus_rows[] = {
     {"cores", CS_P_UINT, offsetof(struct cpus_cfg, cores), "4", "",
      "CPU cores of system cpu, one thread each", 1, 256, NULL},
+    {"memory", CS_P_ENUM, offsetof(struct cpus_cfg, memory), "ideal", "",
+     "the cores' memory side: ideal (a coherent memory port per core: exactly x86-TSO) or apu "
+     "(seed 002's CorePairs, directory with its victim LLC, DRAM; docs/apu.md)",
+     0, 0, memory_names},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
 const struct cs_param_table cs_cpus_params = {
     .section = "cpus",
-    .help = "system cpu: its cores, each with an ideal coherent memory port",
+    .help = "system cpu: its cores and their memory side",
     .params = cpus_rows,
     .size = sizeof(struct cpus_cfg),
 };
@@ -59,9 +70,10 @@ struct cpu_sys {
 	struct cpu_core_cfg cpu;
 	struct idealport_cfg ip;
 	struct mem_store *store;
+	struct apu_mem *apu; /* cpus.memory = apu, else NULL */
 	unsigned n;
 	struct cpu_core **core;
-	struct cpu_mem **port;
+	struct cpu_mem **port; /* ideal ports (cpus.memory = ideal) */
 	struct cpu_host host;
 	struct sim_event *done_ev;
 	unsigned running;
@@ -137,7 +149,10 @@ static void h_read(void *obj, uint64_t addr, void *buf, size_t len)
 {
 	struct cpu_sys *g = obj;
 
-	mem_store_read(g->store, addr, buf, len);
+	if (g->apu)
+		apu_mem_read(g->apu, addr, buf, len);
+	else
+		mem_store_read(g->store, addr, buf, len);
 }
 
 static void h_write(void *obj, uint64_t addr, const void *buf, size_t len)
@@ -146,7 +161,8 @@ static void h_write(void *obj, uint64_t addr, const void *buf, size_t len)
 
 	if (g->running)
 		sys_fail(g, -CS_ESTATE, "cpu: a host copy while a program runs");
-	else if (mem_store_write(g->store, addr, buf, len))
+	else if (g->apu ? apu_mem_write(g->apu, addr, buf, len)
+			: mem_store_write(g->store, addr, buf, len))
 		sys_fail(g, -CS_ENOMEM, "cpu: out of memory");
 }
 
@@ -204,6 +220,9 @@ static int h_run(void *obj, const struct cpu_program *p)
 	}
 	g->runs++;
 	sim_wait_event(g->s->k, g->done_ev);
+	/* the host's copies see memory once the caches' victims and write-backs have landed */
+	while (g->apu && !g->failed && !apu_mem_idle(g->apu))
+		sim_wait_time(g->s->k, sim_clock_period_ps(cpu_core_clock(g->core[0])));
 	return g->failed ? g->fail_code : 0;
 }
 
@@ -265,20 +284,23 @@ static const struct samp_initiator_ops core_initiator = {
     .occupancy = ini_occupancy,
 };
 
-/* The cores' ports hold every access the cores make (cpu_core_busy asks them): the ideal
- * memory has nothing else in flight. */
+/* The ideal ports hold every access the cores make (cpu_core_busy asks them): the ideal
+ * memory has nothing else in flight; the APU memory side has its victims and write-backs. */
 static bool cpu_memory_idle(void *obj)
 {
-	(void)obj;
-	return true;
+	const struct cpu_sys *g = obj;
+
+	return !g->apu || apu_mem_idle(g->apu);
 }
 
-/* No network: traffic is the bytes the ports moved (a line per load, the stored bytes,
- * a word per atomic are not told apart: 0 keeps the estimate's traffic out of it). */
+/* The ideal memory has no network: traffic is the bytes the ports moved (a line per load, the
+ * stored bytes, a word per atomic are not told apart: 0 keeps the estimate's traffic out of
+ * it). The APU memory side counts its network's bytes. */
 static double cpu_traffic(void *obj)
 {
-	(void)obj;
-	return 0;
+	const struct cpu_sys *g = obj;
+
+	return g->apu ? apu_mem_traffic(g->apu) : 0;
 }
 
 static bool cpu_all_started(void *obj)
@@ -292,6 +314,13 @@ static const struct samp_system_ops cpu_sampled = {
     .traffic = cpu_traffic,
     .all_started = cpu_all_started,
 };
+
+const char *cpu_sys_memory_name(const struct cs_system *s)
+{
+	const struct cpu_sys *g = s->priv;
+
+	return g->apu ? apu_mem_ops(g->apu)->name : idealport_ops.name;
+}
 
 /* ---- build, run, report --------------------------------------------------------------------- */
 
@@ -309,6 +338,7 @@ static void cpu_destroy(struct cs_system *s)
 	}
 	free(g->core);
 	free(g->port);
+	apu_mem_destroy(g->apu);
 	sampler_destroy(g->sampler);
 	free(g->recs);
 	mem_store_destroy(g->store);
@@ -346,6 +376,16 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 	env = (struct cpu_core_env){
 	    .sys = g, .fail = sys_fail, .thread_done = thread_done, .seed = s->sim.seed};
 	root = cs_stat_group(cs_stats_root(s->stats), "cpu");
+	if (g->sc.memory == CPUS_MEM_APU) {
+		/* the CorePairs and the directory have their detailed face only so far */
+		if (g->mode != CS_MODE_DETAILED)
+			return cs_err_set(err, -CS_EUNSUP,
+					  "cpus.memory = apu runs in detailed mode only (the APU "
+					  "controllers have no LT face yet): use --mode detailed");
+		rc = apu_mem_create(s, g->n, g->store, root, &g->apu, err);
+		if (rc)
+			return rc;
+	}
 	for (unsigned i = 0; i < g->n; i++) {
 		struct cs_stat_group *cg;
 
@@ -354,6 +394,10 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 		rc = cpu_core_create(s->k, &g->cpu, i, &env, cg, &g->core[i], err);
 		if (rc)
 			return rc;
+		if (g->apu) {
+			cpu_core_attach(g->core[i], apu_mem_ops(g->apu), apu_mem_port(g->apu, i));
+			continue;
+		}
 		rc = idealport_create(s->k, cpu_core_clock(g->core[i]), g->store, &g->ip,
 				      cs_stat_group(cg, "mem"), &g->port[i], err);
 		if (rc)

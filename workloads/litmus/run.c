@@ -25,6 +25,7 @@
 #include "tlm/core/sm.h"
 #include "tlm/kernel/time.h"
 #include "tlm/mem/idealport.h"
+#include "tlm/system/cpu.h"
 #include "tlm/system/gpu.h"
 #include "tlm/system/system.h"
 #include "workloads/cpu_api.h"
@@ -602,7 +603,7 @@ static int litmus_run_cpu(const struct litmus_test *t, struct cs_config *cfg, st
 		rc = cs_config_section(cfg, &idealport_params, &ip, err);
 	if (rc)
 		goto out;
-	snprintf(r->protocol, sizeof(r->protocol), "%s", idealport_ops.name);
+	snprintf(r->protocol, sizeof(r->protocol), "%s", cpu_sys_memory_name(s));
 	r->model = LIT_MODEL_TSO;
 	r->seed = s->sim.seed;
 	st->stride = ip.line_bytes;

@@ -805,6 +805,14 @@ char apu_cp_peek(const struct apu_cp *cp, uint64_t line, void *data, bool *dirty
 	return "ISEOM"[l->state];
 }
 
+void apu_cp_poke(struct apu_cp *cp, uint64_t addr, const void *buf, size_t len)
+{
+	struct cache_line *l = cache_lookup(cp->l2, apu_line_of(addr));
+
+	if (l && stable(l->state) && l->state != ST_I)
+		memcpy(l->data + (addr - apu_line_of(addr)), buf, len);
+}
+
 bool apu_cp_idle(const struct apu_cp *cp)
 {
 	return !cp->tbes_used && m_idle(&cp->mem[0]) && m_idle(&cp->mem[1]) &&

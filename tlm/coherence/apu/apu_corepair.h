@@ -70,6 +70,10 @@ void apu_cp_set_check(struct apu_cp *cp, struct cohcheck *c);
 /* The line's stable state ('I', 'S', 'E', 'O', 'M'; 'T' when transient) and, if held in a
  * stable state and data != NULL, its 64 B; *dirty (may be NULL) its dirty bit. */
 char apu_cp_peek(const struct apu_cp *cp, uint64_t line, void *data, bool *dirty);
+/* Host copies while the CorePair is idle: len bytes at addr (within one line) written into
+ * its L2 copy if it holds the line, state and dirty bit unchanged (the caller writes memory
+ * too, so a clean copy stays equal to memory). The L1s hold no data of their own. */
+void apu_cp_poke(struct apu_cp *cp, uint64_t addr, const void *buf, size_t len);
 /* Nothing queued, in flight or owed. */
 bool apu_cp_idle(const struct apu_cp *cp);
 

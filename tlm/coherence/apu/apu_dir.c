@@ -999,6 +999,14 @@ void apu_dir_set_check(struct apu_dir *d, struct cohcheck *c)
 	d->check = c;
 }
 
+void apu_dir_llc_poke(struct apu_dir *d, uint64_t addr, const void *buf, size_t len)
+{
+	struct cache_line *l = cache_lookup(d->llc, apu_line_of(addr));
+
+	if (l)
+		memcpy(l->data + (addr - apu_line_of(addr)), buf, len);
+}
+
 bool apu_dir_llc_peek(const struct apu_dir *d, uint64_t line, void *data)
 {
 	struct cache_line *l = cache_lookup(d->llc, apu_line_of(line));

@@ -95,6 +95,9 @@ unsigned apu_dir_busy(const struct apu_dir *d);
  * (the coherence checker's write order) when it completes. NULL turns it off. */
 struct cohcheck;
 void apu_dir_set_check(struct apu_dir *d, struct cohcheck *c);
+/* Host copies while nothing runs: len bytes at addr (within one line) written into the LLC's
+ * copy if it holds the line (memory is written by the caller: the LLC is write-through). */
+void apu_dir_llc_poke(struct apu_dir *d, uint64_t addr, const void *buf, size_t len);
 /* True if the LLC holds the line (tests); if so and data != NULL, copies its 64 B. */
 bool apu_dir_llc_peek(const struct apu_dir *d, uint64_t line, void *data);
 
