@@ -47,6 +47,17 @@ if ! "${vg[@]}" "$build/cohscope" litmus "$src"/tests/litmus/upstream/x86/*.litm
 	tail -40 /tmp/valgrind.$$.log
 	status=1
 fi
+echo "valgrind: cohscope run and litmus on the APU memory side (MOESI CorePairs, directory, DDR4)"
+if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-apu.cfg" -w cpu_mp -q \
+	>/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
+if ! "${vg[@]}" "$build/cohscope" litmus "$src"/tests/litmus/upstream/x86/*.litmus \
+	-c "$src/configs/cpu-apu.cfg" --iterations 50 -q >/tmp/valgrind.$$.log 2>&1; then
+	tail -40 /tmp/valgrind.$$.log
+	status=1
+fi
 rm -f /tmp/valgrind.$$.log
 [ "$status" -eq 0 ] && echo "valgrind: clean"
 exit "$status"
