@@ -347,6 +347,21 @@ static void compute_over(struct sim_kernel *k, void *obj, void *arg)
 	thread_resume(obj);
 }
 
+/* The posted store enters the store buffer (both faces); it may leave commit_cycles later. */
+static void sb_put(struct cpu_core *c, sim_time_t now)
+{
+	struct cpu_op *op = &c->op;
+	struct sb_entry *e = &c->sb[(c->sb_head + c->sb_n) % c->sb_cap];
+
+	e->addr = op->addr[0];
+	e->bytes = op->bytes;
+	e->val = op->val & width_mask(op->bytes);
+	e->seq = c->sb_seq++;
+	e->ready = now + sim_clock_delay(&c->clk, now, c->cfg.commit_cycles);
+	c->sb_n++;
+	(*c->st.stores)++;
+}
+
 static void core_step(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct cpu_core *c = obj;
@@ -375,17 +390,7 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 		}
 		if (c->wait == WAIT_SB_FULL)
 			wait_end(c);
-		{
-			struct sb_entry *e = &c->sb[(c->sb_head + c->sb_n) % c->sb_cap];
-
-			e->addr = op->addr[0];
-			e->bytes = op->bytes;
-			e->val = op->val & width_mask(op->bytes);
-			e->seq = c->sb_seq++;
-			e->ready = now + sim_clock_delay(&c->clk, now, c->cfg.commit_cycles);
-			c->sb_n++;
-		}
-		(*c->st.stores)++;
+		sb_put(c, now);
 		c->last_issue = now;
 		c->issued_once = true;
 		sb_pump(c);
@@ -829,20 +834,6 @@ static void atom_req(const struct cpu_core *c, struct cpu_mem_req *r)
 	r->line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
 	r->offset = (uint16_t)(addr - r->line_addr);
 	r->byte_mask = byte_bits(op->bytes) << r->offset;
-}
-
-static void sb_put(struct cpu_core *c, sim_time_t now)
-{
-	struct cpu_op *op = &c->op;
-	struct sb_entry *e = &c->sb[(c->sb_head + c->sb_n) % c->sb_cap];
-
-	e->addr = op->addr[0];
-	e->bytes = op->bytes;
-	e->val = op->val & width_mask(op->bytes);
-	e->seq = c->sb_seq++;
-	e->ready = now + sim_clock_delay(&c->clk, now, c->cfg.commit_cycles);
-	c->sb_n++;
-	(*c->st.stores)++;
 }
 
 /* LT: performs the posted op (not the exit) at the AT face's times. */
