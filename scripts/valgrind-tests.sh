@@ -18,46 +18,27 @@ for t in "$build"/test_*; do
 		grep -E "Checks:" /tmp/valgrind.$$.log || true
 	fi
 done
+# vg_run ARGS...: cohscope ARGS under valgrind; on an error or leak its log's tail, and a failure
+vg_run() {
+	if ! "${vg[@]}" "$build/cohscope" "$@" >/tmp/valgrind.$$.log 2>&1; then
+		tail -40 /tmp/valgrind.$$.log
+		status=1
+	fi
+}
 echo "valgrind: cohscope run (small self-check, tiny default GPU job)"
-if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/selfcheck.cfg" -q \
-	--set pingpong.procs=64 --set pingpong.end_ns=2000 --set traffic.iterations=500 \
-	>/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
-if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/default.cfg" -q \
-	--set workload.size=tiny >/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
+vg_run run -c "$src/configs/selfcheck.cfg" -q \
+	--set pingpong.procs=64 --set pingpong.end_ns=2000 --set traffic.iterations=500
+vg_run run -c "$src/configs/default.cfg" -q --set workload.size=tiny
 echo "valgrind: cohscope run (CPU cores, cpu_mp, detailed and hybrid) and litmus (X86 tests on CPU cores)"
-if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q \
-	>/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
-if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q --mode hybrid \
-	--set sampling.head=0 --set sampling.unit=500 --set sampling.period=1500 \
-	>/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
-if ! "${vg[@]}" "$build/cohscope" litmus "$src"/tests/litmus/upstream/x86/*.litmus \
-	-c "$src/configs/cpu-tso.cfg" --iterations 100 -q >/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
+vg_run run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q
+vg_run run -c "$src/configs/cpu-tso.cfg" -w cpu_mp -q --mode hybrid \
+	--set sampling.head=0 --set sampling.unit=500 --set sampling.period=1500
+vg_run litmus "$src"/tests/litmus/upstream/x86/*.litmus -c "$src/configs/cpu-tso.cfg" \
+	--iterations 100 -q
 echo "valgrind: cohscope run and litmus on the APU memory side (MOESI CorePairs, directory, DDR4)"
-if ! "${vg[@]}" "$build/cohscope" run -c "$src/configs/cpu-apu.cfg" -w cpu_mp -q \
-	>/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
-if ! "${vg[@]}" "$build/cohscope" litmus "$src"/tests/litmus/upstream/x86/*.litmus \
-	-c "$src/configs/cpu-apu.cfg" --iterations 50 -q >/tmp/valgrind.$$.log 2>&1; then
-	tail -40 /tmp/valgrind.$$.log
-	status=1
-fi
+vg_run run -c "$src/configs/cpu-apu.cfg" -w cpu_mp -q
+vg_run litmus "$src"/tests/litmus/upstream/x86/*.litmus -c "$src/configs/cpu-apu.cfg" \
+	--iterations 50 -q
 rm -f /tmp/valgrind.$$.log
 [ "$status" -eq 0 ] && echo "valgrind: clean"
 exit "$status"
