@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/sysrun.h"
 #include "tlm/system/system.h"
 #include "util/config.h"
 #include "workloads/gpu_api.h"
@@ -114,43 +115,10 @@ static int script_host(struct gpu_host *h)
 
 static const struct cs_workload script_wl = {.name = "script", .system = "gpu", .gpu = script_host};
 
-struct run {
-	struct cs_config *cfg;
-	struct cs_system *sys;
-};
-
-/* Runs the script under the configuration plus the overrides; returns the run's status. */
-static int run_script(struct run *r, const char *const *sets)
+/* Runs the script under the configuration plus the overrides (the run must succeed). */
+static void run_script(struct sysrun *r, const char *const *sets)
 {
-	struct cs_run_opts ro = {.mode = -1, .custom = &script_wl};
-	struct cs_err err = {0};
-	int rc;
-
-	memset(r, 0, sizeof(*r));
-	if (cs_config_open_string(base_cfg, "test", &r->cfg, &err))
-		ck_abort_msg("config: %s", err.msg);
-	for (unsigned i = 0; sets && sets[i]; i++)
-		if (cs_config_set(r->cfg, sets[i], &err))
-			ck_abort_msg("--set %s: %s", sets[i], err.msg);
-	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
-		ck_abort_msg("build: %s", err.msg);
-	rc = cs_system_run(r->sys, &err);
-	ck_assert_msg(rc == 0, "run: %s", err.msg);
-	return rc;
-}
-
-static void run_end(struct run *r)
-{
-	cs_system_destroy(r->sys);
-	cs_config_close(r->cfg);
-}
-
-static double stat(struct run *r, const char *name)
-{
-	double v = -1;
-
-	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
-	return v;
+	sysrun_start(r, base_cfg, &script_wl, NULL, -1, sets);
 }
 
 /* One warp per SM, warp i on SM i. */
@@ -202,7 +170,7 @@ START_TEST(test_gtsc_fig9)
 	};
 	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
 					   "gtsc.lease=10", NULL};
-	struct run r;
+	struct sysrun r;
 
 	script_setup(a, b);
 	run_script(&r, sets);
@@ -216,10 +184,10 @@ START_TEST(test_gtsc_fig9)
 	expect_ts(1, 2, 12, 22, 1);
 	ck_assert_uint_eq(sc.probe[1][3][2], 12);
 	ck_assert_uint_eq(sc.val[1][4], 7); /* B3 sees A2 */
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.gtsc.renewals"), 0);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.gtsc.fills"), 4);
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.gtsc.renewals"), 0);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.gtsc.fills"), 4);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -235,20 +203,20 @@ START_TEST(test_gtsc_renewal_carries_no_data)
 	};
 	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
 					   "gtsc.lease=10", NULL};
-	struct run r;
+	struct sysrun r;
 
 	script_setup(a, NULL);
 	run_script(&r, sets);
 	ck_assert_uint_eq(sc.val[0][2], 0);
 	expect_ts(0, 3, 1, 22, 12);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.gtsc.renewals"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.renewals"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.renewal_answers"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.gtsc.renewals"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.renewals"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.renewal_answers"), 1);
 	/* 16-bit timestamps: rts alone on the wire, after the NoC's 8 B header; a fill carries
 	 * the line, wts and rts */
-	ck_assert_uint_eq(stat(&r, "gpu.noc.resp.BusRnw.bytes"), 8 + 2);
-	ck_assert_uint_eq(stat(&r, "gpu.noc.resp.BusFill.bytes"), 8 + 128 + 4);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.noc.resp.BusRnw.bytes"), 8 + 2);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.noc.resp.BusFill.bytes"), 8 + 128 + 4);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -267,7 +235,7 @@ static void fig11(const char *combining, double want_reads, double want_renewals
 	char comb[64];
 	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0", "gtsc.lease=10", comb,
 			      NULL};
-	struct run r;
+	struct sysrun r;
 
 	snprintf(comb, sizeof(comb), "gtsc.combining=%s", combining);
 	memset(&sc, 0, sizeof(sc));
@@ -277,13 +245,13 @@ static void fig11(const char *combining, double want_reads, double want_renewals
 	sc.ctas = 1;
 	sc.warps_per_cta = 3;
 	run_script(&r, sets);
-	ck_assert_msg(stat(&r, "gpu.noc.req.BusRd.packets") == want_reads,
+	ck_assert_msg(sysrun_stat(&r, "gpu.noc.req.BusRd.packets") == want_reads,
 		      "%s: %g BusRd (want %g); loads done at %" PRIu64 " %" PRIu64 " %" PRIu64,
-		      combining, stat(&r, "gpu.noc.req.BusRd.packets"), want_reads, sc.done[0][0],
-		      sc.done[1][1], sc.done[2][2]);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.gtsc.renewals"), want_renewals);
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+		      combining, sysrun_stat(&r, "gpu.noc.req.BusRd.packets"), want_reads,
+		      sc.done[0][0], sc.done[1][1], sc.done[2][2]);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.gtsc.renewals"), want_renewals);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 }
 
 START_TEST(test_gtsc_fig11_combining_renews)
@@ -310,7 +278,7 @@ static void fig10(const char *visibility, bool block)
 	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
 			      "gtsc.lease=10",		 vis,
 			      "core.consistency=rc",	 NULL};
-	struct run r;
+	struct sysrun r;
 
 	snprintf(vis, sizeof(vis), "gtsc.visibility=%s", visibility);
 	memset(&sc, 0, sizeof(sc));
@@ -325,15 +293,15 @@ static void fig10(const char *visibility, bool block)
 		ck_assert_uint_gt(sc.done[1][0] - 1003, 40);
 		/* it read the store's data at the store's timestamp */
 		expect_ts(1, 1, 12, 22, 12);
-		ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.blocked_loads"), 1);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.blocked_loads"), 1);
 	} else {
 		ck_assert_uint_eq(sc.val[1][0], 0);
 		ck_assert_uint_lt(sc.done[1][0] - 1003, 40);
 		ck_assert_uint_eq(sc.probe[1][1][2], 1);
-		ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.blocked_loads"), 0);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.blocked_loads"), 0);
 	}
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 }
 
 START_TEST(test_gtsc_fig10_block)
@@ -355,7 +323,7 @@ START_TEST(test_gtsc_overflow_reset)
 	static struct step a[40];
 	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
 					   "gtsc.lease=10", "gtsc.ts_bits=8", NULL};
-	struct run r;
+	struct sysrun r;
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < 30; i++)
@@ -367,13 +335,13 @@ START_TEST(test_gtsc_overflow_reset)
 	script_setup(a, NULL);
 	run_script(&r, sets);
 	ck_assert_uint_eq(sc.val[0][30], 129);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.gtsc.ts_resets"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.ts_resets"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.gtsc.ts_resets"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.ts_resets"), 1);
 	/* after the reset the timestamps start again near 1 */
 	ck_assert_uint_lt(sc.probe[0][31][0], 255);
 	ck_assert_uint_lt(sc.probe[0][32][2], 255);
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -395,7 +363,7 @@ START_TEST(test_gtsc_eviction_mem_ts)
 	static const char *const sets[] = {"coherence.protocol=gtsc", "gtsc.advance=0",
 					   "gtsc.lease=10",	      "l2.assoc=1",
 					   "l2.size_kib=1",	      NULL};
-	struct run r;
+	struct sysrun r;
 
 	script_setup(a, NULL);
 	run_script(&r, sets);
@@ -403,8 +371,8 @@ START_TEST(test_gtsc_eviction_mem_ts)
 	ck_assert_uint_lt(sc.done[0][3] - sc.done[0][2], 40); /* an L1 hit */
 	expect_ts(0, 4, 1, 11, 11);
 	expect_ts(0, 6, 32, 42, 21);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.evictions"), 2);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.evictions"), 2);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -419,7 +387,7 @@ static double self_advance_renewals(unsigned lease, unsigned advance)
 	static struct step a[K + 1];
 	char l[64], adv[64];
 	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.tick_hits=0", l, adv, NULL};
-	struct run r;
+	struct sysrun r;
 	double n;
 
 	for (unsigned i = 0; i < K; i++)
@@ -429,11 +397,11 @@ static double self_advance_renewals(unsigned lease, unsigned advance)
 	snprintf(adv, sizeof(adv), "gtsc.advance=%u", advance);
 	script_setup(a, NULL);
 	run_script(&r, sets);
-	n = stat(&r, "gpu.l2.bank0.gtsc.renewals");
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.renewals"), n);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.miss.lease_expired"), n);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.self_advances"), advance ? K / advance : 0);
-	run_end(&r);
+	n = sysrun_stat(&r, "gpu.l2.bank0.gtsc.renewals");
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.renewals"), n);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.miss.lease_expired"), n);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.self_advances"), advance ? K / advance : 0);
+	sysrun_end(&r);
 	return n;
 }
 
@@ -459,7 +427,7 @@ static double store_resets(unsigned lease)
 	static struct step a[61];
 	char l[64];
 	const char *sets[] = {"coherence.protocol=gtsc", "gtsc.ts_bits=8", l, NULL};
-	struct run r;
+	struct sysrun r;
 	double n;
 
 	for (unsigned i = 0; i < 60; i++)
@@ -468,9 +436,9 @@ static double store_resets(unsigned lease)
 	snprintf(l, sizeof(l), "gtsc.lease=%u", lease);
 	script_setup(a, NULL);
 	run_script(&r, sets);
-	n = stat(&r, "gpu.l2.bank0.gtsc.ts_resets");
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	n = sysrun_stat(&r, "gpu.l2.bank0.gtsc.ts_resets");
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 	return n;
 }
 
@@ -509,7 +477,7 @@ static void tc_write(const char *protocol, bool strong, const char *consistency)
 	char proto[64];
 	char cons[64];
 	const char *sets[] = {proto, "tc.lease=1000", cons, NULL};
-	struct run r;
+	struct sysrun r;
 	uint64_t end;
 
 	snprintf(proto, sizeof(proto), "coherence.protocol=%s", protocol);
@@ -524,21 +492,21 @@ static void tc_write(const char *protocol, bool strong, const char *consistency)
 		/* held at the L2 until the lease ended, then the ack's way back */
 		ck_assert_uint_ge(sc.done[0][1], end);
 		ck_assert_uint_lt(sc.done[0][1], end + 100);
-		ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.held"), 1);
-		ck_assert_uint_eq(stat(&r, "gpu.sm0.stall.fence"), 0);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.held"), 1);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.stall.fence"), 0);
 	} else if (consistency[0] == 'r') {
 		ck_assert_uint_lt(sc.done[0][0], 300 + 20); /* RC: the store does not wait */
 		ck_assert_uint_ge(sc.done[0][1], end);	    /* the fence waits for GWCT */
 		ck_assert_uint_lt(sc.done[0][1], end + 20);
-		ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.held"), 0);
-		ck_assert_uint_eq(stat(&r, "gpu.sm0.stall.fence"), 1);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.held"), 0);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.stall.fence"), 1);
 	} else {
 		ck_assert_uint_ge(sc.done[0][0], end); /* SC: the store is over at GWCT */
 		ck_assert_uint_lt(sc.done[0][0], end + 20);
-		ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.held"), 0);
+		ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.held"), 0);
 	}
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 }
 
 START_TEST(test_tc_strong_write_waits_for_lease)
@@ -569,16 +537,16 @@ START_TEST(test_tc_lease_expiry_is_a_miss)
 	    {S_END},
 	};
 	static const char *const sets[] = {"coherence.protocol=tc-strong", "tc.lease=1000", NULL};
-	struct run r;
+	struct sysrun r;
 
 	script_setup(a, NULL);
 	run_script(&r, sets);
 	ck_assert_uint_lt(sc.done[0][1] - 400, 40);
 	ck_assert_uint_gt(sc.done[0][2] - 2000, 40); /* to the L2 and back, not 20 */
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.load_hits"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.miss.cold"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.sm0.l1.miss.coherence"), 1);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.load_hits"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.miss.cold"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.sm0.l1.miss.coherence"), 1);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -593,7 +561,7 @@ START_TEST(test_tc_delayed_eviction)
 	};
 	static const char *const sets[] = {"coherence.protocol=tc-strong", "tc.lease=1000",
 					   "l2.assoc=1", "l2.size_kib=1", NULL};
-	struct run r;
+	struct sysrun r;
 	uint64_t end;
 
 	script_setup(a, NULL);
@@ -601,8 +569,8 @@ START_TEST(test_tc_delayed_eviction)
 	end = sc.probe[0][1][0] / 1000;
 	/* 1 KiB direct-mapped, 128 B lines: lines 8 apart share a set */
 	ck_assert_uint_ge(sc.done[0][2], end);
-	ck_assert_uint_ge(stat(&r, "gpu.l2.bank0.stall.leased_set"), 1);
-	run_end(&r);
+	ck_assert_uint_ge(sysrun_stat(&r, "gpu.l2.bank0.stall.leased_set"), 1);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -625,7 +593,7 @@ START_TEST(test_tc_predict_lengthens)
 	static const struct step b[] = {{6800, S_LD, X, 0}, {S_END}};
 	static const char *const sets[] = {"coherence.protocol=tc-weak", "tc.lease=1000",
 					   "tc.lease_policy=predict", "tc.pred_credit=100", NULL};
-	struct run r;
+	struct sysrun r;
 	uint64_t len[3];
 
 	script_setup(a, b);
@@ -634,11 +602,11 @@ START_TEST(test_tc_predict_lengthens)
 		len[i] = sc.probe[0][2 * i + 1][0] / 1000 - sc.done[0][2 * i];
 	ck_assert_uint_eq(len[1], len[0]);	 /* the read that lengthened it got the old one */
 	ck_assert_uint_eq(len[2], len[1] + 100); /* the next gets 1100 */
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.expired_l2"), 2);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.expired_l1"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 1300);
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.pred.expired_l2"), 2);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.pred.expired_l1"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 1300);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -676,25 +644,25 @@ START_TEST(test_tc_predict_shortens)
 					    "l2.assoc=1",
 					    "l2.size_kib=1",
 					    NULL};
-	struct run r;
+	struct sysrun r;
 	double n;
 
 	script_setup(a, b);
 	run_script(&r, sets);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.expired_l2"), 2);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.pred.unexpired_writes"), 3);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 800);
-	ck_assert_uint_eq(stat(&r, "gpu.coherence_check.violations"), 0);
-	run_end(&r);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.pred.expired_l2"), 2);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.pred.unexpired_writes"), 3);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 800);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
+	sysrun_end(&r);
 
 	script_setup(c, NULL);
 	run_script(&r, sets2);
 	/* one request waited (perhaps trying more than once): one event */
-	n = stat(&r, "gpu.l2.bank0.tc.pred.blocked_evictions");
+	n = sysrun_stat(&r, "gpu.l2.bank0.tc.pred.blocked_evictions");
 	ck_assert_uint_eq(n, 1);
-	ck_assert_uint_ge(stat(&r, "gpu.l2.bank0.stall.leased_set"), 1);
-	ck_assert_uint_eq(stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 1000 - 16);
-	run_end(&r);
+	ck_assert_uint_ge(sysrun_stat(&r, "gpu.l2.bank0.stall.leased_set"), 1);
+	ck_assert_uint_eq(sysrun_stat(&r, "gpu.l2.bank0.tc.lifetime_now"), 1000 - 16);
+	sysrun_end(&r);
 }
 END_TEST
 
