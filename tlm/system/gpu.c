@@ -1,16 +1,14 @@
 /*
- * tlm/system/gpu.c - system "gpu": SMs with their L1s, the NoC, banked L2 and DRAM channels,
- * built from the configuration; the CTA scheduler; the host side of the op API (gh_*).
+ * tlm/system/gpu.c - system "gpu": a GPU cluster (gpu_cluster.h: the SMs with their L1s and
+ * the CTA scheduler), the NoC, the banked L2 and DRAM channels, built from the configuration;
+ * the host side of the op API (gh_*), the kernels' books for the sampling layer, the report.
  *
  * Topology: SM i's L1 -> NoC request port i; NoC memory port j -> L2 bank j; bank j -> DRAM
  * channel j / l2.banks_per_channel. The protocol (coherence.protocol) provides the L1 and L2
  * controllers. The host program of the workload runs as a thread: it writes inputs
- * functionally, launches kernels and waits for each, then checks the output.
- *
- * CTA scheduling (G-TSC thesis §1, GPGPU-Sim): CTAs go to SMs round-robin, each SM taking as
- * many as its occupancy limits allow (warp slots, CTA slots, registers, scratchpad); when a CTA
- * finishes, its SM takes the next one. At a launch the L1s are invalidated; at the end of a
- * kernel the L1s write back what the protocol requires before the kernel counts as done.
+ * functionally, launches kernels and waits for each, then checks the output. At a launch the
+ * L1s are invalidated; at the end of a kernel the L1s write back what the protocol requires
+ * before the kernel counts as done.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -27,6 +25,7 @@
 #include "tlm/dram/dram.h"
 #include "tlm/noc/noc.h"
 #include "tlm/system/gpu.h"
+#include "tlm/system/gpu_cluster.h"
 #include "tlm/system/system.h"
 #include "workloads/gpu_api.h"
 #include "workloads/trace/trace.h"
@@ -125,7 +124,7 @@ struct gpu_sys {
 	struct gpu_l2 **bank;
 	struct dram_ctrl **dram;
 	unsigned channels;
-	struct gpu_sm **sm;
+	struct gpu_cluster *gc; /* the SMs and the CTA scheduler */
 
 	/* the host program */
 	struct sim_event *kernel_done;
@@ -140,11 +139,7 @@ struct gpu_sys {
 	struct trace_kernel *rec_k;
 
 	/* the running kernel */
-	const struct gpu_kernel *kern;
-	unsigned next_cta, ctas_done, rr;
-	unsigned ends_pending;
 	bool running;
-	struct gpu_cta *live; /* resident CTAs (a failed run leaves some) */
 	struct kernel_rec *kernels;
 	unsigned nkernels, kernels_cap;
 
@@ -183,116 +178,6 @@ static void gpu_fail(void *obj, int code, const char *msg)
 	sim_fail(g->s->k, code, "%s", msg);
 }
 
-/* ---- CTA scheduling -------------------------------------------------------------------------- */
-
-static void cta_unlink(struct gpu_sys *g, struct gpu_cta *cta)
-{
-	if (cta->prev)
-		cta->prev->next = cta->next;
-	else
-		g->live = cta->next;
-	if (cta->next)
-		cta->next->prev = cta->prev;
-	free(cta->smem);
-	free(cta);
-}
-
-static int cta_start(struct gpu_sys *g, unsigned smi)
-{
-	const struct gpu_kernel *k = g->kern;
-	struct gpu_cta *cta = calloc(1, sizeof(*cta));
-
-	if (!cta || (k->smem_bytes && !(cta->smem = calloc(1, k->smem_bytes)))) {
-		free(cta);
-		return -CS_ENOMEM;
-	}
-	cta->kernel = k;
-	cta->id = g->next_cta++;
-	cta->next = g->live;
-	cta->prev = NULL;
-	if (g->live)
-		g->live->prev = cta;
-	g->live = cta;
-	return gpu_sm_launch(g->sm[smi], cta);
-}
-
-/* Round robin over the SMs, one CTA at a time, until none can take one or none are left. A
- * kernel that places its CTAs starts each on its SM, in order, as soon as that SM has room. */
-static void cta_fill(struct gpu_sys *g)
-{
-	unsigned n = g->ctx.sms, refused = 0;
-
-	if (g->kern->cta_sm) {
-		while (g->next_cta < g->kern->ctas) {
-			unsigned smi = g->kern->cta_sm[g->next_cta] % n;
-			int rc;
-
-			if (!gpu_sm_can_take(g->sm[smi], g->kern))
-				return;
-			rc = cta_start(g, smi);
-			if (rc) {
-				gpu_fail(g, rc, "cannot start a CTA: out of memory");
-				return;
-			}
-		}
-		return;
-	}
-
-	while (refused < n && g->next_cta < g->kern->ctas) {
-		unsigned smi = g->rr;
-		int rc;
-
-		g->rr = (g->rr + 1) % n;
-		if (!gpu_sm_can_take(g->sm[smi], g->kern)) {
-			refused++;
-			continue;
-		}
-		refused = 0;
-		rc = cta_start(g, smi);
-		if (rc) {
-			gpu_fail(g, rc, "cannot start a CTA: out of memory");
-			return;
-		}
-	}
-}
-
-/* ---- the sampling layer's view of the system (hybrid, analytic) ------------------------------- */
-
-static void sm_set_face(void *obj, unsigned face)
-{
-	gpu_sm_set_mode(obj, face == SAMP_FACE_LT   ? GPU_SM_LT
-			     : face == SAMP_FACE_FF ? GPU_SM_FF
-						    : GPU_SM_AT);
-}
-
-static void sm_hold(void *obj, bool hold)
-{
-	gpu_sm_hold(obj, hold);
-}
-
-static bool sm_busy(const void *obj)
-{
-	return gpu_sm_busy(obj);
-}
-
-static uint64_t sm_work(const void *obj)
-{
-	return gpu_sm_work(obj);
-}
-
-static unsigned sm_occupancy(const void *obj)
-{
-	return gpu_sm_resident_warps(obj);
-}
-
-static const struct samp_initiator_ops sm_initiator = {
-    .set_face = sm_set_face,
-    .hold = sm_hold,
-    .busy = sm_busy,
-    .work = sm_work,
-    .occupancy = sm_occupancy,
-};
-
 /* Nothing queued or in flight in the L2 banks, DRAM channels and the NoC. */
 static bool gpu_memory_idle(void *obj)
 {
@@ -325,7 +210,7 @@ static void gpu_event_counts(void *obj, double *v)
 	unsigned i = 0;
 
 	for (unsigned s = 0; s < g->ctx.sms; s++)
-		v[i++] = (double)gpu_sm_work(g->sm[s]);
+		v[i++] = (double)gpu_sm_work(gpu_cluster_sm(g->gc, s));
 	for (unsigned c = 0; c < g->nev_ctr; c++)
 		v[i++] = g->ev_ctr[c] ? (double)*g->ev_ctr[c] : 0;
 }
@@ -373,7 +258,7 @@ static bool gpu_all_started(void *obj)
 {
 	const struct gpu_sys *g = obj;
 
-	return g->kern && g->next_cta >= g->kern->ctas;
+	return gpu_cluster_all_started(g->gc);
 }
 
 static const struct samp_system_ops gpu_sampled = {
@@ -459,18 +344,14 @@ static void drain_poll(struct sim_kernel *k, void *obj, void *arg)
 static uint64_t core_cycles(const struct gpu_sys *g, sim_time_t t);
 static void gpu_progress(struct gpu_sys *g);
 
-static void kernel_end_one(void *arg)
+static void kernel_end(void *arg)
 {
 	struct gpu_sys *g = arg;
 	sim_time_t end = sim_now(g->s->k);
 
-	if (--g->ends_pending)
-		return;
 	/* LT and FF warps ran ahead: the kernel ends when the last one exited */
-	if (sampler_face(g->sampler) != SAMP_FACE_AT)
-		for (unsigned i = 0; i < g->ctx.sms; i++)
-			if (gpu_sm_lt_exit_time(g->sm[i]) > end)
-				end = gpu_sm_lt_exit_time(g->sm[i]);
+	if (sampler_face(g->sampler) != SAMP_FACE_AT && gpu_cluster_lt_exit_time(g->gc) > end)
+		end = gpu_cluster_lt_exit_time(g->gc);
 	plan_kernel_end(g, &g->kernels[g->nkernels - 1], end);
 	g->running = false;
 	g->kernels[g->nkernels - 1].end = end;
@@ -486,10 +367,10 @@ static void gpu_progress(struct gpu_sys *g)
 	if (!g->s->progress)
 		return;
 	p.kernels = g->nkernels;
-	if (g->running && g->kern) {
+	if (g->running && gpu_cluster_kernel(g->gc)) {
 		p.kernel = g->kernels[g->nkernels - 1].name;
-		p.ctas = g->kern->ctas;
-		p.ctas_done = g->ctas_done;
+		p.ctas = gpu_cluster_kernel(g->gc)->ctas;
+		p.ctas_done = gpu_cluster_ctas_done(g->gc);
 	}
 	p.cycles = core_cycles(g, sim_now(g->s->k));
 	if (g->sampler)
@@ -508,27 +389,20 @@ static void gpu_progress(struct gpu_sys *g)
 	g->s->progress(g->s->progress_arg, &p);
 }
 
-static void cta_done(void *obj, unsigned smi, struct gpu_cta *cta)
+static void cta_done(void *obj)
+{
+	gpu_progress(obj);
+}
+
+static void ctas_done(void *obj)
 {
 	struct gpu_sys *g = obj;
 
-	cta_unlink(g, cta);
-	g->ctas_done++;
-	gpu_progress(g);
-	if (g->next_cta < g->kern->ctas) {
-		g->rr = smi;
-		cta_fill(g);
-		return;
-	}
-	if (g->ctas_done == g->kern->ctas) {
-		g->ends_pending = g->ctx.sms;
-		/* LT: the L1s' kernel-end write-backs go side by side, as in the detailed face */
-		g->lt_clock.defer = sampler_face(g->sampler) == SAMP_FACE_LT;
-		g->lt_clock.noc = g->noc;
-		for (unsigned i = 0; i < g->ctx.sms; i++)
-			gpu_sm_kernel_end(g->sm[i], kernel_end_one, g);
-		l1_port_lt_drain(&g->lt_clock);
-	}
+	/* LT: the L1s' kernel-end write-backs go side by side, as in the detailed face */
+	g->lt_clock.defer = sampler_face(g->sampler) == SAMP_FACE_LT;
+	g->lt_clock.noc = g->noc;
+	gpu_cluster_kernel_end(g->gc, kernel_end, g);
+	l1_port_lt_drain(&g->lt_clock);
 }
 
 /* ---- host API -------------------------------------------------------------------------------- */
@@ -537,24 +411,16 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 {
 	struct gpu_sys *g = G(h);
 	struct kernel_rec *r;
+	int rc;
 
 	if (g->failed)
 		return g->fail_code;
 	if (!k->ctas || !k->fn)
 		return gh_fail(h, "kernel '%s': a grid needs at least one CTA and a function",
 			       k->name ? k->name : "?");
-	if (!gpu_sm_max_ctas(&g->core, k)) {
-		char msg[400];
-
-		snprintf(msg, sizeof(msg),
-			 "kernel '%s' does not fit on an SM: %u warps per CTA, %u registers per "
-			 "thread, %u B of scratchpad (core.warps %" PRIu64 ", core.regs %" PRIu64
-			 ", core.smem_kib %" PRIu64 ")",
-			 k->name, k->warps_per_cta, k->regs_per_thread, k->smem_bytes,
-			 g->core.warps, g->core.regs, g->core.smem_kib);
-		gpu_fail(g, -CS_ECONFIG, msg);
-		return -CS_ECONFIG;
-	}
+	rc = gpu_cluster_check_fit(g->gc, k);
+	if (rc)
+		return rc;
 	if (g->nkernels == g->kernels_cap) {
 		unsigned n = g->kernels_cap ? g->kernels_cap * 2 : 8;
 		struct kernel_rec *nk = realloc(g->kernels, n * sizeof(*nk));
@@ -565,9 +431,9 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 		g->kernels_cap = n;
 	}
 	if (g->rec) {
-		int rc = trace_add_kernel(g->rec, k->name ? k->name : "kernel", k->ctas,
-					  k->warps_per_cta, k->regs_per_thread, k->smem_bytes,
-					  k->cta_sm, &g->rec_k);
+		rc = trace_add_kernel(g->rec, k->name ? k->name : "kernel", k->ctas,
+				      k->warps_per_cta, k->regs_per_thread, k->smem_bytes,
+				      k->cta_sm, &g->rec_k);
 
 		if (rc)
 			return gh_fail(h, "recording: out of memory");
@@ -578,18 +444,13 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 	snprintf(r->name, sizeof(r->name), "%s", k->name ? k->name : "kernel");
 	r->ctas = k->ctas;
 	r->start = sim_now(g->s->k);
-	g->kern = k;
-	g->next_cta = 0;
-	g->ctas_done = 0;
-	g->rr = 0;
 	g->running = true;
 	plan_kernel(g, k);
-	for (unsigned i = 0; i < g->ctx.sms; i++)
-		gpu_sm_kernel_begin(g->sm[i]);
+	gpu_cluster_begin(g->gc, k);
 	if (g->proto->l2->kernel_begin)
 		for (unsigned b = 0; b < g->l2.banks; b++)
 			g->proto->l2->kernel_begin(g->bank[b]);
-	cta_fill(g);
+	gpu_cluster_fill(g->gc);
 	sim_wait_event(g->s->k, g->kernel_done);
 	return g->failed ? g->fail_code : 0;
 }
@@ -694,7 +555,7 @@ bool gh_probe_l1(struct gpu_host *h, unsigned sm, unsigned slot, uint64_t addr, 
 
 	if (sm >= g->ctx.sms || !g->proto->l1->probe)
 		return false;
-	return g->proto->l1->probe(gpu_sm_l1(g->sm[sm]), addr, slot, out);
+	return g->proto->l1->probe(gpu_sm_l1(gpu_cluster_sm(g->gc, sm)), addr, slot, out);
 }
 
 bool gh_probe_l2(struct gpu_host *h, uint64_t addr, uint64_t out[3])
@@ -750,25 +611,20 @@ static void gpu_destroy(struct cs_system *s)
 	if (!g)
 		return;
 	/* checkers first: they hang off sockets the components own */
-	for (unsigned i = 0; g->sm && i < g->ctx.sms; i++)
-		if (g->sm[i])
-			tlm_checker_detach(g->proto->l1->noc_port(gpu_sm_l1(g->sm[i])));
+	for (unsigned i = 0; g->gc && i < g->ctx.sms; i++)
+		tlm_checker_detach(g->proto->l1->noc_port(gpu_sm_l1(gpu_cluster_sm(g->gc, i))));
 	for (unsigned b = 0; g->bank && b < g->l2.banks; b++)
 		if (g->bank[b]) {
 			tlm_checker_detach(g->proto->l2->dram_port(g->bank[b]));
 			tlm_checker_detach(noc_mem_port(g->noc, b));
 		}
-	for (unsigned i = 0; g->sm && i < g->ctx.sms; i++)
-		gpu_sm_destroy(g->sm[i]);
+	gpu_cluster_destroy(g->gc);
 	for (unsigned i = 0; g->bank && i < g->l2.banks; i++)
 		if (g->bank[i])
 			g->proto->l2->destroy(g->bank[i]);
 	for (unsigned i = 0; g->dram && i < g->channels; i++)
 		dram_ctrl_destroy(g->dram[i]);
 	noc_destroy(g->noc);
-	while (g->live)
-		cta_unlink(g, g->live);
-	free(g->sm);
 	free(g->lt_clock.deferred);
 	free(g->bank);
 	free(g->dram);
@@ -930,7 +786,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 {
 	struct gpu_sys *g = calloc(1, sizeof(*g));
 	struct cs_stat_group *root = cs_stat_group(cs_stats_root(s->stats), "gpu");
-	struct gpu_sm_env env;
+	struct gpu_cluster_env env;
 	char name[48];
 	int rc;
 
@@ -999,8 +855,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		return rc;
 	g->bank = calloc(g->l2.banks, sizeof(*g->bank));
 	g->dram = calloc(g->channels, sizeof(*g->dram));
-	g->sm = calloc(g->ctx.sms, sizeof(*g->sm));
-	if (!g->bank || !g->dram || !g->sm)
+	if (!g->bank || !g->dram)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	g->ctx.l2_banks = g->bank;
 	noc_set_lt(g->noc, &g->ltp);
@@ -1035,24 +890,24 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		g->rec->heap_base = HEAP_BASE;
 		g->rec->heap_end = HEAP_BASE;
 	}
-	env = (struct gpu_sm_env){
-	    .gpu = g,
-	    .cta_done = cta_done,
+	env = (struct gpu_cluster_env){
+	    .owner = g,
 	    .fail = gpu_fail,
+	    .cta_done = cta_done,
+	    .ctas_done = ctas_done,
 	    .observe_read = g->chk ? observe_read : NULL,
 	    .record = g->rec ? record_op : NULL,
 	    .seed = s->sim.seed,
 	};
+	rc = gpu_cluster_create(&g->ctx, &g->core, g->proto, &env,
+				sim_clock_delay(&g->ctx.core_clk, 0, g->scfg.quantum), root, &g->gc,
+				err);
+	if (rc)
+		return rc;
+	if (gpu_cluster_sample(g->gc, g->sampler))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	for (unsigned i = 0; i < g->ctx.sms; i++) {
-		snprintf(name, sizeof(name), "sm%u", i);
-		rc = gpu_sm_create(&g->ctx, &g->core, g->proto, i, &env, cs_stat_group(root, name),
-				   &g->sm[i], err);
-		if (rc)
-			return rc;
-		gpu_sm_set_quantum(g->sm[i], sim_clock_delay(&g->ctx.core_clk, 0, g->scfg.quantum));
-		if (sampler_add_initiator(g->sampler, &sm_initiator, g->sm[i]))
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		rc = bind_checked(g, g->proto->l1->noc_port(gpu_sm_l1(g->sm[i])),
+		rc = bind_checked(g, g->proto->l1->noc_port(gpu_sm_l1(gpu_cluster_sm(g->gc, i))),
 				  noc_req_port(g->noc, i));
 		if (rc)
 			return cs_err_set(err, rc, "cannot bind SM %u", i);
@@ -1097,9 +952,9 @@ static int gpu_run(struct cs_system *s, struct cs_err *err)
 	if (g->host_rc)
 		return cs_err_set(err, g->host_rc, "%s",
 				  g->fail_msg[0] ? g->fail_msg : cs_strerror(g->host_rc));
-	for (unsigned i = 0; i < g->ctx.sms; i++)
-		if (!gpu_sm_idle(g->sm[i]))
-			return cs_err_set(err, -CS_ESTATE, "SM %u is not idle at the end", i);
+	if (gpu_cluster_busy_sm(g->gc) >= 0)
+		return cs_err_set(err, -CS_ESTATE, "SM %d is not idle at the end",
+				  gpu_cluster_busy_sm(g->gc));
 	for (unsigned b = 0; b < g->l2.banks; b++)
 		if (!g->proto->l2->idle(g->bank[b]))
 			return cs_err_set(err, -CS_ESTATE, "L2 bank %u is not idle at the end", b);
@@ -1450,7 +1305,8 @@ static json_t *gpu_result(struct cs_system *s)
 		char hex[24];
 
 		for (unsigned i = 0; i < g->ctx.sms; i++)
-			d = (d ^ g->proto->l1->digest(gpu_sm_l1(g->sm[i]))) * 0x100000001b3ull;
+			d = (d ^ g->proto->l1->digest(gpu_sm_l1(gpu_cluster_sm(g->gc, i)))) *
+			    0x100000001b3ull;
 		for (unsigned b = 0; b < g->l2.banks; b++)
 			d = (d ^ g->proto->l2->digest(g->bank[b])) * 0x100000001b3ull;
 		snprintf(hex, sizeof(hex), "%016" PRIx64, d);
