@@ -29,6 +29,12 @@ trap 'rm -f "$tmp"' EXIT
 	"$bin" config -c configs/cpu-apu.cfg --dump
 	echo '```'
 	echo
+	echo '### System `apu` (configs/apu-2200g.cfg)'
+	echo
+	echo '```'
+	"$bin" config -c configs/apu-2200g.cfg --dump
+	echo '```'
+	echo
 	echo '### System `selfcheck` (defaults)'
 	echo
 	echo '```'

@@ -26,7 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tlm/mem/msg.h" /* enum mem_atomic_op */
+#include "tlm/mem/msg.h"       /* enum mem_atomic_op */
+#include "workloads/gpu_api.h" /* struct gpu_kernel, enum gpu_size */
 
 #define CPU_LDV_MAX 64 /* loads one ct_ldv call takes */
 
@@ -84,6 +85,25 @@ void ct_mfence(struct cpu_thread *t);
 /* `cycles` core cycles of non-memory work. */
 void ct_compute(struct cpu_thread *t, uint64_t cycles);
 
+/* ---- the GPU and the DMA engine beside the CPU (system apu) ---------------------------------- */
+
+/* Each of these first drains the store buffer (as MFENCE: what the thread stored before is
+ * visible to the device; a doorbell write is a release), then makes its request. On a system
+ * without a GPU they fail the run.
+ *
+ * ct_launch: GPU kernel k (workloads/gpu_api.h: its warps run on the APU's CUs, sharing memory
+ * with the CPU threads) is queued and the thread goes on at once, as hipLaunchKernel returns
+ * before the kernel runs; the kernel starts apu.launch_cycles GPU cycles later, or when the
+ * kernel before it ends (one kernel runs at a time, in launch order). The launch is a
+ * system-scope acquire for the GPU (the TCPs and the TCC drop their clean lines); the kernel's
+ * end is a system-scope release (WB_L1, WB_L2 flush). k and its arguments must live until it
+ * ends. ct_gpu_wait: waits until every kernel launched so far has ended (hipDeviceSynchronize).
+ * ct_dma_copy: copies len bytes from src to dst through the DMA engine (DMARd then DMAWr per
+ * line, with their probes: the copy sees and invalidates cached copies) and waits for it. */
+void ct_launch(struct cpu_thread *t, const struct gpu_kernel *k);
+void ct_gpu_wait(struct cpu_thread *t);
+void ct_dma_copy(struct cpu_thread *t, uint64_t dst, uint64_t src, uint64_t len);
+
 /* Spin guard for flag waits: call once per iteration with a counter starting at 0; true when
  * the run's spin limit (cpu.spin_limit) is exceeded: report a livelock with ct_fail. */
 bool ct_spin_guard(struct cpu_thread *t, uint64_t *count);
@@ -112,8 +132,11 @@ void ch_write32(struct cpu_host *h, uint64_t addr, uint32_t v);
  * Returns 0, or a negative code when the run failed (return it from the host program). */
 int ch_run(struct cpu_host *h, const struct cpu_program *p);
 unsigned ch_cores(const struct cpu_host *h);
-uint64_t ch_seed(const struct cpu_host *h); /* sim.seed */
-void *ch_arg(const struct cpu_host *h);	    /* cs_run_opts.arg of a custom workload */
+uint64_t ch_seed(const struct cpu_host *h);	 /* sim.seed */
+enum gpu_size ch_size(const struct cpu_host *h); /* workload.size */
+/* Outputs a sampled check compares (workload.check, workload.samples; UINT64_MAX: all). */
+uint64_t ch_check_samples(const struct cpu_host *h);
+void *ch_arg(const struct cpu_host *h); /* cs_run_opts.arg of a custom workload */
 /* A failed output check: recorded like ct_fail; returns -CS_ECHECK for the host to return. */
 int ch_fail(struct cpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Free-form result lines for the report. */

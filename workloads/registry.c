@@ -6,6 +6,7 @@
 
 #include "workloads/bench/bench.h"
 #include "workloads/cpu_micro.h"
+#include "workloads/hetero.h"
 #include "workloads/micro.h"
 #include "workloads/rtest.h"
 
@@ -62,6 +63,20 @@ CPU_WL(cpu_count, cpu_count_main,
 CPU_WL(cpu_mp, cpu_mp_main,
        "message passing: core 0 writes data then a flag, the others spin and check the data "
        "(TSO keeps stores in order)");
+
+#define APU_WL(id, fn, text)                        \
+	static const struct cs_workload wl_##id = { \
+	    .name = #id, .system = "apu", .help = text, .cpu = fn}
+
+APU_WL(hetero_prodcons, hetero_prodcons_main,
+       "CPU threads produce blocks and flags, GPU warps consume them at system scope and answer "
+       "back through flags the CPU waits on; every value checked both ways");
+APU_WL(hetero_histo, hetero_histo_main,
+       "CPU locked adds and GPU system-scope (SLC) atomics on the same bins at once; bins "
+       "checked");
+APU_WL(hetero_dma, hetero_dma_main,
+       "DMA copies of CPU-dirty lines to the GPU and of GPU results back over lines the CPU "
+       "caches (DMARd, DMAWr and their probes); every word checked");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -139,6 +154,9 @@ static const struct cs_workload *const workloads[] = {
     /* system cpu */
     &wl_cpu_count,
     &wl_cpu_mp,
+    &wl_hetero_prodcons,
+    &wl_hetero_histo,
+    &wl_hetero_dma,
     NULL,
 };
 

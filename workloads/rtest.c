@@ -28,6 +28,7 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/wl_util.h"
 
 #define KIB UINT64_C(1024)
 #define MIB (KIB * KIB)
@@ -709,18 +710,6 @@ static int check_counts(struct gpu_host *h, const struct rt_host *x)
 	return 0;
 }
 
-static uint64_t by_size(const struct gpu_host *h, uint64_t tiny, uint64_t small, uint64_t dflt)
-{
-	switch (gh_size(h)) {
-	case GPU_SIZE_TINY:
-		return tiny;
-	case GPU_SIZE_SMALL:
-		return small;
-	default:
-		return dflt;
-	}
-}
-
 int rtest_main(struct gpu_host *h)
 {
 	struct rt_host x = {0};
@@ -728,7 +717,7 @@ int rtest_main(struct gpu_host *h)
 	struct rt_order order = {0};
 	struct gpu_kernel k = {
 	    .name = "rtest", .warps_per_cta = RT_WARPS_PER_CTA, .fn = rt_kernel, .args = a};
-	uint64_t ops = by_size(h, 20000, 120000, 2000000);
+	uint64_t ops = wl_by_size(h, 20000, 120000, 2000000);
 	int err = -CS_ENOMEM;
 
 	k.ctas = 2 * gh_sms(h);

@@ -51,7 +51,12 @@ uint64_t wl_below(uint64_t *state, uint64_t n)
 
 uint64_t wl_by_size(const struct gpu_host *h, uint64_t tiny, uint64_t small, uint64_t dflt)
 {
-	switch (gh_size(h)) {
+	return wl_size_pick(gh_size(h), tiny, small, dflt);
+}
+
+uint64_t wl_size_pick(enum gpu_size size, uint64_t tiny, uint64_t small, uint64_t dflt)
+{
+	switch (size) {
 	case GPU_SIZE_TINY:
 		return tiny;
 	case GPU_SIZE_SMALL:
@@ -86,9 +91,14 @@ bool wl_sample_take(struct wl_sample *s)
 
 const char *wl_size_name(const struct gpu_host *h)
 {
+	return wl_size_str(gh_size(h));
+}
+
+const char *wl_size_str(enum gpu_size size)
+{
 	static const char *const names[] = {"tiny", "small", "default"};
 
-	return names[gh_size(h) <= GPU_SIZE_DEFAULT ? gh_size(h) : GPU_SIZE_DEFAULT];
+	return names[size <= GPU_SIZE_DEFAULT ? size : GPU_SIZE_DEFAULT];
 }
 
 /* ---- warp side ------------------------------------------------------------------------------ */

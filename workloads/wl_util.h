@@ -50,6 +50,9 @@ static inline float wl_u2f(uint32_t u)
 
 uint64_t wl_by_size(const struct gpu_host *h, uint64_t tiny, uint64_t small, uint64_t dflt);
 const char *wl_size_name(const struct gpu_host *h);
+/* The same for any size (a CPU host's ch_size). */
+uint64_t wl_size_pick(enum gpu_size size, uint64_t tiny, uint64_t small, uint64_t dflt);
+const char *wl_size_str(enum gpu_size size);
 
 /* ---- sampled checks ------------------------------------------------------------------------- */
 

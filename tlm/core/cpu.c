@@ -46,7 +46,7 @@ const struct cs_param_table cpu_core_params = {
 
 /* ---- state ----------------------------------------------------------------------------------- */
 
-enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_COMPUTE, OP_EXIT };
+enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_COMPUTE, OP_DEVICE, OP_EXIT };
 
 /* What the core is waiting for before the posted op can go on (for stall accounting). */
 enum wait_kind { WAIT_NONE = 0, WAIT_SB_FULL, WAIT_FORWARD, WAIT_DRAIN, WAIT_WINDOW };
@@ -71,7 +71,8 @@ struct cpu_op {
 	uint64_t *out;	      /* LD: n values */
 	uint64_t val, a, b;   /* ST value; ATOM operands */
 	uint64_t cycles;
-	uint64_t wait_seq; /* WAIT_FORWARD: until the entry with this sequence is performed */
+	uint64_t wait_seq;	/* WAIT_FORWARD: until the entry with this sequence is performed */
+	struct cpu_dev_req dev; /* DEVICE: the request */
 };
 
 struct cpu_stats {
@@ -362,6 +363,49 @@ static void sb_put(struct cpu_core *c, sim_time_t now)
 	(*c->st.stores)++;
 }
 
+/* ---- device requests (ct_launch, ct_gpu_wait, ct_dma_copy) ----------------------------------- */
+
+static void device_call(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_core *c = obj;
+
+	(void)k;
+	(void)arg;
+	c->env.device(c->env.sys, c->id, &c->op.dev);
+}
+
+/* The store buffer is empty at t (>= now in AT; the thread's time in LT and FF): the request
+ * reaches the system at t of the kernel's time, and the thread waits for the answer. */
+static void device_issue(struct cpu_core *c, sim_time_t t)
+{
+	sim_time_t now = sim_now(c->k);
+
+	c->op.issued = true;
+	c->last_issue = t;
+	c->issued_once = true;
+	sim_schedule_at(c->k, t > now ? t : now, SIM_PRIO_DEFAULT + 1, device_call, c, NULL);
+}
+
+void cpu_core_device_done(struct cpu_core *c, int rc)
+{
+	if (c->op.kind != OP_DEVICE || !c->op.issued) {
+		core_fail(c, -CS_ESTATE, "cpu%u: a device answered no request", c->id);
+		return;
+	}
+	if (rc) {
+		core_fail(c, rc, "cpu%u: the device request failed", c->id);
+		return;
+	}
+	if (c->face != CPU_FACE_AT && c->lt_t < sim_now(c->k))
+		c->lt_t = sim_now(c->k);
+	thread_resume(c);
+}
+
+const struct cpu_dev_req *cpu_core_device_req(const struct cpu_core *c)
+{
+	return &c->op.dev;
+}
+
 static void core_step(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct cpu_core *c = obj;
@@ -416,6 +460,7 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 		break;
 	case OP_ATOM:
 	case OP_FENCE:
+	case OP_DEVICE:
 		if (op->issued)
 			return;
 		if (c->sb_n || c->outstanding) {
@@ -424,6 +469,10 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 		}
 		if (c->wait == WAIT_DRAIN)
 			wait_end(c);
+		if (op->kind == OP_DEVICE) {
+			device_issue(c, now);
+			return;
+		}
 		if (op->kind == OP_FENCE) {
 			(*c->st.fences)++;
 			c->last_issue = now;
@@ -867,8 +916,15 @@ static void lt_op(struct cpu_core *c)
 		return;
 	case OP_FENCE:
 	case OP_ATOM:
+	case OP_DEVICE:
 		if (c->sb_n)
 			u = lt_wait(c, WAIT_DRAIN, u, lt_sb_through(c, UINT64_MAX));
+		if (op->kind == OP_DEVICE) {
+			lt_issued(c, u);
+			c->lt_t = u;
+			device_issue(c, u);
+			return;
+		}
 		if (op->kind == OP_FENCE) {
 			(*c->st.fences)++;
 			lt_issued(c, u);
@@ -942,6 +998,9 @@ static void ff_op(struct cpu_core *c)
 	case OP_FENCE:
 		(*c->st.fences)++;
 		break;
+	case OP_DEVICE:
+		device_issue(c, t);
+		return;
 	default:
 		break;
 	}
@@ -1003,6 +1062,8 @@ static void lt_run(struct sim_kernel *k, void *obj, void *arg)
 			lt_exit(c);
 			break;
 		}
+		if (c->op.kind == OP_DEVICE && c->op.issued)
+			break; /* cpu_core_device_done resumes the thread */
 		if (c->lt_t >= end)
 			break;
 		(*c->st.lt_ops)++;
@@ -1010,10 +1071,13 @@ static void lt_run(struct sim_kernel *k, void *obj, void *arg)
 			ff_op(c);
 		else
 			lt_op(c);
+		if (c->op.kind == OP_DEVICE)
+			break;
 		thread_resume(c);
 	}
 	c->lt_running = false;
-	if (c->face == CPU_FACE_AT || c->op.kind == OP_NONE || sim_failure(k))
+	if (c->face == CPU_FACE_AT || c->op.kind == OP_NONE || c->op.kind == OP_DEVICE ||
+	    sim_failure(k))
 		return;
 	/* stores the AT face sends by the quantum's end are sent by then, not when the thread's
 	 * next op comes (it may lie far beyond: other cores would see them late) */
@@ -1393,6 +1457,43 @@ void ct_mfence(struct cpu_thread *t)
 	post(C(t), OP_FENCE);
 }
 
+/* A device request: the thread waits for its answer. */
+static void post_device(struct cpu_thread *t, const struct cpu_dev_req *r)
+{
+	struct cpu_core *c = C(t);
+
+	if (!c->env.device) {
+		core_fail(c, -CS_EUNSUP,
+			  "cpu%u: %s: this system has no GPU or DMA engine beside the CPU (system "
+			  "apu has)",
+			  c->id,
+			  r->kind == CPU_DEV_LAUNCH ? "ct_launch"
+			  : r->kind == CPU_DEV_WAIT ? "ct_gpu_wait"
+						    : "ct_dma_copy");
+		c->op.cycles = 1;
+		post(c, OP_COMPUTE);
+		return;
+	}
+	c->op.dev = *r;
+	post(c, OP_DEVICE);
+}
+
+void ct_launch(struct cpu_thread *t, const struct gpu_kernel *k)
+{
+	post_device(t, &(struct cpu_dev_req){.kind = CPU_DEV_LAUNCH, .kernel = k});
+}
+
+void ct_gpu_wait(struct cpu_thread *t)
+{
+	post_device(t, &(struct cpu_dev_req){.kind = CPU_DEV_WAIT});
+}
+
+void ct_dma_copy(struct cpu_thread *t, uint64_t dst, uint64_t src, uint64_t len)
+{
+	post_device(t,
+		    &(struct cpu_dev_req){.kind = CPU_DEV_DMA, .dst = dst, .src = src, .len = len});
+}
+
 void ct_compute(struct cpu_thread *t, uint64_t cycles)
 {
 	struct cpu_core *c = C(t);
@@ -1463,6 +1564,16 @@ unsigned ch_cores(const struct cpu_host *h)
 uint64_t ch_seed(const struct cpu_host *h)
 {
 	return h->seed;
+}
+
+enum gpu_size ch_size(const struct cpu_host *h)
+{
+	return (enum gpu_size)h->size;
+}
+
+uint64_t ch_check_samples(const struct cpu_host *h)
+{
+	return h->check_samples;
 }
 
 void *ch_arg(const struct cpu_host *h)

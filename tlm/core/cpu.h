@@ -39,6 +39,15 @@ struct cpu_core_cfg {
 
 extern const struct cs_param_table cpu_core_params; /* section "cpu" */
 
+/* A request of a thread to a device beside the CPU (ct_launch, ct_gpu_wait, ct_dma_copy). */
+enum cpu_dev_kind { CPU_DEV_LAUNCH = 0, CPU_DEV_WAIT, CPU_DEV_DMA };
+
+struct cpu_dev_req {
+	uint8_t kind; /* enum cpu_dev_kind */
+	const struct gpu_kernel *kernel;
+	uint64_t dst, src, len;
+};
+
 /* What a core asks of the system around it. */
 struct cpu_core_env {
 	void *sys;
@@ -46,6 +55,11 @@ struct cpu_core_env {
 	void (*fail)(void *sys, int code, const char *msg);
 	/* the core's thread has returned and its store buffer is empty */
 	void (*thread_done)(void *sys, unsigned core);
+	/* a device request, made once the store buffer is empty (the request is a release: what
+	 * the thread stored before is visible to the device); the system answers with
+	 * cpu_core_device_done, never from inside the call. NULL: no devices (the request fails
+	 * the run). */
+	void (*device)(void *sys, unsigned core, const struct cpu_dev_req *r);
 	uint64_t seed;
 };
 
@@ -64,6 +78,11 @@ void cpu_core_attach(struct cpu_core *c, const struct cpu_mem_ops *ops, struct c
 int cpu_core_start(struct cpu_core *c, const struct cpu_program *p, unsigned tid, uint64_t run);
 /* No thread and an empty store buffer. */
 bool cpu_core_idle(const struct cpu_core *c);
+/* The device request of the core's thread is answered (rc: 0 or a negative code, which fails
+ * the run): the thread goes on now (in every face: a device lives at the kernel's time). */
+void cpu_core_device_done(struct cpu_core *c, int rc);
+/* The request the core's thread waits on (valid until cpu_core_device_done). */
+const struct cpu_dev_req *cpu_core_device_req(const struct cpu_core *c);
 
 /* ---- faces (the sampling layer's initiator: sampling/sampler.h, docs/hybrid.md) ------------- */
 
@@ -108,6 +127,8 @@ struct cpu_host {
 	void *sys;
 	uint64_t seed;
 	void *arg;
+	unsigned size;		/* enum gpu_size: workload.size */
+	uint64_t check_samples; /* workload.check/samples: UINT64_MAX = every output */
 };
 
 #endif

@@ -7,6 +7,8 @@
 
 #include "tlm/coherence/apu/apu_corepair.h"
 #include "tlm/coherence/apu/apu_dir.h"
+#include "tlm/coherence/apu/apu_dma.h"
+#include "tlm/coherence/apu/apu_gpu.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
 #include "tlm/dram/dram.h"
@@ -21,6 +23,14 @@ static const struct cs_param apu_mem_rows[] = {
     {"interleave_bytes", CS_P_UINT, offsetof(struct apu_mem_cfg, interleave_bytes), "64", "B",
      "bytes per DRAM channel before the next, a power of two (gem5 RoRaBaCoCh: the line)", 64,
      1u << 20, NULL},
+    {"tccs", CS_P_UINT, offsetof(struct apu_mem_cfg, tccs), "1", "",
+     "TCC slices of system apu; a line's home slice is (addr / 64) mod tccs (Table III leaves "
+     "it blank: gem5's --num-tccs default 1; docs/apu.md 6.1)",
+     1, 64, NULL},
+    {"launch_cycles", CS_P_UINT, offsetof(struct apu_mem_cfg, launch_cycles), "1100", "GPU cycles",
+     "system apu: from a CPU thread's ct_launch to the kernel's first CTA (inferred: about 1 us "
+     "of user-mode queue dispatch; the seed gives none)",
+     0, 100000000, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -48,6 +58,15 @@ struct apu_mem {
 	struct apu_cp **cp;
 	struct dram_ctrl **dram;
 	unsigned *cp_ep;
+	/* the GPU side (system apu) */
+	unsigned ncu, ntcc;
+	struct apu_gpu_cfg gcfg;
+	uint16_t *tcp_node, *tcc_node;
+	unsigned *tcc_ep;
+	struct apu_tcc **tcc;
+	struct apu_dma_cfg dma_cfg;
+	struct apu_dma *dma;
+	const uint64_t *net_bytes; /* the network's byte counter (the sampler's traffic) */
 };
 
 static int bind_port(struct apu_mem *m, unsigned ep, struct apu_port *p, struct cs_err *err)
@@ -58,12 +77,16 @@ static int bind_port(struct apu_mem *m, unsigned ep, struct apu_port *p, struct 
 	return 0;
 }
 
-static int load_sections(struct apu_mem *m, struct cs_err *err)
+static int load_sections(struct apu_mem *m, bool gpu, struct cs_err *err)
 {
 	struct cs_config *c = m->s->cfg;
 	char where[CS_WHERE_MAX];
 	int rc;
 
+	if (gpu && ((rc = cs_config_section(c, &apu_tcp_params, &m->gcfg.tcp, err)) ||
+		    (rc = cs_config_section(c, &apu_tcc_params, &m->gcfg.tcc, err)) ||
+		    (rc = cs_config_section(c, &apu_dma_params, &m->dma_cfg, err))))
+		return rc;
 	if ((rc = cs_config_section(c, &apu_mem_params, &m->cfg, err)) ||
 	    (rc = cs_config_section(c, &apu_cp_params, &m->cp_cfg, err)) ||
 	    (rc = cs_config_section(c, &apu_dir_params, &m->dir_cfg, err)) ||
@@ -83,14 +106,59 @@ static int load_sections(struct apu_mem *m, struct cs_err *err)
 	return noc_cfg_check(&m->noc_cfg, err);
 }
 
-int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
-		   struct cs_stat_group *root, struct apu_mem **out, struct cs_err *err)
+/* The GPU side's TCC slices and DMA engine on their endpoints (the TCPs bind later). */
+static int gpu_side_create(struct apu_mem *m, struct gpu_ctx *ctx, unsigned tcp0,
+			   struct cs_stat_group *root, struct cs_err *err)
+{
+	unsigned tcc0 = tcp0 + m->ncu, dma_ep = tcc0 + m->ntcc, dir_ep = dma_ep + 1;
+	char name[32];
+	int rc;
+
+	m->tcp_node = calloc(m->ncu, sizeof(*m->tcp_node));
+	m->tcc_node = calloc(m->ntcc, sizeof(*m->tcc_node));
+	m->tcc_ep = calloc(m->ntcc, sizeof(*m->tcc_ep));
+	m->tcc = calloc(m->ntcc, sizeof(*m->tcc));
+	if (!m->tcp_node || !m->tcc_node || !m->tcc_ep || !m->tcc)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (unsigned i = 0; i < m->ncu; i++)
+		m->tcp_node[i] = (uint16_t)(tcp0 + i);
+	for (unsigned j = 0; j < m->ntcc; j++)
+		m->tcc_ep[j] = m->tcc_node[j] = (uint16_t)(tcc0 + j);
+	m->gcfg.msgs = m->msgs;
+	m->gcfg.tcp_node = m->tcp_node;
+	m->gcfg.tcc_node = m->tcc_node;
+	m->gcfg.tccs = m->ntcc;
+	m->gcfg.dir_node = (uint16_t)dir_ep;
+	m->gcfg.tcc_obj = m->tcc;
+	/* CPU writers too: the directory reports the writes it serializes */
+	m->gcfg.tcc_reports_writes = false;
+	ctx->pool = m->s->pool;
+	ctx->proto_cfg = &m->gcfg;
+	for (unsigned j = 0; j < m->ntcc; j++) {
+		snprintf(name, sizeof(name), "tcc%u", j);
+		rc = apu_tcc_create(ctx, j, cs_stat_group(root, name), &m->tcc[j], err);
+		if (rc)
+			return rc;
+		if (tlm_bind(apu_tcc_inject_port(m->tcc[j]), noc_inject_port(m->net, tcc0 + j)) ||
+		    tlm_bind(noc_deliver_port(m->net, tcc0 + j), apu_tcc_deliver_port(m->tcc[j])))
+			return cs_err_set(err, -CS_EINVAL, "apu: cannot bind TCC slice %u", j);
+	}
+	rc = apu_dma_create(m->s->k, &m->dma_cfg, m->msgs, dma_ep, dir_ep,
+			    cs_stat_group(root, "dma"), &m->dma, err);
+	if (rc)
+		return rc;
+	return bind_port(m, dma_ep, apu_dma_port(m->dma), err);
+}
+
+int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu *gpu,
+		   struct mem_store *store, struct cs_stat_group *root, struct apu_mem **out,
+		   struct cs_err *err)
 {
 	struct apu_mem *m = calloc(1, sizeof(*m));
 	struct tlm_pool *pool;
 	struct apu_dir_nodes nodes;
 	char name[32];
-	unsigned dir_ep;
+	unsigned dir_ep, eps;
 	int rc;
 
 	*out = NULL;
@@ -98,12 +166,17 @@ int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	m->s = s;
 	m->store = store;
-	rc = load_sections(m, err);
+	rc = load_sections(m, gpu != NULL, err);
 	if (rc)
 		goto fail;
 	m->ncp = (cores + 1) / 2;
 	m->nch = (unsigned)m->cfg.channels;
-	dir_ep = m->ncp; /* endpoints: CorePairs 0..P-1, then the directory */
+	m->ncu = gpu ? gpu->cus : 0;
+	m->ntcc = gpu ? (unsigned)m->cfg.tccs : 0;
+	/* endpoints: CorePairs 0..P-1, then TCPs, TCC slices and the DMA engine (a GPU only),
+	 * then the directory */
+	dir_ep = m->ncp + (gpu ? m->ncu + m->ntcc + 1 : 0);
+	eps = dir_ep + 1;
 	/* the protocol's messages carry a header and the APU extension: a pool of mem_msg
 	 * replaces the system's */
 	rc = tlm_pool_create_sized(sizeof(struct mem_msg), &pool);
@@ -124,13 +197,25 @@ int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
 				   .banks_per_channel = 1,
 				   .interleave_shift =
 				       (unsigned)__builtin_ctzll(m->cfg.interleave_bytes)};
-	rc = noc_net_create(s->k, &m->noc_cfg, m->ncp + 1, APU_VNETS, NULL, apu_vnet_names,
-			    apu_msg_names, APU_MSG_TYPES, cs_stat_group(root, "net"), &m->net, err);
+	rc = noc_net_create(s->k, &m->noc_cfg, eps, APU_VNETS, NULL, apu_vnet_names, apu_msg_names,
+			    APU_MSG_TYPES, cs_stat_group(root, "net"), &m->net, err);
 	if (rc)
 		goto fail;
+	{
+		char full[160];
+
+		snprintf(full, sizeof(full), "%s.net.bytes", cs_stat_group_path(root));
+		m->net_bytes = cs_stats_counter_find(s->stats, full);
+	}
 	for (unsigned i = 0; i < m->ncp; i++)
 		m->cp_ep[i] = i;
-	nodes = (struct apu_dir_nodes){.ep = dir_ep, .n_cp = m->ncp, .cp = m->cp_ep, .n_tcc = 0};
+	if (gpu) {
+		rc = gpu_side_create(m, gpu->ctx, m->ncp, root, err);
+		if (rc)
+			goto fail;
+	}
+	nodes = (struct apu_dir_nodes){
+	    .ep = dir_ep, .n_cp = m->ncp, .cp = m->cp_ep, .n_tcc = m->ntcc, .tcc = m->tcc_ep};
 	rc = apu_dir_create(s->k, &m->dir_cfg, &m->llc_cfg, &nodes, m->msgs, &m->map, m->nch,
 			    cs_stat_group(root, "dir"), &m->dir, err);
 	if (rc || (rc = bind_port(m, dir_ep, apu_dir_port(m->dir), err)))
@@ -160,12 +245,43 @@ fail:
 	return rc;
 }
 
+int apu_mem_bind_tcp(struct apu_mem *m, unsigned i, const struct gpu_l1_ops *ops,
+		     struct gpu_l1 *tcp, struct cs_err *err)
+{
+	unsigned ep = m->tcp_node[i];
+
+	if (tlm_bind(ops->noc_port(tcp), noc_inject_port(m->net, ep)) ||
+	    tlm_bind(noc_deliver_port(m->net, ep), ops->deliver_port(tcp)))
+		return cs_err_set(err, -CS_EINVAL, "apu: cannot bind the TCP of CU %u", i);
+	return 0;
+}
+
+const struct apu_mem_cfg *apu_mem_cfg(const struct apu_mem *m)
+{
+	return &m->cfg;
+}
+
+int apu_mem_dma_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,
+		     void (*done)(void *ctx), void *ctx)
+{
+	return m->dma ? apu_dma_read(m->dma, addr, buf, len, done, ctx) : -CS_EUNSUP;
+}
+
+int apu_mem_dma_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len,
+		      void (*done)(void *ctx), void *ctx)
+{
+	return m->dma ? apu_dma_write(m->dma, addr, buf, len, done, ctx) : -CS_EUNSUP;
+}
+
 void apu_mem_destroy(struct apu_mem *m)
 {
 	if (!m)
 		return;
 	for (unsigned i = 0; m->cp && i < m->ncp; i++)
 		apu_cp_destroy(m->cp[i]);
+	for (unsigned j = 0; m->tcc && j < m->ntcc; j++)
+		apu_tcc_destroy(m->tcc[j]);
+	apu_dma_destroy(m->dma);
 	apu_dir_destroy(m->dir);
 	for (unsigned c = 0; m->dram && c < m->nch; c++)
 		dram_ctrl_destroy(m->dram[c]);
@@ -174,6 +290,10 @@ void apu_mem_destroy(struct apu_mem *m)
 	free(m->cp);
 	free(m->cp_ep);
 	free(m->dram);
+	free(m->tcp_node);
+	free(m->tcc_node);
+	free(m->tcc_ep);
+	free(m->tcc);
 	free(m);
 }
 
@@ -193,6 +313,11 @@ bool apu_mem_idle(const struct apu_mem *m)
 	for (unsigned i = 0; i < m->ncp; i++)
 		if (!apu_cp_idle(m->cp[i]))
 			return false;
+	for (unsigned j = 0; j < m->ntcc; j++)
+		if (!apu_tcc_idle(m->tcc[j]))
+			return false;
+	if (m->dma && apu_dma_in_flight(m->dma))
+		return false;
 	for (unsigned c = 0; c < m->nch; c++)
 		if (dram_ctrl_queued(m->dram[c]))
 			return false;
@@ -243,10 +368,5 @@ int apu_mem_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len)
 
 double apu_mem_traffic(const struct apu_mem *m)
 {
-	double v = 0;
-
-	/* the network's stats are under the group the system gave (system cpu: "cpu"); read at
-	 * unit boundaries only */
-	cs_stats_value(m->s->stats, "cpu.net.bytes", &v);
-	return v;
+	return m->net_bytes ? (double)*m->net_bytes : 0;
 }

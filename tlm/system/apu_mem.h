@@ -5,8 +5,9 @@
  * CorePairs and the directory (section `noc`, one-way messages on the four APU vnets).
  *
  * Built by a system from its configuration (sections `apu`, `corepair`, `dir`, `llc`, `noc`,
- * `dram`); the GPU side (TCPs, TCC) and DMA join it when the system builder of issue 17 puts
- * them on the same network. Host copies go around the timing: reads see the owner's dirty copy,
+ * `dram`, and for a GPU `tcp`, `tcc`, `dma`): system `cpu` with `cpus.memory = apu` makes the
+ * CPU side only; system `apu` adds the GPU's TCPs and TCC slices and the DMA engine on the same
+ * network. Host copies go around the timing: reads see the owner's dirty copy,
  * writes reach memory and every cached copy (only while nothing is in flight).
  */
 #ifndef COHSCOPE_TLM_SYSTEM_APU_MEM_H
@@ -23,22 +24,49 @@
 struct apu_mem_cfg {
 	uint64_t channels;	   /* DRAM channels behind the directory */
 	uint64_t interleave_bytes; /* bytes per channel before the next (a power of two) */
+	uint64_t tccs;		   /* TCC slices (system apu) */
+	uint64_t launch_cycles;	   /* GPU cycles from ct_launch to the kernel's start */
 };
 
 extern const struct cs_param_table apu_mem_params; /* section "apu" */
 
 struct apu_mem;
+struct gpu_ctx;
+struct gpu_l1;
+struct gpu_l1_ops;
 
-/* The memory side of `cores` cores over the system's backing store; stats under `root`.
- * Replaces the system's payload pool with one of struct mem_msg (the pool stays the system's).
- * 0 or a negative code with err set. */
-int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
-		   struct cs_stat_group *root, struct apu_mem **out, struct cs_err *err);
+/* The GPU side (system apu): `cus` CUs, whose TCPs the caller's GPU cluster makes, then binds
+ * with apu_mem_bind_tcp; the TCC slices (apu.tccs) and the DMA engine are made here (sections
+ * `tcp`, `tcc`, `dma`). ctx is the cluster's context, filled by the caller but for pool and
+ * proto_cfg, which apu_mem_create sets (the TCPs' and TCCs' configuration and endpoints);
+ * ctx->sms must be cus. */
+struct apu_mem_gpu {
+	unsigned cus;
+	struct gpu_ctx *ctx;
+};
+
+/* The memory side of `cores` cores over the system's backing store, and of a GPU when gpu is
+ * not NULL; stats under `root`. Replaces the system's payload pool with one of struct mem_msg
+ * (the pool stays the system's). Endpoints of the network: CorePairs, TCPs, TCC slices, the DMA
+ * engine, the directory. 0 or a negative code with err set. */
+int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu *gpu,
+		   struct mem_store *store, struct cs_stat_group *root, struct apu_mem **out,
+		   struct cs_err *err);
+/* Binds CU i's TCP (ops->noc_port, ops->deliver_port) to its endpoint. 0 or -CS_EINVAL. */
+int apu_mem_bind_tcp(struct apu_mem *m, unsigned i, const struct gpu_l1_ops *ops,
+		     struct gpu_l1 *tcp, struct cs_err *err);
+const struct apu_mem_cfg *apu_mem_cfg(const struct apu_mem *m);
+/* DMA (system apu): one transfer at a time; done(ctx) once the last line is answered. */
+int apu_mem_dma_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,
+		     void (*done)(void *ctx), void *ctx);
+int apu_mem_dma_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len,
+		      void (*done)(void *ctx), void *ctx);
 void apu_mem_destroy(struct apu_mem *m);
 /* Core c's memory side (its CorePair's handle for it), with its ops table. */
 struct cpu_mem *apu_mem_port(struct apu_mem *m, unsigned c);
 const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m);
-/* Nothing queued or in flight in the CorePairs, the network, the directory or DRAM. */
+/* Nothing queued or in flight in the CorePairs, the TCC slices, the DMA engine, the network,
+ * the directory or DRAM (the TCPs are the GPU cluster's: gpu_cluster_busy_sm asks them). */
 bool apu_mem_idle(const struct apu_mem *m);
 /* Host copies (nothing in flight): a read takes each line from the CorePair holding it dirty,
  * else from memory (the LLC writes through); a write goes to memory, the LLC's copy and every

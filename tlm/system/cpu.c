@@ -1,25 +1,37 @@
 /*
- * tlm/system/cpu.c - system "cpu": `cpus.cores` CPU cores (tlm/core/cpu.h) over one backing
- * store, and the host side of the CPU op API. The cores' memory side (`cpus.memory`) is either
- * an ideal coherent memory port per core (tlm/mem/idealport.h: memory is exactly x86-TSO,
- * what the CPU unit tests need) or seed 002's APU memory side (tlm/system/apu_mem.h:
- * CorePairs with MOESI caches, the stateless directory and its victim LLC, DRAM).
+ * tlm/system/cpu.c - systems "cpu" and "apu".
  *
- * Kept data-driven (the core count, the memory side and every parameter come from the
- * configuration); the generic system builder of issue 17 will absorb it as configurations of
- * a CPU cluster.
+ * System cpu: `cpus.cores` CPU cores (tlm/core/cpu.h) over one backing store, and the host side
+ * of the CPU op API. The cores' memory side (`cpus.memory`) is either an ideal coherent memory
+ * port per core (tlm/mem/idealport.h: memory is exactly x86-TSO, what the CPU unit tests need)
+ * or seed 002's APU memory side (tlm/system/apu_mem.h: CorePairs with MOESI caches, the
+ * stateless directory and its victim LLC, DRAM).
+ *
+ * System apu: the whole APU of seed 002 (docs/apu.md): the same CPU cores on the APU memory
+ * side, plus a GPU cluster (tlm/system/gpu_cluster.h: `gpu.sms` CUs, each SM's L1 a VIPER TCP),
+ * the TCC slices and the DMA engine on the same network as the CorePairs and the directory.
+ * The host program runs CPU programs; their threads launch GPU kernels (ct_launch), wait for
+ * them (ct_gpu_wait) and copy by DMA (ct_dma_copy): the devices answer at the kernel's time, so
+ * CPU threads and GPU warps share memory while both run.
+ *
+ * Kept data-driven (the core and CU counts, the memory side and every parameter come from the
+ * configuration); docs/architecture.md §8 says how the generic builder absorbs them.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic/ltmodel.h"
 #include "sampling/sampler.h"
+#include "tlm/coherence/apu/apu_gpu.h"
 #include "tlm/core/cpu.h"
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
 #include "tlm/system/apu_mem.h"
 #include "tlm/system/cpu.h"
+#include "tlm/system/gpu.h"
+#include "tlm/system/gpu_cluster.h"
 #include "tlm/system/system.h"
 #include "workloads/workload.h"
 
@@ -78,11 +90,17 @@ struct cpu_sys {
 	struct sim_event *done_ev;
 	unsigned running;
 	uint64_t runs, heap;
-	bool failed, host_finished;
+	bool failed, host_finished, program_open;
 	int fail_code, host_rc;
 	char fail_msg[400];
 	unsigned nnotes;
 	char notes[CPU_NOTES][160];
+
+	const char *root; /* the statistics' root group: "cpu" or "apu" */
+	struct gpu_workload_cfg wl;
+
+	/* system apu: the GPU cluster and its devices' requests */
+	struct apu_side *gpu;
 
 	/* modes: the sampling layer over the cores */
 	unsigned mode; /* enum cs_mode */
@@ -120,14 +138,252 @@ static void program_end(struct cpu_sys *g)
 		sampler_kernel_estimate(g->sampler, &f, &r->est);
 }
 
+static bool devices_idle(const struct cpu_sys *g);
+
+/* The program is over once its last thread is done and the kernels and DMA copies its threads
+ * asked for are over too (a thread may return with a kernel still running). */
+static void program_maybe_over(struct cpu_sys *g)
+{
+	if (g->running || !g->program_open || !devices_idle(g))
+		return;
+	g->program_open = false;
+	program_end(g);
+	sim_event_notify_delayed(g->done_ev, 0);
+}
+
 static void thread_done(void *obj, unsigned core)
 {
 	struct cpu_sys *g = obj;
 
 	(void)core;
-	if (!--g->running) {
-		program_end(g);
-		sim_event_notify_delayed(g->done_ev, 0);
+	if (!--g->running)
+		program_maybe_over(g);
+}
+
+/* ---- system apu: the GPU and the DMA engine beside the cores ------------------------------- */
+
+#define APU_KERNEL_QUEUE 16
+
+struct apu_side {
+	struct gpu_cfg cfg;	  /* section gpu: sms = the CUs */
+	struct gpu_core_cfg core; /* section core: the CUs' warps, clock, occupancy */
+	struct gpu_l1_cfg l1;	  /* the SMs coalesce by its line: the TCP's 64 B */
+	struct gpu_ctx ctx;
+	struct lt_params ltp;
+	struct gpu_lt_clock lt_clock;
+	const struct apu_gpu_protocol *proto;
+	struct gpu_cluster *gc;
+	/* kernels launched and not started (a ring), with the time each may start */
+	const struct gpu_kernel *kq[APU_KERNEL_QUEUE];
+	sim_time_t kq_at[APU_KERNEL_QUEUE];
+	unsigned kq_head, kq_n;
+	bool running, start_pending;
+	sim_time_t started;
+	/* cores waiting in ct_gpu_wait; DMA copies asked for (one runs at a time) */
+	unsigned *waiters, nwaiters;
+	unsigned *dma_q, dma_head, dma_n;
+	const struct cpu_dev_req *dma_req;
+	unsigned dma_core;
+	uint8_t *dma_buf;
+	bool dma_busy;
+	uint64_t *kernels, *kernel_cycles, *launch_stalls, *dma_copies, *dma_bytes, *dma_cycles;
+	sim_time_t dma_started;
+};
+
+static bool devices_idle(const struct cpu_sys *g)
+{
+	const struct apu_side *a = g->gpu;
+
+	return !a || (!a->running && !a->start_pending && !a->kq_n && !a->dma_busy && !a->dma_n);
+}
+
+static void answer_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	cpu_core_device_done(obj, 0);
+}
+
+/* The thread of `core` goes on now (never from inside the request: the core expects that). */
+static void answer(struct cpu_sys *g, unsigned core)
+{
+	sim_schedule(g->s->k, 0, answer_cb, g->core[core], NULL);
+}
+
+static void kernel_start_cb(struct sim_kernel *k, void *obj, void *arg);
+
+/* The next queued kernel starts once the running one has ended and its launch delay is over. */
+static void kernels_kick(struct cpu_sys *g)
+{
+	struct apu_side *a = g->gpu;
+	sim_time_t now = sim_now(g->s->k), at;
+
+	if (a->running || a->start_pending || !a->kq_n)
+		return;
+	at = a->kq_at[a->kq_head];
+	a->start_pending = true;
+	sim_schedule_at(g->s->k, at > now ? at : now, SIM_PRIO_DEFAULT, kernel_start_cb, g, NULL);
+}
+
+static void kernel_start_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_sys *g = obj;
+	struct apu_side *a = g->gpu;
+	const struct gpu_kernel *kn = a->kq[a->kq_head];
+
+	(void)arg;
+	a->start_pending = false;
+	a->kq_head = (a->kq_head + 1) % APU_KERNEL_QUEUE;
+	a->kq_n--;
+	if (gpu_cluster_check_fit(a->gc, kn))
+		return;
+	a->running = true;
+	a->started = sim_now(k);
+	(*a->kernels)++;
+	/* the launch is a system-scope acquire: the TCPs (and through them the TCC) drop their
+	 * clean lines at kernel_begin */
+	gpu_cluster_begin(a->gc, kn);
+	gpu_cluster_fill(a->gc);
+}
+
+static void gpu_kernel_over(void *arg)
+{
+	struct cpu_sys *g = arg;
+	struct apu_side *a = g->gpu;
+
+	a->running = false;
+	*a->kernel_cycles += sim_clock_cycle(&a->ctx.core_clk, sim_now(g->s->k)) -
+			     sim_clock_cycle(&a->ctx.core_clk, a->started);
+	if (a->kq_n) {
+		kernels_kick(g);
+		return;
+	}
+	for (unsigned i = 0; i < a->nwaiters; i++)
+		answer(g, a->waiters[i]);
+	a->nwaiters = 0;
+	program_maybe_over(g);
+}
+
+/* The kernel's last CTA is done: its end is a system-scope release (WB_L1, WB_L2 flushes). */
+static void gpu_ctas_done(void *obj)
+{
+	struct cpu_sys *g = obj;
+
+	gpu_cluster_kernel_end(g->gpu->gc, gpu_kernel_over, g);
+}
+
+static void gpu_fail_cb(void *obj, int code, const char *msg)
+{
+	sys_fail(obj, code, msg);
+}
+
+static void dma_next(struct cpu_sys *g);
+
+static void dma_written(void *ctx)
+{
+	struct cpu_sys *g = ctx;
+	struct apu_side *a = g->gpu;
+
+	free(a->dma_buf);
+	a->dma_buf = NULL;
+	a->dma_busy = false;
+	(*a->dma_copies)++;
+	*a->dma_bytes += a->dma_req->len;
+	*a->dma_cycles += sim_clock_cycle(cpu_core_clock(g->core[0]), sim_now(g->s->k)) -
+			  sim_clock_cycle(cpu_core_clock(g->core[0]), a->dma_started);
+	answer(g, a->dma_core);
+	dma_next(g);
+	program_maybe_over(g);
+}
+
+static void dma_read_done(void *ctx)
+{
+	struct cpu_sys *g = ctx;
+	struct apu_side *a = g->gpu;
+	int rc =
+	    apu_mem_dma_write(g->apu, a->dma_req->dst, a->dma_buf, a->dma_req->len, dma_written, g);
+
+	if (rc)
+		sys_fail(g, rc, "apu: the DMA engine refused a write");
+}
+
+/* A copy is a DMA read of the source into the engine's buffer, then a DMA write of it. */
+static void dma_next(struct cpu_sys *g)
+{
+	struct apu_side *a = g->gpu;
+	int rc;
+
+	if (a->dma_busy || !a->dma_n)
+		return;
+	a->dma_core = a->dma_q[a->dma_head];
+	a->dma_head = (a->dma_head + 1) % g->n;
+	a->dma_n--;
+	a->dma_req = cpu_core_device_req(g->core[a->dma_core]);
+	a->dma_buf = malloc(a->dma_req->len);
+	if (!a->dma_buf) {
+		sys_fail(g, -CS_ENOMEM, "apu: out of memory for a DMA copy");
+		return;
+	}
+	a->dma_busy = true;
+	a->dma_started = sim_now(g->s->k);
+	rc = apu_mem_dma_read(g->apu, a->dma_req->src, a->dma_buf, a->dma_req->len, dma_read_done,
+			      g);
+	if (rc)
+		sys_fail(g, rc, "apu: the DMA engine refused a read");
+}
+
+static void dev_request(void *obj, unsigned core, const struct cpu_dev_req *r)
+{
+	struct cpu_sys *g = obj;
+	struct apu_side *a = g->gpu;
+	sim_time_t now = sim_now(g->s->k);
+	char msg[200];
+
+	switch (r->kind) {
+	case CPU_DEV_LAUNCH:
+		if (!r->kernel || !r->kernel->ctas || !r->kernel->fn) {
+			snprintf(
+			    msg, sizeof(msg),
+			    "cpu%u: ct_launch: kernel '%s' needs at least one CTA and a function",
+			    core, r->kernel && r->kernel->name ? r->kernel->name : "?");
+			sys_fail(g, -CS_EINVAL, msg);
+			return;
+		}
+		if (a->kq_n == APU_KERNEL_QUEUE) {
+			snprintf(msg, sizeof(msg),
+				 "cpu%u: ct_launch: more than %d kernels queued (none ended)", core,
+				 APU_KERNEL_QUEUE);
+			sys_fail(g, -CS_EINVAL, msg);
+			return;
+		}
+		{
+			unsigned slot = (a->kq_head + a->kq_n++) % APU_KERNEL_QUEUE;
+
+			a->kq[slot] = r->kernel;
+			a->kq_at[slot] = now + sim_clock_delay(&a->ctx.core_clk, now,
+							       apu_mem_cfg(g->apu)->launch_cycles);
+		}
+		if (a->running || a->start_pending)
+			(*a->launch_stalls)++;
+		kernels_kick(g);
+		answer(g, core);
+		return;
+	case CPU_DEV_WAIT:
+		if (!a->running && !a->start_pending && !a->kq_n)
+			answer(g, core);
+		else
+			a->waiters[a->nwaiters++] = core;
+		return;
+	case CPU_DEV_DMA:
+		if (!r->len) {
+			answer(g, core);
+			return;
+		}
+		a->dma_q[(a->dma_head + a->dma_n++) % g->n] = core;
+		dma_next(g);
+		return;
+	default:
+		sys_fail(g, -CS_EINVAL, "apu: unknown device request");
 	}
 }
 
@@ -209,6 +465,7 @@ static int h_run(void *obj, const struct cpu_program *p)
 	/* a program run is the sampler's kernel: its name and thread count are its signature */
 	sampler_kernel_begin(g->sampler, p->name ? p->name : "program", p->threads, 1);
 	g->running = p->threads;
+	g->program_open = true;
 	for (unsigned i = 0; i < p->threads; i++) {
 		int rc =
 		    cpu_core_start(g->core[p->thread_core ? p->thread_core[i] : i], p, i, g->runs);
@@ -324,6 +581,18 @@ const char *cpu_sys_memory_name(const struct cs_system *s)
 
 /* ---- build, run, report --------------------------------------------------------------------- */
 
+static void apu_side_destroy(struct apu_side *a)
+{
+	if (!a)
+		return;
+	gpu_cluster_destroy(a->gc);
+	free(a->lt_clock.deferred);
+	free(a->waiters);
+	free(a->dma_q);
+	free(a->dma_buf);
+	free(a);
+}
+
 static void cpu_destroy(struct cs_system *s)
 {
 	struct cpu_sys *g = s->priv;
@@ -338,6 +607,7 @@ static void cpu_destroy(struct cs_system *s)
 	}
 	free(g->core);
 	free(g->port);
+	apu_side_destroy(g->gpu);
 	apu_mem_destroy(g->apu);
 	sampler_destroy(g->sampler);
 	free(g->recs);
@@ -346,7 +616,95 @@ static void cpu_destroy(struct cs_system *s)
 	s->priv = NULL;
 }
 
-static int cpu_build(struct cs_system *s, struct cs_err *err)
+/* System apu's GPU: its sections, the cluster's context (the APU memory side fills in the
+ * TCPs' and TCCs' configuration), before the memory side is made. */
+static int apu_side_load(struct cpu_sys *g, struct cs_err *err)
+{
+	struct cs_config *c = g->s->cfg;
+	struct apu_side *a = calloc(1, sizeof(*a));
+	char where[CS_WHERE_MAX];
+	int rc;
+
+	if (!a)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	g->gpu = a;
+	if ((rc = cs_config_section(c, &gpu_params, &a->cfg, err)) ||
+	    (rc = cs_config_section(c, &gpu_core_params, &a->core, err)) ||
+	    (rc = cs_params_defaults(&gpu_l1_params, &a->l1, err)))
+		return rc;
+	if (g->sc.memory != CPUS_MEM_APU) {
+		cs_config_origin(c, "cpus", "memory", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: system apu puts its cores on the APU's memory side: set "
+				  "cpus.memory = \"apu\"",
+				  where);
+	}
+	if (a->cfg.check) {
+		cs_config_origin(c, "gpu", "check", where, sizeof(where));
+		return cs_err_set(
+		    err, -CS_EUNSUP,
+		    "%s: the coherence checker does not cover CPU agents on system apu "
+		    "yet: set gpu.check = false",
+		    where);
+	}
+	a->proto = apu_gpu_find("viper");
+	a->l1.line_bytes = APU_LINE;
+	a->ctx.k = g->s->k;
+	a->ctx.store = g->store;
+	sim_clock_init(&a->ctx.core_clk, a->core.clock_mhz * 1000000);
+	sim_clock_init(&a->ctx.l2_clk, a->core.clock_mhz * 1000000); /* the TCC: GPU clock */
+	a->ctx.l1 = &a->l1;
+	a->ctx.sms = (unsigned)a->cfg.sms;
+	a->ctx.warps = (unsigned)a->core.warps;
+	a->ctx.consistency = a->core.consistency;
+	lt_params_default(&a->ltp);
+	a->ctx.lt = &a->ltp;
+	a->ctx.lt_clock = &a->lt_clock;
+	a->lt_clock.deferred = calloc(a->ctx.sms, sizeof(*a->lt_clock.deferred));
+	a->waiters = calloc(g->n, sizeof(*a->waiters));
+	a->dma_q = calloc(g->n, sizeof(*a->dma_q));
+	if (!a->proto || !a->lt_clock.deferred || !a->waiters || !a->dma_q)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* System apu's GPU cluster, its TCPs bound to the network, its SMs under the sampler. */
+static int apu_side_build(struct cpu_sys *g, struct cs_stat_group *root, struct cs_err *err)
+{
+	struct apu_side *a = g->gpu;
+	struct cs_stat_group *gg = cs_stat_group(root, "gpu");
+	struct gpu_cluster_env env = {
+	    .owner = g,
+	    .fail = gpu_fail_cb,
+	    .ctas_done = gpu_ctas_done,
+	    .seed = g->s->sim.seed,
+	};
+	int rc;
+
+	a->kernels = cs_stat_counter(gg, "kernels", "", "GPU kernels run");
+	a->kernel_cycles =
+	    cs_stat_counter(gg, "kernel_cycles", "GPU cycles", "GPU cycles with a kernel running");
+	a->launch_stalls =
+	    cs_stat_counter(gg, "launch_queued", "", "launches made while a kernel ran or started");
+	a->dma_copies = cs_stat_counter(gg, "dma_copies", "", "DMA copies (ct_dma_copy)");
+	a->dma_bytes = cs_stat_counter(gg, "dma_bytes", "bytes", "bytes copied by DMA");
+	a->dma_cycles = cs_stat_counter(gg, "dma_cycles", "CPU cycles", "DMA copy time");
+	rc = gpu_cluster_create(&a->ctx, &a->core, &a->proto->gpu, &env,
+				sim_clock_delay(&a->ctx.core_clk, 0, g->scfg.quantum), root, &a->gc,
+				err);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < a->ctx.sms; i++) {
+		rc = apu_mem_bind_tcp(g->apu, i, a->proto->gpu.l1,
+				      gpu_sm_l1(gpu_cluster_sm(a->gc, i)), err);
+		if (rc)
+			return rc;
+	}
+	return gpu_cluster_sample(a->gc, g->sampler) ? cs_err_set(err, -CS_ENOMEM, "out of memory")
+						     : 0;
+}
+
+static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 {
 	struct cpu_sys *g = calloc(1, sizeof(*g));
 	struct cs_stat_group *root;
@@ -358,9 +716,11 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	s->priv = g;
 	g->s = s;
+	g->root = apu ? "apu" : "cpu";
 	if ((rc = cs_config_section(s->cfg, &cs_cpus_params, &g->sc, err)) ||
 	    (rc = cs_config_section(s->cfg, &cpu_core_params, &g->cpu, err)) ||
 	    (rc = cs_config_section(s->cfg, &idealport_params, &g->ip, err)) ||
+	    (rc = cs_config_section(s->cfg, &gpu_workload_params, &g->wl, err)) ||
 	    (rc = cs_config_section(s->cfg, &samp_params, &g->scfg, err)))
 		return rc;
 	g->mode = s->sys.mode;
@@ -371,18 +731,30 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 	if (!g->core || !g->port || !g->done_ev || mem_store_create(&g->store))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	g->heap = 0x10000; /* address 0 stays unused: a null pointer is never a location */
-	g->host = (struct cpu_host){
-	    .ops = &host_ops, .sys = g, .seed = s->sim.seed, .arg = s->workload_arg};
-	env = (struct cpu_core_env){
-	    .sys = g, .fail = sys_fail, .thread_done = thread_done, .seed = s->sim.seed};
-	root = cs_stat_group(cs_stats_root(s->stats), "cpu");
+	g->host = (struct cpu_host){.ops = &host_ops,
+				    .sys = g,
+				    .seed = s->sim.seed,
+				    .arg = s->workload_arg,
+				    .size = g->wl.size,
+				    .check_samples = g->wl.check ? UINT64_MAX : g->wl.samples};
+	env = (struct cpu_core_env){.sys = g,
+				    .fail = sys_fail,
+				    .thread_done = thread_done,
+				    .device = apu ? dev_request : NULL,
+				    .seed = s->sim.seed};
+	root = cs_stat_group(cs_stats_root(s->stats), g->root);
+	if (apu && (rc = apu_side_load(g, err)))
+		return rc;
 	if (g->sc.memory == CPUS_MEM_APU) {
 		/* the CorePairs and the directory have their detailed face only so far */
 		if (g->mode != CS_MODE_DETAILED)
 			return cs_err_set(err, -CS_EUNSUP,
 					  "cpus.memory = apu runs in detailed mode only (the APU "
 					  "controllers have no LT face yet): use --mode detailed");
-		rc = apu_mem_create(s, g->n, g->store, root, &g->apu, err);
+		rc = apu_mem_create(
+		    s, g->n,
+		    apu ? &(struct apu_mem_gpu){.cus = g->gpu->ctx.sms, .ctx = &g->gpu->ctx} : NULL,
+		    g->store, root, &g->apu, err);
 		if (rc)
 			return rc;
 	}
@@ -416,7 +788,17 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 		cpu_core_set_quantum(
 		    g->core[i], sim_clock_delay(cpu_core_clock(g->core[i]), 0, g->scfg.quantum));
 	}
-	return 0;
+	return apu ? apu_side_build(g, root, err) : 0;
+}
+
+static int cpu_build(struct cs_system *s, struct cs_err *err)
+{
+	return host_build(s, false, err);
+}
+
+static int apu_build(struct cs_system *s, struct cs_err *err)
+{
+	return host_build(s, true, err);
 }
 
 static void host_main(struct sim_kernel *k, void *ctx)
@@ -458,6 +840,12 @@ static int cpu_run(struct cs_system *s, struct cs_err *err)
 	for (unsigned i = 0; i < g->n; i++)
 		if (!cpu_core_idle(g->core[i]))
 			return cs_err_set(err, -CS_ESTATE, "CPU core %u is not idle at the end", i);
+	if (g->gpu && gpu_cluster_busy_sm(g->gpu->gc) >= 0)
+		return cs_err_set(err, -CS_ESTATE, "GPU CU %d is not idle at the end",
+				  gpu_cluster_busy_sm(g->gpu->gc));
+	if (!devices_idle(g))
+		return cs_err_set(err, -CS_ESTATE,
+				  "a GPU kernel or DMA copy is still pending at the end");
 	return 0;
 }
 
@@ -467,7 +855,7 @@ static double stat_sum(const struct cpu_sys *g, const char *what)
 	char name[96];
 
 	for (unsigned i = 0; i < g->n; i++) {
-		snprintf(name, sizeof(name), "cpu.core%u.%s", i, what);
+		snprintf(name, sizeof(name), "%s.core%u.%s", g->root, i, what);
 		if (!cs_stats_value(g->s->stats, name, &v))
 			sum += v;
 	}
@@ -506,10 +894,16 @@ static int cpu_report(struct cs_system *s, FILE *f)
 	struct cpu_estimate e;
 
 	estimate(g, &e);
-	fprintf(f,
-		"cpu: %u cores at %" PRIu64 " MHz, x86-TSO, store buffer %" PRIu64
-		", ideal memory (%" PRIu64 " cycles), workload %s\n",
-		g->n, g->cpu.clock_mhz, g->cpu.store_buffer, g->ip.latency, s->workload->name);
+	fprintf(f, "%s: %u cores at %" PRIu64 " MHz, x86-TSO, store buffer %" PRIu64 ", ", g->root,
+		g->n, g->cpu.clock_mhz, g->cpu.store_buffer);
+	if (g->apu)
+		fprintf(f, "APU memory side (CorePairs, directory, LLC, DRAM)");
+	else
+		fprintf(f, "ideal memory (%" PRIu64 " cycles)", g->ip.latency);
+	if (g->gpu)
+		fprintf(f, ", %u CUs at %" PRIu64 " MHz (VIPER)", g->gpu->ctx.sms,
+			g->gpu->core.clock_mhz);
+	fprintf(f, ", workload %s\n", s->workload->name);
 	if (g->mode == CS_MODE_DETAILED) {
 		fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us; detailed)\n",
 			cycles_now(g), (double)sim_now(s->k) / SIM_US);
@@ -529,6 +923,12 @@ static int cpu_report(struct cs_system *s, FILE *f)
 	}
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		fprintf(f, "  %-17s %.0f\n", summary_keys[i], stat_sum(g, summary_keys[i]));
+	if (g->gpu)
+		fprintf(f,
+			"  gpu               %" PRIu64 " kernels, %" PRIu64
+			" GPU cycles busy; DMA %" PRIu64 " copies, %" PRIu64 " bytes\n",
+			*g->gpu->kernels, *g->gpu->kernel_cycles, *g->gpu->dma_copies,
+			*g->gpu->dma_bytes);
 	for (unsigned i = 0; i < g->nnotes; i++)
 		fprintf(f, "  %s\n", g->notes[i]);
 	return ferror(f) ? -CS_EIO : 0;
@@ -607,6 +1007,20 @@ const struct cs_system_ops cs_cpu_system = {
     .help = "CPU cores (x86-TSO store buffers) on an ideal coherent memory",
     .modes = 1u << CS_MODE_DETAILED | 1u << CS_MODE_HYBRID | 1u << CS_MODE_ANALYTIC,
     .build = cpu_build,
+    .run = cpu_run,
+    .report = cpu_report,
+    .result = cpu_result,
+    .host_result = cpu_host_result,
+    .destroy = cpu_destroy,
+};
+
+const struct cs_system_ops cs_apu_system = {
+    .version = 1,
+    .name = "apu",
+    .help = "seed 002's APU: CPU cores in MOESI CorePairs and GPU CUs with VIPER TCPs and TCC, "
+	    "a DMA engine, the stateless directory with its victim LLC, DRAM (docs/apu.md)",
+    .modes = 1u << CS_MODE_DETAILED | 1u << CS_MODE_HYBRID | 1u << CS_MODE_ANALYTIC,
+    .build = apu_build,
     .run = cpu_run,
     .report = cpu_report,
     .result = cpu_result,

@@ -13,15 +13,13 @@
 extern const struct cs_system_ops cs_selfcheck_system;
 extern const struct cs_system_ops cs_gpu_system;
 extern const struct cs_system_ops cs_cpu_system;
+extern const struct cs_system_ops cs_apu_system;
 extern const struct cs_component_ops cs_memtarget_component;
 extern const struct cs_component_ops cs_traffic_component;
 
 /* Explicit registries (no constructor tricks): add a line here to add a system or component. */
 static const struct cs_system_ops *const systems[] = {
-    &cs_selfcheck_system,
-    &cs_gpu_system,
-    &cs_cpu_system,
-    NULL,
+    &cs_selfcheck_system, &cs_gpu_system, &cs_cpu_system, &cs_apu_system, NULL,
 };
 
 static const struct cs_component_ops *const components[] = {
