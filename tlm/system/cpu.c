@@ -867,6 +867,54 @@ static const char *const summary_keys[] = {"insts",	"loads",	   "stores",
 					   "sb.stalls", "sb.stall_cycles", "stall.drain_cycles",
 					   "stall.mlp"};
 
+/* Per-role figures of the APU memory side (the result's "apu" object; "probes" is added as the
+ * sum of both kinds): directory probes by kind and by cause, LLC hits, victims, the directory's
+ * DRAM reads, TCC hits, DMA bytes, GPU kernels. NULL key: end. */
+static const struct role_stat {
+	const char *key;  /* in the result object */
+	const char *stat; /* under the root group; a trailing '*' sums the numbered instances */
+} role_stats[] = {
+    {"probes_downgrade", "dir.probes.downgrade"},
+    {"probes_inv", "dir.probes.inv"},
+    {"probes_rdblk", "dir.probes.RdBlk"},
+    {"probes_rdblkm", "dir.probes.RdBlkM"},
+    {"probes_wt", "dir.probes.WT"},
+    {"probes_atomic", "dir.probes.Atomic"},
+    {"probes_flush", "dir.probes.Flush"},
+    {"probes_dmard", "dir.probes.DMARd"},
+    {"probes_dmawr", "dir.probes.DMAWr"},
+    {"llc_hits", "dir.llc_hits"},
+    {"llc_misses", "dir.llc_misses"},
+    {"victims_clean", "dir.vic_clean"},
+    {"victims_dirty", "dir.vic_dirty"},
+    {"dram_reads", "dir.dram.reads"},
+    {"tcc_hits", "tcc*.hits"},
+    {"tcc_misses", "tcc*.misses"},
+    {"dma_bytes_read", "dma.bytes_read"},
+    {"dma_bytes_written", "dma.bytes_written"},
+    {"gpu_kernels", "gpu.kernels"},
+    {NULL, NULL},
+};
+
+static double role_value(const struct cpu_sys *g, const char *stat)
+{
+	const char *star = strchr(stat, '*');
+	char name[128];
+	double v = 0, sum = 0;
+
+	if (!star) {
+		snprintf(name, sizeof(name), "%s.%s", g->root, stat);
+		return cs_stats_value(g->s->stats, name, &v) ? 0 : v;
+	}
+	for (unsigned i = 0;; i++) {
+		snprintf(name, sizeof(name), "%s.%.*s%u%s", g->root, (int)(star - stat), stat, i,
+			 star + 1);
+		if (cs_stats_value(g->s->stats, name, &v))
+			return sum;
+		sum += v;
+	}
+}
+
 /* The run's cycles: detailed, the kernel's; hybrid and analytic, the sum of the programs'
  * estimates and of their half-widths (programs of a group share their ratio). */
 struct cpu_estimate {
@@ -923,6 +971,16 @@ static int cpu_report(struct cs_system *s, FILE *f)
 	}
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		fprintf(f, "  %-17s %.0f\n", summary_keys[i], stat_sum(g, summary_keys[i]));
+	if (g->apu)
+		fprintf(
+		    f,
+		    "  directory         %.0f probes (%.0f downgrade, %.0f invalidate), LLC %.0f "
+		    "hits / %.0f misses, victims %.0f clean / %.0f dirty, %.0f DRAM reads\n",
+		    role_value(g, "dir.probes.downgrade") + role_value(g, "dir.probes.inv"),
+		    role_value(g, "dir.probes.downgrade"), role_value(g, "dir.probes.inv"),
+		    role_value(g, "dir.llc_hits"), role_value(g, "dir.llc_misses"),
+		    role_value(g, "dir.vic_clean"), role_value(g, "dir.vic_dirty"),
+		    role_value(g, "dir.dram.reads"));
 	if (g->gpu)
 		fprintf(f,
 			"  gpu               %" PRIu64 " kernels, %" PRIu64
@@ -971,6 +1029,19 @@ static json_t *cpu_result(struct cs_system *s)
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		json_object_set_new(r, summary_keys[i],
 				    json_integer((json_int_t)stat_sum(g, summary_keys[i])));
+	if (g->apu) {
+		json_t *roles = json_object();
+
+		for (const struct role_stat *x = role_stats; x->key; x++)
+			json_object_set_new(roles, x->key,
+					    json_integer((json_int_t)role_value(g, x->stat)));
+		/* "probes": every probe, downgrading and invalidating */
+		json_object_set_new(
+		    roles, "probes",
+		    json_integer((json_int_t)(role_value(g, "dir.probes.downgrade") +
+					      role_value(g, "dir.probes.inv"))));
+		json_object_set_new(r, "apu", roles);
+	}
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));
 	json_object_set_new(r, "notes", notes);
