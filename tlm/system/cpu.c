@@ -246,11 +246,27 @@ static void kernel_start_cb(struct sim_kernel *k, void *obj, void *arg)
 	gpu_cluster_fill(a->gc);
 }
 
+static void gpu_kernel_over_cb(struct sim_kernel *k, void *obj, void *arg);
+
+/* Every SM's end-of-kernel work is done. LT and FF warps ran ahead of the kernel's time: the
+ * kernel ends when the last of them exited. */
 static void gpu_kernel_over(void *arg)
 {
 	struct cpu_sys *g = arg;
+	sim_time_t now = sim_now(g->s->k), end = now;
+
+	if (sampler_face(g->sampler) != SAMP_FACE_AT && gpu_cluster_lt_exit_time(g->gpu->gc) > end)
+		end = gpu_cluster_lt_exit_time(g->gpu->gc);
+	sim_schedule_at(g->s->k, end, SIM_PRIO_DEFAULT, gpu_kernel_over_cb, g, NULL);
+}
+
+static void gpu_kernel_over_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_sys *g = obj;
 	struct apu_side *a = g->gpu;
 
+	(void)k;
+	(void)arg;
 	a->running = false;
 	*a->kernel_cycles += sim_clock_cycle(&a->ctx.core_clk, sim_now(g->s->k)) -
 			     sim_clock_cycle(&a->ctx.core_clk, a->started);
