@@ -48,6 +48,7 @@ struct apu_mem {
 	struct apu_cp **cp;
 	struct dram_ctrl **dram;
 	unsigned *cp_ep;
+	struct apu_lt *lt; /* the LT face's runs, shared by every port */
 };
 
 static int bind_port(struct apu_mem *m, unsigned ep, struct apu_port *p, struct cs_err *err)
@@ -124,6 +125,10 @@ int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
 				   .banks_per_channel = 1,
 				   .interleave_shift =
 				       (unsigned)__builtin_ctzll(m->cfg.interleave_bytes)};
+	if (apu_lt_create(s->k, &m->lt)) {
+		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
+		goto fail;
+	}
 	rc = noc_net_create(s->k, &m->noc_cfg, m->ncp + 1, APU_VNETS, NULL, apu_vnet_names,
 			    apu_msg_names, APU_MSG_TYPES, cs_stat_group(root, "net"), &m->net, err);
 	if (rc)
@@ -135,6 +140,7 @@ int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
 			    cs_stat_group(root, "dir"), &m->dir, err);
 	if (rc || (rc = bind_port(m, dir_ep, apu_dir_port(m->dir), err)))
 		goto fail;
+	apu_port_set_lt(apu_dir_port(m->dir), m->lt);
 	for (unsigned c = 0; c < m->nch; c++) {
 		snprintf(name, sizeof(name), "dram%u", c);
 		rc = dram_ctrl_create(s->k, &m->dram_cfg, c, &m->map, store, 1,
@@ -152,6 +158,7 @@ int apu_mem_create(struct cs_system *s, unsigned cores, struct mem_store *store,
 				   &m->cp[i], err);
 		if (rc || (rc = bind_port(m, i, apu_cp_port(m->cp[i]), err)))
 			goto fail;
+		apu_port_set_lt(apu_cp_port(m->cp[i]), m->lt);
 	}
 	*out = m;
 	return 0;
@@ -170,6 +177,7 @@ void apu_mem_destroy(struct apu_mem *m)
 	for (unsigned c = 0; m->dram && c < m->nch; c++)
 		dram_ctrl_destroy(m->dram[c]);
 	noc_destroy(m->net);
+	apu_lt_destroy(m->lt);
 	apu_msgs_destroy(m->msgs);
 	free(m->cp);
 	free(m->cp_ep);
@@ -186,6 +194,13 @@ const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m)
 {
 	(void)m;
 	return &apu_cp_mem_ops;
+}
+
+void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p)
+{
+	noc_set_lt(m->net, p);
+	for (unsigned c = 0; c < m->nch; c++)
+		dram_ctrl_set_lt(m->dram[c], p);
 }
 
 bool apu_mem_idle(const struct apu_mem *m)

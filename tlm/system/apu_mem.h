@@ -38,6 +38,10 @@ void apu_mem_destroy(struct apu_mem *m);
 /* Core c's memory side (its CorePair's handle for it), with its ops table. */
 struct cpu_mem *apu_mem_port(struct apu_mem *m, unsigned c);
 const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m);
+/* The LT face's contention model for the network and DRAM (p outlives m). The CorePairs'
+ * cpu_mem_ops.lt_access runs each access's whole transaction in an LT run (docs/apu.md §11). */
+struct lt_params;
+void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p);
 /* Nothing queued or in flight in the CorePairs, the network, the directory or DRAM. */
 bool apu_mem_idle(const struct apu_mem *m);
 /* Host copies (nothing in flight): a read takes each line from the CorePair holding it dirty,

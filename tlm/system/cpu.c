@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic/ltmodel.h"
 #include "sampling/sampler.h"
 #include "tlm/core/cpu.h"
 #include "tlm/mem/idealport.h"
@@ -71,6 +72,7 @@ struct cpu_sys {
 	struct idealport_cfg ip;
 	struct mem_store *store;
 	struct apu_mem *apu; /* cpus.memory = apu, else NULL */
+	struct lt_params ltp; /* the APU memory side's LT contention model */
 	unsigned n;
 	struct cpu_core **core;
 	struct cpu_mem **port; /* ideal ports (cpus.memory = ideal) */
@@ -377,14 +379,12 @@ static int cpu_build(struct cs_system *s, struct cs_err *err)
 	    .sys = g, .fail = sys_fail, .thread_done = thread_done, .seed = s->sim.seed};
 	root = cs_stat_group(cs_stats_root(s->stats), "cpu");
 	if (g->sc.memory == CPUS_MEM_APU) {
-		/* the CorePairs and the directory have their detailed face only so far */
-		if (g->mode != CS_MODE_DETAILED)
-			return cs_err_set(err, -CS_EUNSUP,
-					  "cpus.memory = apu runs in detailed mode only (the APU "
-					  "controllers have no LT face yet): use --mode detailed");
 		rc = apu_mem_create(s, g->n, g->store, root, &g->apu, err);
 		if (rc)
 			return rc;
+		lt_params_default(&g->ltp);
+		g->ltp.exact = g->scfg.lt_exact;
+		apu_mem_set_lt(g->apu, &g->ltp);
 	}
 	for (unsigned i = 0; i < g->n; i++) {
 		struct cs_stat_group *cg;

@@ -86,6 +86,7 @@ struct tbe {
 	uint16_t req; /* requester endpoint */
 	unsigned pending_acks;
 	bool acks_done, data_in, dirty, cached, llc_hit, probe_tcc;
+	bool lt; /* opened in an LT run */
 	struct apu_ext rq; /* the request's fields (mask, cu, seq, atomic operands, DMA range) */
 	uint8_t own[APU_LINE];	   /* the request's bytes (WT, Flush, DMAWr) under rq.mask */
 	uint8_t data[APU_LINE];	   /* best data so far: the dirty ack's, else LLC/DRAM */
@@ -211,7 +212,8 @@ static struct tbe *tbe_alloc(struct apu_dir *d, uint64_t line)
 	t->line = line;
 	t->next = d->hash[h];
 	d->hash[h] = i;
-	t->start = sim_now(d->k);
+	t->start = apu_port_now(d->port);
+	t->lt = apu_lt_on(apu_port_lt(d->port));
 	d->tbes_used++;
 	return t;
 }
@@ -287,6 +289,43 @@ static void dram_pump(struct sim_kernel *k, void *obj, void *arg)
 /* txn of a DRAM request: a TBE index for reads, ~0 for writes. */
 #define TXN_WRITE UINT32_MAX
 
+static void on_data(struct apu_dir *d, struct tbe *t, const uint8_t *data);
+
+/* MemData of an LT run, at the time DRAM's b_transport gave. */
+static void lt_mem_data(void *owner, void *arg)
+{
+	struct apu_dir *d = owner;
+	struct mem_msg *m = arg;
+	struct tbe *t = &d->tbe[m->txn];
+
+	if (t->phase != PH_PM && t->phase != PH_M)
+		proto_error(d, t->phase ? t : NULL, m->p.addr, "MemData", d->nodes.ep);
+	else
+		on_data(d, t, m->p.data);
+	tlm_payload_release(&m->p);
+}
+
+/* The LT face's DRAM access: performed at once by the channel's b_transport (its command
+ * sequence and load meter), the data back at the time it gives. */
+static void dram_lt(struct apu_dir *d, struct dram_chan *c, struct mem_msg *m)
+{
+	sim_time_t at = apu_port_now(d->port) + apu_port_delay(d->port, d->cfg.mem_issue_cycles);
+	sim_time_t kn = sim_now(d->k), dl = at > kn ? at - kn : 0;
+
+	tlm_b_transport(&c->s, &m->p, &dl);
+	if (m->p.status != TLM_OK_RESPONSE && m->p.status != TLM_INCOMPLETE_RESPONSE) {
+		sim_fail(d->k, -CS_EPROTO, "%s: DRAM refused a request by b_transport", c->name);
+		tlm_payload_release(&m->p);
+		return;
+	}
+	if (m->txn == TXN_WRITE) {
+		tlm_payload_release(&m->p);
+		return;
+	}
+	apu_port_call(d->port, kn + dl > apu_port_now(d->port) ? kn + dl - apu_port_now(d->port) : 0,
+		      lt_mem_data, m);
+}
+
 static void dram_send(struct apu_dir *d, uint64_t line, bool write, const uint8_t *data,
 		      uint32_t txn)
 {
@@ -305,6 +344,10 @@ static void dram_send(struct apu_dir *d, uint64_t line, bool write, const uint8_
 	if (write)
 		memcpy(p->data, data, APU_LINE);
 	m->txn = txn;
+	if (apu_lt_on(apu_port_lt(d->port))) {
+		dram_lt(d, c, m);
+		return;
+	}
 	if (!msgq_push(&c->q, m,
 		       sim_now(d->k) + apu_port_delay(d->port, d->cfg.mem_issue_cycles))) {
 		tlm_payload_release(p);
@@ -320,8 +363,6 @@ static void mem_write(struct apu_dir *d, uint64_t line, const uint8_t *data, enu
 	(*d->st.dram_writes[why])++;
 	dram_send(d, line, true, data, TXN_WRITE);
 }
-
-static void on_data(struct apu_dir *d, struct tbe *t, const uint8_t *data);
 
 static enum tlm_sync_enum dram_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
 				  sim_time_t *dl)
@@ -646,6 +687,14 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 	struct tbe *t = tbe_find(d, line);
 	struct mem_msg *r;
 
+	if (t && !t->lt && apu_lt_on(apu_port_lt(d->port))) {
+		/* the sampler switches faces with the memory side drained: a transaction of the
+		 * detailed face still open here would be overtaken, not waited for */
+		proto_error(d, t, line, "request of an LT run (the line's transaction is the detailed face's)",
+			    m->src);
+		tlm_payload_release(&m->p);
+		return APU_TAKE;
+	}
 	if (t) { /* not in U: stall-and-wait on the line */
 		(*d->st.parked)++;
 		apu_port_park(d->port, m);
