@@ -140,7 +140,16 @@ struct apu_dir {
 
 	struct dir_stats st;
 	struct cohcheck *check;
+
+	/* the LT face: when each line's last transaction of an LT run ended (direct-mapped by
+	 * line): a later request of another run waits for it, as a parked one would */
+	struct lt_busy {
+		uint64_t line;
+		sim_time_t until;
+	} * lt_busy;
 };
+
+#define LT_BUSY_SLOTS 4096u
 
 static const char *const phase_suffix[] = {"", "_PM", "_Pm", "_M", "", ""};
 
@@ -240,6 +249,12 @@ static void to_u(struct apu_dir *d, struct tbe *t)
 	sim_time_t waited;
 
 	tbe_free(d, t);
+	if (apu_lt_on(apu_port_lt(d->port))) {
+		struct lt_busy *b = &d->lt_busy[hash_of(d, line) & (LT_BUSY_SLOTS - 1)];
+
+		b->line = line;
+		b->until = apu_port_now(d->port);
+	}
 	if (apu_port_wake(d->port, line, &waited))
 		cs_stat_avg_sample(d->st.parked_wait, (double)waited / SIM_NS);
 	apu_port_kick(d->port);
@@ -680,6 +695,16 @@ static void acks_done_trigger(void *owner, void *arg)
 
 /* ---- the input ------------------------------------------------------------------------------- */
 
+static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m);
+
+static void lt_rerequest(void *owner, void *arg)
+{
+	struct apu_dir *d = owner;
+
+	if (on_request(d, arg) == APU_STALL) /* no TBE: wait for one like any request */
+		apu_port_lt_stall(d->port, arg);
+}
+
 static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 {
 	uint64_t line = apu_line_of(m->p.addr);
@@ -694,6 +719,18 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 			    m->src);
 		tlm_payload_release(&m->p);
 		return APU_TAKE;
+	}
+	if (!t && apu_lt_on(apu_port_lt(d->port))) {
+		const struct lt_busy *b = &d->lt_busy[hash_of(d, line) & (LT_BUSY_SLOTS - 1)];
+		sim_time_t now = apu_port_now(d->port);
+
+		if (b->line == line && b->until > now) {
+			/* an LT run that started earlier held the line until then */
+			(*d->st.parked)++;
+			cs_stat_avg_sample(d->st.parked_wait, (double)(b->until - now) / SIM_NS);
+			apu_port_call(d->port, b->until - now, lt_rerequest, m);
+			return APU_TAKE;
+		}
 	}
 	if (t) { /* not in U: stall-and-wait on the line */
 		(*d->st.parked)++;
@@ -950,7 +987,8 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 	d->hash = malloc(hs * sizeof(*d->hash));
 	d->hash_mask = hs - 1;
 	d->chan = calloc(n_chan, sizeof(*d->chan));
-	if (!d->cp || !d->tcc || !d->tbe || !d->hash || !d->chan)
+	d->lt_busy = calloc(LT_BUSY_SLOTS, sizeof(*d->lt_busy));
+	if (!d->cp || !d->tcc || !d->tbe || !d->hash || !d->chan || !d->lt_busy)
 		goto fail;
 	memcpy(d->cp, nodes->cp, nodes->n_cp * sizeof(*d->cp));
 	if (nodes->n_tcc)
@@ -1021,6 +1059,7 @@ void apu_dir_destroy(struct apu_dir *d)
 		}
 	cache_destroy(d->llc);
 	free(d->chan);
+	free(d->lt_busy);
 	free(d->hash);
 	free(d->tbe);
 	free(d->cp);

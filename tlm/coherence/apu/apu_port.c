@@ -819,6 +819,17 @@ static void lt_deliver(struct apu_port *p, struct mem_msg *m)
 	}
 }
 
+void apu_port_lt_stall(struct apu_port *p, struct mem_msg *m)
+{
+	unsigned v = m->vnet < APU_VNETS ? m->vnet : APU_VNET_REQ;
+
+	if (!msgq_push(&p->lt_stall[v], m, 0)) {
+		sim_fail(p->k, -CS_ENOMEM, "%s: out of memory", p->name);
+		return;
+	}
+	p->lt->stalled++;
+}
+
 int apu_lt_create(struct sim_kernel *k, struct apu_lt **out)
 {
 	struct apu_lt *lt = calloc(1, sizeof(*lt));

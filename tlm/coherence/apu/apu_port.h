@@ -146,6 +146,9 @@ void apu_lt_end(struct apu_lt *lt);
 bool apu_lt_on(const struct apu_lt *lt);
 sim_time_t apu_lt_now(const struct apu_lt *lt);
 
+/* In a run: m (taken by the controller earlier) waits with the stalled messages of its vnet
+ * for apu_port_kick, as if recv had answered APU_STALL. */
+void apu_port_lt_stall(struct apu_port *p, struct mem_msg *m);
 void apu_port_lt_hold(struct apu_port *p, bool on);
 /* The oldest held message arrived by t: true, *m and *when set (the caller owns m). */
 bool apu_port_lt_take(struct apu_port *p, sim_time_t t, struct mem_msg **m, sim_time_t *when);
