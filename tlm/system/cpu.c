@@ -71,7 +71,7 @@ struct cpu_sys {
 	struct cpu_core_cfg cpu;
 	struct idealport_cfg ip;
 	struct mem_store *store;
-	struct apu_mem *apu; /* cpus.memory = apu, else NULL */
+	struct apu_mem *apu;  /* cpus.memory = apu, else NULL */
 	struct lt_params ltp; /* the APU memory side's LT contention model */
 	unsigned n;
 	struct cpu_core **core;

@@ -677,8 +677,8 @@ static sim_time_t m_lt_access(struct cpu_mem *m, const struct cpu_mem_req *r, si
 	struct qent *q;
 
 	if (!lt || m->n || m->busy) {
-		sim_fail(cp->k, -CS_EPROTO,
-			 "%s: core %u: an LT access %s", apu_port_name(cp->port), m->core,
+		sim_fail(cp->k, -CS_EPROTO, "%s: core %u: an LT access %s", apu_port_name(cp->port),
+			 m->core,
 			 !lt ? "without the LT face (no apu_lt joined)"
 			     : "while the detailed face's accesses are in flight");
 		return t;

@@ -86,7 +86,7 @@ struct tbe {
 	uint16_t req; /* requester endpoint */
 	unsigned pending_acks;
 	bool acks_done, data_in, dirty, cached, llc_hit, probe_tcc;
-	bool lt; /* opened in an LT run */
+	bool lt;	   /* opened in an LT run */
 	struct apu_ext rq; /* the request's fields (mask, cu, seq, atomic operands, DMA range) */
 	uint8_t own[APU_LINE];	   /* the request's bytes (WT, Flush, DMAWr) under rq.mask */
 	uint8_t data[APU_LINE];	   /* best data so far: the dirty ack's, else LLC/DRAM */
@@ -337,7 +337,8 @@ static void dram_lt(struct apu_dir *d, struct dram_chan *c, struct mem_msg *m)
 		tlm_payload_release(&m->p);
 		return;
 	}
-	apu_port_call(d->port, kn + dl > apu_port_now(d->port) ? kn + dl - apu_port_now(d->port) : 0,
+	apu_port_call(d->port,
+		      kn + dl > apu_port_now(d->port) ? kn + dl - apu_port_now(d->port) : 0,
 		      lt_mem_data, m);
 }
 
@@ -715,7 +716,8 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 	if (t && !t->lt && apu_lt_on(apu_port_lt(d->port))) {
 		/* the sampler switches faces with the memory side drained: a transaction of the
 		 * detailed face still open here would be overtaken, not waited for */
-		proto_error(d, t, line, "request of an LT run (the line's transaction is the detailed face's)",
+		proto_error(d, t, line,
+			    "request of an LT run (the line's transaction is the detailed face's)",
 			    m->src);
 		tlm_payload_release(&m->p);
 		return APU_TAKE;

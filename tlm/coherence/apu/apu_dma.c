@@ -203,8 +203,8 @@ static void lt_done(void *ctx)
 	d->lt_end = apu_port_now(d->port);
 }
 
-static sim_time_t lt_transfer(struct apu_dma *d, bool write, uint64_t addr, void *buf,
-			      size_t len, sim_time_t t)
+static sim_time_t lt_transfer(struct apu_dma *d, bool write, uint64_t addr, void *buf, size_t len,
+			      sim_time_t t)
 {
 	struct apu_lt *lt = apu_port_lt(d->port);
 	int rc;

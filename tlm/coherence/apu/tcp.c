@@ -746,8 +746,7 @@ static sim_time_t lt_answer(struct gpu_l1 *t)
 
 /* Runs fn in an LT run at time `at` (the APU's controllers perform what it sends at once),
  * then answers the SM. */
-static void lt_do(struct gpu_l1 *t, sim_time_t at, void (*fn)(struct gpu_l1 *, void *),
-		  void *arg)
+static void lt_do(struct gpu_l1 *t, sim_time_t at, void (*fn)(struct gpu_l1 *, void *), void *arg)
 {
 	struct apu_lt *lt = apu_port_lt(t->port);
 	struct gpu_lt_clock *c = t->ctx->lt_clock;
@@ -861,13 +860,13 @@ static sim_time_t tcp_lt_access(struct gpu_l1 *t, const struct gpu_access *a, si
 	back = apu_port_lt_last(t->port);
 	t->want_retry = false; /* the SM tries again once the next answer is handled */
 	if (!x.ok && apu_port_lt_next(t->port) == SIM_TIME_MAX && !sim_failure(t->ctx->k))
-		sim_fail(t->ctx->k, -CS_EPROTO, "%s: an LT access was refused with nothing in flight",
-			 t->name);
+		sim_fail(t->ctx->k, -CS_EPROTO,
+			 "%s: an LT access was refused with nothing in flight", t->name);
 	lt_clock_restore(t, s);
 	if (!x.ok)
 		return SIM_TIME_MAX;
-	if (back > end)
-		end = back;
+	if (back && sim_clock_next_edge(apu_port_clock(t->port), back) > end)
+		end = sim_clock_next_edge(apu_port_clock(t->port), back); /* handled then */
 	if (hit > end)
 		end = hit;
 	return end;
