@@ -498,7 +498,7 @@ static const char *const tcc_counters[] = {
 
 struct snap {
 	uint64_t ctr[200];
-	char name[200][40];
+	char name[200][48];
 	unsigned n;
 	char st[MAXCP][MAXLINES];
 	bool dirty[MAXCP][MAXLINES];

@@ -36,6 +36,13 @@ struct trig_chunk {
 	struct trig t[TRIG_CHUNK];
 };
 
+struct lt_ev;
+struct lt_heap {
+	struct lt_ev *ev; /* a heap by (t, key) */
+	unsigned n, cap;
+	uint64_t seq;
+};
+
 struct apu_port {
 	struct sim_kernel *k;
 	struct apu_port_cfg cfg;
@@ -72,17 +79,9 @@ struct apu_port {
 	uint64_t lt_run;		 /* the run lt_fifo belongs to */
 	sim_time_t lt_fifo[APU_VNETS];	 /* latest arrival sent on REQ, PRB in this run */
 	bool lt_hold;
-	struct lt_held *held_h; /* held answers: a heap by (t, seq) */
-	unsigned held_n, held_cap;
-	uint64_t held_seq;
+	struct lt_heap lt_held; /* held answers */
 	sim_time_t held_last;
 	unsigned unheld; /* held answers handed to the detailed face, not yet arrived */
-};
-
-struct lt_held {
-	sim_time_t t;
-	uint64_t seq;
-	struct mem_msg *m;
 };
 
 /* An LT run's event: a message to deliver, or a function (trigger, call). */
@@ -105,14 +104,15 @@ struct apu_lt {
 	unsigned depth;
 	sim_time_t now;
 	uint64_t run, seq;
-	struct lt_ev *ev; /* heap by (t, key) */
-	unsigned n, cap;
+	struct lt_heap q; /* the run's events */
 	unsigned stalled; /* messages waiting in the ports' lt_stall */
 	/* what the b_transport of a send delivered (port_b fills it) */
 	struct apu_port *st_port;
 	sim_time_t st_arr;
 	bool st_set;
 };
+
+static void heap_free(struct lt_heap *h);
 
 static bool lt_active(const struct apu_port *p)
 {
@@ -520,7 +520,7 @@ bool apu_port_line_parked(const struct apu_port *p, uint64_t line)
 
 bool apu_port_idle(const struct apu_port *p)
 {
-	if (p->n_park || p->woken.n || p->trig_live || p->held_n || p->unheld)
+	if (p->n_park || p->woken.n || p->trig_live || p->lt_held.n || p->unheld)
 		return false;
 	for (unsigned v = 0; v < APU_VNETS; v++)
 		if (p->out[v].n || p->out_busy[v] || p->in[v].n || p->held[v])
@@ -584,9 +584,7 @@ void apu_port_destroy(struct apu_port *p)
 			msgq_release_all(&p->lt_stall[v]);
 		msgq_free(&p->lt_stall[v]);
 	}
-	for (unsigned i = 0; i < p->held_n; i++)
-		tlm_payload_release(&p->held_h[i].m->p);
-	free(p->held_h);
+	heap_free(&p->lt_held);
 	if (p->woken.s)
 		msgq_release_all(&p->woken);
 	msgq_free(&p->woken);
@@ -639,59 +637,77 @@ static bool ev_before(const struct lt_ev *a, const struct lt_ev *b)
 	return a->t < b->t || (a->t == b->t && a->key < b->key);
 }
 
-static void lt_push(struct apu_lt *lt, sim_time_t t, unsigned prio, struct apu_port *p,
-		    struct mem_msg *m, apu_trigger_fn fn, void *arg)
+/* A heap of events by (t, key): an LT run's events, and a port's held answers. */
+static bool heap_push(struct lt_heap *h, const struct lt_ev *e)
 {
-	struct lt_ev e = {.t = t,
-			  .key = (uint64_t)prio << 56 | lt->seq++,
-			  .p = p,
-			  .m = m,
-			  .fn = fn,
-			  .arg = arg,
-			  .kind = m ? LT_EV_MSG : LT_EV_FN};
 	unsigned i;
 
-	if (lt->n == lt->cap) {
-		unsigned nc = lt->cap ? 2 * lt->cap : 64;
-		struct lt_ev *ne = realloc(lt->ev, nc * sizeof(*ne));
+	if (h->n == h->cap) {
+		unsigned nc = h->cap ? 2 * h->cap : 64;
+		struct lt_ev *ne = realloc(h->ev, nc * sizeof(*ne));
 
-		if (!ne) {
-			sim_fail(lt->k, -CS_ENOMEM, "apu LT run: out of memory");
-			if (m)
-				tlm_payload_release(&m->p);
-			return;
-		}
-		lt->ev = ne;
-		lt->cap = nc;
+		if (!ne)
+			return false;
+		h->ev = ne;
+		h->cap = nc;
 	}
-	i = lt->n++;
-	while (i && ev_before(&e, &lt->ev[(i - 1) / 2])) {
-		lt->ev[i] = lt->ev[(i - 1) / 2];
+	i = h->n++;
+	while (i && ev_before(e, &h->ev[(i - 1) / 2])) {
+		h->ev[i] = h->ev[(i - 1) / 2];
 		i = (i - 1) / 2;
 	}
-	lt->ev[i] = e;
+	h->ev[i] = *e;
+	return true;
 }
 
-static struct lt_ev lt_pop(struct apu_lt *lt)
+static struct lt_ev heap_pop(struct lt_heap *h)
 {
-	struct lt_ev top = lt->ev[0], last = lt->ev[--lt->n];
-	unsigned i = 0, n = lt->n;
+	struct lt_ev top = h->ev[0], last = h->ev[--h->n];
+	unsigned i = 0, n = h->n;
 
 	for (;;) {
 		unsigned c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && ev_before(&lt->ev[c + 1], &lt->ev[c]))
+		if (c + 1 < n && ev_before(&h->ev[c + 1], &h->ev[c]))
 			c++;
-		if (!ev_before(&lt->ev[c], &last))
+		if (!ev_before(&h->ev[c], &last))
 			break;
-		lt->ev[i] = lt->ev[c];
+		h->ev[i] = h->ev[c];
 		i = c;
 	}
 	if (n)
-		lt->ev[i] = last;
+		h->ev[i] = last;
 	return top;
+}
+
+/* Releases the messages left in h and its memory. */
+static void heap_free(struct lt_heap *h)
+{
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->ev[i].m)
+			tlm_payload_release(&h->ev[i].m->p);
+	free(h->ev);
+	*h = (struct lt_heap){0};
+}
+
+static void lt_push(struct apu_lt *lt, sim_time_t t, unsigned prio, struct apu_port *p,
+		    struct mem_msg *m, apu_trigger_fn fn, void *arg)
+{
+	struct lt_ev e = {.t = t,
+			  .key = (uint64_t)prio << 56 | lt->q.seq++,
+			  .p = p,
+			  .m = m,
+			  .fn = fn,
+			  .arg = arg,
+			  .kind = m ? LT_EV_MSG : LT_EV_FN};
+
+	if (!heap_push(&lt->q, &e)) {
+		sim_fail(lt->k, -CS_ENOMEM, "apu LT run: out of memory");
+		if (m)
+			tlm_payload_release(&m->p);
+	}
 }
 
 static const unsigned vnet_prio[APU_VNETS] = {
@@ -701,58 +717,17 @@ static const unsigned vnet_prio[APU_VNETS] = {
     [APU_VNET_UNB] = LT_P_UNB,
 };
 
-static bool held_before(const struct lt_held *a, const struct lt_held *b)
-{
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
 static void hold(struct apu_port *p, struct mem_msg *m, sim_time_t t)
 {
-	struct lt_held e = {.t = t, .seq = p->held_seq++, .m = m};
-	unsigned i;
+	struct lt_ev e = {.t = t, .key = p->lt_held.seq++, .p = p, .m = m, .kind = LT_EV_MSG};
 
-	if (p->held_n == p->held_cap) {
-		unsigned nc = p->held_cap ? 2 * p->held_cap : 32;
-		struct lt_held *nh = realloc(p->held_h, nc * sizeof(*nh));
-
-		if (!nh) {
-			sim_fail(p->k, -CS_ENOMEM, "%s: out of memory", p->name);
-			tlm_payload_release(&m->p);
-			return;
-		}
-		p->held_h = nh;
-		p->held_cap = nc;
+	if (!heap_push(&p->lt_held, &e)) {
+		sim_fail(p->k, -CS_ENOMEM, "%s: out of memory", p->name);
+		tlm_payload_release(&m->p);
+		return;
 	}
-	i = p->held_n++;
-	while (i && held_before(&e, &p->held_h[(i - 1) / 2])) {
-		p->held_h[i] = p->held_h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	p->held_h[i] = e;
 	if (t > p->held_last)
 		p->held_last = t;
-}
-
-static struct lt_held held_pop(struct apu_port *p)
-{
-	struct lt_held top = p->held_h[0], last = p->held_h[--p->held_n];
-	unsigned i = 0, n = p->held_n;
-
-	for (;;) {
-		unsigned c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		if (c + 1 < n && held_before(&p->held_h[c + 1], &p->held_h[c]))
-			c++;
-		if (!held_before(&p->held_h[c], &last))
-			break;
-		p->held_h[i] = p->held_h[c];
-		i = c;
-	}
-	if (n)
-		p->held_h[i] = last;
-	return top;
 }
 
 /* The send of an LT run: b_transport through the network gives the arrival (port_b notes
@@ -845,10 +820,7 @@ void apu_lt_destroy(struct apu_lt *lt)
 {
 	if (!lt)
 		return;
-	for (unsigned i = 0; i < lt->n; i++)
-		if (lt->ev[i].m)
-			tlm_payload_release(&lt->ev[i].m->p);
-	free(lt->ev);
+	heap_free(&lt->q);
 	free(lt);
 }
 
@@ -882,8 +854,8 @@ void apu_lt_begin(struct apu_lt *lt, sim_time_t t)
 
 void apu_lt_run(struct apu_lt *lt)
 {
-	while (lt->n && !sim_failure(lt->k)) {
-		struct lt_ev e = lt_pop(lt);
+	while (lt->q.n && !sim_failure(lt->k)) {
+		struct lt_ev e = heap_pop(&lt->q);
 
 		lt->now = e.t;
 		if (e.kind == LT_EV_MSG)
@@ -901,12 +873,7 @@ void apu_lt_end(struct apu_lt *lt)
 		sim_fail(lt->k, -CS_EPROTO,
 			 "apu LT run: %u messages still wait for a resource at the end of the run",
 			 lt->stalled);
-	while (lt->n) { /* only after a failure */
-		struct lt_ev e = lt_pop(lt);
-
-		if (e.m)
-			tlm_payload_release(&e.m->p);
-	}
+	heap_free(&lt->q); /* events are left only after a failure */
 }
 
 void apu_port_lt_hold(struct apu_port *p, bool on)
@@ -916,11 +883,11 @@ void apu_port_lt_hold(struct apu_port *p, bool on)
 
 bool apu_port_lt_take(struct apu_port *p, sim_time_t t, struct mem_msg **m, sim_time_t *when)
 {
-	struct lt_held e;
+	struct lt_ev e;
 
-	if (!p->held_n || p->held_h[0].t > t)
+	if (!p->lt_held.n || p->lt_held.ev[0].t > t)
 		return false;
-	e = held_pop(p);
+	e = heap_pop(&p->lt_held);
 	*m = e.m;
 	*when = e.t;
 	return true;
@@ -928,7 +895,7 @@ bool apu_port_lt_take(struct apu_port *p, sim_time_t t, struct mem_msg **m, sim_
 
 sim_time_t apu_port_lt_next(const struct apu_port *p)
 {
-	return p->held_n ? p->held_h[0].t : SIM_TIME_MAX;
+	return p->lt_held.n ? p->lt_held.ev[0].t : SIM_TIME_MAX;
 }
 
 sim_time_t apu_port_lt_last(struct apu_port *p)
@@ -959,8 +926,8 @@ void apu_port_lt_unhold(struct apu_port *p)
 {
 	sim_time_t now = sim_now(p->k);
 
-	while (p->held_n) {
-		struct lt_held e = held_pop(p);
+	while (p->lt_held.n) {
+		struct lt_ev e = heap_pop(&p->lt_held);
 
 		p->unheld++;
 		sim_schedule_at(p->k, e.t > now ? e.t : now, PRIO_PUMP, unheld_fire, p, e.m);
