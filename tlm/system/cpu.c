@@ -82,7 +82,8 @@ struct cpu_sys {
 	struct cpu_core_cfg cpu;
 	struct idealport_cfg ip;
 	struct mem_store *store;
-	struct apu_mem *apu; /* cpus.memory = apu, else NULL */
+	struct apu_mem *apu;  /* cpus.memory = apu, else NULL */
+	struct lt_params ltp; /* the APU memory side's LT contention model */
 	unsigned n;
 	struct cpu_core **core;
 	struct cpu_mem **port; /* ideal ports (cpus.memory = ideal) */
@@ -312,6 +313,13 @@ static void dma_written(void *ctx)
 	program_maybe_over(g);
 }
 
+static void dma_lt_done(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	dma_written(obj);
+}
+
 static void dma_read_done(void *ctx)
 {
 	struct cpu_sys *g = ctx;
@@ -342,6 +350,22 @@ static void dma_next(struct cpu_sys *g)
 	}
 	a->dma_busy = true;
 	a->dma_started = sim_now(g->s->k);
+	if (sampler_face(g->sampler) != SAMP_FACE_AT) {
+		/* LT: the copy's transactions run at once (a detailed-face transaction left open
+		 * would meet the LT runs of the cores); it is over at the time they name */
+		sim_time_t t = apu_mem_dma_lt_read(g->apu, a->dma_req->src, a->dma_buf,
+						   a->dma_req->len, a->dma_started);
+
+		if (t != SIM_TIME_MAX)
+			t = apu_mem_dma_lt_write(g->apu, a->dma_req->dst, a->dma_buf,
+						 a->dma_req->len, t);
+		if (t == SIM_TIME_MAX) {
+			sys_fail(g, -CS_ESTATE, "apu: the DMA engine refused an LT copy");
+			return;
+		}
+		sim_schedule_at(g->s->k, t, SIM_PRIO_DEFAULT, dma_lt_done, g, NULL);
+		return;
+	}
 	rc = apu_mem_dma_read(g->apu, a->dma_req->src, a->dma_buf, a->dma_req->len, dma_read_done,
 			      g);
 	if (rc)
@@ -762,17 +786,15 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 	if (apu && (rc = apu_side_load(g, err)))
 		return rc;
 	if (g->sc.memory == CPUS_MEM_APU) {
-		/* the CorePairs and the directory have their detailed face only so far */
-		if (g->mode != CS_MODE_DETAILED)
-			return cs_err_set(err, -CS_EUNSUP,
-					  "cpus.memory = apu runs in detailed mode only (the APU "
-					  "controllers have no LT face yet): use --mode detailed");
 		rc = apu_mem_create(
 		    s, g->n,
 		    apu ? &(struct apu_mem_gpu){.cus = g->gpu->ctx.sms, .ctx = &g->gpu->ctx} : NULL,
 		    g->store, root, &g->apu, err);
 		if (rc)
 			return rc;
+		lt_params_default(&g->ltp);
+		g->ltp.exact = g->scfg.lt_exact;
+		apu_mem_set_lt(g->apu, &g->ltp);
 	}
 	for (unsigned i = 0; i < g->n; i++) {
 		struct cs_stat_group *cg;
