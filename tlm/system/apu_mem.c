@@ -130,8 +130,10 @@ static int gpu_side_create(struct apu_mem *m, struct gpu_ctx *ctx, unsigned tcp0
 	m->gcfg.tccs = m->ntcc;
 	m->gcfg.dir_node = (uint16_t)dir_ep;
 	m->gcfg.tcc_obj = m->tcc;
-	/* CPU writers too: the directory reports the writes it serializes */
-	m->gcfg.tcc_reports_writes = false;
+	/* with the coherence checker on (ctx->chk), a GPU write enters the write order where
+	 * GPU agents first see it, the TCC, and again where the CPU's do, the directory
+	 * (apu_mem_set_check) */
+	m->gcfg.tcc_reports_writes = true;
 	ctx->pool = m->s->pool;
 	ctx->proto_cfg = &m->gcfg;
 	for (unsigned j = 0; j < m->ntcc; j++) {
@@ -254,6 +256,13 @@ int apu_mem_bind_tcp(struct apu_mem *m, unsigned i, const struct gpu_l1_ops *ops
 	    tlm_bind(noc_deliver_port(m->net, ep), ops->deliver_port(tcp)))
 		return cs_err_set(err, -CS_EINVAL, "apu: cannot bind the TCP of CU %u", i);
 	return 0;
+}
+
+void apu_mem_set_check(struct apu_mem *m, struct cohcheck *c)
+{
+	for (unsigned i = 0; i < m->ncp; i++)
+		apu_cp_set_check(m->cp[i], c);
+	apu_dir_set_check(m->dir, c);
 }
 
 const struct apu_mem_cfg *apu_mem_cfg(const struct apu_mem *m)

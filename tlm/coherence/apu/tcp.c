@@ -330,6 +330,19 @@ static bool tcp_load(struct gpu_l1 *t, const struct gpu_access *a)
 	return true;
 }
 
+/* WB_L1: the CU's warps see a store once it is in the line: the coherence checker's write order
+ * gets its whole words here (and again at the TCC and the directory when it is flushed). */
+static void check_store(const struct gpu_l1 *t, const struct cache_line *l, uint64_t mask)
+{
+	for (unsigned w = 0; t->ctx->chk && w < 64; w += 4)
+		if ((mask >> w & 0xfull) == 0xfull) {
+			uint32_t v;
+
+			memcpy(&v, l->data + w, 4);
+			cohcheck_write(t->ctx->chk, l->addr + w, 4, v);
+		}
+}
+
 static bool tcp_store(struct gpu_l1 *t, const struct gpu_access *a)
 {
 	struct cache_line *l = cache_lookup(t->cache, a->line_addr);
@@ -339,6 +352,7 @@ static bool tcp_store(struct gpu_l1 *t, const struct gpu_access *a)
 		if (!l)
 			l = tcp_alloc(t, a->line_addr);
 		gpu_mask_copy(l->data, a->data, a->byte_mask, 64);
+		check_store(t, l, mask64(a));
 		l->meta[0] |= mask64(a);
 		l->meta[1] |= mask64(a);
 		cache_touch(t->cache, l);
