@@ -322,6 +322,10 @@ static bool tcp_load(struct gpu_l1 *t, const struct gpu_access *a)
 	mshr_user(e)[1] = sim_now(t->ctx->k);
 	mshr_user(e)[2] = 0;
 	park(t, e, a, T_LOAD);
+	/* WB_L1: our dirty bytes go first (FIFO to the TCC), so the fill holds them even if the
+	 * line leaves meanwhile (evicted or dropped by an acquire; hetero_rtest seed 3) */
+	if (l)
+		tcp_flush_line(t, l);
 	m = tcp_msg(t, APU_TCPRD, a->line_addr, mshr_index(t->mshr, e));
 	if (!m)
 		return false;
