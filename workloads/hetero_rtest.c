@@ -109,13 +109,6 @@ struct hr_args {
 	struct hr_order *order;
 };
 
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static unsigned draw(uint64_t *s, unsigned n)
 {
 	unsigned v = (unsigned)(*s % n);
@@ -146,8 +139,8 @@ static bool is_cpu(const struct hr_args *a, uint64_t g)
 /* Op i of agent g. Mix: 40% loads, 30% stores, 15% atomics, 5% fences, 10% batched. */
 static void hr_gen(const struct hr_args *a, uint64_t g, uint64_t i, struct hr_op *op)
 {
-	uint64_t r = mix64(a->seed ^ mix64(g * a->nops + i + 0x9e3779b97f4a7c15ull));
-	uint64_t s = mix64(r ^ 0x632be59bd9b4e019ull);
+	uint64_t r = wl_mix64(a->seed ^ wl_mix64(g * a->nops + i + 0x9e3779b97f4a7c15ull));
+	uint64_t s = wl_mix64(r ^ 0x632be59bd9b4e019ull);
 	unsigned pct = draw(&r, 100);
 	bool cpu = is_cpu(a, g);
 
@@ -735,8 +728,8 @@ int hetero_rtest_main(struct cpu_host *h)
 	a->warps = a->kernel.ctas * HR_WARPS_PER_CTA;
 	a->agents = a->threads + a->warps;
 	a->nops = wl_size_pick(ch_size(h), 60, 300, 2000);
-	a->seed = mix64(ch_seed(h) ^ HR_TAG);
-	a->init_base = (uint32_t)mix64(a->seed);
+	a->seed = wl_mix64(ch_seed(h) ^ HR_TAG);
+	a->init_base = (uint32_t)wl_mix64(a->seed);
 	a->order = &order;
 	p.threads = a->threads;
 	a->progress = calloc(a->agents, sizeof(*a->progress));
