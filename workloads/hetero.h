@@ -17,5 +17,8 @@ int hetero_histo_main(struct cpu_host *h);
 /* DMA copies between CPU-written and GPU-read buffers, and back (DMARd, DMAWr and their
  * probes). */
 int hetero_dma_main(struct cpu_host *h);
+/* The random tester of the APU (hetero_rtest.c): CPU threads and GPU warps make seeded random
+ * loads, stores, atomics and fences on a few hot and conflicting lines; every value checked. */
+int hetero_rtest_main(struct cpu_host *h);
 
 #endif

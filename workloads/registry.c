@@ -77,6 +77,10 @@ APU_WL(hetero_histo, hetero_histo_main,
 APU_WL(hetero_dma, hetero_dma_main,
        "DMA copies of CPU-dirty lines to the GPU and of GPU results back over lines the CPU "
        "caches (DMARd, DMAWr and their probes); every word checked");
+APU_WL(hetero_rtest, hetero_rtest_main,
+       "random tester: CPU threads and GPU warps make seeded loads, stores, atomics (device and "
+       "system scope) and fences on hot and conflicting lines; every value checked (run it with "
+       "gpu.check = true)");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -157,6 +161,7 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_prodcons,
     &wl_hetero_histo,
     &wl_hetero_dma,
+    &wl_hetero_rtest,
     NULL,
 };
 

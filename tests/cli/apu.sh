@@ -104,7 +104,6 @@ expect_error() { # name expected-text args...
 	rm -f bad.json
 }
 expect_error "ideal memory" "cpus.memory" --set cpus.memory=ideal
-expect_error "checker" "gpu.check" --set gpu.check=true
 expect_error "cpu workload on apu" "runs on system" -w cpu_mp
 "$BIN" run -c "$SRC/configs/cpu-apu.cfg" -w hetero_histo -o bad.json >bad.out 2>bad.err
 [ $? -ne 0 ] && [ "$(wc -l <bad.err)" -eq 1 ] || fail "hetero workload on system cpu: $(cat bad.err)"

@@ -582,6 +582,8 @@ START_TEST(test_cpu_cores_mp_and_atomics)
 				 0);
 		/* threads 0 and 1 on different CorePairs, the atomics on both */
 		cpu_core_attach(core[i], &apu_cp_mem_ops, apu_cp_mem(s.cp[i % 2], i / 2));
+		/* the cores report what they read to the checker the CorePairs write to */
+		cpu_core_set_check(core[i], s.chk, 100 + i);
 	}
 	for (unsigned i = 0; i < 4; i++)
 		ck_assert_int_eq(cpu_core_start(core[i], &prog, i, 0), 0);
@@ -603,6 +605,20 @@ START_TEST(test_cpu_cores_mp_and_atomics)
 		counter = word(d, 0);
 	}
 	ck_assert_uint_eq(counter, 2 * p.rounds);
+	/* the checker saw the cores' reads (the reader's flag and data loads; each atomic's old
+	 * and new value; each performed store) and found them in order ... */
+	ck_assert_msg(cohcheck_violations(s.chk) == 0, "%s", cohcheck_first(s.chk));
+	ck_assert_uint_ge(cohcheck_reads(s.chk), 2 * p.flag_seen + 2 * 2 * p.rounds + 2 * p.rounds);
+	/* ... and it fails a read out of order: the reader, which saw the last round's data, now
+	 * "reads" round 1's, then a value nobody wrote */
+	cohcheck_read(s.chk, 101, p.data, 4, 1);
+	ck_assert_uint_eq(cohcheck_violations(s.chk), 1);
+	ck_assert_ptr_nonnull(strstr(cohcheck_first(s.chk), "older value"));
+	cohcheck_read(s.chk, 101, p.data, 4, 0xdead);
+	ck_assert_uint_eq(cohcheck_violations(s.chk), 2);
+	/* a reader that has seen nothing of the word may read its oldest value */
+	cohcheck_read(s.chk, 102, p.data, 4, 1);
+	ck_assert_uint_eq(cohcheck_violations(s.chk), 2);
 	for (unsigned i = 0; i < 4; i++)
 		cpu_core_destroy(core[i]);
 	sys_fini(&s);

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "tlm/kernel/coro.h"
+#include "tlm/mem/cohcheck.h"
+#include "tlm/mem/store.h"
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -135,6 +137,10 @@ struct cpu_core {
 	/* when the last entry left the buffer: the next may be sent no earlier (both faces) */
 	sim_time_t sb_free_at;
 	uint8_t lt_line[CPU_LINE_MAX];
+
+	/* the coherence checker (cpu_core_set_check), NULL when off; chk_who: this core's reader */
+	struct cohcheck *chk;
+	unsigned chk_who;
 };
 
 static inline struct cpu_core *C(struct cpu_thread *t)
@@ -265,6 +271,31 @@ static uint64_t width_mask(unsigned bytes)
 static uint64_t byte_bits(unsigned bytes)
 {
 	return (1ull << bytes) - 1;
+}
+
+/* ---- the coherence checker's hooks (tlm/mem/cohcheck.h) --------------------------------------
+ * Values a core reads at memory, in the order its memory side performs them: its loads (not
+ * forwarded ones: a buffered store is in no write order yet), the old value of its atomics,
+ * and, as what the core has seen from then on, the value its store or atomic put there. The
+ * checker orders 4-byte words: 1- and 2-byte accesses are not checked. */
+
+static void chk_read(const struct cpu_core *c, uint64_t addr, unsigned bytes, uint64_t v)
+{
+	if (c->chk && bytes >= 4)
+		cohcheck_read(c->chk, c->chk_who, addr, bytes, v);
+}
+
+/* The posted atomic performed with old value `old`. */
+static void chk_atomic(const struct cpu_core *c, uint64_t old)
+{
+	const struct cpu_op *op = &c->op;
+	uint64_t v = old;
+
+	if (!c->chk || op->bytes < 4)
+		return;
+	(void)mem_atomic_apply(&v, op->bytes, op->atom, op->a, op->b);
+	chk_read(c, op->addr[0], op->bytes, old);
+	chk_read(c, op->addr[0], op->bytes, v);
 }
 
 /* Forwarding for a load of `bytes` at addr: 1 = value in *v, 0 = no buffered store overlaps,
@@ -589,11 +620,15 @@ static void mem_done(void *obj, uint32_t id, const uint8_t *line, uint64_t old)
 	struct cpu_op *op = &c->op;
 
 	if (id == ID_ST) {
+		const struct sb_entry *e = &c->sb[c->sb_head];
+
+		chk_read(c, e->addr, e->bytes, e->val);
 		sb_done(c);
 		return;
 	}
 	c->outstanding--;
 	if (id == ID_ATOM) {
+		chk_atomic(c, old);
 		c->ret = old;
 		thread_resume(c);
 		return;
@@ -609,6 +644,7 @@ static void mem_done(void *obj, uint32_t id, const uint8_t *line, uint64_t old)
 		for (unsigned i = 0; i < op->bytes; i++)
 			v |= (uint64_t)line[off + i] << (8 * i);
 		op->out[id] = v;
+		chk_read(c, addr, op->bytes, v);
 	}
 	op->done++;
 	if (op->next == op->n && op->done == op->n) {
@@ -734,6 +770,7 @@ static bool lt_sb_send(struct cpu_core *c, sim_time_t until)
 			return false;
 		d = c->mops->lt_access(c->mem, &r, s, NULL, NULL);
 		if (d != SIM_TIME_MAX) {
+			chk_read(c, e->addr, e->bytes, e->val);
 			c->lt_sb_retry = 0;
 			c->lt_head_sent = true;
 			c->lt_head_done = d;
@@ -853,6 +890,7 @@ static void lt_load(struct cpu_core *c, sim_time_t u)
 		off = (unsigned)(addr - r.line_addr);
 		for (unsigned i = 0; i < op->bytes; i++)
 			v |= (uint64_t)c->lt_line[off + i] << (8 * i);
+		chk_read(c, addr, op->bytes, v);
 		op->out[op->next++] = v;
 		op->done++;
 		(*c->st.loads)++;
@@ -936,6 +974,7 @@ static void lt_op(struct cpu_core *c)
 		if (d == SIM_TIME_MAX)
 			return;
 		(*c->st.atomics)++;
+		chk_atomic(c, old);
 		lt_issued(c, u);
 		c->ret = old;
 		c->lt_t = d;
@@ -972,6 +1011,7 @@ static void ff_op(struct cpu_core *c)
 			off = (unsigned)(addr - r.line_addr);
 			for (unsigned i = 0; i < op->bytes; i++)
 				v |= (uint64_t)c->lt_line[off + i] << (8 * i);
+			chk_read(c, addr, op->bytes, v);
 			op->out[op->next] = v;
 			(*c->st.loads)++;
 		}
@@ -986,6 +1026,7 @@ static void ff_op(struct cpu_core *c)
 		r.data = c->st_data;
 		if (lt_mem(c, &r, &t, false, NULL, NULL) == SIM_TIME_MAX)
 			return;
+		chk_read(c, op->addr[0], op->bytes, op->val & width_mask(op->bytes));
 		(*c->st.stores)++;
 		break;
 	case OP_ATOM:
@@ -993,6 +1034,7 @@ static void ff_op(struct cpu_core *c)
 		if (lt_mem(c, &r, &t, false, NULL, &old) == SIM_TIME_MAX)
 			return;
 		(*c->st.atomics)++;
+		chk_atomic(c, old);
 		c->ret = old;
 		break;
 	case OP_FENCE:
@@ -1602,4 +1644,10 @@ void ch_note(struct cpu_host *h, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	h->ops->note(h->sys, msg);
+}
+
+void cpu_core_set_check(struct cpu_core *c, struct cohcheck *chk, unsigned who)
+{
+	c->chk = chk;
+	c->chk_who = who;
 }

@@ -84,6 +84,14 @@ void cpu_core_device_done(struct cpu_core *c, int rc);
 /* The request the core's thread waits on (valid until cpu_core_device_done). */
 const struct cpu_dev_req *cpu_core_device_req(const struct cpu_core *c);
 
+/* The coherence checker (tlm/mem/cohcheck.h; gpu.check on system apu): the core reports what
+ * it reads at memory as reader `who` (loads that were not forwarded from its store buffer, an
+ * atomic's old value, and the value its own store or atomic left, once performed), 4- and
+ * 8-byte accesses only. The writes themselves are the memory side's to report, where they are
+ * performed. NULL turns it off. Set before the first thread starts. */
+struct cohcheck;
+void cpu_core_set_check(struct cpu_core *c, struct cohcheck *chk, unsigned who);
+
 /* ---- faces (the sampling layer's initiator: sampling/sampler.h, docs/hybrid.md) ------------- */
 
 /* The same numbers as enum samp_face. */

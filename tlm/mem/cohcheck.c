@@ -196,12 +196,13 @@ static void read_word(struct cohcheck *c, unsigned who, uint64_t word, uint32_t 
 		}
 	for (uint32_t j = 0; j < from; j++)
 		if (h->v[j] == v) {
-			violation(
-			    c, "warp %u read an older value of %#" PRIx64 " (%u) than it had seen",
-			    who, word << 2, v);
+			violation(c,
+				  "reader %u read an older value of %#" PRIx64
+				  " (%u) than it had seen",
+				  who, word << 2, v);
 			return;
 		}
-	violation(c, "warp %u read %#" PRIx64 " = %u, a value no write produced", who, word << 2,
+	violation(c, "reader %u read %#" PRIx64 " = %u, a value no write produced", who, word << 2,
 		  v);
 }
 

@@ -133,8 +133,10 @@ static int gpu_side_create(struct apu_mem *m, struct gpu_ctx *ctx, unsigned tcp0
 	m->gcfg.tccs = m->ntcc;
 	m->gcfg.dir_node = (uint16_t)dir_ep;
 	m->gcfg.tcc_obj = m->tcc;
-	/* CPU writers too: the directory reports the writes it serializes */
-	m->gcfg.tcc_reports_writes = false;
+	/* with the coherence checker on (ctx->chk), a GPU write enters the write order where
+	 * GPU agents first see it, the TCC, and again where the CPU's do, the directory
+	 * (apu_mem_set_check) */
+	m->gcfg.tcc_reports_writes = true;
 	m->gcfg.lt = m->lt; /* the TCPs and TCCs join the LT runs as they are made */
 	ctx->pool = m->s->pool;
 	ctx->proto_cfg = &m->gcfg;
@@ -277,6 +279,13 @@ sim_time_t apu_mem_dma_lt_write(struct apu_mem *m, uint64_t addr, const void *bu
 				sim_time_t t)
 {
 	return m->dma ? apu_dma_lt_write(m->dma, addr, buf, len, t) : SIM_TIME_MAX;
+}
+
+void apu_mem_set_check(struct apu_mem *m, struct cohcheck *c)
+{
+	for (unsigned i = 0; i < m->ncp; i++)
+		apu_cp_set_check(m->cp[i], c);
+	apu_dir_set_check(m->dir, c);
 }
 
 const struct apu_mem_cfg *apu_mem_cfg(const struct apu_mem *m)

@@ -55,6 +55,14 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 /* Binds CU i's TCP (ops->noc_port, ops->deliver_port) to its endpoint. 0 or -CS_EINVAL. */
 int apu_mem_bind_tcp(struct apu_mem *m, unsigned i, const struct gpu_l1_ops *ops,
 		     struct gpu_l1 *tcp, struct cs_err *err);
+/* The coherence checker (gpu.check; NULL: off): the CorePairs report every store and locked
+ * atomic they perform, the directory every write-through, atomic, Flush and DMA write it
+ * performs. The TCC slices and the TCPs report to the GPU context's checker (gpu_ctx.chk) the
+ * GPU writes they make visible to other CUs (a write-through TCC's copy, WB_L2) or to their own
+ * CU (WB_L1), before the directory has them: such a write enters the order at each place, the
+ * directory's entry being where CPU agents can see it (docs/apu.md §11). */
+struct cohcheck;
+void apu_mem_set_check(struct apu_mem *m, struct cohcheck *c);
 const struct apu_mem_cfg *apu_mem_cfg(const struct apu_mem *m);
 /* DMA (system apu): one transfer at a time; done(ctx) once the last line is answered. */
 int apu_mem_dma_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,

@@ -26,6 +26,7 @@
 #include "sampling/sampler.h"
 #include "tlm/coherence/apu/apu_gpu.h"
 #include "tlm/core/cpu.h"
+#include "tlm/mem/cohcheck.h"
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
 #include "tlm/system/apu_mem.h"
@@ -102,6 +103,10 @@ struct cpu_sys {
 
 	/* system apu: the GPU cluster and its devices' requests */
 	struct apu_side *gpu;
+	/* system apu with gpu.check: the coherence checker over CPU cores and GPU warps */
+	struct cohcheck *chk;
+	uint64_t gpu_reads; /* of cohcheck_reads: the warps' */
+	uint64_t *chk_reads, *chk_cpu_reads, *chk_gpu_reads, *chk_violations;
 
 	/* modes: the sampling layer over the cores */
 	unsigned mode; /* enum cs_mode */
@@ -460,6 +465,13 @@ static void h_write(void *obj, uint64_t addr, const void *buf, size_t len)
 	else if (g->apu ? apu_mem_write(g->apu, addr, buf, len)
 			: mem_store_write(g->store, addr, buf, len))
 		sys_fail(g, -CS_ENOMEM, "cpu: out of memory");
+	/* the host's writes are in the write order too (its whole words) */
+	for (size_t i = (size_t)(-addr & 3); g->chk && i + 4 <= len; i += 4) {
+		uint32_t v;
+
+		memcpy(&v, (const uint8_t *)buf + i, 4);
+		cohcheck_write(g->chk, addr + i, 4, v);
+	}
 }
 
 static int h_run(void *obj, const struct cpu_program *p)
@@ -649,6 +661,7 @@ static void cpu_destroy(struct cs_system *s)
 	free(g->port);
 	apu_side_destroy(g->gpu);
 	apu_mem_destroy(g->apu);
+	cohcheck_destroy(g->chk);
 	sampler_destroy(g->sampler);
 	free(g->recs);
 	mem_store_destroy(g->store);
@@ -680,12 +693,11 @@ static int apu_side_load(struct cpu_sys *g, struct cs_err *err)
 				  where);
 	}
 	if (a->cfg.check) {
-		cs_config_origin(c, "gpu", "check", where, sizeof(where));
-		return cs_err_set(
-		    err, -CS_EUNSUP,
-		    "%s: the coherence checker does not cover CPU agents on system apu "
-		    "yet: set gpu.check = false",
-		    where);
+		/* every agent's reads, every place a write is performed: CPU cores, GPU warps,
+		 * CorePairs, TCPs, TCCs, directory (apu_mem_set_check) */
+		if (cohcheck_create(&g->chk))
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		a->ctx.chk = g->chk;
 	}
 	a->proto = apu_gpu_find("viper");
 	a->l1.line_bytes = APU_LINE;
@@ -708,6 +720,28 @@ static int apu_side_load(struct cpu_sys *g, struct cs_err *err)
 	return 0;
 }
 
+/* A warp's load, for the coherence checker: warps are readers 0 .. sms x warps - 1, the CPU
+ * cores the readers after them. */
+static void apu_observe_read(void *obj, unsigned sm, unsigned slot, uint64_t addr, unsigned bytes,
+			     uint64_t v)
+{
+	struct cpu_sys *g = obj;
+
+	cohcheck_read(g->chk, sm * g->gpu->ctx.warps + slot, addr, bytes, v);
+	g->gpu_reads++;
+}
+
+/* The checker's counters, brought up to date (at the end of a run). */
+static void chk_stats(struct cpu_sys *g)
+{
+	if (!g->chk)
+		return;
+	*g->chk_reads = cohcheck_reads(g->chk);
+	*g->chk_gpu_reads = g->gpu_reads;
+	*g->chk_cpu_reads = cohcheck_reads(g->chk) - g->gpu_reads;
+	*g->chk_violations = cohcheck_violations(g->chk);
+}
+
 /* System apu's GPU cluster, its TCPs bound to the network, its SMs under the sampler. */
 static int apu_side_build(struct cpu_sys *g, struct cs_stat_group *root, struct cs_err *err)
 {
@@ -717,9 +751,23 @@ static int apu_side_build(struct cpu_sys *g, struct cs_stat_group *root, struct 
 	    .owner = g,
 	    .fail = gpu_fail_cb,
 	    .ctas_done = gpu_ctas_done,
+	    .observe_read = g->chk ? apu_observe_read : NULL,
 	    .seed = g->s->sim.seed,
 	};
 	int rc;
+
+	if (g->chk) {
+		struct cs_stat_group *cg = cs_stat_group(root, "coherence_check");
+
+		g->chk_reads = cs_stat_counter(cg, "reads", "", "loads checked, CPU and GPU");
+		g->chk_cpu_reads = cs_stat_counter(cg, "cpu_reads", "",
+						   "CPU reads checked: loads at memory, atomics' "
+						   "old values, own performed writes");
+		g->chk_gpu_reads = cs_stat_counter(cg, "gpu_reads", "", "GPU warps' loads checked");
+		g->chk_violations = cs_stat_counter(
+		    cg, "violations", "", "reads that saw a value out of coherence order");
+		apu_mem_set_check(g->apu, g->chk);
+	}
 
 	a->kernels = cs_stat_counter(gg, "kernels", "", "GPU kernels run");
 	a->kernel_cycles =
@@ -806,6 +854,9 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 			return rc;
 		if (g->apu) {
 			cpu_core_attach(g->core[i], apu_mem_ops(g->apu), apu_mem_port(g->apu, i));
+			if (g->chk)
+				cpu_core_set_check(g->core[i], g->chk,
+						   g->gpu->ctx.sms * g->gpu->ctx.warps + i);
 			continue;
 		}
 		rc = idealport_create(s->k, cpu_core_clock(g->core[i]), g->store, &g->ip,
@@ -864,6 +915,7 @@ static int cpu_run(struct cs_system *s, struct cs_err *err)
 	if (!sim_thread_create(s->k, "host", host_main, g, (size_t)g->cpu.stack_kib * 1024 * 4))
 		return cs_err_set(err, -CS_ENOMEM, "cannot create the host thread");
 	rc = sim_run(s->k);
+	chk_stats(g);
 	if (g->failed)
 		return cs_err_set(err, g->fail_code, "%s", g->fail_msg);
 	if (rc)
@@ -1025,6 +1077,13 @@ static int cpu_report(struct cs_system *s, FILE *f)
 			" GPU cycles busy; DMA %" PRIu64 " copies, %" PRIu64 " bytes\n",
 			*g->gpu->kernels, *g->gpu->kernel_cycles, *g->gpu->dma_copies,
 			*g->gpu->dma_bytes);
+	if (g->chk)
+		fprintf(f,
+			"  coherence check   %" PRIu64 " loads (%" PRIu64 " CPU, %" PRIu64
+			" GPU), %" PRIu64 " violations%s%s\n",
+			cohcheck_reads(g->chk), cohcheck_reads(g->chk) - g->gpu_reads, g->gpu_reads,
+			cohcheck_violations(g->chk), cohcheck_violations(g->chk) ? ", first: " : "",
+			cohcheck_first(g->chk));
 	for (unsigned i = 0; i < g->nnotes; i++)
 		fprintf(f, "  %s\n", g->notes[i]);
 	return ferror(f) ? -CS_EIO : 0;
@@ -1083,6 +1142,11 @@ static json_t *cpu_result(struct cs_system *s)
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));
 	json_object_set_new(r, "notes", notes);
+	if (g->chk) {
+		json_object_set_new(r, "coherence_violations",
+				    json_integer((json_int_t)cohcheck_violations(g->chk)));
+		json_object_set_new(r, "coherence_first", json_string(cohcheck_first(g->chk)));
+	}
 	return r;
 }
 

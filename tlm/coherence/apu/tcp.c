@@ -323,12 +323,29 @@ static bool tcp_load(struct gpu_l1 *t, const struct gpu_access *a)
 	mshr_user(e)[1] = apu_port_now(t->port);
 	mshr_user(e)[2] = 0;
 	park(t, e, a, T_LOAD);
+	/* WB_L1: our dirty bytes go first (FIFO to the TCC), so the fill holds them even if the
+	 * line leaves meanwhile (evicted or dropped by an acquire; hetero_rtest seed 3) */
+	if (l)
+		tcp_flush_line(t, l);
 	m = tcp_msg(t, APU_TCPRD, a->line_addr, mshr_index(t->mshr, e));
 	if (!m)
 		return false;
 	tcp_send(t, m);
 	(*t->st.load_misses)++;
 	return true;
+}
+
+/* WB_L1: the CU's warps see a store once it is in the line: the coherence checker's write order
+ * gets its whole words here (and again at the TCC and the directory when it is flushed). */
+static void check_store(const struct gpu_l1 *t, const struct cache_line *l, uint64_t mask)
+{
+	for (unsigned w = 0; t->ctx->chk && w < 64; w += 4)
+		if ((mask >> w & 0xfull) == 0xfull) {
+			uint32_t v;
+
+			memcpy(&v, l->data + w, 4);
+			cohcheck_write(t->ctx->chk, l->addr + w, 4, v);
+		}
 }
 
 static bool tcp_store(struct gpu_l1 *t, const struct gpu_access *a)
@@ -340,6 +357,7 @@ static bool tcp_store(struct gpu_l1 *t, const struct gpu_access *a)
 		if (!l)
 			l = tcp_alloc(t, a->line_addr);
 		gpu_mask_copy(l->data, a->data, a->byte_mask, 64);
+		check_store(t, l, mask64(a));
 		l->meta[0] |= mask64(a);
 		l->meta[1] |= mask64(a);
 		cache_touch(t->cache, l);
