@@ -39,6 +39,9 @@ echo "valgrind: cohscope run and litmus on the APU memory side (MOESI CorePairs,
 vg_run run -c "$src/configs/cpu-apu.cfg" -w cpu_mp -q
 vg_run litmus "$src"/tests/litmus/upstream/x86/*.litmus -c "$src/configs/cpu-apu.cfg" \
 	--iterations 50 -q
+echo "valgrind: cohscope litmus --agents (CPU and GPU threads on the whole APU)"
+vg_run litmus "$src"/tests/litmus/mixed/*.litmus -c "$src/configs/apu-2200g.cfg" \
+	--agents cpu,gpu --iterations 20 -q
 rm -f /tmp/valgrind.$$.log
 [ "$status" -eq 0 ] && echo "valgrind: clean"
 exit "$status"

@@ -922,6 +922,7 @@ static int check_test(const struct litmus_test *t, struct cs_err *err)
 
 void litmus_opts_default(struct litmus_opts *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->iterations = LITMUS_DEFAULT_ITERATIONS;
 	o->jitter = LITMUS_DEFAULT_JITTER;
 	o->warmup = LITMUS_DEFAULT_WARMUP;
