@@ -39,6 +39,10 @@ echo "valgrind: cohscope run and litmus on the APU memory side (MOESI CorePairs,
 vg_run run -c "$src/configs/cpu-apu.cfg" -w cpu_mp -q
 vg_run litmus "$src"/tests/litmus/upstream/x86/*.litmus -c "$src/configs/cpu-apu.cfg" \
 	--iterations 50 -q
+echo "valgrind: the whole APU (system apu: CPU threads, GPU warps, DMA), detailed and hybrid"
+vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_dma -q --set workload.size=tiny
+vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_prodcons -q --set workload.size=tiny \
+	--mode hybrid
 echo "valgrind: cohscope litmus --agents (CPU and GPU threads on the whole APU)"
 vg_run litmus "$src"/tests/litmus/mixed/*.litmus -c "$src/configs/apu-2200g.cfg" \
 	--agents cpu,gpu --iterations 20 -q

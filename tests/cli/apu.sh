@@ -10,6 +10,8 @@
 #   and wrote every line of its copies; probes and acks balance; kernels were launched by the
 #   CPU threads;
 # - the same seed gives the same result and statistics;
+# - hybrid and analytic modes run all three (LT faces of the controllers, device requests in
+#   every face), verify and report an interval;
 # - bad set-ups are one error line, a non-zero exit and no output file.
 . "$(dirname "$0")/lib.bash" "$@"
 
@@ -66,6 +68,27 @@ if a["result"] != b["result"] or a["stats"] != b["stats"]:
 open("err.txt", "w").write("; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
+done
+
+# hybrid and analytic: the CPU cores and the SMs are the sampler's initiators, the APU's
+# controllers run their LT face; device requests (launch, wait, DMA) answer in every face; every
+# workload verifies and the report gives an interval; the same seed gives the same result
+for m in hybrid analytic; do
+	for w in hetero_prodcons hetero_histo hetero_dma; do
+		for i in 1 2; do
+			timeout 300 "$BIN" run -c "$C" -w $w --set workload.size=tiny --mode $m \
+				-o $w.$m.$i.json >$w.$m.$i.txt 2>&1 ||
+				fail "$w $m: exit $?: $(tail -1 $w.$m.$i.txt)"
+		done
+		grep -q "verified" $w.$m.1.txt || fail "$w $m: not verified"
+		grep -Eq "cycles +[0-9.]+ \+- [0-9.]+ .*; $m\)" $w.$m.1.txt ||
+			fail "$w $m: no interval in the report"
+		python3 - $w.$m.1.json $w.$m.2.json <<'PY' || fail "$w $m: two runs with the same seed differ"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["result"] == b["result"] and a["stats"] == b["stats"] else 1)
+PY
+	done
 done
 
 # bad set-ups: one line naming the key, a non-zero exit, no output file

@@ -199,7 +199,10 @@ static inline void tb_bind(struct tb *tb, unsigned ep, struct apu_port *p)
 	ck_assert_int_eq(tlm_bind(noc_deliver_port(tb->net, ep), apu_port_target(p)), 0);
 }
 
-static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*tweak)(struct tb *))
+/* n_cu > 0: no scripted TCC agent (the test makes the TCC at endpoint P) and n_cu more
+ * endpoints, P + 3 .. P + 2 + n_cu, for its TCPs. */
+static inline void tb_init_gpu(struct tb *tb, unsigned P, bool scripted, void (*tweak)(struct tb *),
+			       unsigned n_cu)
 {
 	struct cs_err err = {0};
 	struct noc_cfg nc;
@@ -223,9 +226,9 @@ static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*twea
 	nc.flit_bytes = 8;
 	nc.header_bytes = 8;
 	nc.buffer_flits = 17; /* noc_cfg_check wants a 128-B payload to fit (MEM_LINE_MAX) */
-	rc = noc_net_create(tb->k, &nc, P + 3, APU_VNETS, NULL, apu_vnet_names, apu_msg_names,
-			    APU_MSG_TYPES, cs_stat_group(cs_stats_root(tb->stats), "net"), &tb->net,
-			    &err);
+	rc = noc_net_create(tb->k, &nc, P + 3 + n_cu, APU_VNETS, NULL, apu_vnet_names,
+			    apu_msg_names, APU_MSG_TYPES,
+			    cs_stat_group(cs_stats_root(tb->stats), "net"), &tb->net, &err);
 	ck_assert_msg(rc == 0, "net: %s", err.msg);
 	ck_assert_int_eq(cs_params_defaults(&dram_params, &dc, &err), 0);
 	tb->map = (struct addr_map){.banks = 1, .banks_per_channel = 1, .interleave_shift = 7};
@@ -251,7 +254,7 @@ static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*twea
 			    cs_stat_group(cs_stats_root(tb->stats), "dma"), &tb->dma, &err);
 	ck_assert_msg(rc == 0, "dma: %s", err.msg);
 	tb_bind(tb, tb->ep_dma, apu_dma_port(tb->dma));
-	for (unsigned i = scripted ? 0 : P; i <= P; i++) {
+	for (unsigned i = scripted ? 0 : P; i < P + (n_cu ? 0u : 1u); i++) {
 		struct tb_agent *a = &tb->ag[i];
 		char name[32];
 		struct apu_port_cfg pc = {
@@ -265,6 +268,11 @@ static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*twea
 		ck_assert_int_eq(apu_port_create(tb->k, &pc, &tb_agent_ops, a, &a->port), 0);
 		tb_bind(tb, i, a->port);
 	}
+}
+
+static inline void tb_init(struct tb *tb, unsigned P, bool scripted, void (*tweak)(struct tb *))
+{
+	tb_init_gpu(tb, P, scripted, tweak, 0);
 }
 
 static inline void tb_run(struct tb *tb)

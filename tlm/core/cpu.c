@@ -1076,9 +1076,9 @@ static void lt_run(struct sim_kernel *k, void *obj, void *arg)
 		thread_resume(c);
 	}
 	c->lt_running = false;
-	if (c->face == CPU_FACE_AT || c->op.kind == OP_NONE || c->op.kind == OP_DEVICE ||
-	    sim_failure(k))
-		return;
+	if (c->face == CPU_FACE_AT || c->op.kind == OP_NONE ||
+	    (c->op.kind == OP_DEVICE && c->op.issued) || sim_failure(k))
+		return; /* an issued device request: cpu_core_device_done resumes the thread */
 	/* stores the AT face sends by the quantum's end are sent by then, not when the thread's
 	 * next op comes (it may lie far beyond: other cores would see them late) */
 	if (c->face == CPU_FACE_LT)

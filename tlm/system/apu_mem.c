@@ -11,6 +11,7 @@
 #include "tlm/coherence/apu/apu_gpu.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
+#include "analytic/ltmodel.h"
 #include "tlm/dram/dram.h"
 #include "tlm/mem/addrmap.h"
 #include "tlm/noc/noc.h"
@@ -67,6 +68,8 @@ struct apu_mem {
 	struct apu_dma_cfg dma_cfg;
 	struct apu_dma *dma;
 	const uint64_t *net_bytes; /* the network's byte counter (the sampler's traffic) */
+	struct apu_lt *lt;	   /* the LT face's runs, shared by every port */
+	struct lt_params noc_ltp;
 };
 
 static int bind_port(struct apu_mem *m, unsigned ep, struct apu_port *p, struct cs_err *err)
@@ -132,6 +135,7 @@ static int gpu_side_create(struct apu_mem *m, struct gpu_ctx *ctx, unsigned tcp0
 	m->gcfg.tcc_obj = m->tcc;
 	/* CPU writers too: the directory reports the writes it serializes */
 	m->gcfg.tcc_reports_writes = false;
+	m->gcfg.lt = m->lt; /* the TCPs and TCCs join the LT runs as they are made */
 	ctx->pool = m->s->pool;
 	ctx->proto_cfg = &m->gcfg;
 	for (unsigned j = 0; j < m->ntcc; j++) {
@@ -147,6 +151,7 @@ static int gpu_side_create(struct apu_mem *m, struct gpu_ctx *ctx, unsigned tcp0
 			    cs_stat_group(root, "dma"), &m->dma, err);
 	if (rc)
 		return rc;
+	apu_port_set_lt(apu_dma_port(m->dma), m->lt);
 	return bind_port(m, dma_ep, apu_dma_port(m->dma), err);
 }
 
@@ -197,6 +202,10 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 				   .banks_per_channel = 1,
 				   .interleave_shift =
 				       (unsigned)__builtin_ctzll(m->cfg.interleave_bytes)};
+	if (apu_lt_create(s->k, &m->lt)) {
+		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
+		goto fail;
+	}
 	rc = noc_net_create(s->k, &m->noc_cfg, eps, APU_VNETS, NULL, apu_vnet_names, apu_msg_names,
 			    APU_MSG_TYPES, cs_stat_group(root, "net"), &m->net, err);
 	if (rc)
@@ -220,6 +229,7 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 			    cs_stat_group(root, "dir"), &m->dir, err);
 	if (rc || (rc = bind_port(m, dir_ep, apu_dir_port(m->dir), err)))
 		goto fail;
+	apu_port_set_lt(apu_dir_port(m->dir), m->lt);
 	for (unsigned c = 0; c < m->nch; c++) {
 		snprintf(name, sizeof(name), "dram%u", c);
 		rc = dram_ctrl_create(s->k, &m->dram_cfg, c, &m->map, store, 1,
@@ -237,6 +247,7 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 				   &m->cp[i], err);
 		if (rc || (rc = bind_port(m, i, apu_cp_port(m->cp[i]), err)))
 			goto fail;
+		apu_port_set_lt(apu_cp_port(m->cp[i]), m->lt);
 	}
 	*out = m;
 	return 0;
@@ -254,6 +265,18 @@ int apu_mem_bind_tcp(struct apu_mem *m, unsigned i, const struct gpu_l1_ops *ops
 	    tlm_bind(noc_deliver_port(m->net, ep), ops->deliver_port(tcp)))
 		return cs_err_set(err, -CS_EINVAL, "apu: cannot bind the TCP of CU %u", i);
 	return 0;
+}
+
+sim_time_t apu_mem_dma_lt_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,
+			       sim_time_t t)
+{
+	return m->dma ? apu_dma_lt_read(m->dma, addr, buf, len, t) : SIM_TIME_MAX;
+}
+
+sim_time_t apu_mem_dma_lt_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len,
+				sim_time_t t)
+{
+	return m->dma ? apu_dma_lt_write(m->dma, addr, buf, len, t) : SIM_TIME_MAX;
 }
 
 const struct apu_mem_cfg *apu_mem_cfg(const struct apu_mem *m)
@@ -286,6 +309,7 @@ void apu_mem_destroy(struct apu_mem *m)
 	for (unsigned c = 0; m->dram && c < m->nch; c++)
 		dram_ctrl_destroy(m->dram[c]);
 	noc_destroy(m->net);
+	apu_lt_destroy(m->lt);
 	apu_msgs_destroy(m->msgs);
 	free(m->cp);
 	free(m->cp_ep);
@@ -306,6 +330,20 @@ const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m)
 {
 	(void)m;
 	return &apu_cp_mem_ops;
+}
+
+void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p)
+{
+	/* the network's meter keeps an FCFS backlog in the order arrivals are noted: an LT run
+	 * notes a whole transaction's messages (up to its end, hundreds of cycles ahead) before
+	 * the next run notes its first, so the backlog charged each message for the transactions
+	 * of other runs (cpu_mp in analytic mode +85%); its hops are unloaded, and the contention
+	 * is the directory's line serialization and DRAM's meter */
+	m->noc_ltp = *p;
+	m->noc_ltp.exact = true;
+	noc_set_lt(m->net, &m->noc_ltp);
+	for (unsigned c = 0; c < m->nch; c++)
+		dram_ctrl_set_lt(m->dram[c], p);
 }
 
 bool apu_mem_idle(const struct apu_mem *m)

@@ -61,10 +61,20 @@ int apu_mem_dma_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,
 		     void (*done)(void *ctx), void *ctx);
 int apu_mem_dma_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len,
 		      void (*done)(void *ctx), void *ctx);
+/* The same in the LT face: performed at once from time t; returns the time the copy's last line
+ * was done (SIM_TIME_MAX: refused, nothing done). */
+sim_time_t apu_mem_dma_lt_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,
+			       sim_time_t t);
+sim_time_t apu_mem_dma_lt_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len,
+				sim_time_t t);
 void apu_mem_destroy(struct apu_mem *m);
 /* Core c's memory side (its CorePair's handle for it), with its ops table. */
 struct cpu_mem *apu_mem_port(struct apu_mem *m, unsigned c);
 const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m);
+/* The LT face's contention model for the network and DRAM (p outlives m). The CorePairs'
+ * cpu_mem_ops.lt_access runs each access's whole transaction in an LT run (docs/apu.md §11). */
+struct lt_params;
+void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p);
 /* Nothing queued or in flight in the CorePairs, the TCC slices, the DMA engine, the network,
  * the directory or DRAM (the TCPs are the GPU cluster's: gpu_cluster_busy_sm asks them). */
 bool apu_mem_idle(const struct apu_mem *m);

@@ -77,7 +77,8 @@ struct cpu_sys {
 	struct cpu_core_cfg cpu;
 	struct idealport_cfg ip;
 	struct mem_store *store;
-	struct apu_mem *apu; /* cpus.memory = apu, else NULL */
+	struct apu_mem *apu;  /* cpus.memory = apu, else NULL */
+	struct lt_params ltp; /* the APU memory side's LT contention model */
 	unsigned n;
 	struct cpu_core **core;
 	struct cpu_mem **port; /* ideal ports (cpus.memory = ideal) */
@@ -241,11 +242,27 @@ static void kernel_start_cb(struct sim_kernel *k, void *obj, void *arg)
 	gpu_cluster_fill(a->gc);
 }
 
+static void gpu_kernel_over_cb(struct sim_kernel *k, void *obj, void *arg);
+
+/* Every SM's end-of-kernel work is done. LT and FF warps ran ahead of the kernel's time: the
+ * kernel ends when the last of them exited. */
 static void gpu_kernel_over(void *arg)
 {
 	struct cpu_sys *g = arg;
+	sim_time_t now = sim_now(g->s->k), end = now;
+
+	if (sampler_face(g->sampler) != SAMP_FACE_AT && gpu_cluster_lt_exit_time(g->gpu->gc) > end)
+		end = gpu_cluster_lt_exit_time(g->gpu->gc);
+	sim_schedule_at(g->s->k, end, SIM_PRIO_DEFAULT, gpu_kernel_over_cb, g, NULL);
+}
+
+static void gpu_kernel_over_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct cpu_sys *g = obj;
 	struct apu_side *a = g->gpu;
 
+	(void)k;
+	(void)arg;
 	a->running = false;
 	*a->kernel_cycles += sim_clock_cycle(&a->ctx.core_clk, sim_now(g->s->k)) -
 			     sim_clock_cycle(&a->ctx.core_clk, a->started);
@@ -291,6 +308,13 @@ static void dma_written(void *ctx)
 	program_maybe_over(g);
 }
 
+static void dma_lt_done(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)arg;
+	dma_written(obj);
+}
+
 static void dma_read_done(void *ctx)
 {
 	struct cpu_sys *g = ctx;
@@ -321,6 +345,22 @@ static void dma_next(struct cpu_sys *g)
 	}
 	a->dma_busy = true;
 	a->dma_started = sim_now(g->s->k);
+	if (sampler_face(g->sampler) != SAMP_FACE_AT) {
+		/* LT: the copy's transactions run at once (a detailed-face transaction left open
+		 * would meet the LT runs of the cores); it is over at the time they name */
+		sim_time_t t = apu_mem_dma_lt_read(g->apu, a->dma_req->src, a->dma_buf,
+						   a->dma_req->len, a->dma_started);
+
+		if (t != SIM_TIME_MAX)
+			t = apu_mem_dma_lt_write(g->apu, a->dma_req->dst, a->dma_buf,
+						 a->dma_req->len, t);
+		if (t == SIM_TIME_MAX) {
+			sys_fail(g, -CS_ESTATE, "apu: the DMA engine refused an LT copy");
+			return;
+		}
+		sim_schedule_at(g->s->k, t, SIM_PRIO_DEFAULT, dma_lt_done, g, NULL);
+		return;
+	}
 	rc = apu_mem_dma_read(g->apu, a->dma_req->src, a->dma_buf, a->dma_req->len, dma_read_done,
 			      g);
 	if (rc)
@@ -741,17 +781,15 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 	if (apu && (rc = apu_side_load(g, err)))
 		return rc;
 	if (g->sc.memory == CPUS_MEM_APU) {
-		/* the CorePairs and the directory have their detailed face only so far */
-		if (g->mode != CS_MODE_DETAILED)
-			return cs_err_set(err, -CS_EUNSUP,
-					  "cpus.memory = apu runs in detailed mode only (the APU "
-					  "controllers have no LT face yet): use --mode detailed");
 		rc = apu_mem_create(
 		    s, g->n,
 		    apu ? &(struct apu_mem_gpu){.cus = g->gpu->ctx.sms, .ctx = &g->gpu->ctx} : NULL,
 		    g->store, root, &g->apu, err);
 		if (rc)
 			return rc;
+		lt_params_default(&g->ltp);
+		g->ltp.exact = g->scfg.lt_exact;
+		apu_mem_set_lt(g->apu, &g->ltp);
 	}
 	for (unsigned i = 0; i < g->n; i++) {
 		struct cs_stat_group *cg;
@@ -862,6 +900,54 @@ static const char *const summary_keys[] = {"insts",	"loads",	   "stores",
 					   "sb.stalls", "sb.stall_cycles", "stall.drain_cycles",
 					   "stall.mlp"};
 
+/* Per-role figures of the APU memory side (the result's "apu" object; "probes" is added as the
+ * sum of both kinds): directory probes by kind and by cause, LLC hits, victims, the directory's
+ * DRAM reads, TCC hits, DMA bytes, GPU kernels. NULL key: end. */
+static const struct role_stat {
+	const char *key;  /* in the result object */
+	const char *stat; /* under the root group; a trailing '*' sums the numbered instances */
+} role_stats[] = {
+    {"probes_downgrade", "dir.probes.downgrade"},
+    {"probes_inv", "dir.probes.inv"},
+    {"probes_rdblk", "dir.probes.RdBlk"},
+    {"probes_rdblkm", "dir.probes.RdBlkM"},
+    {"probes_wt", "dir.probes.WT"},
+    {"probes_atomic", "dir.probes.Atomic"},
+    {"probes_flush", "dir.probes.Flush"},
+    {"probes_dmard", "dir.probes.DMARd"},
+    {"probes_dmawr", "dir.probes.DMAWr"},
+    {"llc_hits", "dir.llc_hits"},
+    {"llc_misses", "dir.llc_misses"},
+    {"victims_clean", "dir.vic_clean"},
+    {"victims_dirty", "dir.vic_dirty"},
+    {"dram_reads", "dir.dram.reads"},
+    {"tcc_hits", "tcc*.hits"},
+    {"tcc_misses", "tcc*.misses"},
+    {"dma_bytes_read", "dma.bytes_read"},
+    {"dma_bytes_written", "dma.bytes_written"},
+    {"gpu_kernels", "gpu.kernels"},
+    {NULL, NULL},
+};
+
+static double role_value(const struct cpu_sys *g, const char *stat)
+{
+	const char *star = strchr(stat, '*');
+	char name[128];
+	double v = 0, sum = 0;
+
+	if (!star) {
+		snprintf(name, sizeof(name), "%s.%s", g->root, stat);
+		return cs_stats_value(g->s->stats, name, &v) ? 0 : v;
+	}
+	for (unsigned i = 0;; i++) {
+		snprintf(name, sizeof(name), "%s.%.*s%u%s", g->root, (int)(star - stat), stat, i,
+			 star + 1);
+		if (cs_stats_value(g->s->stats, name, &v))
+			return sum;
+		sum += v;
+	}
+}
+
 /* The run's cycles: detailed, the kernel's; hybrid and analytic, the sum of the programs'
  * estimates and of their half-widths (programs of a group share their ratio). */
 struct cpu_estimate {
@@ -918,6 +1004,16 @@ static int cpu_report(struct cs_system *s, FILE *f)
 	}
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		fprintf(f, "  %-17s %.0f\n", summary_keys[i], stat_sum(g, summary_keys[i]));
+	if (g->apu)
+		fprintf(
+		    f,
+		    "  directory         %.0f probes (%.0f downgrade, %.0f invalidate), LLC %.0f "
+		    "hits / %.0f misses, victims %.0f clean / %.0f dirty, %.0f DRAM reads\n",
+		    role_value(g, "dir.probes.downgrade") + role_value(g, "dir.probes.inv"),
+		    role_value(g, "dir.probes.downgrade"), role_value(g, "dir.probes.inv"),
+		    role_value(g, "dir.llc_hits"), role_value(g, "dir.llc_misses"),
+		    role_value(g, "dir.vic_clean"), role_value(g, "dir.vic_dirty"),
+		    role_value(g, "dir.dram.reads"));
 	if (g->gpu)
 		fprintf(f,
 			"  gpu               %" PRIu64 " kernels, %" PRIu64
@@ -966,6 +1062,19 @@ static json_t *cpu_result(struct cs_system *s)
 	for (size_t i = 0; i < sizeof(summary_keys) / sizeof(summary_keys[0]); i++)
 		json_object_set_new(r, summary_keys[i],
 				    json_integer((json_int_t)stat_sum(g, summary_keys[i])));
+	if (g->apu) {
+		json_t *roles = json_object();
+
+		for (const struct role_stat *x = role_stats; x->key; x++)
+			json_object_set_new(roles, x->key,
+					    json_integer((json_int_t)role_value(g, x->stat)));
+		/* "probes": every probe, downgrading and invalidating */
+		json_object_set_new(
+		    roles, "probes",
+		    json_integer((json_int_t)(role_value(g, "dir.probes.downgrade") +
+					      role_value(g, "dir.probes.inv"))));
+		json_object_set_new(r, "apu", roles);
+	}
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));
 	json_object_set_new(r, "notes", notes);

@@ -79,6 +79,9 @@ struct cpu_mem {
 	/* the head's result */
 	uint8_t line[APU_LINE];
 	uint64_t old;
+	/* the LT face: the access being performed, its result instead of done() */
+	bool lt_wait, lt_done;
+	sim_time_t lt_t;
 };
 
 struct apu_cp {
@@ -217,13 +220,13 @@ static void inv_l2(struct apu_cp *cp, struct cache_line *l)
 
 /* ---- performing an access -------------------------------------------------------------------- */
 
-static void core_done(struct sim_kernel *k, void *obj, void *arg);
+static void core_done(void *owner, void *arg);
 
 static void finish_later(struct apu_cp *cp, unsigned c, uint64_t cycles)
 {
 	cp->mem[c].busy = true;
-	sim_schedule(cp->k, cycles ? apu_port_delay(cp->port, cycles) : 0, core_done, cp,
-		     (void *)(uintptr_t)c);
+	apu_port_call(cp->port, cycles ? apu_port_delay(cp->port, cycles) : 0, core_done,
+		      (void *)(uintptr_t)c);
 }
 
 static void check_words(struct apu_cp *cp, uint64_t line, const uint8_t *data, uint64_t mask)
@@ -394,12 +397,11 @@ static void try_core(struct apu_cp *cp, unsigned c)
 	}
 }
 
-static void try_ev(struct sim_kernel *k, void *obj, void *arg)
+static void try_ev(void *owner, void *arg)
 {
-	struct apu_cp *cp = obj;
+	struct apu_cp *cp = owner;
 	unsigned c = (unsigned)(uintptr_t)arg;
 
-	(void)k;
 	cp->mem[c].try_pending = false;
 	try_core(cp, c);
 }
@@ -409,12 +411,12 @@ static void try_core_later(struct apu_cp *cp, unsigned c)
 	if (cp->mem[c].try_pending)
 		return;
 	cp->mem[c].try_pending = true;
-	sim_schedule(cp->k, 0, try_ev, cp, (void *)(uintptr_t)c);
+	apu_port_call(cp->port, 0, try_ev, (void *)(uintptr_t)c);
 }
 
-static void core_done(struct sim_kernel *k, void *obj, void *arg)
+static void core_done(void *owner, void *arg)
 {
-	struct apu_cp *cp = obj;
+	struct apu_cp *cp = owner;
 	unsigned c = (unsigned)(uintptr_t)arg;
 	struct cpu_mem *m = &cp->mem[c];
 	struct qent *q = &m->q[m->head];
@@ -423,12 +425,19 @@ static void core_done(struct sim_kernel *k, void *obj, void *arg)
 	uint8_t line[APU_LINE];
 	uint64_t old = m->old;
 
-	(void)k;
 	memcpy(line, m->line, APU_LINE);
 	m->head = (m->head + 1) % (unsigned)cp->cfg.queue;
 	m->n--;
 	m->busy = false;
 	m->old = 0;
+	if (m->lt_wait) { /* the LT face returns the result instead */
+		m->lt_wait = false;
+		m->lt_done = true;
+		m->lt_t = apu_port_now(cp->port);
+		memcpy(m->line, line, APU_LINE);
+		m->old = old;
+		return;
+	}
 	m->cl.done(m->cl.core, id, load ? line : NULL, old);
 	if (m->refused) {
 		m->refused = false;
@@ -657,6 +666,58 @@ static bool m_access(struct cpu_mem *m, const struct cpu_mem_req *r)
 	return true;
 }
 
+/* The LT face: the access runs through try_core in an LT run of the APU's ports (docs/apu.md
+ * §11), which performs every message it causes (the directory's transaction, probes to the
+ * other CorePairs, DRAM) at once; the result is what core_done would have given, at its time. */
+static sim_time_t m_lt_access(struct cpu_mem *m, const struct cpu_mem_req *r, sim_time_t t,
+			      uint8_t *line, uint64_t *old)
+{
+	struct apu_cp *cp = m->cp;
+	struct apu_lt *lt = apu_port_lt(cp->port);
+	struct qent *q;
+
+	if (!lt || m->n || m->busy) {
+		sim_fail(cp->k, -CS_EPROTO, "%s: core %u: an LT access %s", apu_port_name(cp->port),
+			 m->core,
+			 !lt ? "without the LT face (no apu_lt joined)"
+			     : "while the detailed face's accesses are in flight");
+		return t;
+	}
+	q = &m->q[m->head];
+	q->r = *r;
+	if (r->kind == CPU_MEM_ST && r->data)
+		memcpy(q->data, r->data, APU_LINE);
+	q->r.data = NULL;
+	m->n = 1;
+	m->lt_wait = true;
+	m->lt_done = false;
+	apu_lt_begin(lt, t);
+	try_core(cp, m->core);
+	apu_lt_run(lt);
+	apu_lt_end(lt);
+	if (!m->lt_done) {
+		if (!sim_failure(cp->k))
+			sim_fail(cp->k, -CS_EPROTO, "%s: core %u: an LT access was not performed",
+				 apu_port_name(cp->port), m->core);
+		m->lt_wait = false;
+		return t;
+	}
+	if (line)
+		memcpy(line, m->line, APU_LINE);
+	if (old)
+		*old = m->old;
+	m->old = 0;
+	return m->lt_t;
+}
+
+/* Every LT access ends in its run: nothing is left in flight. */
+static sim_time_t m_lt_advance(struct cpu_mem *m, sim_time_t t)
+{
+	(void)m;
+	(void)t;
+	return SIM_TIME_MAX;
+}
+
 static bool m_idle(const struct cpu_mem *m)
 {
 	return !m->n && !m->busy;
@@ -672,6 +733,8 @@ const struct cpu_mem_ops apu_cp_mem_ops = {
     .bind = m_bind,
     .line_bytes = m_line_bytes,
     .access = m_access,
+    .lt_access = m_lt_access,
+    .lt_advance = m_lt_advance,
     .idle = m_idle,
     .destroy = m_destroy,
 };

@@ -86,6 +86,7 @@ struct tbe {
 	uint16_t req; /* requester endpoint */
 	unsigned pending_acks;
 	bool acks_done, data_in, dirty, cached, llc_hit, probe_tcc;
+	bool lt;	   /* opened in an LT run */
 	struct apu_ext rq; /* the request's fields (mask, cu, seq, atomic operands, DMA range) */
 	uint8_t own[APU_LINE];	   /* the request's bytes (WT, Flush, DMAWr) under rq.mask */
 	uint8_t data[APU_LINE];	   /* best data so far: the dirty ack's, else LLC/DRAM */
@@ -139,7 +140,16 @@ struct apu_dir {
 
 	struct dir_stats st;
 	struct cohcheck *check;
+
+	/* the LT face: when each line's last transaction of an LT run ended (direct-mapped by
+	 * line): a later request of another run waits for it, as a parked one would */
+	struct lt_busy {
+		uint64_t line;
+		sim_time_t until;
+	} * lt_busy;
 };
+
+#define LT_BUSY_SLOTS 4096u
 
 static const char *const phase_suffix[] = {"", "_PM", "_Pm", "_M", "", ""};
 
@@ -211,7 +221,8 @@ static struct tbe *tbe_alloc(struct apu_dir *d, uint64_t line)
 	t->line = line;
 	t->next = d->hash[h];
 	d->hash[h] = i;
-	t->start = sim_now(d->k);
+	t->start = apu_port_now(d->port);
+	t->lt = apu_lt_on(apu_port_lt(d->port));
 	d->tbes_used++;
 	return t;
 }
@@ -238,6 +249,12 @@ static void to_u(struct apu_dir *d, struct tbe *t)
 	sim_time_t waited;
 
 	tbe_free(d, t);
+	if (apu_lt_on(apu_port_lt(d->port))) {
+		struct lt_busy *b = &d->lt_busy[hash_of(d, line) & (LT_BUSY_SLOTS - 1)];
+
+		b->line = line;
+		b->until = apu_port_now(d->port);
+	}
 	if (apu_port_wake(d->port, line, &waited))
 		cs_stat_avg_sample(d->st.parked_wait, (double)waited / SIM_NS);
 	apu_port_kick(d->port);
@@ -287,6 +304,44 @@ static void dram_pump(struct sim_kernel *k, void *obj, void *arg)
 /* txn of a DRAM request: a TBE index for reads, ~0 for writes. */
 #define TXN_WRITE UINT32_MAX
 
+static void on_data(struct apu_dir *d, struct tbe *t, const uint8_t *data);
+
+/* MemData of an LT run, at the time DRAM's b_transport gave. */
+static void lt_mem_data(void *owner, void *arg)
+{
+	struct apu_dir *d = owner;
+	struct mem_msg *m = arg;
+	struct tbe *t = &d->tbe[m->txn];
+
+	if (t->phase != PH_PM && t->phase != PH_M)
+		proto_error(d, t->phase ? t : NULL, m->p.addr, "MemData", d->nodes.ep);
+	else
+		on_data(d, t, m->p.data);
+	tlm_payload_release(&m->p);
+}
+
+/* The LT face's DRAM access: performed at once by the channel's b_transport (its command
+ * sequence and load meter), the data back at the time it gives. */
+static void dram_lt(struct apu_dir *d, struct dram_chan *c, struct mem_msg *m)
+{
+	sim_time_t at = apu_port_now(d->port) + apu_port_delay(d->port, d->cfg.mem_issue_cycles);
+	sim_time_t kn = sim_now(d->k), dl = at > kn ? at - kn : 0;
+
+	tlm_b_transport(&c->s, &m->p, &dl);
+	if (m->p.status != TLM_OK_RESPONSE && m->p.status != TLM_INCOMPLETE_RESPONSE) {
+		sim_fail(d->k, -CS_EPROTO, "%s: DRAM refused a request by b_transport", c->name);
+		tlm_payload_release(&m->p);
+		return;
+	}
+	if (m->txn == TXN_WRITE) {
+		tlm_payload_release(&m->p);
+		return;
+	}
+	apu_port_call(d->port,
+		      kn + dl > apu_port_now(d->port) ? kn + dl - apu_port_now(d->port) : 0,
+		      lt_mem_data, m);
+}
+
 static void dram_send(struct apu_dir *d, uint64_t line, bool write, const uint8_t *data,
 		      uint32_t txn)
 {
@@ -305,6 +360,10 @@ static void dram_send(struct apu_dir *d, uint64_t line, bool write, const uint8_
 	if (write)
 		memcpy(p->data, data, APU_LINE);
 	m->txn = txn;
+	if (apu_lt_on(apu_port_lt(d->port))) {
+		dram_lt(d, c, m);
+		return;
+	}
 	if (!msgq_push(&c->q, m,
 		       sim_now(d->k) + apu_port_delay(d->port, d->cfg.mem_issue_cycles))) {
 		tlm_payload_release(p);
@@ -320,8 +379,6 @@ static void mem_write(struct apu_dir *d, uint64_t line, const uint8_t *data, enu
 	(*d->st.dram_writes[why])++;
 	dram_send(d, line, true, data, TXN_WRITE);
 }
-
-static void on_data(struct apu_dir *d, struct tbe *t, const uint8_t *data);
 
 static enum tlm_sync_enum dram_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,
 				  sim_time_t *dl)
@@ -639,6 +696,16 @@ static void acks_done_trigger(void *owner, void *arg)
 
 /* ---- the input ------------------------------------------------------------------------------- */
 
+static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m);
+
+static void lt_rerequest(void *owner, void *arg)
+{
+	struct apu_dir *d = owner;
+
+	if (on_request(d, arg) == APU_STALL) /* no TBE: wait for one like any request */
+		apu_port_lt_stall(d->port, arg);
+}
+
 static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 {
 	uint64_t line = apu_line_of(m->p.addr);
@@ -646,6 +713,27 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 	struct tbe *t = tbe_find(d, line);
 	struct mem_msg *r;
 
+	if (t && !t->lt && apu_lt_on(apu_port_lt(d->port))) {
+		/* the sampler switches faces with the memory side drained: a transaction of the
+		 * detailed face still open here would be overtaken, not waited for */
+		proto_error(d, t, line,
+			    "request of an LT run (the line's transaction is the detailed face's)",
+			    m->src);
+		tlm_payload_release(&m->p);
+		return APU_TAKE;
+	}
+	if (!t && apu_lt_on(apu_port_lt(d->port))) {
+		const struct lt_busy *b = &d->lt_busy[hash_of(d, line) & (LT_BUSY_SLOTS - 1)];
+		sim_time_t now = apu_port_now(d->port);
+
+		if (b->line == line && b->until > now) {
+			/* an LT run that started earlier held the line until then */
+			(*d->st.parked)++;
+			cs_stat_avg_sample(d->st.parked_wait, (double)(b->until - now) / SIM_NS);
+			apu_port_call(d->port, b->until - now, lt_rerequest, m);
+			return APU_TAKE;
+		}
+	}
 	if (t) { /* not in U: stall-and-wait on the line */
 		(*d->st.parked)++;
 		apu_port_park(d->port, m);
@@ -901,7 +989,8 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 	d->hash = malloc(hs * sizeof(*d->hash));
 	d->hash_mask = hs - 1;
 	d->chan = calloc(n_chan, sizeof(*d->chan));
-	if (!d->cp || !d->tcc || !d->tbe || !d->hash || !d->chan)
+	d->lt_busy = calloc(LT_BUSY_SLOTS, sizeof(*d->lt_busy));
+	if (!d->cp || !d->tcc || !d->tbe || !d->hash || !d->chan || !d->lt_busy)
 		goto fail;
 	memcpy(d->cp, nodes->cp, nodes->n_cp * sizeof(*d->cp));
 	if (nodes->n_tcc)
@@ -972,6 +1061,7 @@ void apu_dir_destroy(struct apu_dir *d)
 		}
 	cache_destroy(d->llc);
 	free(d->chan);
+	free(d->lt_busy);
 	free(d->hash);
 	free(d->tbe);
 	free(d->cp);

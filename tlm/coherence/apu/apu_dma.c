@@ -41,6 +41,7 @@ struct apu_dma {
 	apu_dma_done_fn done;
 	void *ctx;
 	uint64_t *lines_read, *lines_written, *bytes_read, *bytes_written;
+	sim_time_t lt_end; /* the LT face: when the transfer was done */
 };
 
 static void issue(struct apu_dma *d)
@@ -191,4 +192,46 @@ void apu_dma_destroy(struct apu_dma *d)
 		return;
 	apu_port_destroy(d->port);
 	free(d);
+}
+
+/* ---- the LT face ----------------------------------------------------------------------------- */
+
+static void lt_done(void *ctx)
+{
+	struct apu_dma *d = ctx;
+
+	d->lt_end = apu_port_now(d->port);
+}
+
+static sim_time_t lt_transfer(struct apu_dma *d, bool write, uint64_t addr, void *buf, size_t len,
+			      sim_time_t t)
+{
+	struct apu_lt *lt = apu_port_lt(d->port);
+	int rc;
+
+	if (!lt) {
+		sim_fail(d->k, -CS_EPROTO, "dma: no LT face (the port joined no apu_lt)");
+		return SIM_TIME_MAX;
+	}
+	d->lt_end = SIM_TIME_MAX;
+	apu_lt_begin(lt, t);
+	rc = write ? apu_dma_write(d, addr, buf, len, lt_done, d)
+		   : apu_dma_read(d, addr, buf, len, lt_done, d);
+	if (!rc)
+		apu_lt_run(lt);
+	apu_lt_end(lt);
+	if (!rc && d->lt_end == SIM_TIME_MAX && !sim_failure(d->k))
+		sim_fail(d->k, -CS_EPROTO, "dma: an LT transfer did not end");
+	return rc ? SIM_TIME_MAX : d->lt_end;
+}
+
+sim_time_t apu_dma_lt_read(struct apu_dma *d, uint64_t addr, void *buf, size_t len, sim_time_t t)
+{
+	return lt_transfer(d, false, addr, buf, len, t);
+}
+
+sim_time_t apu_dma_lt_write(struct apu_dma *d, uint64_t addr, const void *buf, size_t len,
+			    sim_time_t t)
+{
+	return lt_transfer(d, true, addr, (void *)(uintptr_t)buf, len, t);
 }

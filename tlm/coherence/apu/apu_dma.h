@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tlm/kernel/time.h"
+
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
 #include "util/error.h"
@@ -48,6 +50,13 @@ int apu_dma_read(struct apu_dma *d, uint64_t addr, void *buf, size_t len, apu_dm
 		 void *ctx);
 int apu_dma_write(struct apu_dma *d, uint64_t addr, const void *buf, size_t len,
 		  apu_dma_done_fn done, void *ctx);
+/* The LT face (docs/apu.md §11): the whole transfer performed at once in an LT run at time t
+ * (the engine's port must have joined the system's apu_lt: apu_port_set_lt), every piece's
+ * directory transaction with its probes and DRAM access included; returns the time the last
+ * piece was done (SIM_TIME_MAX, nothing done: a transfer in progress or len 0). */
+sim_time_t apu_dma_lt_read(struct apu_dma *d, uint64_t addr, void *buf, size_t len, sim_time_t t);
+sim_time_t apu_dma_lt_write(struct apu_dma *d, uint64_t addr, const void *buf, size_t len,
+			    sim_time_t t);
 /* Pieces in flight (sent, not answered). */
 unsigned apu_dma_in_flight(const struct apu_dma *d);
 

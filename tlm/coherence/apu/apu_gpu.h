@@ -64,6 +64,9 @@ struct apu_gpu_cfg {
 	/* the TCC reports the writes it serializes (stores, GLC atomics) to gpu_ctx.chk; a system
 	 * with CPU writers reports at the directory instead */
 	bool tcc_reports_writes;
+	/* the system's LT runs (apu_port.h), joined by every TCP and TCC at create; NULL: no LT
+	 * face (the TCP's set_lt(true) then fails the run) */
+	struct apu_lt *lt;
 };
 
 static inline unsigned apu_tcc_home(const struct apu_gpu_cfg *c, uint64_t addr)
@@ -93,7 +96,7 @@ struct tlm_target_socket *apu_tcc_deliver_port(struct apu_tcc *t);
 void apu_tcc_sys_acquire(struct apu_tcc *t);
 /* A system-scope release or a kernel's end: under WB_L2 every dirty line is sent as Flush and
  * dropped. true: nothing to wait for; false: cb(arg) runs once every Flush sent so far is
- * acked. */
+ * acked. In the LT face call it inside an LT run (the TCP's fence and kernel_end do). */
 bool apu_tcc_release(struct apu_tcc *t, void (*cb)(void *arg), void *arg);
 /* Tests: out[0] = 1 when the line is V; false when absent. */
 bool apu_tcc_probe(const struct apu_tcc *t, uint64_t addr, uint64_t out[3]);

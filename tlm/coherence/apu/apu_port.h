@@ -49,10 +49,8 @@
 enum apu_recv { APU_TAKE = 0, APU_STALL };
 
 struct apu_port_ops {
-	/* A message for the controller (see above). Required. */
+	/* A message for the controller (see above), in both faces. Required. */
 	enum apu_recv (*recv)(void *owner, struct mem_msg *m);
-	/* The LT face: a message arriving by b_transport (NULL: a protocol error). */
-	void (*b_transport)(void *owner, struct mem_msg *m, sim_time_t *delay);
 };
 
 struct apu_port_cfg {
@@ -101,7 +99,65 @@ unsigned apu_port_parked(const struct apu_port *p);
 /* True if some message of this line is parked. */
 bool apu_port_line_parked(const struct apu_port *p, uint64_t line);
 
-/* True when nothing is queued, parked, stalled or in flight at this port (quiescence checks). */
+/* True when nothing is queued, parked, stalled, held or in flight at this port (quiescence
+ * checks). */
 bool apu_port_idle(const struct apu_port *p);
+
+/* A function run `delay` ps from now (0: at this time, after what runs now): the controller's
+ * own timed work that is not a trigger (a core's answer after its hit latency). */
+void apu_port_call(struct apu_port *p, sim_time_t delay, apu_trigger_fn fn, void *arg);
+/* "Now" for the controller: the kernel's time, or in an LT run the time of what it handles. */
+sim_time_t apu_port_now(const struct apu_port *p);
+
+/*
+ * The LT face (temporal decoupling, docs/hybrid.md; docs/apu.md §11). The ports of one APU
+ * system share one struct apu_lt. An LT run (apu_lt_begin at the initiator's time t, then
+ * apu_lt_run, apu_lt_end) performs at once what the detailed face would do from t on: the
+ * controllers' transition code runs unchanged, but in the run
+ *   send      goes by b_transport through the network (its unloaded hop latency plus the
+ *             destination port's load meter, tlm/noc/noc.h) and is handled at its arrival
+ *             (the receiver's next edge), FIFO kept per (port, vnet) on REQ and PRB;
+ *   trigger, call, wake   are events of the run at their times;
+ *   now       is the time of the event being handled (apu_port_now);
+ * and the run handles its events in time order (ties: triggers, then UNB, RSP, PRB, woken,
+ * REQ, then calls, each in the order made) until none is left, so a directory transaction
+ * started in the run (probes, acks, the LLC or DRAM read, the response, the unblock) ends in
+ * it. A stalled message waits in the run for apu_port_kick. Outside a run every port is in
+ * the detailed face: a message delivered by b_transport then fails the run (-CS_EPROTO).
+ *
+ * A port whose answers its initiator handles at their own times (the TCP: answers come back
+ * while other warps go on) is put in hold (apu_port_lt_hold): what reaches it in a run waits
+ * in the port, with its arrival time, until the initiator takes it (apu_port_lt_take), or
+ * until apu_port_lt_unhold hands it to the detailed face at that time.
+ */
+struct apu_lt;
+
+int apu_lt_create(struct sim_kernel *k, struct apu_lt **out);
+void apu_lt_destroy(struct apu_lt *lt);
+/* The port joins lt (NULL: no LT face). */
+void apu_port_set_lt(struct apu_port *p, struct apu_lt *lt);
+struct apu_lt *apu_port_lt(const struct apu_port *p);
+/* Starts a run at time t (>= the kernel's time); runs nest (the inner one shares the events). */
+void apu_lt_begin(struct apu_lt *lt, sim_time_t t);
+/* Handles the run's events until none is left (or the kernel failed). */
+void apu_lt_run(struct apu_lt *lt);
+/* Ends a run (after apu_lt_run): a message still stalled fails the kernel. */
+void apu_lt_end(struct apu_lt *lt);
+bool apu_lt_on(const struct apu_lt *lt);
+sim_time_t apu_lt_now(const struct apu_lt *lt);
+
+/* In a run: m (taken by the controller earlier) waits with the stalled messages of its vnet
+ * for apu_port_kick, as if recv had answered APU_STALL. */
+void apu_port_lt_stall(struct apu_port *p, struct mem_msg *m);
+void apu_port_lt_hold(struct apu_port *p, bool on);
+/* The oldest held message arrived by t: true, *m and *when set (the caller owns m). */
+bool apu_port_lt_take(struct apu_port *p, sim_time_t t, struct mem_msg **m, sim_time_t *when);
+/* When the next held message arrived (SIM_TIME_MAX: none). */
+sim_time_t apu_port_lt_next(const struct apu_port *p);
+/* The latest arrival of a message held since the last call (0: none), then resets it. */
+sim_time_t apu_port_lt_last(struct apu_port *p);
+/* To the detailed face: every held message reaches the controller's recv at its arrival time
+ * (or now, if that is past). */
+void apu_port_lt_unhold(struct apu_port *p);
 
 #endif

@@ -134,7 +134,7 @@ static struct mshr_entry *new_entry(struct apu_tcc *c, uint64_t line, unsigned k
 		return NULL;
 	e = mshr_alloc(c->mshr, line);
 	mshr_user(e)[0] = kind;
-	mshr_user(e)[1] = sim_now(c->ctx->k);
+	mshr_user(e)[1] = apu_port_now(c->port);
 	mshr_user(e)[2] = flags;
 	mshr_user(e)[3] = 0;
 	return e;
@@ -478,7 +478,7 @@ static void on_sysresp(struct apu_tcc *c, struct mem_msg *m)
 			entry_done(c, e, 0);
 		return;
 	}
-	cs_stat_avg_sample(c->st.miss_latency, (double)(sim_now(c->ctx->k) - mshr_user(e)[1]) /
+	cs_stat_avg_sample(c->st.miss_latency, (double)(apu_port_now(c->port) - mshr_user(e)[1]) /
 						   sim_clock_period_ps(&c->ctx->l2_clk));
 	{
 		const uint8_t *data = m->p.data;
@@ -779,6 +779,7 @@ int apu_tcc_create(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_gro
 		rc = apu_port_create(ctx->k, &pc, &tcc_port_ops, c, &c->port);
 		if (rc)
 			goto fail;
+		apu_port_set_lt(c->port, cfg->lt);
 	}
 	{
 		struct cache_geom geom = {

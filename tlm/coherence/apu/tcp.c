@@ -93,6 +93,7 @@ struct gpu_l1 {
 	} * rel;
 	bool kend_tcc; /* the kernel's end waits for the TCC */
 	bool replaying;
+	bool lt; /* the LT face (set_lt) */
 
 	struct tcp_stats st;
 };
@@ -101,7 +102,7 @@ static bool tcp_access(struct gpu_l1 *t, const struct gpu_access *a);
 
 static sim_time_t cyc(const struct gpu_l1 *t, uint64_t n)
 {
-	sim_time_t now = sim_now(t->ctx->k);
+	sim_time_t now = apu_port_now(t->port);
 
 	return now + sim_clock_delay(&t->ctx->core_clk, now, n);
 }
@@ -117,7 +118,7 @@ static void ans_timer_cb(struct sim_kernel *k, void *obj, void *arg);
 
 static void ans_arm(struct gpu_l1 *t)
 {
-	if (!t->ans_n)
+	if (!t->ans_n || t->lt) /* the LT face answers them itself (lt_answer) */
 		return;
 	if (t->ans_timer && t->ans_at <= t->ans[0].due)
 		return;
@@ -319,7 +320,7 @@ static bool tcp_load(struct gpu_l1 *t, const struct gpu_access *a)
 		return false;
 	e = mshr_alloc(t->mshr, a->line_addr);
 	mshr_user(e)[0] = E_IV;
-	mshr_user(e)[1] = sim_now(t->ctx->k);
+	mshr_user(e)[1] = apu_port_now(t->port);
 	mshr_user(e)[2] = 0;
 	park(t, e, a, T_LOAD);
 	m = tcp_msg(t, APU_TCPRD, a->line_addr, mshr_index(t->mshr, e));
@@ -381,7 +382,7 @@ static bool tcp_atomic(struct gpu_l1 *t, const struct gpu_access *a)
 	}
 	e = mshr_alloc(t->mshr, a->line_addr);
 	mshr_user(e)[0] = E_A;
-	mshr_user(e)[1] = sim_now(t->ctx->k);
+	mshr_user(e)[1] = apu_port_now(t->port);
 	mshr_user(e)[2] = 0;
 	park(t, e, a, T_ATOMIC);
 	m = tcp_msg(t, APU_TCPATOMIC, a->line_addr, mshr_index(t->mshr, e));
@@ -556,7 +557,7 @@ static void on_data(struct gpu_l1 *t, struct mem_msg *m)
 			 t->name, (unsigned long long)m->p.addr);
 		return;
 	}
-	cs_stat_avg_sample(t->st.miss_latency, (double)(sim_now(t->ctx->k) - mshr_user(e)[1]) /
+	cs_stat_avg_sample(t->st.miss_latency, (double)(apu_port_now(t->port) - mshr_user(e)[1]) /
 						   sim_clock_period_ps(&t->ctx->core_clk));
 	nt = mshr_targets(e);
 	if (mshr_user(e)[0] == E_A) {
@@ -722,6 +723,226 @@ static sim_time_t tcp_fence(struct gpu_l1 *t, unsigned warp, uint8_t order, uint
 
 /* ---- life ------------------------------------------------------------------------------------- */
 
+/* ---- the LT face ----------------------------------------------------------------------------- */
+
+/* The SM is told at the answer's time: the GPU's LT clock (gpu_now) says when. */
+static sim_time_t lt_answer(struct gpu_l1 *t)
+{
+	struct gpu_lt_clock *c = t->ctx->lt_clock;
+	sim_time_t last = 0;
+
+	while (t->ans_n && !sim_failure(t->ctx->k)) {
+		struct tcp_ans a;
+
+		ans_pop(t, &a);
+		if (a.due > last)
+			last = a.due;
+		if (c)
+			c->t = a.due;
+		t->cl.done(t->cl.sm, a.id, a.load ? a.data : NULL);
+	}
+	return last;
+}
+
+/* Runs fn in an LT run at time `at` (the APU's controllers perform what it sends at once),
+ * then answers the SM. */
+static void lt_do(struct gpu_l1 *t, sim_time_t at, void (*fn)(struct gpu_l1 *, void *), void *arg)
+{
+	struct apu_lt *lt = apu_port_lt(t->port);
+	struct gpu_lt_clock *c = t->ctx->lt_clock;
+
+	apu_lt_begin(lt, at);
+	if (c)
+		c->t = at;
+	fn(t, arg);
+	apu_lt_run(lt);
+	apu_lt_end(lt);
+	lt_answer(t);
+}
+
+static void lt_recv(struct gpu_l1 *t, void *arg)
+{
+	tcp_recv(t, arg);
+}
+
+/* The TCC's answers held in the port (they came back in earlier runs) arrived by `until`:
+ * handled in time order, each at its arrival (the TCP's next edge), as the detailed face
+ * would; what they send (parked accesses replayed) goes out then. */
+static void lt_handle(struct gpu_l1 *t, sim_time_t until)
+{
+	struct mem_msg *m;
+	sim_time_t when;
+
+	while (!sim_failure(t->ctx->k) && apu_port_lt_take(t->port, until, &m, &when))
+		lt_do(t, sim_clock_next_edge(apu_port_clock(t->port), when), lt_recv, m);
+}
+
+/* Clock of the GPU's LT face on while the TCP works for it. */
+struct lt_save {
+	bool on;
+	sim_time_t t;
+};
+
+static struct lt_save lt_clock_on(struct gpu_l1 *t)
+{
+	struct gpu_lt_clock *c = t->ctx->lt_clock;
+	struct lt_save s = {false, 0};
+
+	if (c) {
+		s = (struct lt_save){c->on, c->t};
+		c->on = true;
+	}
+	return s;
+}
+
+static void lt_clock_restore(struct gpu_l1 *t, struct lt_save s)
+{
+	struct gpu_lt_clock *c = t->ctx->lt_clock;
+
+	if (c) {
+		c->on = s.on;
+		c->t = s.t;
+	}
+}
+
+static void tcp_set_lt(struct gpu_l1 *t, bool on)
+{
+	if (on && !apu_port_lt(t->port)) {
+		sim_fail(t->ctx->k, -CS_EPROTO, "%s: no LT face (apu_gpu_cfg.lt is NULL)", t->name);
+		return;
+	}
+	t->lt = on;
+	apu_port_lt_hold(t->port, on);
+	if (!on) { /* the answers in flight arrive at their times, as the network's would */
+		apu_port_lt_unhold(t->port);
+		ans_arm(t);
+	}
+}
+
+struct lt_acc {
+	const struct gpu_access *a;
+	bool ok;
+};
+
+static void lt_acc_fn(struct gpu_l1 *t, void *arg)
+{
+	struct lt_acc *x = arg;
+
+	x->ok = tcp_access(t, x->a);
+}
+
+/* gpu_l1_ops.lt_access: the access runs through tcp_access in an LT run at t; what it sends
+ * (TcpRd, TcpWT, TcpAtomic, TcpFlush) is performed at once down to the directory, DRAM and the
+ * CorePairs' probes, and the TCC's answers wait in the port until lt_advance reaches their
+ * arrival, so that later accesses find the line's MSHR entry in flight (they merge or park). */
+static sim_time_t tcp_lt_access(struct gpu_l1 *t, const struct gpu_access *a, sim_time_t at,
+				bool last)
+{
+	struct lt_save s = lt_clock_on(t);
+	struct lt_acc x = {.a = a};
+	sim_time_t end = at, back, hit;
+
+	(void)last;
+	lt_handle(t, at);
+	apu_port_lt_last(t->port);
+	{
+		struct apu_lt *lt = apu_port_lt(t->port);
+		struct gpu_lt_clock *c = t->ctx->lt_clock;
+
+		apu_lt_begin(lt, at);
+		if (c)
+			c->t = at;
+		lt_acc_fn(t, &x);
+		apu_lt_run(lt);
+		apu_lt_end(lt);
+		hit = lt_answer(t);
+	}
+	back = apu_port_lt_last(t->port);
+	t->want_retry = false; /* the SM tries again once the next answer is handled */
+	if (!x.ok && apu_port_lt_next(t->port) == SIM_TIME_MAX && !sim_failure(t->ctx->k))
+		sim_fail(t->ctx->k, -CS_EPROTO,
+			 "%s: an LT access was refused with nothing in flight", t->name);
+	lt_clock_restore(t, s);
+	if (!x.ok)
+		return SIM_TIME_MAX;
+	if (back && sim_clock_next_edge(apu_port_clock(t->port), back) > end)
+		end = sim_clock_next_edge(apu_port_clock(t->port), back); /* handled then */
+	if (hit > end)
+		end = hit;
+	return end;
+}
+
+static sim_time_t tcp_lt_advance(struct gpu_l1 *t, sim_time_t until)
+{
+	sim_time_t next = apu_port_lt_next(t->port);
+
+	if (next <= until) {
+		struct lt_save s = lt_clock_on(t);
+
+		lt_handle(t, until);
+		lt_clock_restore(t, s);
+		next = apu_port_lt_next(t->port);
+	}
+	return next == SIM_TIME_MAX ? next : sim_clock_next_edge(apu_port_clock(t->port), next);
+}
+
+struct lt_kend {
+	void (*cb)(void *);
+	void *arg;
+};
+
+static void lt_kend_fn(struct gpu_l1 *t, void *arg)
+{
+	struct lt_kend *x = arg;
+
+	tcp_kernel_end(t, x->cb, x->arg);
+}
+
+/* The kernel's end in LT: its flushes (WB_L1, WB_L2) are performed and their acks handled at
+ * once: no warp is left to wait for them. */
+static void tcp_kernel_end_op(struct gpu_l1 *t, void (*cb)(void *), void *arg)
+{
+	struct lt_kend x = {cb, arg};
+	struct lt_save s;
+
+	if (!t->lt) {
+		tcp_kernel_end(t, cb, arg);
+		return;
+	}
+	s = lt_clock_on(t);
+	lt_do(t, gpu_now(t->ctx), lt_kend_fn, &x);
+	lt_handle(t, SIM_TIME_MAX);
+	lt_clock_restore(t, s);
+}
+
+struct lt_fence {
+	unsigned warp;
+	uint8_t order, scope;
+	sim_time_t r;
+};
+
+static void lt_fence_fn(struct gpu_l1 *t, void *arg)
+{
+	struct lt_fence *x = arg;
+
+	x->r = tcp_fence(t, x->warp, x->order, x->scope);
+}
+
+/* A fence in LT: what it sends (WB_L1 flushes, WB_L2 Flush) is performed in an LT run at the
+ * warp's time; a release that waits gets its fence_done when lt_advance handles the acks. */
+static sim_time_t tcp_fence_op(struct gpu_l1 *t, unsigned warp, uint8_t order, uint8_t scope)
+{
+	struct lt_fence x = {warp, order, scope, 0};
+	struct lt_save s;
+
+	if (!t->lt)
+		return tcp_fence(t, warp, order, scope);
+	s = lt_clock_on(t);
+	lt_do(t, gpu_now(t->ctx), lt_fence_fn, &x);
+	lt_clock_restore(t, s);
+	return x.r;
+}
+
 static bool tcp_idle(const struct gpu_l1 *t)
 {
 	return !mshr_used(t->mshr) && !t->acks_owed && !t->ans_n && apu_port_idle(t->port);
@@ -832,6 +1053,7 @@ static int tcp_create(const struct gpu_ctx *ctx, unsigned cu, const struct gpu_l
 		rc = apu_port_create(ctx->k, &pc, &tcp_port_ops, t, &t->port);
 		if (rc)
 			goto fail;
+		apu_port_set_lt(t->port, cfg->lt);
 	}
 	{
 		struct cache_geom geom = {
@@ -872,8 +1094,11 @@ const struct gpu_l1_ops apu_tcp_ops = {
     .deliver_port = tcp_deliver_port,
     .access = tcp_access_op,
     .kernel_begin = tcp_kernel_begin,
-    .kernel_end = tcp_kernel_end,
-    .fence = tcp_fence,
+    .kernel_end = tcp_kernel_end_op,
+    .fence = tcp_fence_op,
+    .set_lt = tcp_set_lt,
+    .lt_access = tcp_lt_access,
+    .lt_advance = tcp_lt_advance,
     .probe = tcp_probe,
     .idle = tcp_idle,
     .digest = tcp_digest,
