@@ -114,12 +114,17 @@ static const char litmus_help[] =
     "usage: cohscope litmus FILE... -c CONFIG [--set SECTION.KEY=VALUE]... [--iterations N]\n"
     "                       [--jitter CYCLES] [--warmup N] [--placement random|fixed]\n"
     "                       [--seed N] [--expect FILE] [--json FILE|-] [-q]\n"
+    "                       [--agents cpu|gpu,...]\n"
     "\n"
     "Runs each litmus test (herdtools7 .litmus, C or OpenCL) N times on the GPU of CONFIG, one\n"
     "single-warp CTA per thread, and checks the outcome named by its condition against the model\n"
     "the run is held to: core.consistency (sc or rc) under a coherent protocol; none (outcomes\n"
     "reported, nothing enforced) under a non-coherent one. X86 tests run on the CPU cores of a\n"
     "system 'cpu' CONFIG (configs/cpu-tso.cfg), one thread per core, held to tso (docs/cpu.md).\n"
+    "With --agents, X86 tests run on a system 'apu' CONFIG (configs/apu-2200g.cfg): thread i on\n"
+    "a CPU core (cpu: the instructions as written, x86-TSO) or a GPU CU (gpu: MOV a plain load or\n"
+    "store, MFENCE / LFENCE / SFENCE a system-scope acq_rel / acquire / release fence, a locked\n"
+    "instruction a system-scope atomic between system-scope acq_rel fences), held to hsa.\n"
     "FAIL: a forbidden outcome was seen.\n"
     "Prints a verdict table and each test's histogram of outcomes (docs/litmus.md).\n"
     "\n"
@@ -128,14 +133,19 @@ static const char litmus_help[] =
     "                         or --set core.consistency=sc (repeatable)\n"
     "      --iterations N     kernel launches per test (default 500)\n"
     "      --jitter CYCLES    random delay before a thread's first op, below CYCLES (default\n"
-    "                         300); below CYCLES/8+1 between ops; 0: none\n"
+    "                         300; with --agents 3000 GPU cycles); below CYCLES/8+1 between\n"
+    "                         ops; 0: none\n"
     "      --warmup N         warm the L1s in every N-th iteration (default 2; 0: never)\n"
     "      --placement P      random (default): threads on random distinct SMs and locations\n"
     "                         in random distinct L2 banks, drawn anew every iteration; fixed:\n"
-    "                         thread (or work-group) i on SM i, location i in bank i\n"
+    "                         thread (or work-group) i on SM i, location i in bank i (with\n"
+    "                         --agents: distinct cores, CUs and lines)\n"
     "      --seed N           the run's seed (same as --set sim.seed=N)\n"
     "      --expect FILE      expected verdicts for tests without Cohscope.sc / Cohscope.rc\n"
-    "                         keys (tests/litmus/expected.tsv)\n"
+    "                         keys (tests/litmus/expected.tsv; with --agents the lines of\n"
+    "                         those agents: tests/litmus/mixed/expected.tsv)\n"
+    "      --agents LIST      where each thread runs, one of cpu, gpu per thread, comma-\n"
+    "                         separated (e.g. cpu,gpu): X86 tests on system apu (docs/litmus.md)\n"
     "      --json FILE|-      write the report as JSON (written whole or not at all; - for\n"
     "                         standard output, which then gets no table)\n"
     "  -q, --quiet            no table and no histograms on stdout\n"
@@ -835,12 +845,12 @@ out:
 /* ---- litmus ------------------------------------------------------------------------------------ */
 
 struct litmus_cli {
-	const char *config, *expect, *json;
+	const char *config, *expect, *json, *agents;
 	const char *sets[257];
 	int nsets;
 	char seed_set[48];
 	struct litmus_opts lo;
-	bool quiet, help;
+	bool quiet, help, jitter_set;
 	char **files;
 	int nfiles;
 };
@@ -871,7 +881,8 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 		OPT_PLACE,
 		OPT_SEED,
 		OPT_EXPECT,
-		OPT_JSON
+		OPT_JSON,
+		OPT_AGENTS
 	};
 	static const struct option longopts[] = {
 	    {"config", required_argument, NULL, 'c'},
@@ -883,6 +894,7 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"expect", required_argument, NULL, OPT_EXPECT},
 	    {"json", required_argument, NULL, OPT_JSON},
+	    {"agents", required_argument, NULL, OPT_AGENTS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -916,6 +928,7 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 			break;
 		case OPT_JITTER:
 			rc = parse_count("--jitter", optarg, 0, &o->lo.jitter);
+			o->jitter_set = true;
 			break;
 		case OPT_WARMUP:
 			rc = parse_count("--warmup", optarg, 0, &o->lo.warmup);
@@ -940,6 +953,14 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 		case OPT_JSON:
 			o->json = optarg;
 			break;
+		case OPT_AGENTS: {
+			struct cs_err aerr = {0};
+
+			o->agents = optarg;
+			if (litmus_agents_parse(optarg, &o->lo, &aerr))
+				return cli_fail(EXIT_USAGE, "litmus: %s", aerr.msg);
+			break;
+		}
 		case ':':
 			return cli_fail(EXIT_USAGE, "litmus: option %s needs a value",
 					argv[optind - 1]);
@@ -951,6 +972,8 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 		if (rc)
 			return rc;
 	}
+	if (o->lo.nagents && !o->jitter_set)
+		o->lo.jitter = LITMUS_DEFAULT_JITTER_MIXED;
 	/* --seed last: it wins over a --set sim.seed */
 	if (o->seed_set[0])
 		o->sets[o->nsets++] = o->seed_set;
@@ -1007,8 +1030,9 @@ static void print_litmus(struct litmus_test **t, const struct litmus_result *r,
 	printf("%d tests: %d passed, %d failed\n", n, passed, n - passed);
 	for (int i = 0; i < n; i++) {
 		format_cond(t[i], cond, sizeof(cond));
-		printf("\n%s (%s, %s, seed %" PRIu64 ", %" PRIu64 " cycles): %s\n", t[i]->name,
-		       t[i]->path, litmus_model_name(r[i].model), r[i].seed, r[i].cycles, cond);
+		printf("\n%s (%s, %s%s%s, seed %" PRIu64 ", %" PRIu64 " cycles): %s\n", t[i]->name,
+		       t[i]->path, litmus_model_name(r[i].model), r[i].agents[0] ? ", agents " : "",
+		       r[i].agents, r[i].seed, r[i].cycles, cond);
 		for (unsigned k = 0; k < r[i].noutcomes; k++)
 			printf("  %8" PRIu64 "  %s%s\n", r[i].outcomes[k].count,
 			       r[i].outcomes[k].text,
@@ -1030,12 +1054,12 @@ static json_t *litmus_json(const struct litmus_cli *o, struct litmus_test **t,
 	}
 	json_object_set_new(
 	    root, "cohscope",
-	    json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s?}", "version", COHSCOPE_VERSION,
-		      "config", o->config, "seed", (json_int_t)(n ? r[0].seed : 0), "iterations",
-		      (json_int_t)o->lo.iterations, "jitter", (json_int_t)o->lo.jitter, "warmup",
-		      (json_int_t)o->lo.warmup, "placement",
-		      o->lo.placement == LIT_PLACE_FIXED ? "fixed" : "random", "expect",
-		      o->expect));
+	    json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s?, s:s?}", "version",
+		      COHSCOPE_VERSION, "config", o->config, "seed",
+		      (json_int_t)(n ? r[0].seed : 0), "iterations", (json_int_t)o->lo.iterations,
+		      "jitter", (json_int_t)o->lo.jitter, "warmup", (json_int_t)o->lo.warmup,
+		      "placement", o->lo.placement == LIT_PLACE_FIXED ? "fixed" : "random",
+		      "expect", o->expect, "agents", n && r[0].agents[0] ? r[0].agents : NULL));
 	for (int i = 0; i < n; i++) {
 		json_t *outs = json_array(), *jt;
 
@@ -1052,6 +1076,9 @@ static json_t *litmus_json(const struct litmus_cli *o, struct litmus_test **t,
 			       "cycles", (json_int_t)r[i].cycles, "outcomes", outs,
 			       "condition_observed", (json_int_t)r[i].condition_count, "expected",
 			       expect_text(&r[i], &v[i]), "pass", v[i].pass, "verdict", v[i].text);
+		if (jt && r[i].agents[0])
+			json_object_set_new(jt, "late_starts",
+					    json_integer((json_int_t)r[i].late_starts));
 		json_array_append_new(tests, jt);
 		passed += v[i].pass;
 	}
@@ -1139,6 +1166,15 @@ static int cmd_litmus(int argc, char **argv)
 	status = open_config(&co, &cfg);
 	if (status)
 		goto out;
+	/* every test fits the system and --agents before the first one runs */
+	for (int i = 0; i < o.nfiles; i++) {
+		int rc = litmus_check(tests[i], cfg, &o.lo, &err);
+
+		if (rc) {
+			status = cli_fail(cli_exit_status(rc), "%s", err.msg);
+			goto out;
+		}
+	}
 	for (int i = 0; i < o.nfiles; i++) {
 		int rc = litmus_run(tests[i], cfg, &o.lo, &res[i], &err);
 

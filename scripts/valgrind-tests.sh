@@ -43,6 +43,9 @@ echo "valgrind: the whole APU (system apu: CPU threads, GPU warps, DMA), detaile
 vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_dma -q --set workload.size=tiny
 vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_prodcons -q --set workload.size=tiny \
 	--mode hybrid
+echo "valgrind: cohscope litmus --agents (CPU and GPU threads on the whole APU)"
+vg_run litmus "$src"/tests/litmus/mixed/*.litmus -c "$src/configs/apu-2200g.cfg" \
+	--agents cpu,gpu --iterations 20 -q
 rm -f /tmp/valgrind.$$.log
 [ "$status" -eq 0 ] && echo "valgrind: clean"
 exit "$status"

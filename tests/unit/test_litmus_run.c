@@ -6,7 +6,9 @@
  * condition count is the sum of the condition's outcomes; the same seed gives the same
  * histogram; register moves, branches, RMWs and negative values come back as the program says;
  * SC cores never show store buffering; a non-coherent protocol is held to no model; expectation
- * files match by path suffix and report bad lines with FILE:LINE; header keys win over the file.
+ * files match by path suffix and report bad lines with FILE:LINE; header keys win over the file;
+ * --agents lists parse and print back, and a mixed run's expectation lines apply only to a run
+ * with the same agents.
  */
 #include <check.h>
 #include <stdio.h>
@@ -276,6 +278,62 @@ START_TEST(test_expectations_file)
 }
 END_TEST
 
+START_TEST(test_agents)
+{
+	char path[] = "/tmp/cohscope_expect_XXXXXX";
+	int fd = mkstemp(path);
+	struct litmus_expect_table *tab = NULL;
+	struct litmus_test *t = parse(sb_text, "tests/litmus/mixed/SB.litmus");
+	struct cs_err err = {0};
+	struct litmus_opts o;
+	char text[64];
+
+	litmus_opts_default(&o);
+	ck_assert_uint_eq(o.nagents, 0);
+	ck_assert_int_eq(litmus_agents_parse("cpu,gpu,gpu", &o, &err), 0);
+	ck_assert_uint_eq(o.nagents, 3);
+	ck_assert_uint_eq(o.agents[0], LIT_AGENT_CPU);
+	ck_assert_uint_eq(o.agents[2], LIT_AGENT_GPU);
+	litmus_agents_text(&o, text, sizeof(text));
+	ck_assert_str_eq(text, "cpu,gpu,gpu");
+	ck_assert_int_eq(litmus_agents_parse("cpu,fpga", &o, &err), -CS_EUSAGE);
+	ck_assert_msg(strstr(err.msg, "'fpga' is not an agent"), "%s", err.msg);
+	ck_assert_int_eq(litmus_agents_parse("gpu,", &o, &err), -CS_EUSAGE);
+	ck_assert_int_eq(litmus_agents_parse("", &o, &err), -CS_EUSAGE);
+	ck_assert_int_eq(litmus_agents_parse("cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu,cpu", &o, &err),
+			 -CS_EUSAGE);
+	ck_assert_msg(strstr(err.msg, "more than 8 agents"), "%s", err.msg);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_file(path, "mixed/SB.litmus\tcpu,gpu\tAllow\tnote\n"
+			 "mixed/SB.litmus\tgpu,cpu\tForbid\n"
+			 "SB.litmus\tF\tA\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), 0);
+	t->expect_rc[0] = t->expect_sc[0] = '\0';
+	ck_assert_uint_eq(litmus_expected_agents(t, tab, LIT_MODEL_HSA, "cpu,gpu"),
+			  LIT_EXPECT_ALLOW);
+	ck_assert_uint_eq(litmus_expected_agents(t, tab, LIT_MODEL_HSA, "gpu,cpu"),
+			  LIT_EXPECT_FORBID);
+	/* no line for these agents: unknown, not another placement's verdict */
+	ck_assert_uint_eq(litmus_expected_agents(t, tab, LIT_MODEL_HSA, "gpu,gpu"),
+			  LIT_EXPECT_UNKNOWN);
+	/* runs without --agents see only the lines without agents */
+	ck_assert_uint_eq(litmus_expected(t, tab, LIT_MODEL_SC), LIT_EXPECT_FORBID);
+	ck_assert_uint_eq(litmus_expected(t, tab, LIT_MODEL_RC), LIT_EXPECT_ALLOW);
+	litmus_expect_free(tab);
+	write_file(path, "mixed/SB.litmus\tcpu,tpu\tAllow\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, ":1: --agents cpu,tpu: 'tpu' is not an agent"), "%s",
+		      err.msg);
+	write_file(path, "mixed/SB.litmus\tcpu,gpu\tmaybe\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, ":1: verdict 'maybe'"), "%s", err.msg);
+	unlink(path);
+	litmus_free(t);
+}
+END_TEST
+
 static Suite *litmus_run_suite(void)
 {
 	Suite *s = suite_create("litmus_run");
@@ -288,6 +346,7 @@ static Suite *litmus_run_suite(void)
 	tcase_add_test(t, test_noncoherent_is_held_to_nothing);
 	tcase_add_test(t, test_moves_branches_rmw_negative);
 	tcase_add_test(t, test_expectations_file);
+	tcase_add_test(t, test_agents);
 	suite_add_tcase(s, t);
 	return s;
 }

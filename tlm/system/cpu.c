@@ -40,11 +40,6 @@ enum cpus_memory { CPUS_MEM_IDEAL = 0, CPUS_MEM_APU };
 
 static const char *const memory_names[] = {"ideal", "apu", NULL};
 
-struct cpus_cfg {
-	uint64_t cores;
-	unsigned memory; /* enum cpus_memory */
-};
-
 static const struct cs_param cpus_rows[] = {
     {"cores", CS_P_UINT, offsetof(struct cpus_cfg, cores), "4", "",
      "CPU cores of system cpu, one thread each", 1, 256, NULL},

@@ -6,7 +6,15 @@
 #ifndef COHSCOPE_TLM_SYSTEM_CPU_H
 #define COHSCOPE_TLM_SYSTEM_CPU_H
 
+#include <stdint.h>
+
 #include "util/params.h"
+
+/* Section "cpus" (also read by `cohscope litmus --agents` to check a test fits). */
+struct cpus_cfg {
+	uint64_t cores;
+	unsigned memory; /* 0 ideal, 1 apu */
+};
 
 extern const struct cs_param_table cs_cpus_params; /* "cpus" */
 

@@ -1,6 +1,7 @@
 /*
  * workloads/litmus/expect.c - expected verdicts (a test's Cohscope.sc / Cohscope.rc keys, an
  * expectations file) and the verdict of a run: FAIL when an outcome the model forbids was seen.
+ * Also the --agents list (litmus_agents_parse), whose text names a mixed run's table lines.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,8 +14,50 @@
 
 struct expect_row {
 	char path[256];
-	unsigned sc, rc, tso; /* enum litmus_expect */
+	char agents[LIT_MAX_THREADS * 4]; /* a mixed run's line: "cpu,gpu"; else "" */
+	unsigned sc, rc, tso, hsa;	  /* enum litmus_expect */
 };
+
+static const char *const agent_names[] = {"cpu", "gpu"};
+
+int litmus_agents_parse(const char *text, struct litmus_opts *o, struct cs_err *err)
+{
+	const char *p = text;
+
+	o->nagents = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		unsigned a;
+
+		for (a = 0; a < 2; a++)
+			if (len == 3 && !strncmp(p, agent_names[a], 3))
+				break;
+		if (a == 2)
+			return cs_err_set(err, -CS_EUSAGE,
+					  "--agents %s: '%.*s' is not an agent (cpu or gpu)", text,
+					  (int)(len > 40 ? 40 : len), p);
+		if (o->nagents == LIT_MAX_THREADS)
+			return cs_err_set(err, -CS_EUSAGE,
+					  "--agents %s: more than %d agents (a test has at most %d "
+					  "threads)",
+					  text, LIT_MAX_THREADS, LIT_MAX_THREADS);
+		o->agents[o->nagents++] = (uint8_t)a;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+void litmus_agents_text(const struct litmus_opts *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (unsigned i = 0; i < o->nagents && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "," : "",
+				      agent_names[o->agents[i] ? 1 : 0]);
+}
 
 struct litmus_expect_table {
 	struct expect_row *rows;
@@ -71,6 +114,26 @@ static int parse_line(struct litmus_expect_table *tab, char *line, const char *p
 	}
 	if (!field[0][0] || strlen(field[0]) >= sizeof(row.path))
 		return cs_err_set(err, -CS_EINVAL, "%s:%u: empty or too long test path", path, ln);
+	snprintf(row.path, sizeof(row.path), "%s", field[0]);
+	/* a mixed run's line: PATH AGENTS HSA [NOTE] */
+	if (parse_verdict(field[1]) < 0 &&
+	    (!strncmp(field[1], "cpu", 3) || !strncmp(field[1], "gpu", 3))) {
+		struct litmus_opts ag;
+		struct cs_err aerr = {0};
+		int hsa = parse_verdict(field[2]);
+
+		if (litmus_agents_parse(field[1], &ag, &aerr))
+			return cs_err_set(err, -CS_EINVAL, "%s:%u: %s", path, ln, aerr.msg);
+		if (hsa < 0)
+			return cs_err_set(err, -CS_EINVAL,
+					  "%s:%u: verdict '%s' is not Forbid, Allow or -", path, ln,
+					  field[2]);
+		litmus_agents_text(&ag, row.agents, sizeof(row.agents));
+		row.hsa = (unsigned)hsa;
+		if (add_row(tab, &row))
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		return 0;
+	}
 	for (unsigned i = 0; i < 2; i++) {
 		v[i] = parse_verdict(field[i + 1]);
 		if (v[i] < 0)
@@ -78,7 +141,6 @@ static int parse_line(struct litmus_expect_table *tab, char *line, const char *p
 					  "%s:%u: verdict '%s' is not Forbid, Allow or -", path, ln,
 					  field[i + 1]);
 	}
-	snprintf(row.path, sizeof(row.path), "%s", field[0]);
 	row.sc = (unsigned)v[0];
 	row.rc = (unsigned)v[1];
 	/* a fourth field that reads as a verdict is TSO's; anything else is the note */
@@ -151,8 +213,10 @@ void litmus_expect_free(struct litmus_expect_table *tab)
 	free(tab);
 }
 
-/* The row whose path is the longest suffix of the test's file path (at a '/'). */
-static const struct expect_row *find_row(const struct litmus_expect_table *tab, const char *file)
+/* The row whose path is the longest suffix of the test's file path (at a '/'), among the rows
+ * of these agents ("": the rows of runs without --agents). */
+static const struct expect_row *find_row(const struct litmus_expect_table *tab, const char *file,
+					 const char *agents)
 {
 	const struct expect_row *best = NULL;
 	size_t flen = strlen(file), best_len = 0;
@@ -160,6 +224,8 @@ static const struct expect_row *find_row(const struct litmus_expect_table *tab, 
 	for (unsigned i = 0; tab && i < tab->n; i++) {
 		size_t klen = strlen(tab->rows[i].path);
 
+		if (strcmp(tab->rows[i].agents, agents))
+			continue;
 		if (klen > flen || strcmp(file + flen - klen, tab->rows[i].path) ||
 		    (klen < flen && file[flen - klen - 1] != '/'))
 			continue;
@@ -174,6 +240,12 @@ static const struct expect_row *find_row(const struct litmus_expect_table *tab, 
 unsigned litmus_expected(const struct litmus_test *t, const struct litmus_expect_table *tab,
 			 unsigned model)
 {
+	return litmus_expected_agents(t, tab, model, NULL);
+}
+
+unsigned litmus_expected_agents(const struct litmus_test *t, const struct litmus_expect_table *tab,
+				unsigned model, const char *agents)
+{
 	const struct expect_row *row;
 	int v;
 
@@ -181,12 +253,17 @@ unsigned litmus_expected(const struct litmus_test *t, const struct litmus_expect
 
 	if (model == LIT_MODEL_NONE)
 		return LIT_EXPECT_UNKNOWN;
+	/* a mixed run's verdict depends on where each thread runs: only its own line says it */
+	if (model == LIT_MODEL_HSA) {
+		row = agents && agents[0] ? find_row(tab, t->path, agents) : NULL;
+		return row ? row->hsa : LIT_EXPECT_UNKNOWN;
+	}
 	v = parse_verdict(model == LIT_MODEL_SC	   ? t->expect_sc
 			  : model == LIT_MODEL_TSO ? t->expect_tso
 						   : t->expect_rc);
 	if (v > 0)
 		return (unsigned)v;
-	row = find_row(tab, t->path);
+	row = find_row(tab, t->path, "");
 	rv = !row		      ? LIT_EXPECT_UNKNOWN
 	     : model == LIT_MODEL_SC  ? row->sc
 	     : model == LIT_MODEL_TSO ? row->tso
@@ -203,7 +280,7 @@ void litmus_judge(const struct litmus_test *t, const struct litmus_result *r,
 	static const char *const what[] = {"", "allowed, ", "forbidden, "};
 	uint64_t seen = r->condition_count;
 
-	v->expect = litmus_expected(t, tab, r->model);
+	v->expect = litmus_expected_agents(t, tab, r->model, r->agents);
 	v->pass = !(v->expect == LIT_EXPECT_FORBID && seen);
 	if (seen)
 		snprintf(v->text, sizeof(v->text), "%sseen %" PRIu64, what[v->expect], seen);

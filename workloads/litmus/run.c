@@ -2,7 +2,10 @@
  * workloads/litmus/run.c - the litmus runner: one GPU system per test, one kernel launch per
  * iteration, one single-warp CTA per litmus thread; a histogram of the final states. X86 tests
  * run on a system of CPU cores instead (litmus_run_cpu): one program run per iteration, one
- * thread per core, each location in its own line, held to x86-TSO.
+ * thread per core, each location in its own line, held to x86-TSO. With --agents they run on
+ * the APU (litmus_run_mixed): one program run per iteration whose CPU threads are the test's
+ * cpu threads, and whose thread 0 launches a kernel of one single-warp CTA per gpu thread;
+ * every thread waits for a common start time (a timebase barrier), then runs its jitter.
  *
  * The host program (a custom workload, system "gpu") allocates one chunk per L2 bank
  * (l2.interleave bytes each); per iteration it places the thread groups on SMs and the
@@ -20,11 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/core/cpu.h"
 #include "tlm/core/sm.h"
 #include "tlm/kernel/time.h"
 #include "tlm/mem/idealport.h"
+#include "tlm/system/apu_mem.h"
 #include "tlm/system/cpu.h"
 #include "tlm/system/gpu.h"
 #include "tlm/system/system.h"
@@ -48,7 +53,15 @@ static uint64_t next_rand(uint64_t *state)
 
 /* ---- the kernel -------------------------------------------------------------------------------- */
 
-/* The argument block every warp sees. Warps write their registers into regs (host memory). */
+/* What a mixed run's threads share besides the argument block: the start time the launcher
+ * sets for the warps, and the late starts. */
+struct lit_sync {
+	uint64_t start_gpu; /* GPU cycle of the common start */
+	uint64_t late;
+};
+
+/* The argument block every thread (warp or CPU thread) sees. Threads write their registers
+ * into regs (host memory). */
 struct lit_args {
 	const struct litmus_test *t;
 	uint64_t addr[LIT_MAX_LOCS];
@@ -57,6 +70,16 @@ struct lit_args {
 	uint64_t jitter;
 	bool warm;
 	int64_t (*regs)[LIT_MAX_REGS];
+	/* the litmus thread of CTA k and of CPU thread j; CPU threads from ncpu on run no litmus
+	 * thread (the launcher of a test without cpu threads) */
+	uint8_t gpu_ti[LIT_MAX_THREADS], cpu_ti[LIT_MAX_THREADS];
+	unsigned ncpu;
+	/* mixed runs: the kernel CPU thread 0 launches (NULL: none); the timebase barrier's
+	 * delay from a CPU thread's start (0: no barrier, not a mixed run); the clocks that
+	 * convert the start into GPU cycles and the jitter (GPU cycles) into CPU cycles */
+	const struct gpu_kernel *kernel;
+	uint64_t delay_cpu, cpu_mhz, gpu_mhz;
+	struct lit_sync *sync;
 };
 
 static enum mem_scope map_scope(uint8_t scope)
@@ -197,12 +220,36 @@ static void do_access(struct gpu_warp *w, const struct lit_args *a, const struct
 	}
 }
 
-/* How a thread's memory ops and delays are carried out: by a warp or by a CPU core. */
+/* How a thread's memory ops and delays are carried out: by a warp or by a CPU core. Delays
+ * are drawn in the run's jitter unit and spent as cycles * mul / div of the agent's clock. */
 struct lit_exec {
 	void *who;
 	void (*compute)(void *who, uint64_t cycles);
 	void (*op)(void *who, const struct lit_op *op, int64_t *reg); /* access or fence */
+	uint64_t mul, div;
 };
+
+static void lit_delay(const struct lit_exec *x, uint64_t cycles)
+{
+	x->compute(x->who, cycles * x->mul / x->div);
+}
+
+/* Warm-up: loads of a random subset of the locations the thread accesses (values discarded),
+ * so that caches hold copies that may go stale. A subset, not all: a stale copy of one
+ * location next to a miss on another is what exposes stale reads (all locations cached would
+ * read all stale). */
+static void lit_warm(const struct lit_args *a, unsigned ti, uint64_t *rng, const struct lit_exec *x)
+{
+	uint64_t pick = next_rand(rng);
+	int64_t none[1];
+
+	for (unsigned l = 0; l < a->t->nlocs; l++)
+		if ((a->touch[ti] >> l & 1) && (pick >> l & 1)) {
+			const struct lit_op ld = {.kind = LIT_LOAD, .loc = (uint8_t)l, .reg = -1};
+
+			x->op(x->who, &ld, none);
+		}
+}
 
 /* Runs thread th's ops: register moves and branches locally, memory ops and fences through x,
  * after a jitter before the first (below `jitter` cycles) and before each further one (below
@@ -214,7 +261,7 @@ static void lit_interpret(const struct lit_thread *th, int64_t *reg, uint64_t *r
 	bool first = true;
 
 	if (jitter)
-		x->compute(x->who, next_rand(rng) % jitter);
+		lit_delay(x, next_rand(rng) % jitter);
 	for (unsigned pc = 0; pc < th->nops; pc++) {
 		const struct lit_op *op = &th->ops[pc];
 
@@ -231,7 +278,7 @@ static void lit_interpret(const struct lit_thread *th, int64_t *reg, uint64_t *r
 			break;
 		}
 		if (!first)
-			x->compute(x->who, next_rand(rng) % gap);
+			lit_delay(x, next_rand(rng) % gap);
 		first = false;
 		x->op(x->who, op, reg);
 	}
@@ -252,22 +299,29 @@ static void warp_op(void *who, const struct lit_op *op, int64_t *reg)
 		do_access(w, gw_args(w), op, reg);
 }
 
+/* The timebase barrier: wait until the common start time (now and start in the agent's
+ * cycles); a thread that comes later starts at once and is counted. */
+static void lit_wait_start(const struct lit_exec *x, struct lit_sync *sync, uint64_t now,
+			   uint64_t start)
+{
+	if (now < start)
+		x->compute(x->who, start - now);
+	else
+		sync->late++;
+}
+
 static void litmus_warp(struct gpu_warp *w)
 {
 	const struct lit_args *a = gw_args(w);
-	unsigned ti = gw_cta(w);
+	unsigned ti = a->gpu_ti[gw_cta(w)];
 	uint64_t rng = gw_rand(w) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
-	const struct lit_exec x = {.who = w, .compute = warp_compute, .op = warp_op};
+	const struct lit_exec x = {
+	    .who = w, .compute = warp_compute, .op = warp_op, .mul = 1, .div = 1};
 
-	if (a->warm) {
-		uint64_t pick = next_rand(&rng);
-
-		/* a random subset: a stale copy of one location next to a miss on another is
-		 * what exposes stale reads (all locations cached would read all stale) */
-		for (unsigned l = 0; l < a->t->nlocs; l++)
-			if ((a->touch[ti] >> l & 1) && (pick >> l & 1))
-				(void)gw_ld32(w, a->addr[l]);
-	}
+	if (a->warm)
+		lit_warm(a, ti, &rng, &x);
+	if (a->delay_cpu)
+		lit_wait_start(&x, a->sync, gw_cycle(w), a->sync->start_gpu);
 	lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
 }
 
@@ -277,9 +331,11 @@ struct lit_state {
 	const struct litmus_test *t;
 	const struct litmus_opts *o;
 	struct litmus_result *r;
-	uint64_t stride; /* bytes between locations: one L2 bank each */
-	unsigned banks;
-	unsigned cap; /* of r->outcomes */
+	uint64_t stride; /* bytes between locations: one L2 bank each (the APU: one line) */
+	unsigned banks;	 /* L2 banks (the APU: the CUs) */
+	unsigned cap;	 /* of r->outcomes */
+	/* mixed runs: the timebase barrier's delay (CPU cycles), the two clocks */
+	uint64_t delay_cpu, cpu_mhz, gpu_mhz;
 };
 
 static int64_t key_value(const struct litmus_key *k, int64_t (*regs)[LIT_MAX_REGS],
@@ -384,6 +440,24 @@ static void choose(unsigned *out, unsigned n, unsigned range, bool fixed, uint64
 	}
 }
 
+/* The fields every runner fills alike: thread i is CTA i and CPU thread i, and the locations
+ * each thread touches (for the warm-up). */
+static void lit_args_init(struct lit_args *a)
+{
+	const struct litmus_test *t = a->t;
+
+	for (unsigned i = 0; i < t->nthreads; i++) {
+		a->gpu_ti[i] = a->cpu_ti[i] = (uint8_t)i;
+		for (unsigned p = 0; p < t->threads[i].nops; p++) {
+			const struct lit_op *op = &t->threads[i].ops[p];
+
+			if (op->kind == LIT_LOAD || op->kind == LIT_STORE || op->kind == LIT_RMW)
+				a->touch[i] |= 1u << op->loc;
+		}
+	}
+	a->ncpu = t->nthreads;
+}
+
 static int litmus_host(struct gpu_host *h)
 {
 	struct lit_state *st = gh_arg(h);
@@ -409,13 +483,7 @@ static int litmus_host(struct gpu_host *h)
 	uint64_t seed = mix64(gh_seed(h) ^ TAG_LITMUS);
 	int rc;
 
-	for (unsigned i = 0; i < t->nthreads; i++)
-		for (unsigned p = 0; p < t->threads[i].nops; p++) {
-			const struct lit_op *op = &t->threads[i].ops[p];
-
-			if (op->kind == LIT_LOAD || op->kind == LIT_STORE || op->kind == LIT_RMW)
-				a.touch[i] |= 1u << op->loc;
-		}
+	lit_args_init(&a);
 	for (uint64_t it = 0; it < o->iterations; it++) {
 		uint64_t rng = mix64(seed + it);
 
@@ -454,15 +522,6 @@ static const struct cs_workload litmus_workload = {
 
 /* ---- X86 tests on CPU cores -------------------------------------------------------------------- */
 
-/* Every thread sees this; threads write their registers into regs (host memory). */
-struct lit_cpu_args {
-	const struct litmus_test *t;
-	uint64_t addr[LIT_MAX_LOCS];
-	uint64_t iter_seed;
-	uint64_t jitter;
-	int64_t (*regs)[LIT_MAX_REGS];
-};
-
 static void core_compute(void *who, uint64_t cycles)
 {
 	ct_compute(who, cycles);
@@ -475,7 +534,7 @@ static void core_compute(void *who, uint64_t cycles)
 static void core_op(void *who, const struct lit_op *op, int64_t *reg)
 {
 	struct cpu_thread *ct = who;
-	const struct lit_cpu_args *a = ct_args(ct);
+	const struct lit_args *a = ct_args(ct);
 	uint64_t addr = a->addr[op->loc], v;
 
 	switch (op->kind) {
@@ -503,53 +562,105 @@ static void core_op(void *who, const struct lit_op *op, int64_t *reg)
 	}
 }
 
+/* A CPU thread: its litmus thread, after the warm-up and the timebase barrier of a mixed run.
+ * Thread 0 of a mixed run first launches the GPU threads' kernel (setting their start time)
+ * and at the end waits for it. */
 static void litmus_cpu_thread(struct cpu_thread *ct)
 {
-	const struct lit_cpu_args *a = ct_args(ct);
-	unsigned ti = ct_id(ct);
+	const struct lit_args *a = ct_args(ct);
+	unsigned j = ct_id(ct), ti = j < a->ncpu ? a->cpu_ti[j] : 0;
 	uint64_t rng = ct_rand(ct) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
-	const struct lit_exec x = {.who = ct, .compute = core_compute, .op = core_op};
+	/* a mixed run's jitter is in GPU cycles: the same time on the CPU */
+	const struct lit_exec x = {.who = ct,
+				   .compute = core_compute,
+				   .op = core_op,
+				   .mul = a->delay_cpu ? a->cpu_mhz : 1,
+				   .div = a->delay_cpu ? a->gpu_mhz : 1};
+	/* every thread of a program starts at the same cycle (ch_run), so each reckons the same
+	 * start from its own counter */
+	uint64_t start = ct_cycle(ct) + a->delay_cpu;
 
-	lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
+	if (j == 0 && a->kernel) {
+		/* the first GPU cycle not before the CPU's start cycle */
+		a->sync->start_gpu = (start * a->gpu_mhz + a->cpu_mhz - 1) / a->cpu_mhz;
+		ct_launch(ct, a->kernel);
+	}
+	if (j < a->ncpu) {
+		if (a->warm)
+			lit_warm(a, ti, &rng, &x);
+		if (a->delay_cpu)
+			lit_wait_start(&x, a->sync, ct_cycle(ct), start);
+		lit_interpret(&a->t->threads[ti], a->regs[ti], &rng, a->jitter, &x);
+	}
+	if (j == 0 && a->kernel)
+		ct_gpu_wait(ct);
 }
 
+/* The host program of a run on CPU cores: per iteration, distinct cores for the CPU threads (and
+ * in a mixed run distinct CUs for the CTAs and distinct lines, of a pool of 4 per location, for
+ * the locations), the initial values, one program run, the final values. Without --agents each
+ * location keeps its own line: no false sharing, nothing but the store buffers in between. */
 static int litmus_cpu_host(struct cpu_host *h)
 {
 	struct lit_state *st = ch_arg(h);
 	const struct litmus_test *t = st->t;
 	const struct litmus_opts *o = st->o;
-	bool fixed = o->placement == LIT_PLACE_FIXED;
+	bool fixed = o->placement == LIT_PLACE_FIXED, mixed = o->nagents != 0;
 	int64_t regs[LIT_MAX_THREADS][LIT_MAX_REGS];
 	int64_t locs[LIT_MAX_LOCS];
-	uint16_t core[LIT_MAX_THREADS];
-	unsigned pick[LIT_MAX_THREADS];
-	struct lit_cpu_args a = {.t = t, .regs = regs};
+	uint16_t core[LIT_MAX_THREADS], cta_cu[LIT_MAX_THREADS];
+	unsigned pick[LIT_MAX_THREADS], line[LIT_MAX_LOCS], ngpu = 0;
+	unsigned nlines = mixed ? 4 * t->nlocs : t->nlocs;
+	struct lit_sync sync = {0};
+	struct lit_args a = {.t = t,
+			     .regs = regs,
+			     .delay_cpu = st->delay_cpu,
+			     .cpu_mhz = st->cpu_mhz,
+			     .gpu_mhz = st->gpu_mhz,
+			     .sync = &sync};
+	struct gpu_kernel k = {
+	    .name = "litmus", .warps_per_cta = 1, .fn = litmus_warp, .args = &a, .cta_sm = cta_cu};
 	struct cpu_program p = {
-	    .name = "litmus",
-	    .threads = t->nthreads,
-	    .fn = litmus_cpu_thread,
-	    .args = &a,
-	    .thread_core = core,
-	};
+	    .name = "litmus", .fn = litmus_cpu_thread, .args = &a, .thread_core = core};
+	uint64_t base = ch_alloc(h, nlines * st->stride, st->stride);
 	uint64_t seed = mix64(ch_seed(h) ^ TAG_LITMUS);
 	int rc;
 
-	/* one line per location: no false sharing, nothing but the store buffers in between */
+	lit_args_init(&a);
+	if (mixed) {
+		a.ncpu = 0;
+		for (unsigned i = 0; i < t->nthreads; i++) {
+			if (o->agents[i] == LIT_AGENT_GPU)
+				a.gpu_ti[ngpu++] = (uint8_t)i;
+			else
+				a.cpu_ti[a.ncpu++] = (uint8_t)i;
+		}
+	}
+	k.ctas = ngpu;
+	a.kernel = ngpu ? &k : NULL;
+	/* without cpu threads, one CPU thread only launches the kernel and waits for it */
+	p.threads = a.ncpu ? a.ncpu : 1;
 	for (unsigned l = 0; l < t->nlocs; l++)
-		a.addr[l] = ch_alloc(h, st->stride, st->stride);
-	if (t->nthreads > ch_cores(h))
-		return ch_fail(h, "%s: %u threads need %u CPU cores (cpus.cores = %u)", t->path,
-			       t->nthreads, t->nthreads, ch_cores(h));
+		line[l] = l;
 	for (uint64_t it = 0; it < o->iterations; it++) {
 		uint64_t rng = mix64(seed + it);
 
 		a.iter_seed = next_rand(&rng);
 		a.jitter = o->jitter >> (2 * (next_rand(&rng) % 4));
-		choose(pick, t->nthreads, ch_cores(h), fixed, &rng);
-		for (unsigned i = 0; i < t->nthreads; i++)
-			core[i] = (uint16_t)pick[i];
-		for (unsigned l = 0; l < t->nlocs; l++)
+		choose(pick, p.threads, ch_cores(h), fixed, &rng);
+		for (unsigned j = 0; j < p.threads; j++)
+			core[j] = (uint16_t)pick[j];
+		if (mixed) {
+			choose(pick, ngpu, st->banks, fixed, &rng);
+			for (unsigned c = 0; c < ngpu; c++)
+				cta_cu[c] = (uint16_t)pick[c];
+			choose(line, t->nlocs, nlines, fixed, &rng);
+			a.warm = o->warmup && it % o->warmup == o->warmup - 1;
+		}
+		for (unsigned l = 0; l < t->nlocs; l++) {
+			a.addr[l] = base + line[l] * st->stride;
 			ch_write32(h, a.addr[l], (uint32_t)t->locs[l].init);
+		}
 		memset(regs, 0, sizeof(regs));
 		rc = ch_run(h, &p);
 		if (rc)
@@ -560,6 +671,7 @@ static int litmus_cpu_host(struct cpu_host *h)
 		if (rc)
 			return ch_fail(h, "litmus: out of memory for the histogram");
 	}
+	st->r->late_starts = sync.late;
 	return 0;
 }
 
@@ -570,43 +682,102 @@ static const struct cs_workload litmus_cpu_workload = {
     .cpu = litmus_cpu_host,
 };
 
-/* An X86 test: system cpu, model TSO. */
-static int litmus_run_cpu(const struct litmus_test *t, struct cs_config *cfg, struct lit_state *st,
-			  struct cs_err *err)
+/* ---- CPU and GPU threads together (--agents, system apu) ---------------------------------------- */
+
+/* An X86 thread on a GPU CU (docs/litmus.md "CPU and GPU threads together"): MOV loads and
+ * stores stay plain (relaxed, device scope: gw_ld32 / gw_st32); MFENCE becomes a system-scope
+ * acq_rel fence, LFENCE a system-scope acquire fence, SFENCE a system-scope release fence; a
+ * locked instruction (LOCK XADD / ADD / INC / DEC / CMPXCHG, XCHG) a system-scope atomic with
+ * system-scope acq_rel fences on both sides (the C mapping's seq_cst RMW, at system scope). */
+static void x86_to_gpu(struct lit_thread *th)
+{
+	for (unsigned p = 0; p < th->nops; p++) {
+		struct lit_op *op = &th->ops[p];
+
+		if (op->kind == LIT_FENCE) {
+			op->fence = op->fence == LIT_FENCE_RMB	 ? LIT_FENCE_ACQ
+				    : op->fence == LIT_FENCE_WMB ? LIT_FENCE_REL
+								 : LIT_FENCE_ACQ_REL;
+			op->scope = LIT_SCOPE_SYSTEM;
+		} else if (op->kind == LIT_RMW) {
+			op->order = LIT_SC;
+			op->scope = LIT_SCOPE_SYSTEM;
+		}
+	}
+}
+
+static const struct cs_workload litmus_mixed_workload = {
+    .name = "litmus",
+    .system = "apu",
+    .help = "an X86 litmus test run many times on CPU cores and GPU CUs (cohscope litmus --agents)",
+    .cpu = litmus_cpu_host,
+};
+
+/* The timebase barrier's margin beyond the launch delay: the CTAs' start and the warm-up loads
+ * (a miss to DRAM through the directory is a few hundred ns). */
+#define LIT_MIXED_MARGIN_NS  1000
+#define LIT_MIXED_PER_LOC_NS 500
+
+/* What the mixed host program needs of the configuration: the line, the CUs, the two clocks
+ * and the timebase barrier's delay (the launch delay plus the margin, in CPU cycles). */
+static int mixed_config(struct cs_config *cfg, const struct cpu_core_cfg *cpu, struct lit_state *st,
+			struct cs_err *err)
+{
+	struct gpu_core_cfg core;
+	struct gpu_cfg gpu;
+	struct apu_mem_cfg apu;
+	int rc = cs_config_section(cfg, &gpu_core_params, &core, err);
+
+	if (!rc)
+		rc = cs_config_section(cfg, &gpu_params, &gpu, err);
+	if (!rc)
+		rc = cs_config_section(cfg, &apu_mem_params, &apu, err);
+	if (rc)
+		return rc;
+	st->stride = APU_LINE;
+	st->banks = (unsigned)gpu.sms; /* the CUs to draw from */
+	st->cpu_mhz = cpu->clock_mhz;
+	st->gpu_mhz = core.clock_mhz;
+	st->delay_cpu = (apu.launch_cycles * cpu->clock_mhz + core.clock_mhz - 1) / core.clock_mhz +
+			(LIT_MIXED_MARGIN_NS + LIT_MIXED_PER_LOC_NS * (uint64_t)st->t->nlocs) *
+			    cpu->clock_mhz / 1000;
+	return 0;
+}
+
+/* A test on CPU cores: an X86 test on system cpu (model tso), or with --agents on system apu
+ * (model hsa; st->t is the test with its gpu threads mapped, x86_to_gpu). The test is already
+ * checked (litmus_check). */
+static int litmus_run_cpu(struct cs_config *cfg, struct lit_state *st, struct cs_err *err)
 {
 	struct litmus_result *r = st->r;
+	bool mixed = st->o->nagents != 0;
 	/* detailed always: the outcomes come from the AT face's interleavings (the LT face runs
 	 * each core a quantum at a time) */
-	struct cs_run_opts ro = {
-	    .mode = CS_MODE_DETAILED, .custom = &litmus_cpu_workload, .arg = st};
-	struct cs_system_cfg sys;
+	struct cs_run_opts ro = {.mode = CS_MODE_DETAILED,
+				 .custom = mixed ? &litmus_mixed_workload : &litmus_cpu_workload,
+				 .arg = st};
 	struct cpu_core_cfg cpu;
 	struct idealport_cfg ip;
 	struct cs_system *s = NULL;
 	struct sim_clock clk;
 	int rc;
 
-	rc = cs_config_section(cfg, &cs_system_params, &sys, err);
-	if (rc)
-		return rc;
-	if (strcmp(sys.type, "cpu"))
-		return cs_err_set(err, -CS_ECONFIG,
-				  "%s: an X86 test runs on CPU cores: give a configuration of "
-				  "system 'cpu' (configs/cpu-tso.cfg), not '%s'",
-				  t->path[0] ? t->path : t->name, sys.type);
 	rc = cs_system_create(cfg, &ro, &s, err);
 	if (!rc)
 		rc = cs_config_check_unused(cfg, NULL, 0, err);
 	if (!rc)
 		rc = cs_config_section(cfg, &cpu_core_params, &cpu, err);
-	if (!rc)
+	if (!rc && mixed)
+		rc = mixed_config(cfg, &cpu, st, err);
+	if (!rc && !mixed)
 		rc = cs_config_section(cfg, &idealport_params, &ip, err);
 	if (rc)
 		goto out;
+	if (!mixed)
+		st->stride = ip.line_bytes;
 	snprintf(r->protocol, sizeof(r->protocol), "%s", cpu_sys_memory_name(s));
-	r->model = LIT_MODEL_TSO;
+	r->model = mixed ? LIT_MODEL_HSA : LIT_MODEL_TSO;
 	r->seed = s->sim.seed;
-	st->stride = ip.line_bytes;
 	rc = cs_system_run(s, err);
 	if (rc)
 		goto out;
@@ -751,6 +922,7 @@ static int check_test(const struct litmus_test *t, struct cs_err *err)
 
 void litmus_opts_default(struct litmus_opts *o)
 {
+	memset(o, 0, sizeof(*o));
 	o->iterations = LITMUS_DEFAULT_ITERATIONS;
 	o->jitter = LITMUS_DEFAULT_JITTER;
 	o->warmup = LITMUS_DEFAULT_WARMUP;
@@ -759,9 +931,81 @@ void litmus_opts_default(struct litmus_opts *o)
 
 const char *litmus_model_name(unsigned model)
 {
-	static const char *const names[] = {"sc", "rc", "none", "tso"};
+	static const char *const names[] = {"sc", "rc", "none", "tso", "hsa"};
 
-	return model <= LIT_MODEL_TSO ? names[model] : "?";
+	return model <= LIT_MODEL_HSA ? names[model] : "?";
+}
+
+int litmus_check(const struct litmus_test *t, struct cs_config *cfg, const struct litmus_opts *o,
+		 struct cs_err *err)
+{
+	const char *file = t->path[0] ? t->path : t->name;
+	bool x86 = !strcmp(t->arch, "X86");
+	struct cs_system_cfg sys;
+	struct cpus_cfg cpus;
+	struct gpu_cfg gpu;
+	unsigned ngpu = 0;
+	int rc = check_test(t, err);
+
+	if (!rc)
+		rc = cs_config_section(cfg, &cs_system_params, &sys, err);
+	if (rc)
+		return rc;
+	if (!o->nagents) {
+		if (x86 && strcmp(sys.type, "cpu"))
+			return cs_err_set(
+			    err, -CS_ECONFIG,
+			    "%s: an X86 test runs on CPU cores: give a configuration of "
+			    "system 'cpu' (configs/cpu-tso.cfg)%s, not '%s'",
+			    file, strcmp(sys.type, "apu") ? "" : ", or --agents on system 'apu'",
+			    sys.type);
+		if (!x86 && strcmp(sys.type, "gpu"))
+			return cs_err_set(err, -CS_ECONFIG,
+					  "%s: a %s test runs on the GPU: give a configuration of "
+					  "system 'gpu', not '%s'",
+					  file, t->arch, sys.type);
+		if (x86) {
+			rc = cs_config_section(cfg, &cs_cpus_params, &cpus, err);
+			if (!rc && t->nthreads > cpus.cores)
+				rc = cs_err_set(
+				    err, -CS_ECONFIG,
+				    "%s: %u threads need %u CPU cores (cpus.cores = %" PRIu64 ")",
+				    file, t->nthreads, t->nthreads, cpus.cores);
+		}
+		return rc;
+	}
+	if (!x86)
+		return cs_err_set(err, -CS_EINVAL,
+				  "%s: --agents runs X86 tests, not %s ones (docs/litmus.md)", file,
+				  t->arch);
+	if (o->nagents != t->nthreads)
+		return cs_err_set(err, -CS_EINVAL,
+				  "%s: --agents names %u agents, the test has %u threads", file,
+				  o->nagents, t->nthreads);
+	if (strcmp(sys.type, "apu"))
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: --agents needs CPU cores and a GPU: give a configuration of "
+				  "system 'apu' (configs/apu-2200g.cfg), not '%s'",
+				  file, sys.type);
+	for (unsigned i = 0; i < o->nagents; i++)
+		ngpu += o->agents[i] == LIT_AGENT_GPU;
+	rc = cs_config_section(cfg, &gpu_params, &gpu, err);
+	if (!rc)
+		rc = cs_config_section(cfg, &cs_cpus_params, &cpus, err);
+	if (rc)
+		return rc;
+	if (o->nagents - ngpu > cpus.cores)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "%s: --agents puts %u threads on CPU cores, the system has %" PRIu64
+		    " (cpus.cores): one core each",
+		    file, o->nagents - ngpu, cpus.cores);
+	if (ngpu > gpu.sms)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: --agents puts %u threads on the GPU, which has %" PRIu64
+				  " CUs (gpu.sms): one CU each",
+				  file, ngpu, gpu.sms);
+	return 0;
 }
 
 const char *litmus_expect_name(unsigned expect)
@@ -786,7 +1030,6 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	struct lit_state st = {.t = t, .o = o, .r = r};
 	struct cs_run_opts ro = {.mode = -1, .custom = &litmus_workload, .arg = &st};
 	struct gpu_coherence_cfg coh;
-	struct cs_system_cfg scfg;
 	struct gpu_core_cfg core;
 	struct gpu_l2_cfg l2;
 	const struct gpu_protocol *proto;
@@ -795,14 +1038,28 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	rc = check_test(t, err);
+	rc = litmus_check(t, cfg, o, err);
 	if (rc)
 		return rc;
 	if (!o->iterations)
 		return cs_err_set(err, -CS_EINVAL, "litmus: at least one iteration is needed");
 	collect_keys(t, r);
-	if (!strcmp(t->arch, "X86")) {
-		rc = litmus_run_cpu(t, cfg, &st, err);
+	if (o->nagents || !strcmp(t->arch, "X86")) {
+		struct litmus_test *mt = NULL;
+
+		if (o->nagents) {
+			mt = malloc(sizeof(*mt));
+			if (!mt)
+				return cs_err_set(err, -CS_ENOMEM, "out of memory");
+			*mt = *t;
+			for (unsigned i = 0; i < mt->nthreads; i++)
+				if (o->agents[i] == LIT_AGENT_GPU)
+					x86_to_gpu(&mt->threads[i]);
+			st.t = mt;
+			litmus_agents_text(o, r->agents, sizeof(r->agents));
+		}
+		rc = litmus_run_cpu(cfg, &st, err);
+		free(mt);
 		if (!rc) {
 			sort_outcomes(r);
 			for (unsigned i = 0; i < r->noutcomes; i++)
@@ -810,14 +1067,6 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 		}
 		return rc;
 	}
-	rc = cs_config_section(cfg, &cs_system_params, &scfg, err);
-	if (rc)
-		return rc;
-	if (strcmp(scfg.type, "gpu"))
-		return cs_err_set(err, -CS_ECONFIG,
-				  "%s: a %s test runs on the GPU: give a configuration of system "
-				  "'gpu', not '%s'",
-				  t->path[0] ? t->path : t->name, t->arch, scfg.type);
 	rc = cs_system_create(cfg, &ro, &sys, err);
 	if (!rc)
 		rc = cs_config_check_unused(cfg, NULL, 0, err);

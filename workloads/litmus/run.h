@@ -1,7 +1,9 @@
 /*
- * workloads/litmus/run.h - runs a litmus test (litmus.h) many times on the simulated GPU and
- * judges the outcomes against the memory model the run is held to. docs/litmus.md describes
- * the mapping of accesses and fences to the GPU's ops, placement, jitter, warm-up and verdicts.
+ * workloads/litmus/run.h - runs a litmus test (litmus.h) many times on the simulated GPU, on
+ * CPU cores (X86 tests), or with --agents on both (system apu: each thread on a CPU core or a
+ * GPU CU), and judges the outcomes against the memory model the run is held to.
+ * docs/litmus.md describes the mapping of accesses and fences to the GPU's ops, placement,
+ * jitter, warm-up and verdicts.
  *
  *   struct litmus_opts o;
  *   struct litmus_result r;
@@ -14,6 +16,7 @@
 #define COHSCOPE_WORKLOADS_LITMUS_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "util/config.h"
@@ -21,10 +24,15 @@
 #include "util/params.h"
 #include "workloads/litmus/litmus.h"
 
-#define LITMUS_DEFAULT_ITERATIONS 500
-#define LITMUS_DEFAULT_JITTER	  300 /* core cycles */
-#define LITMUS_DEFAULT_WARMUP	  2   /* warm the L1s in every other iteration */
-#define LITMUS_MAX_KEYS		  (LIT_MAX_ATOMS)
+#define LITMUS_DEFAULT_ITERATIONS   500
+#define LITMUS_DEFAULT_JITTER	    300 /* core cycles */
+/* With --agents (GPU cycles): a GPU access that reaches the directory takes about a
+ * microsecond, ten times a CPU core's L2 hit; the threads' delays must span that for the
+ * GPU's stores to land on either side of the CPU's loads (cohscope litmus applies it when
+ * --jitter is not given). */
+#define LITMUS_DEFAULT_JITTER_MIXED 3000
+#define LITMUS_DEFAULT_WARMUP	    2 /* warm the L1s in every other iteration */
+#define LITMUS_MAX_KEYS		    (LIT_MAX_ATOMS)
 
 /* Where threads and locations go. Fixed: thread group g (a thread, or the threads of one
  * OpenCL work-group) on SM g % sms, location l in L2 bank l % banks. Random: every iteration
@@ -32,21 +40,38 @@
  * distances between writers, readers and banks differ from one iteration to the next. */
 enum litmus_placement { LIT_PLACE_RANDOM = 0, LIT_PLACE_FIXED };
 
-/* jitter (core cycles): each iteration draws a scale J in {jitter, jitter/4, jitter/16,
- * jitter/64}; a warp waits rand % J before its first op and rand % (J/8 + 1) before each further
- * memory op or fence. warmup: warm the L1s in iterations i with i % warmup == warmup - 1 (0:
- * never). */
+/* jitter (core cycles; GPU cycles in a mixed run, which a CPU thread waits as the same time in
+ * its own cycles): each iteration draws a scale J in {jitter, jitter/4, jitter/16, jitter/64};
+ * a thread waits rand % J before its first op and rand % (J/8 + 1) before each further memory
+ * op or fence. warmup: warm the L1s (in a mixed run the TCPs and TCC, and the CorePairs) in
+ * iterations i with i % warmup == warmup - 1 (0: never). */
 struct litmus_opts {
 	uint64_t iterations; /* kernel launches (>= 1) */
 	uint64_t jitter;
 	uint64_t warmup;
 	unsigned placement; /* enum litmus_placement */
+	/* --agents: thread i runs on agents[i] (enum litmus_agent); 0 agents: no --agents (C and
+	 * OpenCL tests on the GPU, X86 tests on the CPU cores of system cpu) */
+	unsigned nagents;
+	uint8_t agents[LIT_MAX_THREADS];
 };
+
+/* Where a thread of a mixed run (--agents, system apu) runs: a CPU core (x86-TSO, the X86
+ * instructions as written) or a GPU CU (one single-warp CTA; the X86 instructions mapped to
+ * GPU ops, docs/litmus.md "CPU and GPU threads together"). */
+enum litmus_agent { LIT_AGENT_CPU = 0, LIT_AGENT_GPU };
+
+/* "cpu,gpu,..." into o->agents. Errors: "--agents TEXT: ..." (-CS_EUSAGE): an unknown name, an
+ * empty item, more than LIT_MAX_THREADS agents. */
+int litmus_agents_parse(const char *text, struct litmus_opts *o, struct cs_err *err);
+/* o's agents as "cpu,gpu" ("" without --agents). */
+void litmus_agents_text(const struct litmus_opts *o, char *buf, size_t len);
 
 /* The memory model a run is held to: the SMs' core.consistency under a coherent protocol,
  * nothing ("none") under a protocol whose L1s may hold stale data; x86-TSO for an X86 test on
- * CPU cores. */
-enum litmus_model { LIT_MODEL_SC = 0, LIT_MODEL_RC, LIT_MODEL_NONE, LIT_MODEL_TSO };
+ * CPU cores; "hsa" for a mixed run (--agents): x86-TSO on the CPU threads, HSA's scoped
+ * acquire/release on the GPU threads, synchronising at system scope (docs/litmus.md). */
+enum litmus_model { LIT_MODEL_SC = 0, LIT_MODEL_RC, LIT_MODEL_NONE, LIT_MODEL_TSO, LIT_MODEL_HSA };
 
 enum litmus_expect { LIT_EXPECT_UNKNOWN = 0, LIT_EXPECT_ALLOW, LIT_EXPECT_FORBID };
 
@@ -68,11 +93,15 @@ struct litmus_key {
 
 struct litmus_result {
 	char protocol[CS_PARAM_STR_MAX];
-	unsigned model; /* enum litmus_model */
-	uint64_t seed;	/* sim.seed */
+	char agents[LIT_MAX_THREADS * 4]; /* mixed runs: "cpu,gpu"; else "" */
+	unsigned model;			  /* enum litmus_model */
+	uint64_t seed;			  /* sim.seed */
 	uint64_t iterations;
 	uint64_t condition_count; /* iterations whose outcome satisfied the proposition */
 	uint64_t cycles;	  /* simulated core cycles of the whole run */
+	/* mixed runs: thread starts that came after the common start time (the timebase
+	 * barrier's margin was too short for them; they started at once) */
+	uint64_t late_starts;
 	unsigned nkeys;
 	struct litmus_key keys[LITMUS_MAX_KEYS];
 	unsigned noutcomes; /* sorted by their values, key by key */
@@ -81,16 +110,25 @@ struct litmus_result {
 
 void litmus_opts_default(struct litmus_opts *o);
 
+/* Whether t can run on cfg's system with o (before anything runs): the system type the test
+ * needs (gpu for C and OpenCL, cpu for X86; apu with --agents, which takes X86 tests only and
+ * one agent per thread, no more CPU threads than cpus.cores and no more GPU threads than
+ * gpu.sms). Errors name the test's file: -CS_ECONFIG (system), -CS_EINVAL (the test). */
+int litmus_check(const struct litmus_test *t, struct cs_config *cfg, const struct litmus_opts *o,
+		 struct cs_err *err);
+
 /* Builds a GPU system from cfg (system type "gpu"; --set overrides already applied), or for an
- * X86 test a system with CPU cores (system type "cpu": one thread per core, TSO), runs the
- * test o->iterations times on it and fills *r (free it with litmus_result_free, also after an
- * error). Configuration errors come back as from cs_system_create (-CS_ECONFIG...); a failed
- * simulation (a deadlock, a model error) as from cs_system_run. */
+ * X86 test a system with CPU cores (system type "cpu": one thread per core, TSO), or with
+ * --agents the APU (system type "apu": one CPU program per iteration whose thread 0 launches
+ * the GPU threads' kernel), runs the test o->iterations times on it and fills *r (free it with
+ * litmus_result_free, also after an error). Errors as litmus_check's, configuration errors as
+ * from cs_system_create (-CS_ECONFIG...); a failed simulation (a deadlock, a model error) as
+ * from cs_system_run. */
 int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct litmus_opts *o,
 	       struct litmus_result *r, struct cs_err *err);
 void litmus_result_free(struct litmus_result *r);
 
-const char *litmus_model_name(unsigned model);	 /* "sc", "rc", "none", "tso" */
+const char *litmus_model_name(unsigned model);	 /* "sc", "rc", "none", "tso", "hsa" */
 const char *litmus_expect_name(unsigned expect); /* "Allow", "Forbid", "?" */
 
 /* ---- expectations and verdicts -------------------------------------------------------------- */
@@ -98,7 +136,9 @@ const char *litmus_expect_name(unsigned expect); /* "Allow", "Forbid", "?" */
 /* An expectations file (tests/litmus/expected.tsv): lines "PATH<TAB>SC<TAB>RC<TAB>NOTE" or
  * "PATH<TAB>SC<TAB>RC<TAB>TSO<TAB>NOTE" (a fourth field that reads as a verdict is the TSO
  * one), PATH relative to tests/litmus/ (a test matches when its file path ends with "/PATH"),
- * verdicts Forbid / Allow (or F / A; "-" or "?": unknown); '#' starts a comment line. */
+ * verdicts Forbid / Allow (or F / A; "-" or "?": unknown); '#' starts a comment line. Mixed
+ * runs (tests/litmus/mixed/expected.tsv): "PATH<TAB>AGENTS<TAB>HSA<TAB>NOTE", AGENTS as
+ * --agents writes them ("cpu,gpu"); such a line applies only to a run with those agents. */
 struct litmus_expect_table;
 
 /* Errors: "FILE: cannot open: REASON" (-CS_EIO), "FILE:LINE: problem" (-CS_EINVAL). */
@@ -110,6 +150,10 @@ void litmus_expect_free(struct litmus_expect_table *tab);
  * "none" expects nothing (unknown). */
 unsigned litmus_expected(const struct litmus_test *t, const struct litmus_expect_table *tab,
 			 unsigned model);
+/* The same for a run with these agents ("cpu,gpu"; "" or NULL: none): model hsa takes the
+ * table's line for the test and those agents, else unknown. */
+unsigned litmus_expected_agents(const struct litmus_test *t, const struct litmus_expect_table *tab,
+				unsigned model, const char *agents);
 
 struct litmus_verdict {
 	unsigned expect; /* enum litmus_expect */
