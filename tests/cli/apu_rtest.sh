@@ -79,6 +79,17 @@ for v in "${variants[@]}"; do
 	one "$v.default.3" "${set[@]}" --set workload.size=default --set sim.seed=3
 done
 
+# hybrid and analytic (the controllers' LT face, the SMs' and cores' LT face): every variant
+# checked clean at small; under tcp.write = back a release fence the TCP finished later
+# (GPU_FENCE_PENDING) left its warp waiting forever in the LT face before the SM handled it
+for v in "${variants[@]}"; do
+	set=()
+	[ "$v" = wt ] || set=(--set "$v")
+	for m in hybrid analytic; do
+		one "$v.$m" "${set[@]}" --set workload.size=small --set sim.seed=1 --mode $m
+	done
+done
+
 # the same seed, the same run
 one "again" --set workload.size=small --set sim.seed=1
 python3 - wt.small.1.json again.json <<'PY' || fail "determinism: two runs with the same seed differ"

@@ -683,8 +683,16 @@ static void ldst_kick(struct gpu_sm *sm)
 static void sm_l1_fence_done(void *obj, unsigned warp)
 {
 	struct gpu_sm *sm = obj;
+	struct warp *w = &sm->warps[warp];
 
-	sim_schedule(sm->ctx->k, 0, fence_over, &sm->warps[warp], NULL);
+	if (w->lt_fence_pending) {
+		/* LT (sm_lt.c ivm_fence): the fence is over at the L1's time */
+		w->lt_fence_pending = false;
+		if (gpu_now(sm->ctx) > w->lt_fence_t)
+			w->lt_fence_t = gpu_now(sm->ctx);
+		return;
+	}
+	sim_schedule(sm->ctx->k, 0, fence_over, w, NULL);
 }
 
 static void sm_l1_retry(void *obj)

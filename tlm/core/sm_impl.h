@@ -78,6 +78,9 @@ struct warp {
 	 * earlier requests are performed) */
 	bool lt_resume;
 	unsigned lt_req;
+	/* LT: a fence the L1 answered GPU_FENCE_PENDING; its fence_done came at lt_fence_t */
+	bool lt_fence_pending;
+	sim_time_t lt_fence_t;
 	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
 };
 

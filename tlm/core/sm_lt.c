@@ -78,7 +78,26 @@ static sim_time_t ivm_fence(struct gpu_sm *sm, struct warp *w, sim_time_t t, uin
 		return t;
 	c->on = true;
 	c->t = t;
+	w->lt_fence_pending = true;
+	w->lt_fence_t = t;
 	until = sm->proto->l1->fence(sm->l1, w->slot, order, scope);
+	if (until == GPU_FENCE_PENDING) {
+		/* the L1 finishes it when its answers come back (a release waiting for the
+		 * write-throughs' acks): handle them in time order until fence_done */
+		sim_time_t next = t;
+
+		while (w->lt_fence_pending && next != SIM_TIME_MAX)
+			next = sm->proto->l1->lt_advance(sm->l1, next);
+		if (w->lt_fence_pending) {
+			w->lt_fence_pending = false;
+			sim_fail(sm->ctx->k, -CS_ESTATE,
+				 "sm%u: a fence of warp slot %u waits for answers the L1 has not "
+				 "sent (LT face)",
+				 sm->id, w->slot);
+		}
+		until = w->lt_fence_t;
+	}
+	w->lt_fence_pending = false;
 	c->on = on; /* an answer handled by the L1 may end an op under SC: a fence inside */
 	c->t = ct;
 	if (until > t) {
