@@ -27,6 +27,7 @@
 #include "cli/sweep.h"
 #include "cli/study.h"
 #include "tlm/coherence/gpu_proto.h"
+#include "tlm/system/fabric.h"
 #include "tlm/system/system.h"
 #include "util/hostperf.h"
 #include "workloads/litmus/litmus.h"
@@ -154,7 +155,7 @@ static const char litmus_help[] =
     "2 usage error, 3 bad input (litmus file, --expect file, config), 4 output not written\n";
 
 static const char list_help[] =
-    "usage: cohscope list [systems|workloads|components|protocols|configs]\n"
+    "usage: cohscope list [systems|workloads|components|protocols|roles|configs]\n"
     "\n"
     "Without an argument, lists everything.\n";
 
@@ -207,6 +208,16 @@ static void list_protocols(void)
 		printf("  %-14s %-6s %s\n", p[i]->name, p[i]->label, p[i]->help);
 }
 
+static void list_roles(void)
+{
+	const struct fab_proto *const *f = fab_proto_registry();
+
+	printf("roles (a node group's role, by protocol family; docs/architecture.md §8):\n");
+	for (size_t i = 0; f[i]; i++)
+		for (const struct fab_role_ops *const *r = f[i]->roles; *r; r++)
+			printf("  %-4s %-10s %s\n", f[i]->name, (*r)->name, (*r)->help);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -256,13 +267,16 @@ static int cmd_list(int argc, char **argv)
 		list_components();
 	if (!what || strcmp(what, "protocols") == 0)
 		list_protocols();
+	if (!what || strcmp(what, "roles") == 0)
+		list_roles();
 	if (!what || strcmp(what, "configs") == 0)
 		list_configs();
 	if (what && strcmp(what, "systems") && strcmp(what, "workloads") &&
-	    strcmp(what, "components") && strcmp(what, "protocols") && strcmp(what, "configs"))
+	    strcmp(what, "components") && strcmp(what, "protocols") && strcmp(what, "roles") &&
+	    strcmp(what, "configs"))
 		return cli_fail(
 		    EXIT_USAGE,
-		    "list: unknown list '%s' (systems, workloads, components, protocols, "
+		    "list: unknown list '%s' (systems, workloads, components, protocols, roles, "
 		    "configs)",
 		    what);
 	return 0;

@@ -27,6 +27,9 @@ struct cs_override {
 struct cs_section {
 	const struct cs_param_table *t;
 	void *values; /* t->size bytes: the effective values */
+	/* cs_config_section_as: t is this copy of the caller's table under another name */
+	struct cs_param_table *own;
+	char *own_name;
 };
 
 struct cs_config {
@@ -391,8 +394,11 @@ void cs_config_close(struct cs_config *c)
 		free(c->ovr[i].section);
 	}
 	free(c->ovr);
-	for (i = 0; i < c->n_sec; i++)
+	for (i = 0; i < c->n_sec; i++) {
 		free(c->sec[i].values);
+		free(c->sec[i].own);
+		free(c->sec[i].own_name);
+	}
 	free(c->sec);
 	free(c->name);
 	free(c);
@@ -710,8 +716,17 @@ static int load_overrides(struct cs_config *c, const struct cs_param_table *t, v
 	return 0;
 }
 
+static int load_section(struct cs_config *c, const struct cs_param_table *t, const void *base,
+			void *dst, struct cs_err *err);
+
 int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void *dst,
 		      struct cs_err *err)
+{
+	return load_section(c, t, NULL, dst, err);
+}
+
+static int load_section(struct cs_config *c, const struct cs_param_table *t, const void *base,
+			void *dst, struct cs_err *err)
 {
 	struct cs_section *old;
 	void *vals;
@@ -723,9 +738,11 @@ int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void 
 	old = find_section(c, t->section);
 	if (old) {
 		if (old->t != t)
-			return cs_err_set(err, -CS_EINVAL,
-					  "section '%s' loaded with two different tables",
-					  t->section);
+			return cs_err_set(
+			    err, -CS_ECONFIG,
+			    "section '%s' is read as two different things (a node "
+			    "group's or network's name must not be a component's section)",
+			    t->section);
 		memcpy(dst, old->values, t->size);
 		return 0;
 	}
@@ -736,6 +753,8 @@ int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void 
 	rc = cs_params_defaults(t, vals, err);
 	if (rc)
 		goto fail;
+	if (base)
+		memcpy(vals, base, t->size);
 	rc = load_group(c, t, vals, err);
 	if (rc)
 		goto fail;
@@ -746,8 +765,7 @@ int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void 
 		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
 		goto fail;
 	}
-	c->sec[c->n_sec].t = t;
-	c->sec[c->n_sec].values = vals;
+	c->sec[c->n_sec] = (struct cs_section){.t = t, .values = vals};
 	c->n_sec++;
 	for (i = 0; i < c->n_ovr; i++)
 		if (!strcmp(c->ovr[i].section, t->section))
@@ -758,6 +776,46 @@ int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void 
 fail:
 	free(vals);
 	return rc;
+}
+
+int cs_config_section_as(struct cs_config *c, const struct cs_param_table *t, const char *name,
+			 const void *base, void *dst, struct cs_err *err)
+{
+	struct cs_section *old;
+	struct cs_param_table *own;
+	char *own_name;
+	int rc;
+
+	if (!c || !t || !name || !dst)
+		return cs_err_set(err, -CS_EINVAL, "cs_config_section_as: missing argument");
+	if (t->section && !strcmp(t->section, name))
+		return load_section(c, t, base, dst, err);
+	old = find_section(c, name);
+	if (old) {
+		if (old->t->params != t->params || old->t->size != t->size)
+			return cs_err_set(err, -CS_ECONFIG,
+					  "section '%s' is read as two different things", name);
+		memcpy(dst, old->values, t->size);
+		return 0;
+	}
+	own = malloc(sizeof(*own));
+	own_name = strdup(name);
+	if (!own || !own_name) {
+		free(own);
+		free(own_name);
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	}
+	*own = *t;
+	own->section = own_name;
+	rc = load_section(c, own, base, dst, err);
+	if (rc) {
+		free(own);
+		free(own_name);
+		return rc;
+	}
+	c->sec[c->n_sec - 1].own = own;
+	c->sec[c->n_sec - 1].own_name = own_name;
+	return 0;
 }
 
 static bool in_list(const char *name, const char *const *list, size_t n)

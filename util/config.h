@@ -64,6 +64,14 @@ int cs_config_set(struct cs_config *c, const char *assignment, struct cs_err *er
 int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void *dst,
 		      struct cs_err *err);
 
+/* The same with t's parameters read from the section called name (t->section is ignored): one
+ * table for many sections of one shape, e.g. the builder's node groups. base (t->size bytes, or
+ * NULL for the table's defaults) holds the values the file and the overrides start from. The
+ * configuration keeps its own copy of the table under that name, so dumps and checks see it like
+ * any section. A name already loaded with a table of other parameters is -CS_ECONFIG. */
+int cs_config_section_as(struct cs_config *c, const struct cs_param_table *t, const char *name,
+			 const void *base, void *dst, struct cs_err *err);
+
 /* Does the file have a top-level setting with this name (a group, or something that will fail to
  * load as one), or is there an override for it? Lets a builder decide optional sections. */
 bool cs_config_has_section(const struct cs_config *c, const char *section);

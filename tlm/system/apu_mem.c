@@ -5,16 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tlm/coherence/apu/apu_corepair.h"
-#include "tlm/coherence/apu/apu_dir.h"
-#include "tlm/coherence/apu/apu_dma.h"
-#include "tlm/coherence/apu/apu_gpu.h"
-#include "tlm/coherence/apu/apu_msg.h"
-#include "tlm/coherence/apu/apu_port.h"
+#include "tlm/coherence/apu/apu_fabric.h"
 #include "analytic/ltmodel.h"
 #include "tlm/dram/dram.h"
 #include "tlm/mem/addrmap.h"
 #include "tlm/noc/noc.h"
+#include "tlm/system/fabric.h"
 
 static const struct cs_param apu_mem_rows[] = {
     {"channels", CS_P_UINT, offsetof(struct apu_mem_cfg, channels), "2", "",
@@ -48,37 +44,24 @@ struct apu_mem {
 	struct apu_cp_cfg cp_cfg;
 	struct apu_dir_cfg dir_cfg;
 	struct apu_llc_cfg llc_cfg;
-	struct noc_cfg noc_cfg;
 	struct dram_cfg dram_cfg;
 	struct mem_store *store;
-	struct addr_map map;
-	struct apu_msgs *msgs;
+	struct apu_fab_ctx fc; /* the protocol family's context for the builder */
+	struct fabric *fab;
 	struct noc *net;
 	struct apu_dir *dir;
-	unsigned ncp, nch;
-	struct apu_cp **cp;
-	struct dram_ctrl **dram;
-	unsigned *cp_ep;
+	unsigned ncp, nch, ntcc;
+	struct apu_cp *const *cp;
+	struct dram_ctrl *const *dram;
+	struct apu_tcc *const *tcc;
 	/* the GPU side (system apu) */
-	unsigned ncu, ntcc;
 	struct apu_gpu_cfg gcfg;
-	uint16_t *tcp_node, *tcc_node;
-	unsigned *tcc_ep;
-	struct apu_tcc **tcc;
 	struct apu_dma_cfg dma_cfg;
 	struct apu_dma *dma;
 	const uint64_t *net_bytes; /* the network's byte counter (the sampler's traffic) */
 	struct apu_lt *lt;	   /* the LT face's runs, shared by every port */
 	struct lt_params noc_ltp;
 };
-
-static int bind_port(struct apu_mem *m, unsigned ep, struct apu_port *p, struct cs_err *err)
-{
-	if (tlm_bind(apu_port_initiator(p), noc_inject_port(m->net, ep)) ||
-	    tlm_bind(noc_deliver_port(m->net, ep), apu_port_target(p)))
-		return cs_err_set(err, -CS_EINVAL, "apu: cannot bind endpoint %u", ep);
-	return 0;
-}
 
 static int load_sections(struct apu_mem *m, bool gpu, struct cs_err *err)
 {
@@ -94,67 +77,13 @@ static int load_sections(struct apu_mem *m, bool gpu, struct cs_err *err)
 	    (rc = cs_config_section(c, &apu_cp_params, &m->cp_cfg, err)) ||
 	    (rc = cs_config_section(c, &apu_dir_params, &m->dir_cfg, err)) ||
 	    (rc = cs_config_section(c, &apu_llc_params, &m->llc_cfg, err)) ||
-	    (rc = cs_config_section(c, &noc_params, &m->noc_cfg, err)) ||
 	    (rc = cs_config_section(c, &dram_params, &m->dram_cfg, err)))
 		return rc;
 	if (m->cfg.interleave_bytes & (m->cfg.interleave_bytes - 1)) {
 		cs_config_origin(c, "apu", "interleave_bytes", where, sizeof(where));
 		return cs_err_set(err, -CS_ECONFIG, "%s: must be a power of two", where);
 	}
-	if (m->noc_cfg.topology == NOC_LINK) {
-		cs_config_origin(c, "noc", "topology", where, sizeof(where));
-		return cs_err_set(err, -CS_ECONFIG,
-				  "%s: the APU's network joins more than two endpoints", where);
-	}
-	return noc_cfg_check(&m->noc_cfg, err);
-}
-
-/* The GPU side's TCC slices and DMA engine on their endpoints (the TCPs bind later). */
-static int gpu_side_create(struct apu_mem *m, struct gpu_ctx *ctx, unsigned tcp0,
-			   struct cs_stat_group *root, struct cs_err *err)
-{
-	unsigned tcc0 = tcp0 + m->ncu, dma_ep = tcc0 + m->ntcc, dir_ep = dma_ep + 1;
-	char name[32];
-	int rc;
-
-	m->tcp_node = calloc(m->ncu, sizeof(*m->tcp_node));
-	m->tcc_node = calloc(m->ntcc, sizeof(*m->tcc_node));
-	m->tcc_ep = calloc(m->ntcc, sizeof(*m->tcc_ep));
-	m->tcc = calloc(m->ntcc, sizeof(*m->tcc));
-	if (!m->tcp_node || !m->tcc_node || !m->tcc_ep || !m->tcc)
-		return cs_err_set(err, -CS_ENOMEM, "out of memory");
-	for (unsigned i = 0; i < m->ncu; i++)
-		m->tcp_node[i] = (uint16_t)(tcp0 + i);
-	for (unsigned j = 0; j < m->ntcc; j++)
-		m->tcc_ep[j] = m->tcc_node[j] = (uint16_t)(tcc0 + j);
-	m->gcfg.msgs = m->msgs;
-	m->gcfg.tcp_node = m->tcp_node;
-	m->gcfg.tcc_node = m->tcc_node;
-	m->gcfg.tccs = m->ntcc;
-	m->gcfg.dir_node = (uint16_t)dir_ep;
-	m->gcfg.tcc_obj = m->tcc;
-	/* with the coherence checker on (ctx->chk), a GPU write enters the write order where
-	 * GPU agents first see it, the TCC, and again where the CPU's do, the directory
-	 * (apu_mem_set_check) */
-	m->gcfg.tcc_reports_writes = true;
-	m->gcfg.lt = m->lt; /* the TCPs and TCCs join the LT runs as they are made */
-	ctx->pool = m->s->pool;
-	ctx->proto_cfg = &m->gcfg;
-	for (unsigned j = 0; j < m->ntcc; j++) {
-		snprintf(name, sizeof(name), "tcc%u", j);
-		rc = apu_tcc_create(ctx, j, cs_stat_group(root, name), &m->tcc[j], err);
-		if (rc)
-			return rc;
-		if (tlm_bind(apu_tcc_inject_port(m->tcc[j]), noc_inject_port(m->net, tcc0 + j)) ||
-		    tlm_bind(noc_deliver_port(m->net, tcc0 + j), apu_tcc_deliver_port(m->tcc[j])))
-			return cs_err_set(err, -CS_EINVAL, "apu: cannot bind TCC slice %u", j);
-	}
-	rc = apu_dma_create(m->s->k, &m->dma_cfg, m->msgs, dma_ep, dir_ep,
-			    cs_stat_group(root, "dma"), &m->dma, err);
-	if (rc)
-		return rc;
-	apu_port_set_lt(apu_dma_port(m->dma), m->lt);
-	return bind_port(m, dma_ep, apu_dma_port(m->dma), err);
+	return 0;
 }
 
 int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu *gpu,
@@ -163,9 +92,6 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 {
 	struct apu_mem *m = calloc(1, sizeof(*m));
 	struct tlm_pool *pool;
-	struct apu_dir_nodes nodes;
-	char name[32];
-	unsigned dir_ep, eps;
 	int rc;
 
 	*out = NULL;
@@ -176,14 +102,6 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 	rc = load_sections(m, gpu != NULL, err);
 	if (rc)
 		goto fail;
-	m->ncp = (cores + 1) / 2;
-	m->nch = (unsigned)m->cfg.channels;
-	m->ncu = gpu ? gpu->cus : 0;
-	m->ntcc = gpu ? (unsigned)m->cfg.tccs : 0;
-	/* endpoints: CorePairs 0..P-1, then TCPs, TCC slices and the DMA engine (a GPU only),
-	 * then the directory */
-	dir_ep = m->ncp + (gpu ? m->ncu + m->ntcc + 1 : 0);
-	eps = dir_ep + 1;
 	/* the protocol's messages carry a header and the APU extension: a pool of mem_msg
 	 * replaces the system's */
 	rc = tlm_pool_create_sized(sizeof(struct mem_msg), &pool);
@@ -193,63 +111,64 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 	}
 	tlm_pool_destroy(s->pool);
 	s->pool = pool;
-	m->cp = calloc(m->ncp, sizeof(*m->cp));
-	m->cp_ep = calloc(m->ncp, sizeof(*m->cp_ep));
-	m->dram = calloc(m->nch, sizeof(*m->dram));
-	if (!m->cp || !m->cp_ep || !m->dram || apu_msgs_create(pool, &m->msgs)) {
+	if (apu_msgs_create(pool, &m->fc.msgs) || apu_lt_create(s->k, &m->lt)) {
 		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
 		goto fail;
 	}
-	m->map = (struct addr_map){.banks = m->nch,
-				   .banks_per_channel = 1,
-				   .interleave_shift =
-				       (unsigned)__builtin_ctzll(m->cfg.interleave_bytes)};
-	if (apu_lt_create(s->k, &m->lt)) {
-		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
-		goto fail;
+	m->fc = (struct apu_fab_ctx){
+	    .k = s->k,
+	    .cfg = s->cfg,
+	    .msgs = m->fc.msgs,
+	    .lt = m->lt,
+	    .cp = &m->cp_cfg,
+	    .dir = &m->dir_cfg,
+	    .llc = &m->llc_cfg,
+	    .dma = &m->dma_cfg,
+	    .cores = cores,
+	    .tccs = (unsigned)m->cfg.tccs,
+	    .channels = (unsigned)m->cfg.channels,
+	    .interleave_shift = (unsigned)__builtin_ctzll(m->cfg.interleave_bytes),
+	};
+	if (gpu) {
+		/* with the coherence checker on (ctx->chk), a GPU write enters the write order
+		 * where GPU agents first see it, the TCC, and again where the CPU's do, the
+		 * directory (apu_mem_set_check) */
+		m->gcfg.tcc_reports_writes = true;
+		gpu->ctx->pool = pool;
+		m->fc.gctx = gpu->ctx;
+		m->fc.gcfg = &m->gcfg;
+		m->fc.tcp_ops = &apu_tcp_ops;
 	}
-	rc = noc_net_create(s->k, &m->noc_cfg, eps, APU_VNETS, NULL, apu_vnet_names, apu_msg_names,
-			    APU_MSG_TYPES, cs_stat_group(root, "net"), &m->net, err);
+	rc = fabric_build(&(struct fab_build_args){.k = s->k,
+						   .cfg = s->cfg,
+						   .proto = &apu_fab_proto,
+						   .ctx = &m->fc,
+						   .std = gpu ? apu_fab_std : apu_fab_std_cpu,
+						   .n_std = gpu ? apu_fab_n_std : apu_fab_n_std_cpu,
+						   .root = root,
+						   .net_stats = "net",
+						   .msg_names = apu_msg_names,
+						   .n_msgs = APU_MSG_TYPES,
+						   .dram = &m->dram_cfg,
+						   .map = &m->fc.map,
+						   .store = store},
+			  &m->fab, err);
 	if (rc)
 		goto fail;
+	m->net = fabric_role_net(m->fab, "directory");
+	m->dir = fabric_objs(m->fab, "directory")[0];
+	m->ncp = fabric_count(m->fab, "corepair");
+	m->cp = (struct apu_cp *const *)fabric_objs(m->fab, "corepair");
+	m->nch = fabric_count(m->fab, "memctrl");
+	m->dram = (struct dram_ctrl *const *)fabric_objs(m->fab, "memctrl");
+	m->ntcc = fabric_count(m->fab, "tcc");
+	m->tcc = (struct apu_tcc *const *)fabric_objs(m->fab, "tcc");
+	m->dma = fabric_count(m->fab, "dma") ? fabric_objs(m->fab, "dma")[0] : NULL;
 	{
 		char full[160];
 
 		snprintf(full, sizeof(full), "%s.net.bytes", cs_stat_group_path(root));
 		m->net_bytes = cs_stats_counter_find(s->stats, full);
-	}
-	for (unsigned i = 0; i < m->ncp; i++)
-		m->cp_ep[i] = i;
-	if (gpu) {
-		rc = gpu_side_create(m, gpu->ctx, m->ncp, root, err);
-		if (rc)
-			goto fail;
-	}
-	nodes = (struct apu_dir_nodes){
-	    .ep = dir_ep, .n_cp = m->ncp, .cp = m->cp_ep, .n_tcc = m->ntcc, .tcc = m->tcc_ep};
-	rc = apu_dir_create(s->k, &m->dir_cfg, &m->llc_cfg, &nodes, m->msgs, &m->map, m->nch,
-			    cs_stat_group(root, "dir"), &m->dir, err);
-	if (rc || (rc = bind_port(m, dir_ep, apu_dir_port(m->dir), err)))
-		goto fail;
-	apu_port_set_lt(apu_dir_port(m->dir), m->lt);
-	for (unsigned c = 0; c < m->nch; c++) {
-		snprintf(name, sizeof(name), "dram%u", c);
-		rc = dram_ctrl_create(s->k, &m->dram_cfg, c, &m->map, store, 1,
-				      cs_stat_group(root, name), &m->dram[c], err);
-		if (rc)
-			goto fail;
-		if (tlm_bind(apu_dir_dram_port(m->dir, c), dram_ctrl_port(m->dram[c], 0))) {
-			rc = cs_err_set(err, -CS_EINVAL, "apu: cannot bind DRAM channel %u", c);
-			goto fail;
-		}
-	}
-	for (unsigned i = 0; i < m->ncp; i++) {
-		snprintf(name, sizeof(name), "corepair%u", i);
-		rc = apu_cp_create(s->k, &m->cp_cfg, m->msgs, i, dir_ep, cs_stat_group(root, name),
-				   &m->cp[i], err);
-		if (rc || (rc = bind_port(m, i, apu_cp_port(m->cp[i]), err)))
-			goto fail;
-		apu_port_set_lt(apu_cp_port(m->cp[i]), m->lt);
 	}
 	*out = m;
 	return 0;
@@ -261,12 +180,8 @@ fail:
 int apu_mem_bind_tcp(struct apu_mem *m, unsigned i, const struct gpu_l1_ops *ops,
 		     struct gpu_l1 *tcp, struct cs_err *err)
 {
-	unsigned ep = m->tcp_node[i];
-
-	if (tlm_bind(ops->noc_port(tcp), noc_inject_port(m->net, ep)) ||
-	    tlm_bind(noc_deliver_port(m->net, ep), ops->deliver_port(tcp)))
-		return cs_err_set(err, -CS_EINVAL, "apu: cannot bind the TCP of CU %u", i);
-	return 0;
+	(void)ops; /* the family's tcp_ops */
+	return fabric_attach(m->fab, "tcp", i, tcp, err);
 }
 
 sim_time_t apu_mem_dma_lt_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len,
@@ -309,24 +224,10 @@ void apu_mem_destroy(struct apu_mem *m)
 {
 	if (!m)
 		return;
-	for (unsigned i = 0; m->cp && i < m->ncp; i++)
-		apu_cp_destroy(m->cp[i]);
-	for (unsigned j = 0; m->tcc && j < m->ntcc; j++)
-		apu_tcc_destroy(m->tcc[j]);
-	apu_dma_destroy(m->dma);
-	apu_dir_destroy(m->dir);
-	for (unsigned c = 0; m->dram && c < m->nch; c++)
-		dram_ctrl_destroy(m->dram[c]);
-	noc_destroy(m->net);
+	fabric_destroy(m->fab);
 	apu_lt_destroy(m->lt);
-	apu_msgs_destroy(m->msgs);
-	free(m->cp);
-	free(m->cp_ep);
-	free(m->dram);
-	free(m->tcp_node);
-	free(m->tcc_node);
-	free(m->tcc_ep);
-	free(m->tcc);
+	apu_msgs_destroy(m->fc.msgs);
+	apu_fab_ctx_free(&m->fc);
 	free(m);
 }
 
@@ -357,18 +258,7 @@ void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p)
 
 bool apu_mem_idle(const struct apu_mem *m)
 {
-	for (unsigned i = 0; i < m->ncp; i++)
-		if (!apu_cp_idle(m->cp[i]))
-			return false;
-	for (unsigned j = 0; j < m->ntcc; j++)
-		if (!apu_tcc_idle(m->tcc[j]))
-			return false;
-	if (m->dma && apu_dma_in_flight(m->dma))
-		return false;
-	for (unsigned c = 0; c < m->nch; c++)
-		if (dram_ctrl_queued(m->dram[c]))
-			return false;
-	return !apu_dir_busy(m->dir) && !noc_in_flight(m->net);
+	return fabric_idle(m->fab);
 }
 
 void apu_mem_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len)

@@ -20,11 +20,13 @@
 #include "analytic/ltmodel.h"
 #include "calibrate/calfile.h"
 #include "sampling/sampler.h"
+#include "tlm/coherence/gpu_fabric.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/core/sm.h"
 #include "tlm/dram/dram.h"
 #include "tlm/noc/noc.h"
 #include "tlm/system/gpu.h"
+#include "tlm/system/fabric.h"
 #include "tlm/system/gpu_cluster.h"
 #include "tlm/system/system.h"
 #include "workloads/gpu_api.h"
@@ -120,9 +122,12 @@ struct gpu_sys {
 	struct mem_store *store;
 	struct cohcheck *chk;
 	uint64_t *chk_violations, *chk_reads;
+	/* the memory side, made by the system builder (tlm/system/fabric.h) */
+	struct fabric *fab;
+	struct gpu_fab_ctx fab_ctx;
 	struct noc *noc;
-	struct gpu_l2 **bank;
-	struct dram_ctrl **dram;
+	struct gpu_l2 *const *bank;
+	struct dram_ctrl *const *dram;
 	unsigned channels;
 	struct gpu_cluster *gc; /* the SMs and the CTA scheduler */
 
@@ -611,23 +616,10 @@ static void gpu_destroy(struct cs_system *s)
 	if (!g)
 		return;
 	/* checkers first: they hang off sockets the components own */
-	for (unsigned i = 0; g->gc && i < g->ctx.sms; i++)
-		tlm_checker_detach(g->proto->l1->noc_port(gpu_sm_l1(gpu_cluster_sm(g->gc, i))));
-	for (unsigned b = 0; g->bank && b < g->l2.banks; b++)
-		if (g->bank[b]) {
-			tlm_checker_detach(g->proto->l2->dram_port(g->bank[b]));
-			tlm_checker_detach(noc_mem_port(g->noc, b));
-		}
+	fabric_detach_checkers(g->fab);
 	gpu_cluster_destroy(g->gc);
-	for (unsigned i = 0; g->bank && i < g->l2.banks; i++)
-		if (g->bank[i])
-			g->proto->l2->destroy(g->bank[i]);
-	for (unsigned i = 0; g->dram && i < g->channels; i++)
-		dram_ctrl_destroy(g->dram[i]);
-	noc_destroy(g->noc);
+	fabric_destroy(g->fab);
 	free(g->lt_clock.deferred);
-	free(g->bank);
-	free(g->dram);
 	free(g->kernels);
 	sampler_destroy(g->sampler);
 	free(g->ev_ctr);
@@ -637,16 +629,6 @@ static void gpu_destroy(struct cs_system *s)
 	cohcheck_destroy(g->chk);
 	s->priv = NULL;
 	free(g); /* the pool (s->pool) goes after the kernel, in cs_system_destroy */
-}
-
-static int bind_checked(struct gpu_sys *g, struct tlm_initiator_socket *i,
-			struct tlm_target_socket *t)
-{
-	int rc = tlm_bind(i, t);
-
-	if (!rc && g->gpu.check)
-		rc = tlm_checker_attach(i, g->s->k);
-	return rc;
 }
 
 /* Protocols sharing a section (tc-strong, tc-weak) share its slot. */
@@ -721,7 +703,7 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 		return cs_err_set(err, -CS_ECONFIG, "%s: must equal l2.line_bytes (%" PRIu64 ")",
 				  where, g->l2.line_bytes);
 	}
-	if ((rc = noc_cfg_check(&g->noc_cfg, err)) || (rc = dram_cfg_check(&g->dram_cfg, err)))
+	if ((rc = dram_cfg_check(&g->dram_cfg, err)))
 		return rc;
 	return 0;
 }
@@ -787,7 +769,6 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	struct gpu_sys *g = calloc(1, sizeof(*g));
 	struct cs_stat_group *root = cs_stat_group(cs_stats_root(s->stats), "gpu");
 	struct gpu_cluster_env env;
-	char name[48];
 	int rc;
 
 	if (!g)
@@ -849,40 +830,31 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	}
 	g->channels = (unsigned)(g->l2.banks / g->l2.banks_per_channel);
 
-	rc = noc_create(s->k, &g->noc_cfg, g->ctx.sms, (unsigned)g->l2.banks, g->proto->msg_names,
-			g->proto->n_msgs, cs_stat_group(root, "noc"), &g->noc, err);
+	g->fab_ctx = (struct gpu_fab_ctx){.proto = g->proto, .ctx = &g->ctx, .cfg = s->cfg};
+	rc = fabric_build(&(struct fab_build_args){.k = s->k,
+						   .cfg = s->cfg,
+						   .proto = &gpu_fab_proto,
+						   .ctx = &g->fab_ctx,
+						   .std = gpu_fab_std,
+						   .n_std = gpu_fab_n_std,
+						   .root = root,
+						   .net_stats = "noc",
+						   .msg_names = g->proto->msg_names,
+						   .n_msgs = g->proto->n_msgs,
+						   .check = g->gpu.check,
+						   .dram = &g->dram_cfg,
+						   .map = &g->ctx.map,
+						   .store = g->store},
+			  &g->fab, err);
 	if (rc)
 		return rc;
-	g->bank = calloc(g->l2.banks, sizeof(*g->bank));
-	g->dram = calloc(g->channels, sizeof(*g->dram));
-	if (!g->bank || !g->dram)
-		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	g->noc = fabric_role_net(g->fab, "l2");
+	g->bank = (struct gpu_l2 *const *)fabric_objs(g->fab, "l2");
+	g->dram = (struct dram_ctrl *const *)fabric_objs(g->fab, "memctrl");
 	g->ctx.l2_banks = g->bank;
 	noc_set_lt(g->noc, &g->ltp);
-	for (unsigned c = 0; c < g->channels; c++) {
-		snprintf(name, sizeof(name), "dram%u", c);
-		rc = dram_ctrl_create(s->k, &g->dram_cfg, c, &g->ctx.map, g->store,
-				      (unsigned)g->l2.banks_per_channel, cs_stat_group(root, name),
-				      &g->dram[c], err);
-		if (rc)
-			return rc;
+	for (unsigned c = 0; c < g->channels; c++)
 		dram_ctrl_set_lt(g->dram[c], &g->ltp);
-	}
-	for (unsigned b = 0; b < g->l2.banks; b++) {
-		unsigned c = b / (unsigned)g->l2.banks_per_channel;
-
-		snprintf(name, sizeof(name), "l2.bank%u", b);
-		rc = g->proto->l2->create(&g->ctx, b, cs_stat_group(root, name), &g->bank[b], err);
-		if (rc)
-			return rc;
-		rc = bind_checked(g, noc_mem_port(g->noc, b), g->proto->l2->noc_port(g->bank[b]));
-		if (!rc)
-			rc = bind_checked(
-			    g, g->proto->l2->dram_port(g->bank[b]),
-			    dram_ctrl_port(g->dram[c], b % (unsigned)g->l2.banks_per_channel));
-		if (rc)
-			return cs_err_set(err, rc, "cannot bind L2 bank %u", b);
-	}
 	g->rec = s->record;
 	if (g->rec) {
 		snprintf(g->rec->source, sizeof(g->rec->source), "cohscope");
@@ -907,10 +879,9 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	if (gpu_cluster_sample(g->gc, g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	for (unsigned i = 0; i < g->ctx.sms; i++) {
-		rc = bind_checked(g, g->proto->l1->noc_port(gpu_sm_l1(gpu_cluster_sm(g->gc, i))),
-				  noc_req_port(g->noc, i));
+		rc = fabric_attach(g->fab, "l1", i, gpu_sm_l1(gpu_cluster_sm(g->gc, i)), err);
 		if (rc)
-			return cs_err_set(err, rc, "cannot bind SM %u", i);
+			return rc;
 	}
 	return gpu_events_setup(g, err);
 }

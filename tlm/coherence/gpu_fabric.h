@@ -1,0 +1,30 @@
+/*
+ * tlm/coherence/gpu_fabric.h - the GPU protocols as a protocol family of the system builder
+ * (tlm/system/fabric.h): their roles on a request/response network.
+ *
+ *   l1       FAB_REQ, external: the L1 an SM makes (gpu_protocol.l1); natural count gpu.sms
+ *   l2       FAB_RESP: an L2 bank (gpu_protocol.l2), one memory socket; natural count l2.banks
+ *   memctrl  a DRAM channel; natural count l2.banks / l2.banks_per_channel
+ *
+ * The address map (l2.banks, banks_per_channel, interleave) routes each access to its bank, so
+ * the layout must have l2.banks banks and l2.banks / banks_per_channel channels: the family's
+ * layout check says so, naming the keys, when a configuration differs.
+ */
+#ifndef COHSCOPE_TLM_COHERENCE_GPU_FABRIC_H
+#define COHSCOPE_TLM_COHERENCE_GPU_FABRIC_H
+
+#include "tlm/coherence/gpu_proto.h"
+#include "tlm/system/fabric.h"
+
+struct gpu_fab_ctx {
+	const struct gpu_protocol *proto;
+	const struct gpu_ctx *ctx;
+	struct cs_config *cfg; /* for messages naming the keys */
+};
+
+extern const struct fab_proto gpu_fab_proto;
+/* The standard layout of system gpu: channels, L2 banks, SMs' L1s on the network `noc`. */
+extern const struct fab_std_group gpu_fab_std[];
+extern const unsigned gpu_fab_n_std;
+
+#endif

@@ -1,0 +1,863 @@
+/* tlm/system/fabric.c - the system builder (see fabric.h). */
+#include "tlm/system/fabric.h"
+
+#include "tlm/coherence/apu/apu_fabric.h"
+#include "tlm/coherence/gpu_fabric.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct cs_param fab_rows[] = {
+    {"groups", CS_P_STRING, offsetof(struct fab_cfg, groups), "", "",
+     "node groups, each a section of its own, in the order they are made and numbered on "
+     "their networks (\"\": the system's standard layout, docs/architecture.md §8)",
+     0, 0, NULL},
+    {"ranges", CS_P_STRING, offsetof(struct fab_cfg, ranges), "", "",
+     "address ranges, each a section (base, size, home, cacheable, readonly); \"\": one range "
+     "over all memory",
+     0, 0, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table fab_params = {
+    .section = "fabric",
+    .help = "the system builder: node groups and address ranges (docs/architecture.md §8)",
+    .params = fab_rows,
+    .size = sizeof(struct fab_cfg),
+};
+
+static const struct cs_param fab_group_rows[] = {
+    {"role", CS_P_STRING, offsetof(struct fab_group_cfg, role), "", "",
+     "the controllers' role (cohscope list roles)", 0, 0, NULL},
+    {"count", CS_P_UINT, offsetof(struct fab_group_cfg, count), "0", "",
+     "nodes in the group (0: the role's natural count, e.g. gpu.sms L1s)", 0, 4096, NULL},
+    {"net", CS_P_STRING, offsetof(struct fab_group_cfg, net), "noc", "",
+     "the network section its nodes attach to (\"\": none, a memory controller)", 0, 0, NULL},
+    {"memory", CS_P_STRING, offsetof(struct fab_group_cfg, memory), "", "",
+     "the group of memory controllers behind its nodes (\"\": none)", 0, 0, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+/* section: each group's own name */
+const struct cs_param_table fab_group_params = {
+    .section = "group",
+    .help = "a node group of the system builder (fabric.groups)",
+    .params = fab_group_rows,
+    .size = sizeof(struct fab_group_cfg),
+};
+
+static const struct cs_param fab_range_rows[] = {
+    {"base", CS_P_UINT, offsetof(struct fab_range_cfg, base), "0", "B",
+     "first address, a multiple of 4 KiB", 0, 0, NULL},
+    {"size", CS_P_UINT, offsetof(struct fab_range_cfg, size), "0", "B",
+     "bytes, a multiple of 4 KiB, at least one page", 0, 0, NULL},
+    {"home", CS_P_STRING, offsetof(struct fab_range_cfg, home), "", "",
+     "the group whose nodes serve it (a directory, a memory controller)", 0, 0, NULL},
+    {"cacheable", CS_P_BOOL, offsetof(struct fab_range_cfg, cacheable), "true", "",
+     "page attribute: caches may keep its lines", 0, 0, NULL},
+    {"readonly", CS_P_BOOL, offsetof(struct fab_range_cfg, readonly), "false", "",
+     "page attribute: read-only to the simulated agents (host copies still write it)", 0, 0, NULL},
+    {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct cs_param_table fab_range_params = {
+    .section = "range",
+    .help = "an address range of the system builder (fabric.ranges)",
+    .params = fab_range_rows,
+    .size = sizeof(struct fab_range_cfg),
+};
+
+#define FAB_PAGE 4096u
+
+struct fab_group {
+	char name[64];
+	struct fab_group_cfg cfg;
+	const struct fab_role_ops *role;
+	unsigned count;
+	int net;	    /* network index, -1 none */
+	int mem;	    /* memory group index, -1 none */
+	struct fab_node *n; /* count nodes */
+	void **obj;	    /* count controllers (fabric_objs) */
+	unsigned nth0;	    /* its first node's index within its role */
+};
+
+struct fab_net {
+	char name[64];
+	struct noc_cfg cfg;
+	unsigned face; /* FAB_MSG, or FAB_REQ for a request/response network */
+	unsigned n_ep, n_req, n_resp;
+	struct noc *noc;
+};
+
+struct fabric {
+	struct fab_build_args a;
+	struct fab_cfg cfg;
+	unsigned ngroups, nnets, nranges;
+	struct fab_group g[FAB_GROUPS_MAX];
+	struct fab_net net[FAB_NETS_MAX];
+	struct fab_range r[FAB_RANGES_MAX];
+	/* per role of the family (same index as proto->roles): its controllers in order */
+	unsigned nroles;
+	void ***role_obj;
+	unsigned *role_n;
+	/* the initiator sockets that have a base-protocol checker */
+	struct tlm_initiator_socket **checked;
+	unsigned nchecked, capchecked;
+};
+
+/* ---- configuration --------------------------------------------------------------------------- */
+
+/* Splits a comma- or space-separated list of section names. */
+static int split_names(const char *list, char out[][64], unsigned max, unsigned *n,
+		       const char *where, struct cs_err *err)
+{
+	const char *p = list;
+
+	*n = 0;
+	while (*p) {
+		size_t len;
+
+		while (*p == ',' || *p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		len = strcspn(p, ", \t");
+		if (*n == max)
+			return cs_err_set(err, -CS_ECONFIG, "%s: more than %u names", where, max);
+		if (len >= 64)
+			return cs_err_set(err, -CS_ECONFIG, "%s: name '%.*s' too long", where,
+					  (int)len, p);
+		memcpy(out[*n], p, len);
+		out[*n][len] = 0;
+		for (unsigned i = 0; i < *n; i++)
+			if (!strcmp(out[i], out[*n]))
+				return cs_err_set(err, -CS_ECONFIG, "%s: '%s' named twice", where,
+						  out[*n]);
+		(*n)++;
+		p += len;
+	}
+	return 0;
+}
+
+static const struct fab_role_ops *role_find(const struct fab_proto *p, const char *name,
+					    unsigned *idx)
+{
+	unsigned i = 0;
+
+	for (const struct fab_role_ops *const *r = p->roles; *r; r++, i++)
+		if (!strcmp((*r)->name, name)) {
+			if (idx)
+				*idx = i;
+			return *r;
+		}
+	return NULL;
+}
+
+static int group_find(const struct fabric *f, const char *name)
+{
+	for (unsigned i = 0; i < f->ngroups; i++)
+		if (!strcmp(f->g[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int bad_key(struct fabric *f, const char *section, const char *key, struct cs_err *err,
+		   const char *fmt, const char *arg)
+{
+	char where[CS_WHERE_MAX], msg[300];
+
+	cs_config_origin(f->a.cfg, section, key, where, sizeof(where));
+	snprintf(msg, sizeof(msg), fmt, arg);
+	return cs_err_set(err, -CS_ECONFIG, "%s: %s", where, msg);
+}
+
+static int load_group(struct fabric *f, const char *name, struct cs_err *err)
+{
+	struct fab_group *g = &f->g[f->ngroups];
+	const struct fab_group_cfg *base = NULL;
+	const char *names[32];
+	size_t nn = 0;
+	int rc;
+
+	for (unsigned i = 0; i < f->a.n_std; i++)
+		if (!strcmp(f->a.std[i].name, name))
+			base = &f->a.std[i].cfg;
+	snprintf(g->name, sizeof(g->name), "%s", name);
+	rc = cs_config_section_as(f->a.cfg, &fab_group_params, name, base, &g->cfg, err);
+	if (rc)
+		return rc;
+	g->role = role_find(f->a.proto, g->cfg.role, NULL);
+	if (!g->role) {
+		const char *near;
+		char msg[200];
+
+		for (const struct fab_role_ops *const *r = f->a.proto->roles; *r && nn < 32; r++)
+			names[nn++] = (*r)->name;
+		near = cs_nearest(g->cfg.role, names, nn);
+		snprintf(msg, sizeof(msg), "no role '%%s' in protocol family %s%s%s%s",
+			 f->a.proto->name, near ? " (did you mean '" : "", near ? near : "",
+			 near ? "'?)" : "");
+		return bad_key(f, name, "role", err, msg, g->cfg.role);
+	}
+	g->count =
+	    g->cfg.count ? (unsigned)g->cfg.count : f->a.proto->natural_count(f->a.ctx, g->role);
+	if (!g->count)
+		return bad_key(f, name, "count", err, "the group %s has no nodes", name);
+	if (g->role->max_count && g->count > g->role->max_count) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "at most %u %%s node(s) in this protocol family",
+			 g->role->max_count);
+		return bad_key(f, name, "count", err, msg, g->role->name);
+	}
+	f->ngroups++;
+	return 0;
+}
+
+static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
+{
+	unsigned i;
+	int rc;
+
+	g->net = -1;
+	if (g->role->face == FAB_MEM) {
+		if (g->cfg.net[0])
+			return bad_key(f, g->name, "net", err,
+				       "a memory controller is on no network (it sits behind the "
+				       "nodes naming its group): set %s.net = \"\"",
+				       g->name);
+		return 0;
+	}
+	if (!g->cfg.net[0])
+		return bad_key(f, g->name, "net", err, "role %s needs a network", g->role->name);
+	for (i = 0; i < f->nnets; i++)
+		if (!strcmp(f->net[i].name, g->cfg.net))
+			break;
+	if (i == f->nnets) {
+		struct fab_net *n = &f->net[i];
+
+		if (i == FAB_NETS_MAX)
+			return bad_key(f, g->name, "net", err, "more than 4 networks (%s)",
+				       g->cfg.net);
+		if (group_find(f, g->cfg.net) >= 0)
+			return bad_key(f, g->name, "net", err,
+				       "'%s' is a node group, not a network", g->cfg.net);
+		snprintf(n->name, sizeof(n->name), "%s", g->cfg.net);
+		rc = cs_config_section_as(f->a.cfg, &noc_params, n->name, NULL, &n->cfg, err);
+		if (rc || (rc = noc_cfg_check(&n->cfg, err)))
+			return rc;
+		n->face = g->role->face == FAB_MSG ? FAB_MSG : FAB_REQ;
+		f->nnets++;
+	}
+	if ((f->net[i].face == FAB_MSG) != (g->role->face == FAB_MSG))
+		return bad_key(f, g->name, "net", err,
+			       "network %s carries one-way messages and requests with responses "
+			       "at once: give each face its own network",
+			       g->cfg.net);
+	g->net = (int)i;
+	return 0;
+}
+
+static int load_range(struct fabric *f, const char *name, struct cs_err *err)
+{
+	struct fab_range_cfg rc_;
+	struct fab_range *r = &f->r[f->nranges];
+	int rc, home;
+
+	rc = cs_config_section_as(f->a.cfg, &fab_range_params, name, NULL, &rc_, err);
+	if (rc)
+		return rc;
+	if (rc_.base % FAB_PAGE)
+		return bad_key(f, name, "base", err, "%s: not a multiple of 4 KiB", name);
+	if (!rc_.size || rc_.size % FAB_PAGE)
+		return bad_key(f, name, "size", err, "%s: not a whole number of 4 KiB pages", name);
+	if (rc_.base + rc_.size < rc_.base)
+		return bad_key(f, name, "size", err, "%s: runs past the end of the address space",
+			       name);
+	home = group_find(f, rc_.home);
+	if (home < 0 || !f->g[home].role->home)
+		return bad_key(f, name, "home", err,
+			       "'%s' is not a group whose role serves memory (a directory or a "
+			       "memory controller)",
+			       rc_.home);
+	*r = (struct fab_range){.base = rc_.base,
+				.end = rc_.base + rc_.size,
+				.home = (unsigned)home,
+				.cacheable = rc_.cacheable,
+				.readonly = rc_.readonly};
+	for (unsigned i = 0; i < f->nranges; i++)
+		if (r->base < f->r[i].end && f->r[i].base < r->end)
+			return bad_key(f, name, "base", err, "overlaps another range (%s)", name);
+	f->nranges++;
+	return 0;
+}
+
+static int load_layout(struct fabric *f, struct cs_err *err)
+{
+	char names[FAB_GROUPS_MAX][64], where[CS_WHERE_MAX];
+	unsigned n;
+	int rc;
+
+	rc = cs_config_section(f->a.cfg, &fab_params, &f->cfg, err);
+	if (rc)
+		return rc;
+	cs_config_origin(f->a.cfg, "fabric", "groups", where, sizeof(where));
+	if (f->cfg.groups[0]) {
+		rc = split_names(f->cfg.groups, names, FAB_GROUPS_MAX, &n, where, err);
+		if (rc)
+			return rc;
+	} else {
+		for (n = 0; n < f->a.n_std; n++)
+			snprintf(names[n], sizeof(names[n]), "%s", f->a.std[n].name);
+	}
+	if (!n)
+		return cs_err_set(err, -CS_ECONFIG, "%s: no node groups", where);
+	for (unsigned i = 0; i < n; i++) {
+		rc = load_group(f, names[i], err);
+		if (rc)
+			return rc;
+	}
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct fab_group *g = &f->g[i];
+
+		rc = load_net(f, g, err);
+		if (rc)
+			return rc;
+		g->mem = -1;
+		if (g->cfg.memory[0]) {
+			g->mem = group_find(f, g->cfg.memory);
+			if (g->mem < 0 || f->g[g->mem].role->face != FAB_MEM)
+				return bad_key(f, g->name, "memory", err,
+					       "'%s' is not a group of memory controllers",
+					       g->cfg.memory);
+			if (!g->role->mem_port)
+				return bad_key(f, g->name, "memory", err,
+					       "role %s has no memory behind it", g->role->name);
+		} else if (g->role->mem_port) {
+			return bad_key(f, g->name, "memory", err,
+				       "role %s needs a group of memory controllers behind it",
+				       g->role->name);
+		}
+	}
+	cs_config_origin(f->a.cfg, "fabric", "ranges", where, sizeof(where));
+	rc = split_names(f->cfg.ranges, names, FAB_RANGES_MAX, &n, where, err);
+	for (unsigned i = 0; !rc && i < n; i++)
+		rc = load_range(f, names[i], err);
+	if (rc)
+		return rc;
+	if (!n) {
+		unsigned i;
+
+		for (i = 0; i < f->ngroups && !f->g[i].role->home; i++)
+			;
+		if (i == f->ngroups)
+			return cs_err_set(err, -CS_ECONFIG, "%s: no group serves memory", where);
+		f->r[0] =
+		    (struct fab_range){.base = 0, .end = UINT64_MAX, .home = i, .cacheable = true};
+		f->nranges = 1;
+	}
+	return 0;
+}
+
+/* ---- layout ---------------------------------------------------------------------------------- */
+
+/* Endpoints per network in list order (request/response: initiators first, then targets), each
+ * node's memory sockets, each memory controller's ports. */
+static int number_nodes(struct fabric *f, struct cs_err *err)
+{
+	unsigned nth[32] = {0};
+
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct fab_group *g = &f->g[i];
+		unsigned ri = 0;
+
+		role_find(f->a.proto, g->role->name, &ri);
+		g->nth0 = nth[ri];
+		nth[ri] += g->count;
+		if (g->net >= 0) {
+			struct fab_net *n = &f->net[g->net];
+
+			if (g->role->face == FAB_RESP)
+				n->n_resp += g->count;
+			else
+				n->n_req += g->count;
+		}
+	}
+	for (unsigned i = 0; i < f->nnets; i++) {
+		struct fab_net *n = &f->net[i];
+
+		n->n_ep = n->n_req + n->n_resp;
+		if (n->face == FAB_REQ && (!n->n_req || !n->n_resp))
+			return cs_err_set(err, -CS_ECONFIG,
+					  "network %s: requests with responses need initiators "
+					  "and targets on it",
+					  n->name);
+		if (n->n_ep > 65535 || (n->cfg.topology == NOC_LINK && n->n_ep != 2))
+			return cs_err_set(err, -CS_ECONFIG,
+					  "network %s: %u endpoints (a link joins exactly 2)",
+					  n->name, n->n_ep);
+		n->n_req = n->face == FAB_REQ ? n->n_req : n->n_ep;
+	}
+	{
+		unsigned next_req[FAB_NETS_MAX] = {0}, next_resp[FAB_NETS_MAX] = {0};
+
+		for (unsigned i = 0; i < f->ngroups; i++) {
+			struct fab_group *g = &f->g[i];
+
+			g->n = calloc(g->count, sizeof(*g->n));
+			g->obj = calloc(g->count, sizeof(*g->obj));
+			if (!g->n || !g->obj)
+				return cs_err_set(err, -CS_ENOMEM, "out of memory");
+			for (unsigned j = 0; j < g->count; j++) {
+				struct fab_node *n = &g->n[j];
+
+				*n = (struct fab_node){
+				    .group = i, .index = j, .nth = g->nth0 + j, .net = g->net};
+				if (g->net >= 0)
+					n->ep = g->role->face == FAB_RESP ? next_resp[g->net]++
+									  : next_req[g->net]++;
+			}
+		}
+	}
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct fab_group *g = &f->g[i];
+		struct fab_group *m;
+
+		if (g->mem < 0)
+			continue;
+		m = &f->g[g->mem];
+		if (g->count >= m->count ? g->count % m->count : m->count % g->count) {
+			char msg[200];
+
+			snprintf(msg, sizeof(msg),
+				 "%u nodes of %s and %u memory controllers of %%s: one count "
+				 "must divide the other",
+				 g->count, g->name, m->count);
+			return bad_key(f, g->name, "memory", err, msg, m->name);
+		}
+		for (unsigned j = 0; j < g->count; j++)
+			g->n[j].n_mem = g->count >= m->count ? 1 : m->count / g->count;
+		for (unsigned j = 0; j < m->count; j++) {
+			unsigned p = g->count >= m->count ? g->count / m->count : 1;
+
+			if (m->n[j].ports && m->n[j].ports != p)
+				return bad_key(
+				    f, g->name, "memory", err,
+				    "memory group %s is behind two groups of other sizes", m->name);
+			m->n[j].ports = p;
+		}
+	}
+	for (unsigned i = 0; i < f->ngroups; i++)
+		for (unsigned j = 0; j < f->g[i].count; j++)
+			if (f->g[i].role->face == FAB_MEM && !f->g[i].n[j].ports)
+				return bad_key(f, f->g[i].name, "role", err,
+					       "no group names %s as its memory", f->g[i].name);
+	return 0;
+}
+
+/* ---- making and binding ---------------------------------------------------------------------- */
+
+static int note_checked(struct fabric *f, struct tlm_initiator_socket *s)
+{
+	if (f->nchecked == f->capchecked) {
+		unsigned cap = f->capchecked ? 2 * f->capchecked : 64;
+		void *p = realloc(f->checked, cap * sizeof(*f->checked));
+
+		if (!p)
+			return -CS_ENOMEM;
+		f->checked = p;
+		f->capchecked = cap;
+	}
+	f->checked[f->nchecked++] = s;
+	return 0;
+}
+
+/* Request/response bindings get a base-protocol checker when asked (gpu.check). */
+static int bind(struct fabric *f, struct tlm_initiator_socket *i, struct tlm_target_socket *t,
+		bool reqresp)
+{
+	int rc = tlm_bind(i, t);
+
+	if (!rc && reqresp && f->a.check) {
+		rc = tlm_checker_attach(i, f->a.k);
+		if (!rc)
+			rc = note_checked(f, i);
+	}
+	return rc;
+}
+
+static int bind_net(struct fabric *f, const struct fab_group *g, const struct fab_node *n,
+		    struct cs_err *err)
+{
+	struct noc *noc;
+	int rc = 0;
+
+	if (g->net < 0)
+		return 0;
+	noc = f->net[g->net].noc;
+	switch (g->role->face) {
+	case FAB_MSG:
+		rc = bind(f, g->role->send(f->a.ctx, n->obj), noc_inject_port(noc, n->ep), false);
+		if (!rc)
+			rc = bind(f, noc_deliver_port(noc, n->ep), g->role->recv(f->a.ctx, n->obj),
+				  false);
+		break;
+	case FAB_REQ:
+		rc = bind(f, g->role->send(f->a.ctx, n->obj), noc_req_port(noc, n->ep), true);
+		break;
+	case FAB_RESP:
+		rc = bind(f, noc_mem_port(noc, n->ep), g->role->recv(f->a.ctx, n->obj), true);
+		break;
+	}
+	if (rc)
+		return cs_err_set(err, -CS_EINVAL, "cannot bind %s %u to network %s", g->role->name,
+				  n->index, f->net[g->net].name);
+	return 0;
+}
+
+static int bind_mem(struct fabric *f, const struct fab_group *g, const struct fab_node *n,
+		    struct cs_err *err)
+{
+	const struct fab_group *m;
+
+	if (g->mem < 0)
+		return 0;
+	m = &f->g[g->mem];
+	for (unsigned j = 0; j < n->n_mem; j++) {
+		unsigned ctl, port;
+
+		if (g->count >= m->count) {
+			unsigned per = g->count / m->count;
+
+			ctl = n->index / per;
+			port = n->index % per;
+		} else {
+			ctl = n->index * n->n_mem + j;
+			port = 0;
+		}
+		if (bind(f, g->role->mem_port(f->a.ctx, n->obj, j),
+			 m->role->mem_target(f->a.ctx, m->n[ctl].obj, port),
+			 g->role->face == FAB_RESP))
+			return cs_err_set(err, -CS_EINVAL, "cannot bind %s %u to %s %u",
+					  g->role->name, n->index, m->role->name, ctl);
+	}
+	return 0;
+}
+
+static int make_nets(struct fabric *f, struct cs_err *err)
+{
+	const struct fab_proto *p = f->a.proto;
+	int rc;
+
+	for (unsigned i = 0; i < f->nnets; i++) {
+		struct fab_net *n = &f->net[i];
+		struct cs_stat_group *sg =
+		    cs_stat_group(f->a.root, i == 0 && f->a.net_stats ? f->a.net_stats : n->name);
+
+		if (n->face == FAB_REQ)
+			rc = noc_create(f->a.k, &n->cfg, n->n_req, n->n_resp, f->a.msg_names,
+					f->a.n_msgs, sg, &n->noc, err);
+		else
+			rc = noc_net_create(f->a.k, &n->cfg, n->n_ep, p->vnets, NULL, p->vnet_names,
+					    f->a.msg_names, f->a.n_msgs, sg, &n->noc, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int make_nodes(struct fabric *f, struct cs_err *err)
+{
+	char name[64];
+	int rc;
+
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct fab_group *g = &f->g[i];
+
+		for (unsigned j = 0; j < g->count && !g->role->external; j++) {
+			struct fab_node *n = &g->n[j];
+
+			snprintf(name, sizeof(name), g->role->stat_fmt, n->nth);
+			n->stats = cs_stat_group(f->a.root, name);
+			rc = g->role->create(f->a.ctx, f, n, &n->obj, err);
+			if (rc)
+				return rc;
+			g->obj[j] = n->obj;
+		}
+	}
+	/* bind once all exist: a node's memory is made after it when listed later */
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct fab_group *g = &f->g[i];
+
+		for (unsigned j = 0; j < g->count && !g->role->external; j++)
+			if ((rc = bind_net(f, g, &g->n[j], err)) ||
+			    (rc = bind_mem(f, g, &g->n[j], err)))
+				return rc;
+	}
+	return 0;
+}
+
+static int role_arrays(struct fabric *f, struct cs_err *err)
+{
+	const struct fab_proto *p = f->a.proto;
+
+	for (const struct fab_role_ops *const *r = p->roles; *r; r++)
+		f->nroles++;
+	f->role_obj = calloc(f->nroles, sizeof(*f->role_obj));
+	f->role_n = calloc(f->nroles, sizeof(*f->role_n));
+	if (!f->role_obj || !f->role_n)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		unsigned ri = 0;
+
+		role_find(p, f->g[i].role->name, &ri);
+		f->role_n[ri] += f->g[i].count;
+	}
+	for (unsigned ri = 0; ri < f->nroles; ri++)
+		if (f->role_n[ri] && !(f->role_obj[ri] = calloc(f->role_n[ri], sizeof(void *))))
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void index_objs(struct fabric *f)
+{
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		unsigned ri = 0;
+
+		role_find(f->a.proto, f->g[i].role->name, &ri);
+		for (unsigned j = 0; j < f->g[i].count; j++)
+			f->role_obj[ri][f->g[i].nth0 + j] = f->g[i].obj[j];
+	}
+}
+
+int fabric_build(const struct fab_build_args *a, struct fabric **out, struct cs_err *err)
+{
+	struct fabric *f = calloc(1, sizeof(*f));
+	int rc;
+
+	*out = NULL;
+	if (!f)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	f->a = *a;
+	if ((rc = load_layout(f, err)) || (rc = number_nodes(f, err)) || (rc = role_arrays(f, err)))
+		goto fail;
+	if (a->proto->layout && (rc = a->proto->layout(a->ctx, f, err)))
+		goto fail;
+	if ((rc = make_nets(f, err)) || (rc = make_nodes(f, err)))
+		goto fail;
+	index_objs(f);
+	if (a->proto->finish && (rc = a->proto->finish(a->ctx, f, err)))
+		goto fail;
+	*out = f;
+	return 0;
+fail:
+	fabric_detach_checkers(f);
+	fabric_destroy(f);
+	return rc;
+}
+
+int fabric_attach(struct fabric *f, const char *role, unsigned nth, void *obj, struct cs_err *err)
+{
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		struct fab_group *g = &f->g[i];
+
+		if (strcmp(g->role->name, role) || nth < g->nth0 || nth >= g->nth0 + g->count)
+			continue;
+		g->n[nth - g->nth0].obj = obj;
+		g->obj[nth - g->nth0] = obj;
+		index_objs(f);
+		return bind_net(f, g, &g->n[nth - g->nth0], err);
+	}
+	return cs_err_set(err, -CS_EINVAL, "no %s node %u in the layout", role, nth);
+}
+
+void fabric_detach_checkers(struct fabric *f)
+{
+	if (!f)
+		return;
+	for (unsigned i = 0; i < f->nchecked; i++)
+		tlm_checker_detach(f->checked[i]);
+	f->nchecked = 0;
+}
+
+void fabric_destroy(struct fabric *f)
+{
+	if (!f)
+		return;
+	/* nodes in front of memory first, memory controllers, then the networks */
+	for (unsigned pass = 0; pass < 2; pass++)
+		for (unsigned i = 0; i < f->ngroups; i++) {
+			struct fab_group *g = &f->g[i];
+
+			if (g->role->external || (g->role->face == FAB_MEM) != (pass == 1))
+				continue;
+			for (unsigned j = 0; g->obj && j < g->count; j++)
+				if (g->obj[j])
+					g->role->destroy(f->a.ctx, g->obj[j]);
+		}
+	for (unsigned i = 0; i < f->nnets; i++)
+		noc_destroy(f->net[i].noc);
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		free(f->g[i].n);
+		free(f->g[i].obj);
+	}
+	for (unsigned ri = 0; f->role_obj && ri < f->nroles; ri++)
+		free(f->role_obj[ri]);
+	free(f->role_obj);
+	free(f->role_n);
+	free(f->checked);
+	free(f);
+}
+
+/* ---- the memory controller role ---------------------------------------------------------- */
+
+static int memctrl_create(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
+			  struct cs_err *err)
+{
+	(void)ctx;
+	return dram_ctrl_create(f->a.k, f->a.dram, n->nth, f->a.map, f->a.store, n->ports, n->stats,
+				(struct dram_ctrl **)out, err);
+}
+
+static void memctrl_destroy(void *ctx, void *obj)
+{
+	(void)ctx;
+	dram_ctrl_destroy(obj);
+}
+
+static struct tlm_target_socket *memctrl_target(void *ctx, void *obj, unsigned p)
+{
+	(void)ctx;
+	return dram_ctrl_port(obj, p);
+}
+
+static bool memctrl_idle(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return !dram_ctrl_queued(obj);
+}
+
+const struct fab_role_ops fab_memctrl_role = {
+    .name = "memctrl",
+    .help = "a DRAM channel (section dram) behind the nodes that name its group as memory",
+    .face = FAB_MEM,
+    .home = true,
+    .stat_fmt = "dram%u",
+    .create = memctrl_create,
+    .destroy = memctrl_destroy,
+    .mem_target = memctrl_target,
+    .idle = memctrl_idle,
+};
+
+static const struct fab_proto *const fab_protos[] = {&gpu_fab_proto, &apu_fab_proto, NULL};
+
+const struct fab_proto *const *fab_proto_registry(void)
+{
+	return fab_protos;
+}
+
+/* ---- queries --------------------------------------------------------------------------------- */
+
+static int role_index(const struct fabric *f, const char *role)
+{
+	unsigned ri;
+
+	return role_find(f->a.proto, role, &ri) ? (int)ri : -1;
+}
+
+unsigned fabric_count(const struct fabric *f, const char *role)
+{
+	int ri = role_index(f, role);
+
+	return ri < 0 ? 0 : f->role_n[ri];
+}
+
+const struct fab_node *fabric_node(const struct fabric *f, const char *role, unsigned nth)
+{
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fab_group *g = &f->g[i];
+
+		if (!strcmp(g->role->name, role) && nth >= g->nth0 && nth < g->nth0 + g->count)
+			return &g->n[nth - g->nth0];
+	}
+	return NULL;
+}
+
+void *const *fabric_objs(const struct fabric *f, const char *role)
+{
+	int ri = role_index(f, role);
+
+	return ri < 0 ? NULL : (void *const *)f->role_obj[ri];
+}
+
+struct noc *fabric_role_net(const struct fabric *f, const char *role)
+{
+	const struct fab_node *n = fabric_node(f, role, 0);
+
+	return n && n->net >= 0 ? f->net[n->net].noc : NULL;
+}
+
+unsigned fabric_nets(const struct fabric *f)
+{
+	return f->nnets;
+}
+
+struct noc *fabric_net(const struct fabric *f, unsigned i)
+{
+	return i < f->nnets ? f->net[i].noc : NULL;
+}
+
+bool fabric_idle(const struct fabric *f)
+{
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fab_group *g = &f->g[i];
+
+		for (unsigned j = 0; g->role->idle && j < g->count; j++)
+			if (g->obj[j] && !g->role->idle(f->a.ctx, g->obj[j]))
+				return false;
+	}
+	for (unsigned i = 0; i < f->nnets; i++)
+		if (noc_in_flight(f->net[i].noc))
+			return false;
+	return true;
+}
+
+const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr)
+{
+	for (unsigned i = 0; i < f->nranges; i++)
+		if (addr >= f->r[i].base && addr < f->r[i].end)
+			return &f->r[i];
+	return NULL;
+}
+
+unsigned fabric_ranges(const struct fabric *f)
+{
+	return f->nranges;
+}
+
+const struct fab_range *fabric_range(const struct fabric *f, unsigned i)
+{
+	return i < f->nranges ? &f->r[i] : NULL;
+}
+
+unsigned fabric_groups(const struct fabric *f)
+{
+	return f->ngroups;
+}
+
+const char *fabric_group_name(const struct fabric *f, unsigned i)
+{
+	return i < f->ngroups ? f->g[i].name : NULL;
+}
+
+const char *fabric_group_role(const struct fabric *f, unsigned i)
+{
+	return i < f->ngroups ? f->g[i].role->name : NULL;
+}
+
+unsigned fabric_group_count(const struct fabric *f, unsigned i)
+{
+	return i < f->ngroups ? f->g[i].count : 0;
+}
