@@ -33,8 +33,9 @@ static const struct cs_param fab_group_rows[] = {
      "the controllers' role (cohscope list roles)", 0, 0, NULL},
     {"count", CS_P_UINT, offsetof(struct fab_group_cfg, count), "0", "",
      "nodes in the group (0: the role's natural count, e.g. gpu.sms L1s)", 0, 4096, NULL},
-    {"net", CS_P_STRING, offsetof(struct fab_group_cfg, net), "noc", "",
-     "the network section its nodes attach to (\"\": none, a memory controller)", 0, 0, NULL},
+    {"net", CS_P_STRING, offsetof(struct fab_group_cfg, net), "", "",
+     "the network section its nodes attach to (\"\": noc; a memory controller is on none)", 0, 0,
+     NULL},
     {"memory", CS_P_STRING, offsetof(struct fab_group_cfg, memory), "", "",
      "the group of memory controllers behind its nodes (\"\": none)", 0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
@@ -226,12 +227,12 @@ static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
 		if (g->cfg.net[0])
 			return bad_key(f, g->name, "net", err,
 				       "a memory controller is on no network (it sits behind the "
-				       "nodes naming its group): set %s.net = \"\"",
+				       "nodes naming its group as memory): leave %s.net out",
 				       g->name);
 		return 0;
 	}
 	if (!g->cfg.net[0])
-		return bad_key(f, g->name, "net", err, "role %s needs a network", g->role->name);
+		snprintf(g->cfg.net, sizeof(g->cfg.net), "noc");
 	for (i = 0; i < f->nnets; i++)
 		if (!strcmp(f->net[i].name, g->cfg.net))
 			break;
