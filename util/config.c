@@ -793,7 +793,7 @@ int cs_config_section_as(struct cs_config *c, const struct cs_param_table *t, co
 	old = find_section(c, name);
 	if (old) {
 		if (old->t->params != t->params || old->t->size != t->size)
-			return cs_err_set(err, -CS_ECONFIG,
+			return cs_err_set(err, -CS_EEXIST,
 					  "section '%s' is read as two different things", name);
 		memcpy(dst, old->values, t->size);
 		return 0;

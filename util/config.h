@@ -68,7 +68,8 @@ int cs_config_section(struct cs_config *c, const struct cs_param_table *t, void 
  * table for many sections of one shape, e.g. the builder's node groups. base (t->size bytes, or
  * NULL for the table's defaults) holds the values the file and the overrides start from. The
  * configuration keeps its own copy of the table under that name, so dumps and checks see it like
- * any section. A name already loaded with a table of other parameters is -CS_ECONFIG. */
+ * any section. A name already loaded with a table of other parameters is -CS_EEXIST, for the
+ * caller to say what it clashes with. */
 int cs_config_section_as(struct cs_config *c, const struct cs_param_table *t, const char *name,
 			 const void *base, void *dst, struct cs_err *err);
 

@@ -105,6 +105,7 @@ static const struct fab_role_ops ini_role = {
     .name = "ini", .face = FAB_REQ, .external = true, .send = t_send};
 static const struct fab_role_ops tgt_role = {.name = "tgt",
 					     .face = FAB_RESP,
+					     .max_mem = 1,
 					     .stat_fmt = "tgt%u",
 					     .create = t_create,
 					     .destroy = t_destroy,
@@ -121,8 +122,18 @@ static unsigned t_natural(void *ctx, const struct fab_role_ops *r)
 	return ((struct t_ctx *)ctx)->natural;
 }
 
-static const struct fab_proto t_proto = {
-    .name = "t", .roles = t_roles, .vnets = 2, .vnet_names = t_vnets, .natural_count = t_natural};
+static const struct fab_proto t_proto = {.name = "t",
+					 .roles = t_roles,
+					 .vnets = 2,
+					 .vnet_names = t_vnets,
+					 .page_attrs = true,
+					 .natural_count = t_natural};
+/* the same without page attributes, as the gpu and apu families are today */
+static const struct fab_proto t_plain = {.name = "plain",
+					 .roles = t_roles,
+					 .vnets = 2,
+					 .vnet_names = t_vnets,
+					 .natural_count = t_natural};
 
 struct tb {
 	struct sim_kernel *k;
@@ -136,8 +147,8 @@ struct tb {
 	struct cs_err err;
 };
 
-/* Builds text's layout; returns fabric_build's code (the fabric in tb->f). */
-static int tb_build(struct tb *tb, const char *text)
+/* Builds text's layout with family p; returns fabric_build's code (the fabric in tb->f). */
+static int tb_build_with(struct tb *tb, const char *text, const struct fab_proto *p)
 {
 	struct cs_err err;
 
@@ -152,7 +163,7 @@ static int tb_build(struct tb *tb, const char *text)
 		ck_abort_msg("config: %s", err.msg);
 	return fabric_build(&(struct fab_build_args){.k = tb->k,
 						     .cfg = tb->cfg,
-						     .proto = &t_proto,
+						     .proto = p,
 						     .ctx = &tb->ctx,
 						     .root = cs_stats_root(tb->stats),
 						     .net_stats = "net",
@@ -162,6 +173,11 @@ static int tb_build(struct tb *tb, const char *text)
 						     .map = &tb->map,
 						     .store = tb->store},
 			    &tb->f, &tb->err);
+}
+
+static int tb_build(struct tb *tb, const char *text)
+{
+	return tb_build_with(tb, text, &t_proto);
 }
 
 static void tb_end(struct tb *tb)
@@ -382,7 +398,7 @@ static const struct {
      "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
      "m = { role = \"memctrl\"; count = 1; };\nr = { base = 100; size = 4096; home "
      "= \"d\"; };\n",
-     "t.cfg:4: r.base = 100: r: not a multiple of 4 KiB"},
+     "t.cfg:4: r.base = 100: not a multiple of 4 KiB"},
     {"fabric = { groups = \"n, d, m\"; ranges = \"r\"; };\nn = { role = \"node\"; };\n"
      "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
      "m = { role = \"memctrl\"; count = 1; };\nr = { size = 4096; home = \"n\"; "
@@ -392,7 +408,23 @@ static const struct {
      "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
      "m = { role = \"memctrl\"; count = 1; };\n"
      "r = { size = 8192; home = \"d\"; };\ns = { base = 4096; size = 4096; home = \"d\"; };\n",
-     "s.base = 4096: overlaps another range (s)"},
+     "t.cfg:5: s.base = 4096: overlaps range r"},
+    {"fabric = { groups = \"l%n\"; };\n", "'l%n' is not a section name"},
+    {"fabric = { groups = \"a\"; };\n", "fabric.groups = \"a\": 'a' names no section"},
+    {"fabric = { groups = \"d, m\"; ranges = \"d\"; };\n"
+     "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\nm = { role = \"memctrl\"; };\n",
+     "fabric.ranges = \"d\": 'd' is already the section of a component or of another part"},
+    {"fabric = { groups = \"t, u, m, i\"; };\nt = { role = \"tgt\"; count = 2; memory = \"m\"; "
+     "};\nu = { role = \"tgt\"; count = 2; memory = \"m\"; };\n"
+     "m = { role = \"memctrl\"; count = 2; };\ni = { role = \"ini\"; };\n",
+     "t.cfg:3: u.memory = \"m\": memory group m is already behind group t"},
+    {"fabric = { groups = \"t, m, i\"; };\nt = { role = \"tgt\"; count = 1; memory = \"m\"; "
+     "};\nm = { role = \"memctrl\"; count = 2; };\ni = { role = \"ini\"; };\n",
+     "a tgt node has 1 memory socket(s); 2 controllers behind 1 nodes need more"},
+    {"fabric = { groups = \"t, m, i\"; };\nt = { role = \"tgt\"; count = 1; memory = \"m\"; "
+     "net = \"l\"; };\nm = { role = \"memctrl\"; count = 1; };\ni = { role = \"ini\"; count = 1; "
+     "net = \"l\"; };\nl = { topology = \"link\"; };\n",
+     "t.cfg:2: t.net = \"l\": network l: a link carries one-way messages, not requests"},
     {"fabric = { groups = \"d, m\"; ranges = \"r\"; };\n"
      "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
      "m = { role = \"memctrl\"; count = 1; };\nr = { size = 0; home = \"d\"; };\n",
@@ -409,6 +441,24 @@ START_TEST(test_bad_layouts)
 	ck_assert_msg(strstr(tb.err.msg, bad[_i].want), "case %d: got '%s', want '%s'", _i,
 		      tb.err.msg, bad[_i].want);
 	ck_assert_ptr_null(strchr(tb.err.msg, '\n'));
+	tb_end(&tb);
+}
+END_TEST
+
+/* A family whose protocols do not read page attributes refuses them rather than ignore them. */
+START_TEST(test_page_attrs_refused)
+{
+	struct tb tb;
+	int rc = tb_build_with(&tb,
+			       "fabric = { groups = \"d, m\"; ranges = \"r\"; };\n"
+			       "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
+			       "m = { role = \"memctrl\"; count = 1; };\n"
+			       "r = { size = 4096; home = \"d\"; cacheable = false; };\n",
+			       &t_plain);
+
+	ck_assert_int_eq(rc, -CS_ECONFIG);
+	ck_assert_str_eq(tb.err.msg, "t.cfg:4: r.cacheable = false: the plain protocols do not "
+				     "implement uncacheable or read-only pages");
 	tb_end(&tb);
 }
 END_TEST
@@ -457,6 +507,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, test_ranges);
 	tcase_add_loop_test(tc, test_bad_layouts, 0, (int)(sizeof(bad) / sizeof(bad[0])));
 	tcase_add_test(tc, test_empty_group);
+	tcase_add_test(tc, test_page_attrs_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -52,6 +52,7 @@ static const struct fab_role_ops l2_role = {
     .name = "l2",
     .help = "an L2 bank (the protocol's gpu_l2_ops), a target of the request/response network",
     .face = FAB_RESP,
+    .max_mem = 1,
     .stat_fmt = "l2.bank%u",
     .create = l2_create,
     .destroy = l2_destroy,
@@ -94,11 +95,27 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 				  where, fabric_count(f, "l2"), fabric_count(f, "memctrl"),
 				  g->map.banks_per_channel);
 	}
-	if (fabric_nets(f) != 1)
+	if (fabric_nets(f) != 1) {
+		cs_config_origin(c->cfg, "fabric", "groups", where, sizeof(where));
 		return cs_err_set(err, -CS_ECONFIG,
-				  "fabric: the GPU protocols put every L1 and L2 bank on one "
-				  "network (%u given)",
-				  fabric_nets(f));
+				  "%s: the GPU protocols put every L1 and L2 bank on one network "
+				  "(%u given)",
+				  where, fabric_nets(f));
+	}
+	/* bank b's DRAM requests carry addresses of channel b / banks_per_channel */
+	for (unsigned b = 0; b < g->map.banks; b++) {
+		const struct fab_node *n = fabric_node(f, "l2", b);
+
+		if (n->mem_nth != b / g->map.banks_per_channel ||
+		    n->mem_port != b % g->map.banks_per_channel) {
+			cs_config_origin(c->cfg, "fabric", "groups", where, sizeof(where));
+			return cs_err_set(err, -CS_ECONFIG,
+					  "%s: L2 bank %u is behind channel %u; the address map "
+					  "puts it behind channel %u (list the L2 groups in the "
+					  "order of their channel groups)",
+					  where, b, n->mem_nth, b / g->map.banks_per_channel);
+		}
+	}
 	return 0;
 }
 

@@ -307,3 +307,8 @@ double apu_mem_traffic(const struct apu_mem *m)
 {
 	return m->net_bytes ? (double)*m->net_bytes : 0;
 }
+
+const struct fabric *apu_mem_fabric(const struct apu_mem *m)
+{
+	return m->fab;
+}

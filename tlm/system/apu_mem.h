@@ -91,6 +91,9 @@ bool apu_mem_idle(const struct apu_mem *m);
  * CorePair's copy. */
 void apu_mem_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len);
 int apu_mem_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len);
+/* The layout the builder made (fabric_json). */
+struct fabric;
+const struct fabric *apu_mem_fabric(const struct apu_mem *m);
 /* Network bytes counted so far (the sampler's traffic). */
 double apu_mem_traffic(const struct apu_mem *m);
 

@@ -30,6 +30,7 @@
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
 #include "tlm/system/apu_mem.h"
+#include "tlm/system/fabric.h"
 #include "tlm/system/cpu.h"
 #include "tlm/system/gpu.h"
 #include "tlm/system/gpu_cluster.h"
@@ -438,6 +439,8 @@ static uint64_t h_alloc(void *obj, uint64_t bytes, uint64_t align)
 		align = 64;
 	a = (g->heap + align - 1) & ~(align - 1);
 	g->heap = a + (bytes ? bytes : 1);
+	if (g->apu && !fabric_covers(apu_mem_fabric(g->apu), a, g->heap - a))
+		sys_fail(g, -CS_ECONFIG, "an allocation lies outside every range of fabric.ranges");
 	return a;
 }
 
@@ -1133,6 +1136,7 @@ static json_t *cpu_result(struct cs_system *s)
 		    json_integer((json_int_t)(role_value(g, "dir.probes.downgrade") +
 					      role_value(g, "dir.probes.inv"))));
 		json_object_set_new(r, "apu", roles);
+		json_object_set_new(r, "fabric", fabric_json(apu_mem_fabric(g->apu)));
 	}
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));

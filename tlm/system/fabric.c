@@ -5,6 +5,7 @@
 #include "tlm/coherence/gpu_fabric.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct fab_group {
 	unsigned count;
 	int net;	    /* network index, -1 none */
 	int mem;	    /* memory group index, -1 none */
+	int front;	    /* a memory group: the group in front of it, -1 none yet */
 	struct fab_node *n; /* count nodes */
 	void **obj;	    /* count controllers (fabric_objs) */
 	unsigned nth0;	    /* its first node's index within its role */
@@ -99,6 +101,7 @@ struct fabric {
 	struct fab_group g[FAB_GROUPS_MAX];
 	struct fab_net net[FAB_NETS_MAX];
 	struct fab_range r[FAB_RANGES_MAX];
+	char rname[FAB_RANGES_MAX][64];
 	/* per role of the family (same index as proto->roles): its controllers in order */
 	unsigned nroles;
 	void ***role_obj;
@@ -164,14 +167,47 @@ static int group_find(const struct fabric *f, const char *name)
 	return -1;
 }
 
-static int bad_key(struct fabric *f, const char *section, const char *key, struct cs_err *err,
-		   const char *fmt, const char *arg)
+__attribute__((format(printf, 5, 6))) static int bad_key(struct fabric *f, const char *section,
+							 const char *key, struct cs_err *err,
+							 const char *fmt, ...)
 {
 	char where[CS_WHERE_MAX], msg[300];
+	va_list ap;
 
 	cs_config_origin(f->a.cfg, section, key, where, sizeof(where));
-	snprintf(msg, sizeof(msg), fmt, arg);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	return cs_err_set(err, -CS_ECONFIG, "%s: %s", where, msg);
+}
+
+/* A section name the builder reads: a libconfig name that no component's section has. */
+static int name_ok(struct fabric *f, const char *name, const char *list_key, struct cs_err *err)
+{
+	if (!((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z')))
+		return bad_key(
+		    f, "fabric", list_key, err,
+		    "'%s' is not a section name (a letter, then letters, digits, - or _)", name);
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
+			return bad_key(f, "fabric", list_key, err,
+				       "'%s' is not a section name (a letter, then letters, "
+				       "digits, - or _)",
+				       name);
+	return 0;
+}
+
+/* cs_config_section_as refused name: it is the section of something else. */
+static int name_taken(struct fabric *f, const char *name, const char *list_key, int rc,
+		      struct cs_err *err)
+{
+	if (rc != -CS_EEXIST)
+		return rc;
+	return bad_key(f, "fabric", list_key, err,
+		       "'%s' is already the section of a component or of another part of the "
+		       "layout: give it a name of its own",
+		       name);
 }
 
 static int load_group(struct fabric *f, const char *name, struct cs_err *err)
@@ -186,33 +222,36 @@ static int load_group(struct fabric *f, const char *name, struct cs_err *err)
 		if (!strcmp(f->a.std[i].name, name))
 			base = &f->a.std[i].cfg;
 	snprintf(g->name, sizeof(g->name), "%s", name);
+	if ((rc = name_ok(f, name, "groups", err)))
+		return rc;
+	if (!base && !cs_config_has_section(f->a.cfg, name))
+		return bad_key(f, "fabric", "groups", err,
+			       "'%s' names no section (each group is a section: role, count, net, "
+			       "memory)",
+			       name);
 	rc = cs_config_section_as(f->a.cfg, &fab_group_params, name, base, &g->cfg, err);
 	if (rc)
-		return rc;
+		return name_taken(f, name, "groups", rc, err);
 	g->role = role_find(f->a.proto, g->cfg.role, NULL);
 	if (!g->role) {
 		const char *near;
-		char msg[200];
 
 		for (const struct fab_role_ops *const *r = f->a.proto->roles; *r && nn < 32; r++)
 			names[nn++] = (*r)->name;
 		near = cs_nearest(g->cfg.role, names, nn);
-		snprintf(msg, sizeof(msg), "no role '%%s' in protocol family %s%s%s%s",
-			 f->a.proto->name, near ? " (did you mean '" : "", near ? near : "",
-			 near ? "'?)" : "");
-		return bad_key(f, name, "role", err, msg, g->cfg.role);
+		return bad_key(f, name, "role", err, "no role '%s' in protocol family %s%s%s%s",
+			       g->cfg.role, f->a.proto->name, near ? " (did you mean '" : "",
+			       near ? near : "", near ? "'?)" : "");
 	}
 	g->count =
 	    g->cfg.count ? (unsigned)g->cfg.count : f->a.proto->natural_count(f->a.ctx, g->role);
 	if (!g->count)
 		return bad_key(f, name, "count", err, "the group %s has no nodes", name);
-	if (g->role->max_count && g->count > g->role->max_count) {
-		char msg[200];
-
-		snprintf(msg, sizeof(msg), "at most %u %%s node(s) in this protocol family",
-			 g->role->max_count);
-		return bad_key(f, name, "count", err, msg, g->role->name);
-	}
+	if (g->role->max_count && g->count > g->role->max_count)
+		return bad_key(f, name, "count", err,
+			       "at most %u %s node(s) in this protocol family", g->role->max_count,
+			       g->role->name);
+	g->front = -1;
 	f->ngroups++;
 	return 0;
 }
@@ -246,9 +285,22 @@ static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
 			return bad_key(f, g->name, "net", err,
 				       "'%s' is a node group, not a network", g->cfg.net);
 		snprintf(n->name, sizeof(n->name), "%s", g->cfg.net);
-		rc = cs_config_section_as(f->a.cfg, &noc_params, n->name, NULL, &n->cfg, err);
-		if (rc || (rc = noc_cfg_check(&n->cfg, err)))
+		if ((rc = name_ok(f, n->name, "groups", err)))
 			return rc;
+		rc = cs_config_section_as(f->a.cfg, &noc_params, n->name, NULL, &n->cfg, err);
+		if (rc == -CS_EEXIST)
+			return bad_key(
+			    f, g->name, "net", err,
+			    "'%s' is already the section of something else, not a network",
+			    n->name);
+		if (rc)
+			return rc;
+		if ((rc = noc_cfg_check(&n->cfg, err))) {
+			char msg[sizeof(err->msg)];
+
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			return cs_err_set(err, rc, "network %s: %s", n->name, msg);
+		}
 		n->face = g->role->face == FAB_MSG ? FAB_MSG : FAB_REQ;
 		f->nnets++;
 	}
@@ -267,16 +319,22 @@ static int load_range(struct fabric *f, const char *name, struct cs_err *err)
 	struct fab_range *r = &f->r[f->nranges];
 	int rc, home;
 
+	if ((rc = name_ok(f, name, "ranges", err)))
+		return rc;
+	if (!cs_config_has_section(f->a.cfg, name))
+		return bad_key(f, "fabric", "ranges", err,
+			       "'%s' names no section (each range is a section: base, size, home, "
+			       "cacheable, readonly)",
+			       name);
 	rc = cs_config_section_as(f->a.cfg, &fab_range_params, name, NULL, &rc_, err);
 	if (rc)
-		return rc;
+		return name_taken(f, name, "ranges", rc, err);
 	if (rc_.base % FAB_PAGE)
-		return bad_key(f, name, "base", err, "%s: not a multiple of 4 KiB", name);
+		return bad_key(f, name, "base", err, "not a multiple of 4 KiB");
 	if (!rc_.size || rc_.size % FAB_PAGE)
 		return bad_key(f, name, "size", err, "%s: not a whole number of 4 KiB pages", name);
 	if (rc_.base + rc_.size < rc_.base)
-		return bad_key(f, name, "size", err, "%s: runs past the end of the address space",
-			       name);
+		return bad_key(f, name, "size", err, "runs past the end of the address space");
 	home = group_find(f, rc_.home);
 	if (home < 0 || !f->g[home].role->home)
 		return bad_key(f, name, "home", err,
@@ -290,7 +348,12 @@ static int load_range(struct fabric *f, const char *name, struct cs_err *err)
 				.readonly = rc_.readonly};
 	for (unsigned i = 0; i < f->nranges; i++)
 		if (r->base < f->r[i].end && f->r[i].base < r->end)
-			return bad_key(f, name, "base", err, "overlaps another range (%s)", name);
+			return bad_key(f, name, "base", err, "overlaps range %s", f->rname[i]);
+	if ((!r->cacheable || r->readonly) && !f->a.proto->page_attrs)
+		return bad_key(f, name, r->readonly ? "readonly" : "cacheable", err,
+			       "the %s protocols do not implement uncacheable or read-only pages",
+			       f->a.proto->name);
+	snprintf(f->rname[f->nranges], sizeof(f->rname[0]), "%s", name);
 	f->nranges++;
 	return 0;
 }
@@ -388,17 +451,26 @@ static int number_nodes(struct fabric *f, struct cs_err *err)
 	}
 	for (unsigned i = 0; i < f->nnets; i++) {
 		struct fab_net *n = &f->net[i];
+		const char *first = NULL; /* the first group on it: its net key locates errors */
 
+		for (unsigned j = 0; j < f->ngroups && !first; j++)
+			if (f->g[j].net == (int)i)
+				first = f->g[j].name;
 		n->n_ep = n->n_req + n->n_resp;
 		if (n->face == FAB_REQ && (!n->n_req || !n->n_resp))
-			return cs_err_set(err, -CS_ECONFIG,
-					  "network %s: requests with responses need initiators "
-					  "and targets on it",
-					  n->name);
+			return bad_key(f, first, "net", err,
+				       "network %s: requests with responses need initiators and "
+				       "targets on it",
+				       n->name);
+		if (n->face == FAB_REQ && n->cfg.topology == NOC_LINK)
+			return bad_key(f, first, "net", err,
+				       "network %s: a link carries one-way messages, not requests "
+				       "with responses",
+				       n->name);
 		if (n->n_ep > 65535 || (n->cfg.topology == NOC_LINK && n->n_ep != 2))
-			return cs_err_set(err, -CS_ECONFIG,
-					  "network %s: %u endpoints (a link joins exactly 2)",
-					  n->name, n->n_ep);
+			return bad_key(f, first, "net", err,
+				       "network %s: %u endpoints (a link joins exactly 2)", n->name,
+				       n->n_ep);
 		n->n_req = n->face == FAB_REQ ? n->n_req : n->n_ep;
 	}
 	{
@@ -429,24 +501,33 @@ static int number_nodes(struct fabric *f, struct cs_err *err)
 		if (g->mem < 0)
 			continue;
 		m = &f->g[g->mem];
-		if (g->count >= m->count ? g->count % m->count : m->count % g->count) {
-			char msg[200];
+		if (m->front >= 0)
+			return bad_key(f, g->name, "memory", err,
+				       "memory group %s is already behind group %s", m->name,
+				       f->g[m->front].name);
+		m->front = (int)i;
+		if (g->count >= m->count ? g->count % m->count : m->count % g->count)
+			return bad_key(f, g->name, "memory", err,
+				       "%u nodes of %s and %u memory controllers of %s: one count "
+				       "must divide the other",
+				       g->count, g->name, m->count, m->name);
+		if (g->role->max_mem && m->count / g->count > g->role->max_mem)
+			return bad_key(
+			    f, g->name, "memory", err,
+			    "a %s node has %u memory socket(s); %u controllers behind %u "
+			    "nodes need more",
+			    g->role->name, g->role->max_mem, m->count, g->count);
+		for (unsigned j = 0; j < g->count; j++) {
+			struct fab_node *n = &g->n[j];
 
-			snprintf(msg, sizeof(msg),
-				 "%u nodes of %s and %u memory controllers of %%s: one count "
-				 "must divide the other",
-				 g->count, g->name, m->count);
-			return bad_key(f, g->name, "memory", err, msg, m->name);
+			n->n_mem = g->count >= m->count ? 1 : m->count / g->count;
+			n->mem_nth = g->count >= m->count ? m->nth0 + j / (g->count / m->count)
+							  : m->nth0 + j * n->n_mem;
+			n->mem_port = g->count >= m->count ? j % (g->count / m->count) : 0;
 		}
-		for (unsigned j = 0; j < g->count; j++)
-			g->n[j].n_mem = g->count >= m->count ? 1 : m->count / g->count;
 		for (unsigned j = 0; j < m->count; j++) {
 			unsigned p = g->count >= m->count ? g->count / m->count : 1;
 
-			if (m->n[j].ports && m->n[j].ports != p)
-				return bad_key(
-				    f, g->name, "memory", err,
-				    "memory group %s is behind two groups of other sizes", m->name);
 			m->n[j].ports = p;
 		}
 	}
@@ -481,10 +562,11 @@ static int bind(struct fabric *f, struct tlm_initiator_socket *i, struct tlm_tar
 {
 	int rc = tlm_bind(i, t);
 
-	if (!rc && reqresp && f->a.check) {
+	/* room in the list first: an attached checker is always detached later */
+	if (!rc && reqresp && f->a.check && !(rc = note_checked(f, i))) {
 		rc = tlm_checker_attach(i, f->a.k);
-		if (!rc)
-			rc = note_checked(f, i);
+		if (rc)
+			f->nchecked--;
 	}
 	return rc;
 }
@@ -833,6 +915,13 @@ const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr)
 	return NULL;
 }
 
+bool fabric_covers(const struct fabric *f, uint64_t addr, uint64_t len)
+{
+	const struct fab_range *r = fabric_range_of(f, addr);
+
+	return r && len <= r->end - addr;
+}
+
 unsigned fabric_ranges(const struct fabric *f)
 {
 	return f->nranges;
@@ -861,4 +950,39 @@ const char *fabric_group_role(const struct fabric *f, unsigned i)
 unsigned fabric_group_count(const struct fabric *f, unsigned i)
 {
 	return i < f->ngroups ? f->g[i].count : 0;
+}
+
+json_t *fabric_json(const struct fabric *f)
+{
+	json_t *r = json_object(), *gs = json_array(), *ns = json_array(), *rs = json_array();
+
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fab_group *g = &f->g[i];
+		json_t *eps = json_array();
+
+		for (unsigned j = 0; g->net >= 0 && j < g->count; j++)
+			json_array_append_new(eps, json_integer(g->n[j].ep));
+		json_array_append_new(
+		    gs, json_pack("{s:s, s:s, s:i, s:s, s:o}", "name", g->name, "role",
+				  g->role->name, "count", (json_int_t)g->count, "net",
+				  g->net >= 0 ? f->net[g->net].name : "", "endpoints", eps));
+	}
+	for (unsigned i = 0; i < f->nnets; i++)
+		json_array_append_new(ns,
+				      json_pack("{s:s, s:s, s:i}", "name", f->net[i].name, "face",
+						f->net[i].face == FAB_MSG ? "messages" : "requests",
+						"endpoints", (json_int_t)f->net[i].n_ep));
+	for (unsigned i = 0; i < f->nranges; i++) {
+		const struct fab_range *x = &f->r[i];
+
+		json_array_append_new(rs, json_pack("{s:I, s:I, s:s, s:b, s:b}", "base",
+						    (json_int_t)x->base, "end",
+						    (json_int_t)(x->end == UINT64_MAX ? 0 : x->end),
+						    "home", f->g[x->home].name, "cacheable",
+						    x->cacheable, "readonly", x->readonly));
+	}
+	json_object_set_new(r, "groups", gs);
+	json_object_set_new(r, "networks", ns);
+	json_object_set_new(r, "ranges", rs);
+	return r;
 }

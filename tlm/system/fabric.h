@@ -8,16 +8,18 @@
  * memory side and system `apu` are three configurations of this builder (their standard
  * layouts, below, are what a configuration without a `fabric` section gets).
  *
- *   fabric = { groups = "corepairs, cus, tccs, dma, directory, dram"; ranges = ""; };
+ *   fabric = { groups = "corepairs, cus, tccs, dmas, directory, channels"; ranges = ""; };
  *   corepairs = { role = "corepair"; count = 4; net = "noc"; };
- *   directory = { role = "directory"; net = "noc"; memory = "dram"; };
- *   dram      = { role = "memctrl"; count = 2; };
+ *   directory = { role = "directory"; memory = "channels"; };
+ *   channels  = { role = "memctrl"; count = 2; };
  *
  * Groups. Each name in fabric.groups is a section of its own (cs_config_section_as): role (a
  * role of the system's protocol family), count (0: the role's natural count in this system,
- * e.g. the SMs of `gpu.sms`), net (the network section it attaches to; "" for none), memory (the
- * group of memory controllers behind it). Groups are made in list order; endpoints are numbered
- * per network in list order (a request/response network: its initiators, then its targets).
+ * e.g. the SMs of `gpu.sms`), net (the network section it attaches to; "": noc, and none for a
+ * memory controller), memory (the group of memory controllers behind it; a memory group is
+ * behind one group only). A group's name, like a network's or a range's, must not be a
+ * component's section. Groups are made in list order; endpoints are numbered per network in
+ * list order (a request/response network: its initiators, then its targets).
  *
  * Roles. A protocol family (struct fab_proto) supplies the controllers of the roles it defines
  * (struct fab_role_ops): how to make one, its sockets on its network, its sockets towards the
@@ -42,11 +44,15 @@
  *
  * Ranges. fabric.ranges names sections of base, size, home (a group whose role serves memory)
  * and page attributes (cacheable, readonly); "" gives one range over all memory, homed at the
- * family's home role. fabric_range_of() looks an address up.
+ * first group whose role serves memory. fabric_range_of() looks an address up; the systems'
+ * allocators place every allocation inside one. A family whose protocols do not read page
+ * attributes (fab_proto.page_attrs false: gpu and apu today) refuses an uncacheable or
+ * read-only range rather than ignore it.
  */
 #ifndef COHSCOPE_TLM_SYSTEM_FABRIC_H
 #define COHSCOPE_TLM_SYSTEM_FABRIC_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -101,7 +107,8 @@ struct fab_node {
 	int net;	/* its network, -1: none */
 	unsigned ep;	/* FAB_MSG: its endpoint; FAB_REQ: initiator i; FAB_RESP: target j */
 	unsigned n_mem; /* memory sockets towards the controllers behind it */
-	unsigned ports; /* FAB_MEM: ports for the nodes in front of it */
+	unsigned mem_nth, mem_port; /* socket 0's controller (its nth memctrl) and port */
+	unsigned ports;		    /* FAB_MEM: ports for the nodes in front of it */
 	struct cs_stat_group *stats;
 	void *obj; /* the controller */
 };
@@ -113,6 +120,7 @@ struct fab_role_ops {
 	bool external;	      /* made by the system's initiators: fabric_attach binds it */
 	bool home;	      /* it serves memory: a range may name its group as home */
 	unsigned max_count;   /* 0: any */
+	unsigned max_mem;     /* memory sockets a node has, 0: any */
 	const char *stat_fmt; /* its stats group under the system's root: "corepair%u", "dir" */
 	int (*create)(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
 		      struct cs_err *err);
@@ -135,6 +143,7 @@ struct fab_proto {
 	const struct fab_role_ops *const *roles; /* NULL-terminated */
 	unsigned vnets;				 /* FAB_MSG networks */
 	const char *const *vnet_names;
+	bool page_attrs; /* its protocols read uncacheable and read-only pages */
 	/* A role's natural count in this system (a group's count 0), e.g. gpu.sms L1s. */
 	unsigned (*natural_count)(void *ctx, const struct fab_role_ops *role);
 	int (*layout)(void *ctx, struct fabric *f, struct cs_err *err); /* may be NULL */
@@ -201,7 +210,12 @@ struct fab_range {
 };
 const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr);
 unsigned fabric_ranges(const struct fabric *f);
+/* [addr, addr + len) lies inside one range. */
+bool fabric_covers(const struct fabric *f, uint64_t addr, uint64_t len);
 const struct fab_range *fabric_range(const struct fabric *f, unsigned i);
+/* The layout as built, for a run's result: {"groups": [{name, role, count, net, endpoints}],
+ * "networks": [{name, endpoints}], "ranges": [{base, size, home, cacheable, readonly}]}. */
+json_t *fabric_json(const struct fabric *f);
 /* Group i's section name and role. */
 unsigned fabric_groups(const struct fabric *f);
 const char *fabric_group_name(const struct fabric *f, unsigned i);

@@ -110,7 +110,6 @@ struct gpu_sys {
 	struct gpu_core_cfg core;
 	struct gpu_l1_cfg l1;
 	struct gpu_l2_cfg l2;
-	struct noc_cfg noc_cfg;
 	struct dram_cfg dram_cfg;
 	struct gpu_coherence_cfg coh;
 	struct gpu_workload_cfg wl;
@@ -473,6 +472,8 @@ uint64_t gh_alloc(struct gpu_host *h, uint64_t bytes, uint64_t align)
 	g->heap = a + (bytes ? bytes : 1);
 	if (g->rec)
 		g->rec->heap_end = g->heap;
+	if (!fabric_covers(g->fab, a, g->heap - a))
+		gpu_fail(g, -CS_ECONFIG, "an allocation lies outside every range of fabric.ranges");
 	return a;
 }
 
@@ -654,7 +655,6 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	    (rc = cs_config_section(cfg, &gpu_core_params, &g->core, err)) ||
 	    (rc = cs_config_section(cfg, &gpu_l1_params, &g->l1, err)) ||
 	    (rc = cs_config_section(cfg, &gpu_l2_params, &g->l2, err)) ||
-	    (rc = cs_config_section(cfg, &noc_params, &g->noc_cfg, err)) ||
 	    (rc = cs_config_section(cfg, &dram_params, &g->dram_cfg, err)) ||
 	    (rc = cs_config_section(cfg, &samp_params, &g->scfg, err)) ||
 	    (rc = energy_model_load(cfg, &g->energy, err)))
@@ -1192,6 +1192,7 @@ static json_t *gpu_result(struct cs_system *s)
 
 	summarize(g, &m);
 	json_object_set_new(r, "protocol", json_string(g->proto->name));
+	json_object_set_new(r, "fabric", fabric_json(g->fab));
 	json_object_set_new(r, "consistency",
 			    json_string(g->core.consistency == GPU_SC ? "sc" : "rc"));
 	json_object_set_new(r, "workload", json_string(s->workload->name));

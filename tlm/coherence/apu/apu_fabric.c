@@ -272,13 +272,18 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 		 ntcc = fabric_count(f, "tcc"), nch = fabric_count(f, "memctrl");
 	char where[CS_WHERE_MAX];
 
+	cs_config_origin(c->cfg, "fabric", "groups", where, sizeof(where));
 	if (fabric_nets(f) != 1)
 		return cs_err_set(err, -CS_ECONFIG,
-				  "fabric: the APU protocol puts every node on one network (%u "
-				  "given)",
-				  fabric_nets(f));
+				  "%s: the APU protocol puts every node on one network (%u given)",
+				  where, fabric_nets(f));
 	if (fabric_count(f, "directory") != 1)
-		return cs_err_set(err, -CS_ECONFIG, "fabric: the APU needs its directory (one)");
+		return cs_err_set(err, -CS_ECONFIG, "%s: the APU needs its directory (one)", where);
+	if (fabric_node(f, "directory", 0)->n_mem != nch)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "%s: every memory controller goes behind the directory (%u of %u)", where,
+		    fabric_node(f, "directory", 0)->n_mem, nch);
 	if (2 * ncp < c->cores || 2 * (ncp - 1) >= c->cores) {
 		cs_config_origin(c->cfg, "cpus", "cores", where, sizeof(where));
 		return cs_err_set(err, -CS_ECONFIG, "%s: the layout has %u CorePairs of two cores",
@@ -293,7 +298,7 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 	}
 	if (!c->gctx && (ntcp || ntcc || fabric_count(f, "dma")))
 		return cs_err_set(err, -CS_ECONFIG,
-				  "fabric: TCPs, TCCs and DMA need a GPU side (system apu)");
+				  "%s: TCPs, TCCs and DMA need a GPU side (system apu)", where);
 	c->cp_ep = calloc(ncp, sizeof(*c->cp_ep));
 	c->tcc_ep = calloc(ntcc ? ntcc : 1, sizeof(*c->tcc_ep));
 	c->tcc_node = calloc(ntcc ? ntcc : 1, sizeof(*c->tcc_node));
@@ -315,7 +320,7 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 		c->gcfg->tcc_node = c->tcc_node;
 		c->gcfg->tccs = ntcc;
 		c->gcfg->dir_node = (uint16_t)c->dir_ep;
-		/* filled as the slices are made, before any access */
+		/* filled once every node is made, before any access */
 		c->gcfg->tcc_obj = (struct apu_tcc *const *)fabric_objs(f, "tcc");
 		c->gcfg->lt = c->lt;
 		c->gctx->proto_cfg = c->gcfg;
