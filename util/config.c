@@ -737,12 +737,20 @@ static int load_section(struct cs_config *c, const struct cs_param_table *t, con
 		return cs_err_set(err, -CS_EINVAL, "cs_config_section: missing argument");
 	old = find_section(c, t->section);
 	if (old) {
-		if (old->t != t)
-			return cs_err_set(
-			    err, -CS_ECONFIG,
-			    "section '%s' is read as two different things (a node "
-			    "group's or network's name must not be a component's section)",
-			    t->section);
+		if (old->t != t) {
+			const config_setting_t *g = file_member(c, t->section);
+			char where[CS_WHERE_MAX] = "";
+
+			if (g)
+				snprintf(where, sizeof(where),
+					 "%s:%u: ", or_name(c, config_setting_source_file(g)),
+					 config_setting_source_line(g));
+			return cs_err_set(err, -CS_ECONFIG,
+					  "%ssection '%s' is read as two different things (a node "
+					  "group's, network's or range's name must not be a "
+					  "component's section)",
+					  where, t->section);
+		}
 		memcpy(dst, old->values, t->size);
 		return 0;
 	}

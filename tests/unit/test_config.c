@@ -687,7 +687,58 @@ START_TEST(test_section_twice)
 	ck_assert_int_eq(cs_config_section(c, &sim_table, &b, &err), 0);
 	ck_assert_int_eq(memcmp(&a, &b, sizeof(a)), 0);
 	ck_assert_uint_eq(b.seed, 11);
-	ck_assert_int_eq(cs_config_section(c, &other, &l1, &err), -CS_EINVAL);
+	ck_assert_int_eq(cs_config_section(c, &other, &l1, &err), -CS_ECONFIG);
+	ck_assert_str_eq(err.msg,
+			 "<string>:1: section 'sim' is read as two different things (a node "
+			 "group's, network's or range's name must not be a component's "
+			 "section)");
+	cs_config_close(c);
+}
+END_TEST
+
+/* One table read under other names (the builder's groups): the file's values over the given
+ * base, overrides on top; each name dumped as its own section; a name already read with another
+ * table is -CS_EEXIST. */
+START_TEST(test_section_as)
+{
+	struct cs_config *c;
+	struct cs_err err;
+	struct sim_cfg base, a, b, again;
+	struct l1_cfg l1;
+	int64_t def;
+	char text[8192];
+	size_t len;
+	FILE *f;
+
+	ck_assert_int_eq(
+	    cs_config_open_string("ga = { seed = 5; };\ngb = { rate = 0.5; };", "t.cfg", &c, &err),
+	    0);
+	ck_assert_int_eq(cs_config_set(c, "gb.seed=9", &err), 0);
+	ck_assert_int_eq(cs_params_defaults(&sim_table, &base, &err), 0);
+	def = base.offset;
+	ck_assert_int_ne(def, -3);
+	base.offset = -3;
+	ck_assert_int_eq(cs_config_section_as(c, &sim_table, "ga", &base, &a, &err), 0);
+	ck_assert_int_eq(cs_config_section_as(c, &sim_table, "gb", NULL, &b, &err), 0);
+	ck_assert_uint_eq(a.seed, 5);
+	ck_assert_int_eq(a.offset, -3); /* from the base */
+	ck_assert_uint_eq(b.seed, 9);	/* the override */
+	ck_assert(b.rate == 0.5);
+	ck_assert_int_eq(b.offset, def); /* the table's default, not the base */
+	ck_assert_int_eq(cs_config_section_as(c, &sim_table, "ga", NULL, &again, &err), 0);
+	ck_assert_int_eq(memcmp(&a, &again, sizeof(a)), 0);
+	ck_assert_int_eq(cs_config_section_as(c, &l1_table, "ga", NULL, &l1, &err), -CS_EEXIST);
+	ck_assert_int_eq(cs_config_check_unused(c, NULL, 0, &err), 0);
+	f = tmpfile();
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(cs_config_dump(c, f), 0);
+	rewind(f);
+	len = fread(text, 1, sizeof(text) - 1, f);
+	text[len] = 0;
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "\nga = {\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\ngb = {\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  offset = -3;\n"));
 	cs_config_close(c);
 }
 END_TEST
@@ -951,6 +1002,7 @@ static Suite *config_suite(void)
 	tcase_add_test(tc, test_include);
 	tcase_add_test(tc, test_check_unused);
 	tcase_add_test(tc, test_section_twice);
+	tcase_add_test(tc, test_section_as);
 	tcase_add_test(tc, test_dst_untouched_on_error);
 	tcase_add_test(tc, test_long_string);
 	tcase_add_test(tc, test_bad_tables);
