@@ -87,6 +87,40 @@ sys.exit(1 if bad else 0)
 PY
 done
 
+# gem5's network: three crossbars joined by two bridges (configs/apu-2200g-tree.cfg)
+TREE=$SRC/configs/apu-2200g-tree.cfg
+for w in hetero_prodcons hetero_dma; do
+	timeout 300 "$BIN" run -c "$TREE" -w $w --set workload.size=tiny -o tree-$w.json \
+		>tree-$w.txt 2>&1 || fail "tree $w: exit $?: $(tail -1 tree-$w.txt)"
+	grep -q verified tree-$w.txt || fail "tree $w: not verified"
+	python3 - tree-$w.json <<'PY' || fail "tree: $(cat err.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s, fab = d["stats"], d["result"]["fabric"]
+bad = []
+if [n["name"] for n in fab["networks"]] != ["cpu_xbar", "noc", "gpu_xbar"]:
+    bad.append("networks %s" % fab["networks"])
+for b in (0, 1):
+    for k in ("fwd_ab", "fwd_ba"):
+        if s.get("apu.bridge%d.%s" % (b, k), 0) <= 0:
+            bad.append("bridge %d forwarded nothing (%s)" % (b, k))
+open("err.txt", "w").write("; ".join(bad))
+sys.exit(1 if bad else 0)
+PY
+done
+timeout 300 "$BIN" run -c "$TREE" -w hetero_rtest --set gpu.check=true --set workload.size=tiny \
+	>tree-rtest.txt 2>&1 || fail "tree hetero_rtest: exit $?: $(tail -1 tree-rtest.txt)"
+grep -q " 0 violations" tree-rtest.txt || fail "tree hetero_rtest: $(grep -i violation tree-rtest.txt)"
+# the tree's extra hops cost time: the same work takes longer than on one crossbar
+"$BIN" run -c "$A" -w hetero_dma --set workload.size=tiny -o flat-dma.json >/dev/null 2>&1 ||
+	fail "flat hetero_dma: exit $?"
+python3 - tree-hetero_dma.json flat-dma.json <<'PY' || fail "tree: $(cat err.txt)"
+import json, sys
+t, f = (json.load(open(p))["result"]["cycles"] for p in sys.argv[1:3])
+open("err.txt", "w").write("tree %s cycles, one crossbar %s" % (t, f))
+sys.exit(0 if t > f else 1)
+PY
+
 # bad layouts
 expect_error() { # name expected-text config --set...
 	local name=$1 text=$2 cfg=$3 w=hetero_histo
@@ -121,5 +155,11 @@ expect_error "gpu banks not l2.banks" "the layout has 4 L2 banks and 4 channels"
 	--set l2_banks.count=4 --set channels.count=4
 expect_error "gpu bank behind two sockets" "a l2 node has 1 memory socket(s)" gtsc-16sm \
 	--set channels.count=16
+expect_error "two networks, no bridge" "2 networks of messages need 1 bridges" apu-2200g \
+	--set corepairs.net=cpu_xbar
+expect_error "bridge without its second network" \
+	"a bridge joins its network to another one: name it" apu-2200g \
+	--set "fabric.groups=corepairs, b, cus, tccs, dmas, directory, channels" \
+	--set b.role=bridge
 
 exit $((fails > 0))

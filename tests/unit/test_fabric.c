@@ -112,7 +112,8 @@ static const struct fab_role_ops tgt_role = {.name = "tgt",
 					     .recv = t_recv,
 					     .mem_port = t_mem};
 static const struct fab_role_ops *const t_roles[] = {
-    &node_role, &dirx_role, &ext_role, &ini_role, &tgt_role, &fab_memctrl_role, NULL};
+    &node_role, &dirx_role,	   &ext_role,	     &ini_role,
+    &tgt_role,	&fab_memctrl_role, &fab_bridge_role, NULL};
 static const char *const t_vnets[] = {"a", "b"};
 static const char *const t_msgs[] = {"m0", "m1"};
 
@@ -228,6 +229,48 @@ START_TEST(test_msg_numbering_and_memory)
 	/* made in list order: a (0, 1), d (2), b (3..5) */
 	ck_assert_uint_eq(obj(&tb, "dirx", 0)->order, 2);
 	ck_assert_uint_eq(obj(&tb, "node", 2)->order, 3);
+	ck_assert(fabric_idle(tb.f));
+	tb_end(&tb);
+}
+END_TEST
+
+/* Three networks in a tree, joined by two bridges: node ids run over every node but the
+ * bridges in list order; a bridge has an endpoint on each of its networks; each network sends
+ * the ids of the others' nodes to the bridge towards them (tests/unit/test_bridge.c times a
+ * message's path through a bridge; tests/cli/fabric.sh runs the APU as gem5's tree). */
+START_TEST(test_bridges_and_ids)
+{
+	struct tb tb;
+	const struct fab_node *b0, *b1;
+	int rc;
+
+	rc = tb_build(&tb,
+		      "fabric = { groups = \"c, b0, d, b1, g, m\"; };\n"
+		      "c = { role = \"node\"; count = 2; net = \"cnet\"; };\n"
+		      "b0 = { role = \"bridge\"; count = 1; net = \"cnet\"; net2 = \"noc\"; };\n"
+		      "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\n"
+		      "b1 = { role = \"bridge\"; count = 1; net = \"gnet\"; net2 = \"noc\"; };\n"
+		      "g = { role = \"node\"; count = 3; net = \"gnet\"; };\n"
+		      "m = { role = \"memctrl\"; count = 1; };\n");
+	ck_assert_msg(rc == 0, "%s", tb.err.msg);
+	ck_assert_uint_eq(fabric_nets(tb.f), 3);
+	/* ids: c 0, 1; d 2; g 3, 4, 5 */
+	ck_assert_uint_eq(fabric_node(tb.f, "node", 1)->id, 1);
+	ck_assert_uint_eq(fabric_node(tb.f, "dirx", 0)->id, 2);
+	ck_assert_uint_eq(fabric_node(tb.f, "node", 2)->id, 3);
+	ck_assert_uint_eq(fabric_node(tb.f, "node", 4)->id, 5);
+	/* endpoints per network: cnet c0 c1 b0; noc b0 d b1; gnet b1 g0 g1 g2 */
+	b0 = fabric_node(tb.f, "bridge", 0);
+	b1 = fabric_node(tb.f, "bridge", 1);
+	ck_assert_uint_eq(b0->ep, 2);
+	ck_assert_uint_eq(b0->ep2, 0);
+	ck_assert_uint_eq(fabric_node(tb.f, "dirx", 0)->ep, 1);
+	ck_assert_uint_eq(b1->ep2, 2);
+	ck_assert_uint_eq(b1->ep, 0);
+	ck_assert_uint_eq(fabric_node(tb.f, "node", 2)->ep, 1);
+	ck_assert_uint_eq(noc_endpoints(fabric_net(tb.f, 0)), 3);
+	ck_assert_uint_eq(noc_endpoints(fabric_net(tb.f, 1)), 3);
+	ck_assert_uint_eq(noc_endpoints(fabric_net(tb.f, 2)), 4);
 	ck_assert(fabric_idle(tb.f));
 	tb_end(&tb);
 }
@@ -425,6 +468,22 @@ static const struct {
      "net = \"l\"; };\nm = { role = \"memctrl\"; count = 1; };\ni = { role = \"ini\"; count = 1; "
      "net = \"l\"; };\nl = { topology = \"link\"; };\n",
      "t.cfg:2: t.net = \"l\": network l: a link carries one-way messages, not requests"},
+    {"fabric = { groups = \"a, d, m\"; };\na = { role = \"node\"; net = \"x\"; };\n"
+     "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\nm = { role = \"memctrl\"; };\n",
+     "2 networks of messages need 1 bridges between them in a tree (0 given)"},
+    {"fabric = { groups = \"a, b, d, m\"; };\na = { role = \"node\"; net = \"x\"; };\n"
+     "b = { role = \"bridge\"; net = \"x\"; count = 1; };\n"
+     "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\nm = { role = \"memctrl\"; };\n",
+     "b.net2 = \"\" (default): a bridge joins its network to another one: name it"},
+    {"fabric = { groups = \"a, d, m\"; };\na = { role = \"node\"; net2 = \"x\"; };\n"
+     "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\nm = { role = \"memctrl\"; };\n",
+     "t.cfg:2: a.net2 = \"x\": only a bridge is on a second network"},
+    {"fabric = { groups = \"a, b, c, e, d, m\"; };\na = { role = \"node\"; net = \"x\"; };\n"
+     "b = { role = \"bridge\"; net = \"x\"; net2 = \"noc\"; count = 1; };\n"
+     "c = { role = \"bridge\"; net = \"x\"; net2 = \"noc\"; count = 1; };\n"
+     "e = { role = \"node\"; net = \"y\"; };\n"
+     "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\nm = { role = \"memctrl\"; };\n",
+     "network x is not joined to every other by bridges"},
     {"fabric = { groups = \"d, m\"; ranges = \"r\"; };\n"
      "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
      "m = { role = \"memctrl\"; count = 1; };\nr = { size = 0; home = \"d\"; };\n",
@@ -503,6 +562,7 @@ static Suite *fabric_suite(void)
 
 	tcase_add_test(tc, test_msg_numbering_and_memory);
 	tcase_add_test(tc, test_reqresp_numbering_and_sharing);
+	tcase_add_test(tc, test_bridges_and_ids);
 	tcase_add_test(tc, test_natural_and_standard);
 	tcase_add_test(tc, test_ranges);
 	tcase_add_loop_test(tc, test_bad_layouts, 0, (int)(sizeof(bad) / sizeof(bad[0])));

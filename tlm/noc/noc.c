@@ -519,7 +519,32 @@ void noc_destroy(struct noc *n)
 	free(n->clk_tab);
 	free(n->phys);
 	free(n->ep);
+	free(n->route);
 	free(n);
+}
+
+uint64_t noc_bytes(const struct noc *n)
+{
+	return *n->tot_bytes;
+}
+
+int noc_set_routes(struct noc *n, const uint16_t *ep_of_id, unsigned n_ids)
+{
+	uint16_t *r = malloc(n_ids * sizeof(*r));
+
+	if (!r)
+		return -CS_ENOMEM;
+	for (unsigned i = 0; i < n_ids; i++) {
+		if (ep_of_id[i] >= n->n_ep) {
+			free(r);
+			return -CS_EINVAL;
+		}
+		r[i] = ep_of_id[i];
+	}
+	free(n->route);
+	n->route = r;
+	n->n_route = n_ids;
+	return 0;
 }
 
 static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g, const char *vname,

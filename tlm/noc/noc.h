@@ -174,6 +174,11 @@ int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_e
  * n_mem): pos[0..n_req+n_mem) gets each one's position (bank j at floor((2j + 1) N / (2 n_mem)),
  * the SMs in the other positions in order); for callers that place endpoints as the GPU does. */
 void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos);
+/* Node ids (generic face): a message's dst names node dst, which is endpoint ep_of_id[dst] of
+ * this network, either the node itself or the bridge towards it (tlm/noc/bridge.h). Without a
+ * table (the default) dst is the endpoint. 0, -CS_EINVAL (an endpoint out of range) or
+ * -CS_ENOMEM. */
+int noc_set_routes(struct noc *n, const uint16_t *ep_of_id, unsigned n_ids);
 /* Endpoint e's injection target socket / delivery initiator socket (generic face). NULL if out
  * of range or the network is a GPU face. */
 struct tlm_target_socket *noc_inject_port(struct noc *n, unsigned e);
@@ -207,6 +212,8 @@ uint64_t noc_unloaded_cycles(const struct noc *n, unsigned sm, unsigned bank,
  * edges the true value can differ by 1 ps (edges are rounded up to whole ps). */
 sim_time_t noc_unloaded_ps(const struct noc *n, unsigned sm, unsigned bank, unsigned payload_bytes,
 			   bool response);
+/* Bytes carried so far (header + payload, every vnet): the G.bytes counter. */
+uint64_t noc_bytes(const struct noc *n);
 /* Packets taken into the network and not yet accepted by their destination. */
 uint64_t noc_in_flight(const struct noc *n);
 /* The NoC clock. */

@@ -528,13 +528,22 @@ void noc_set_lt(struct noc *n, const struct lt_params *p)
 
 /* ---- the generic face: one-way messages ------------------------------------------------------ */
 
+/* The endpoint a message for node dst goes to on this network (n->n_ep: none). */
+static unsigned local_dst(const struct noc *n, unsigned dst)
+{
+	if (n->route)
+		return dst < n->n_route ? n->route[dst] : n->n_ep;
+	return dst < n->n_ep ? dst : n->n_ep;
+}
+
 /* A one-way message m from ep: its destination and vnet exist and may be used. */
 static bool oneway_ok(struct noc_ep *ep, const struct mem_msg *m)
 {
 	struct noc *n = ep->n;
+	unsigned d = local_dst(n, m->dst);
 
-	if (m->vnet >= n->n_vnets || m->dst >= n->n_ep || !((ep->send >> m->vnet) & 1) ||
-	    !((n->ep[m->dst].recv >> m->vnet) & 1)) {
+	if (m->vnet >= n->n_vnets || d >= n->n_ep || !((ep->send >> m->vnet) & 1) ||
+	    !((n->ep[d].recv >> m->vnet) & 1)) {
 		sim_fail(n->k, -CS_EPROTO,
 			 "%s: message to endpoint %u on vnet %u (the network has %u endpoints, "
 			 "%u vnets)",
@@ -559,7 +568,7 @@ static enum tlm_sync_enum ep_nb_fw(void *obj, struct tlm_payload *p, enum tlm_ph
 	}
 	if (!oneway_ok(ep, m))
 		return TLM_COMPLETED;
-	pk = noc_pkt_make(n, p, m->vnet, ep->id, m->dst, m->type, m->req_bytes);
+	pk = noc_pkt_make(n, p, m->vnet, ep->id, local_dst(n, m->dst), m->type, m->req_bytes);
 	if (!pk)
 		return TLM_COMPLETED;
 	if (noc_inj_offer(ep, m->vnet, pk, true)) {
@@ -575,19 +584,21 @@ static void ep_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 	struct noc *n = ep->n;
 	struct mem_msg *m = mem_msg_of(p);
 	sim_time_t now = sim_now(n->k);
+	unsigned d;
 
 	if (!oneway_ok(ep, m)) {
 		p->status = TLM_ADDRESS_ERROR_RESPONSE;
 		return;
 	}
-	*delay = noc_lt_hop(n, m->vnet, ep->id, m->dst, m->type, m->req_bytes, now + *delay) - now;
-	tlm_b_transport(&n->ep[m->dst].is, p, delay);
+	d = local_dst(n, m->dst);
+	*delay = noc_lt_hop(n, m->vnet, ep->id, d, m->type, m->req_bytes, now + *delay) - now;
+	tlm_b_transport(&n->ep[d].is, p, delay);
 }
 
 static unsigned ep_transport_dbg(void *obj, struct tlm_payload *p)
 {
 	struct noc_ep *ep = obj;
-	unsigned dst = mem_msg_of(p)->dst;
+	unsigned dst = local_dst(ep->n, mem_msg_of(p)->dst);
 
 	if (dst >= ep->n->n_ep)
 		return 0;

@@ -146,6 +146,10 @@ struct noc {
 	/* mesh geometry: cols x rows routers, endpoint e at ep[e].pos */
 	unsigned cols, rows;
 	struct noc_ep *ep;
+	/* noc_set_routes: a message's dst is a node id, route[dst] its endpoint here (NULL: dst
+	 * is the endpoint) */
+	uint16_t *route;
+	unsigned n_route;
 	struct noc_net net[NOC_VNET_MAX];
 	unsigned n_phys;
 	struct noc_phys *phys;

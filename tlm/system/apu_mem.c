@@ -48,7 +48,6 @@ struct apu_mem {
 	struct mem_store *store;
 	struct apu_fab_ctx fc; /* the protocol family's context for the builder */
 	struct fabric *fab;
-	struct noc *net;
 	struct apu_dir *dir;
 	unsigned ncp, nch, ntcc;
 	struct apu_cp *const *cp;
@@ -58,8 +57,7 @@ struct apu_mem {
 	struct apu_gpu_cfg gcfg;
 	struct apu_dma_cfg dma_cfg;
 	struct apu_dma *dma;
-	const uint64_t *net_bytes; /* the network's byte counter (the sampler's traffic) */
-	struct apu_lt *lt;	   /* the LT face's runs, shared by every port */
+	struct apu_lt *lt; /* the LT face's runs, shared by every port */
 	struct lt_params noc_ltp;
 };
 
@@ -155,7 +153,6 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 			  &m->fab, err);
 	if (rc)
 		goto fail;
-	m->net = fabric_role_net(m->fab, "directory");
 	m->dir = fabric_objs(m->fab, "directory")[0];
 	m->ncp = fabric_count(m->fab, "corepair");
 	m->cp = (struct apu_cp *const *)fabric_objs(m->fab, "corepair");
@@ -164,12 +161,6 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 	m->ntcc = fabric_count(m->fab, "tcc");
 	m->tcc = (struct apu_tcc *const *)fabric_objs(m->fab, "tcc");
 	m->dma = fabric_count(m->fab, "dma") ? fabric_objs(m->fab, "dma")[0] : NULL;
-	{
-		char full[160];
-
-		snprintf(full, sizeof(full), "%s.net.bytes", cs_stat_group_path(root));
-		m->net_bytes = cs_stats_counter_find(s->stats, full);
-	}
 	*out = m;
 	return 0;
 fail:
@@ -251,7 +242,8 @@ void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p)
 	 * is the directory's line serialization and DRAM's meter */
 	m->noc_ltp = *p;
 	m->noc_ltp.exact = true;
-	noc_set_lt(m->net, &m->noc_ltp);
+	for (unsigned i = 0; i < fabric_nets(m->fab); i++)
+		noc_set_lt(fabric_net(m->fab, i), &m->noc_ltp);
 	for (unsigned c = 0; c < m->nch; c++)
 		dram_ctrl_set_lt(m->dram[c], p);
 }
@@ -305,7 +297,11 @@ int apu_mem_write(struct apu_mem *m, uint64_t addr, const void *buf, size_t len)
 
 double apu_mem_traffic(const struct apu_mem *m)
 {
-	return m->net_bytes ? (double)*m->net_bytes : 0;
+	double b = 0;
+
+	for (unsigned i = 0; i < fabric_nets(m->fab); i++)
+		b += (double)noc_bytes(fabric_net(m->fab, i));
+	return b;
 }
 
 const struct fabric *apu_mem_fabric(const struct apu_mem *m)

@@ -3,6 +3,7 @@
 
 #include "tlm/coherence/apu/apu_fabric.h"
 #include "tlm/coherence/gpu_fabric.h"
+#include "tlm/noc/bridge.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -37,6 +38,8 @@ static const struct cs_param fab_group_rows[] = {
     {"net", CS_P_STRING, offsetof(struct fab_group_cfg, net), "", "",
      "the network section its nodes attach to (\"\": noc; a memory controller is on none)", 0, 0,
      NULL},
+    {"net2", CS_P_STRING, offsetof(struct fab_group_cfg, net2), "", "",
+     "a bridge's second network (\"\" for every other role)", 0, 0, NULL},
     {"memory", CS_P_STRING, offsetof(struct fab_group_cfg, memory), "", "",
      "the group of memory controllers behind its nodes (\"\": none)", 0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
@@ -79,6 +82,7 @@ struct fab_group {
 	const struct fab_role_ops *role;
 	unsigned count;
 	int net;	    /* network index, -1 none */
+	int net2;	    /* a bridge's second network, else -1 */
 	int mem;	    /* memory group index, -1 none */
 	int front;	    /* a memory group: the group in front of it, -1 none yet */
 	struct fab_node *n; /* count nodes */
@@ -87,7 +91,7 @@ struct fab_group {
 };
 
 struct fab_net {
-	char name[64];
+	char name[CS_PARAM_STR_MAX];
 	struct noc_cfg cfg;
 	unsigned face; /* FAB_MSG, or FAB_REQ for a request/response network */
 	unsigned n_ep, n_req, n_resp;
@@ -106,6 +110,9 @@ struct fabric {
 	unsigned nroles;
 	void ***role_obj;
 	unsigned *role_n;
+	struct noc_bridge_cfg bridge_cfg; /* section bridge, when the layout has a bridge */
+	bool have_bridge_cfg;
+	unsigned n_ids; /* node ids on one-way networks (every node there but the bridges) */
 	/* the initiator sockets that have a base-protocol checker */
 	struct tlm_initiator_socket **checked;
 	unsigned nchecked, capchecked;
@@ -256,43 +263,32 @@ static int load_group(struct fabric *f, const char *name, struct cs_err *err)
 	return 0;
 }
 
-static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
+/* The network called name (made on first use) for group g's key `key`: its index in *out. */
+static int net_of(struct fabric *f, struct fab_group *g, const char *name, const char *key,
+		  int *out, struct cs_err *err)
 {
 	unsigned i;
 	int rc;
 
-	g->net = -1;
-	if (g->role->face == FAB_MEM) {
-		if (g->cfg.net[0])
-			return bad_key(f, g->name, "net", err,
-				       "a memory controller is on no network (it sits behind the "
-				       "nodes naming its group as memory): leave %s.net out",
-				       g->name);
-		return 0;
-	}
-	if (!g->cfg.net[0])
-		snprintf(g->cfg.net, sizeof(g->cfg.net), "noc");
 	for (i = 0; i < f->nnets; i++)
-		if (!strcmp(f->net[i].name, g->cfg.net))
+		if (!strcmp(f->net[i].name, name))
 			break;
 	if (i == f->nnets) {
 		struct fab_net *n = &f->net[i];
 
 		if (i == FAB_NETS_MAX)
-			return bad_key(f, g->name, "net", err, "more than 4 networks (%s)",
-				       g->cfg.net);
-		if (group_find(f, g->cfg.net) >= 0)
-			return bad_key(f, g->name, "net", err,
-				       "'%s' is a node group, not a network", g->cfg.net);
-		snprintf(n->name, sizeof(n->name), "%s", g->cfg.net);
+			return bad_key(f, g->name, key, err, "more than 4 networks (%s)", name);
+		if (group_find(f, name) >= 0)
+			return bad_key(f, g->name, key, err, "'%s' is a node group, not a network",
+				       name);
+		snprintf(n->name, sizeof(n->name), "%s", name);
 		if ((rc = name_ok(f, n->name, "groups", err)))
 			return rc;
 		rc = cs_config_section_as(f->a.cfg, &noc_params, n->name, NULL, &n->cfg, err);
 		if (rc == -CS_EEXIST)
 			return bad_key(
-			    f, g->name, "net", err,
-			    "'%s' is already the section of something else, not a network",
-			    n->name);
+			    f, g->name, key, err,
+			    "'%s' is already the section of something else, not a network", name);
 		if (rc)
 			return rc;
 		if ((rc = noc_cfg_check(&n->cfg, err))) {
@@ -305,11 +301,48 @@ static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
 		f->nnets++;
 	}
 	if ((f->net[i].face == FAB_MSG) != (g->role->face == FAB_MSG))
-		return bad_key(f, g->name, "net", err,
+		return bad_key(f, g->name, key, err,
 			       "network %s carries one-way messages and requests with responses "
 			       "at once: give each face its own network",
-			       g->cfg.net);
-	g->net = (int)i;
+			       name);
+	*out = (int)i;
+	return 0;
+}
+
+static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
+{
+	int rc;
+
+	g->net = g->net2 = -1;
+	if (g->role->face == FAB_MEM) {
+		if (g->cfg.net[0])
+			return bad_key(f, g->name, "net", err,
+				       "a memory controller is on no network (it sits behind the "
+				       "nodes naming its group as memory): leave %s.net out",
+				       g->name);
+		return 0;
+	}
+	if (!g->cfg.net[0])
+		snprintf(g->cfg.net, sizeof(g->cfg.net), "noc");
+	if ((rc = net_of(f, g, g->cfg.net, "net", &g->net, err)))
+		return rc;
+	if (g->role != &fab_bridge_role) {
+		if (g->cfg.net2[0])
+			return bad_key(f, g->name, "net2", err,
+				       "only a bridge is on a second network");
+		return 0;
+	}
+	if (!g->cfg.net2[0] || !strcmp(g->cfg.net2, f->net[g->net].name))
+		return bad_key(f, g->name, "net2", err,
+			       "a bridge joins its network to another one: name it");
+	if ((rc = net_of(f, g, g->cfg.net2, "net2", &g->net2, err)))
+		return rc;
+	if (!f->have_bridge_cfg) {
+		rc = cs_config_section(f->a.cfg, &noc_bridge_params, &f->bridge_cfg, err);
+		if (rc)
+			return rc;
+		f->have_bridge_cfg = true;
+	}
 	return 0;
 }
 
@@ -448,6 +481,8 @@ static int number_nodes(struct fabric *f, struct cs_err *err)
 			else
 				n->n_req += g->count;
 		}
+		if (g->net2 >= 0)
+			f->net[g->net2].n_req += g->count;
 	}
 	for (unsigned i = 0; i < f->nnets; i++) {
 		struct fab_net *n = &f->net[i];
@@ -486,11 +521,18 @@ static int number_nodes(struct fabric *f, struct cs_err *err)
 			for (unsigned j = 0; j < g->count; j++) {
 				struct fab_node *n = &g->n[j];
 
-				*n = (struct fab_node){
-				    .group = i, .index = j, .nth = g->nth0 + j, .net = g->net};
+				*n = (struct fab_node){.group = i,
+						       .index = j,
+						       .nth = g->nth0 + j,
+						       .net = g->net,
+						       .net2 = g->net2};
 				if (g->net >= 0)
 					n->ep = g->role->face == FAB_RESP ? next_resp[g->net]++
 									  : next_req[g->net]++;
+				if (g->net2 >= 0)
+					n->ep2 = next_req[g->net2]++;
+				if (g->role->face == FAB_MSG && g->role != &fab_bridge_role)
+					n->id = f->n_ids++;
 			}
 		}
 	}
@@ -582,6 +624,22 @@ static int bind_net(struct fabric *f, const struct fab_group *g, const struct fa
 	noc = f->net[g->net].noc;
 	switch (g->role->face) {
 	case FAB_MSG:
+		if (g->role == &fab_bridge_role) {
+			struct noc *noc2 = f->net[g->net2].noc;
+
+			rc = bind(f, noc_bridge_inject(n->obj, 0), noc_inject_port(noc, n->ep),
+				  false);
+			rc = rc ? rc
+				: bind(f, noc_deliver_port(noc, n->ep),
+				       noc_bridge_deliver(n->obj, 0), false);
+			rc = rc ? rc
+				: bind(f, noc_bridge_inject(n->obj, 1),
+				       noc_inject_port(noc2, n->ep2), false);
+			rc = rc ? rc
+				: bind(f, noc_deliver_port(noc2, n->ep2),
+				       noc_bridge_deliver(n->obj, 1), false);
+			break;
+		}
 		rc = bind(f, g->role->send(f->a.ctx, n->obj), noc_inject_port(noc, n->ep), false);
 		if (!rc)
 			rc = bind(f, noc_deliver_port(noc, n->ep), g->role->recv(f->a.ctx, n->obj),
@@ -649,6 +707,89 @@ static int make_nets(struct fabric *f, struct cs_err *err)
 			return rc;
 	}
 	return 0;
+}
+
+/* With bridges: every one-way network routes the ids of nodes elsewhere to the bridge towards
+ * them. The networks and bridges must form a tree (one path between two networks). */
+static int make_routes(struct fabric *f, struct cs_err *err)
+{
+	/* via[x][y]: the endpoint on x of the first bridge on the path from network x to y */
+	unsigned via[FAB_NETS_MAX][FAB_NETS_MAX], nmsg = 0, nbridge = 0;
+	bool seen[FAB_NETS_MAX][FAB_NETS_MAX] = {{false}};
+	uint16_t *route;
+	char where[CS_WHERE_MAX];
+	int rc = 0;
+
+	for (unsigned i = 0; i < f->nnets; i++)
+		nmsg += f->net[i].face == FAB_MSG;
+	for (unsigned i = 0; i < f->ngroups; i++)
+		if (f->g[i].role == &fab_bridge_role)
+			nbridge += f->g[i].count;
+	if (nmsg <= 1 && !nbridge)
+		return 0; /* one network: a node's id is its endpoint */
+	cs_config_origin(f->a.cfg, "fabric", "groups", where, sizeof(where));
+	if (nbridge != nmsg - 1)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: %u networks of messages need %u bridges between them in a "
+				  "tree (%u given)",
+				  where, nmsg, nmsg - 1, nbridge);
+	/* breadth first from every network, over the bridges */
+	for (unsigned x = 0; x < f->nnets; x++) {
+		unsigned queue[FAB_NETS_MAX], qh = 0, qt = 0;
+
+		if (f->net[x].face != FAB_MSG)
+			continue;
+		seen[x][x] = true;
+		queue[qt++] = x;
+		while (qh < qt) {
+			unsigned u = queue[qh++];
+
+			for (unsigned i = 0; i < f->ngroups; i++) {
+				const struct fab_group *g = &f->g[i];
+
+				if (g->role != &fab_bridge_role)
+					continue;
+				for (unsigned j = 0; j < g->count; j++) {
+					const struct fab_node *b = &g->n[j];
+					unsigned w;
+
+					if (b->net != (int)u && b->net2 != (int)u)
+						continue;
+					w = (unsigned)(b->net == (int)u ? b->net2 : b->net);
+					if (seen[x][w])
+						continue;
+					seen[x][w] = true;
+					/* the first hop from x: this bridge if u is x, else u's */
+					via[x][w] = u == x ? (b->net == (int)x ? b->ep : b->ep2)
+							   : via[x][u];
+					queue[qt++] = w;
+				}
+			}
+		}
+		if (qt != nmsg)
+			return cs_err_set(err, -CS_ECONFIG,
+					  "%s: network %s is not joined to every other by bridges",
+					  where, f->net[x].name);
+	}
+	route = calloc(f->n_ids ? f->n_ids : 1, sizeof(*route));
+	if (!route)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (unsigned x = 0; x < f->nnets && !rc; x++) {
+		if (f->net[x].face != FAB_MSG)
+			continue;
+		for (unsigned i = 0; i < f->ngroups; i++) {
+			const struct fab_group *g = &f->g[i];
+
+			if (g->role->face != FAB_MSG || g->role == &fab_bridge_role)
+				continue;
+			for (unsigned j = 0; j < g->count; j++)
+				route[g->n[j].id] = g->net == (int)x ? (uint16_t)g->n[j].ep
+								     : (uint16_t)via[x][g->net];
+		}
+		rc = noc_set_routes(f->net[x].noc, route, f->n_ids);
+	}
+	free(route);
+	return rc ? cs_err_set(err, rc, "out of memory") : 0;
 }
 
 static int make_nodes(struct fabric *f, struct cs_err *err)
@@ -728,7 +869,7 @@ int fabric_build(const struct fab_build_args *a, struct fabric **out, struct cs_
 		goto fail;
 	if (a->proto->layout && (rc = a->proto->layout(a->ctx, f, err)))
 		goto fail;
-	if ((rc = make_nets(f, err)) || (rc = make_nodes(f, err)))
+	if ((rc = make_nets(f, err)) || (rc = make_routes(f, err)) || (rc = make_nodes(f, err)))
 		goto fail;
 	index_objs(f);
 	if (a->proto->finish && (rc = a->proto->finish(a->ctx, f, err)))
@@ -832,6 +973,39 @@ const struct fab_role_ops fab_memctrl_role = {
     .destroy = memctrl_destroy,
     .mem_target = memctrl_target,
     .idle = memctrl_idle,
+};
+
+/* ---- the bridge role ------------------------------------------------------------------------ */
+
+static int bridge_create(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
+			 struct cs_err *err)
+{
+	(void)ctx;
+	return noc_bridge_create(f->a.k, &f->bridge_cfg, noc_clock(f->net[n->net].noc),
+				 noc_clock(f->net[n->net2].noc), n->stats,
+				 (struct noc_bridge **)out, err);
+}
+
+static void bridge_destroy(void *ctx, void *obj)
+{
+	(void)ctx;
+	noc_bridge_destroy(obj);
+}
+
+static bool bridge_idle(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return noc_bridge_idle(obj);
+}
+
+const struct fab_role_ops fab_bridge_role = {
+    .name = "bridge",
+    .help = "a bridge between two networks of messages (net, net2; section bridge)",
+    .face = FAB_MSG,
+    .stat_fmt = "bridge%u",
+    .create = bridge_create,
+    .destroy = bridge_destroy,
+    .idle = bridge_idle,
 };
 
 static const struct fab_proto *const fab_protos[] = {&gpu_fab_proto, &apu_fab_proto, NULL};
@@ -962,10 +1136,19 @@ json_t *fabric_json(const struct fabric *f)
 
 		for (unsigned j = 0; g->net >= 0 && j < g->count; j++)
 			json_array_append_new(eps, json_integer(g->n[j].ep));
-		json_array_append_new(
-		    gs, json_pack("{s:s, s:s, s:i, s:s, s:o}", "name", g->name, "role",
-				  g->role->name, "count", (json_int_t)g->count, "net",
-				  g->net >= 0 ? f->net[g->net].name : "", "endpoints", eps));
+		json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:o}", "name", g->name, "role",
+				      g->role->name, "count", (json_int_t)g->count, "net",
+				      g->net >= 0 ? f->net[g->net].name : "", "endpoints", eps);
+
+		if (g->net2 >= 0) {
+			json_t *eps2 = json_array();
+
+			for (unsigned j = 0; j < g->count; j++)
+				json_array_append_new(eps2, json_integer(g->n[j].ep2));
+			json_object_set_new(o, "net2", json_string(f->net[g->net2].name));
+			json_object_set_new(o, "endpoints2", eps2);
+		}
+		json_array_append_new(gs, o);
 	}
 	for (unsigned i = 0; i < f->nnets; i++)
 		json_array_append_new(ns,

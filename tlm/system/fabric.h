@@ -84,7 +84,8 @@ extern const struct cs_param_table fab_params;
 struct fab_group_cfg {
 	char role[CS_PARAM_STR_MAX];
 	uint64_t count;		       /* 0: the role's natural count */
-	char net[CS_PARAM_STR_MAX];    /* a network section, "" for none */
+	char net[CS_PARAM_STR_MAX];    /* a network section, "": noc (none for memory) */
+	char net2[CS_PARAM_STR_MAX];   /* a bridge's second network */
 	char memory[CS_PARAM_STR_MAX]; /* a group of memory controllers, "" for none */
 };
 extern const struct cs_param_table fab_group_params;
@@ -106,7 +107,10 @@ struct fab_node {
 	unsigned nth;	/* within its role, over the groups in list order */
 	int net;	/* its network, -1: none */
 	unsigned ep;	/* FAB_MSG: its endpoint; FAB_REQ: initiator i; FAB_RESP: target j */
-	unsigned n_mem; /* memory sockets towards the controllers behind it */
+	unsigned id;	/* FAB_MSG: its node id, what messages name as dst (not for bridges) */
+	int net2;	/* a bridge's second network (-1 for other roles) and its endpoint */
+	unsigned ep2;
+	unsigned n_mem;		    /* memory sockets towards the controllers behind it */
 	unsigned mem_nth, mem_port; /* socket 0's controller (its nth memctrl) and port */
 	unsigned ports;		    /* FAB_MEM: ports for the nodes in front of it */
 	struct cs_stat_group *stats;
@@ -152,6 +156,11 @@ struct fab_proto {
 
 /* DRAM channels (fab_build_args.dram, .map, .store), for a family to list among its roles. */
 extern const struct fab_role_ops fab_memctrl_role;
+/* A bridge between two one-way networks (tlm/noc/bridge.h; section bridge): a group of this
+ * role names both (net, net2). With bridges, messages name nodes by id (fab_node.id, numbered
+ * over the one-way networks' nodes in list order, bridges left out) and every network routes
+ * ids that are not its own to the bridge towards them; the networks and bridges form a tree. */
+extern const struct fab_role_ops fab_bridge_role;
 
 /* The protocol families (gpu, apu), NULL-terminated: `cohscope list roles`. */
 const struct fab_proto *const *fab_proto_registry(void);

@@ -19,7 +19,7 @@ static int cp_create(void *ctx, struct fabric *f, const struct fab_node *n, void
 	int rc;
 
 	(void)f;
-	rc = apu_cp_create(c->k, c->cp, c->msgs, n->ep, c->dir_ep, n->stats, (struct apu_cp **)out,
+	rc = apu_cp_create(c->k, c->cp, c->msgs, n->id, c->dir_ep, n->stats, (struct apu_cp **)out,
 			   err);
 	if (!rc)
 		apu_port_set_lt(apu_cp_port(*out), c->lt);
@@ -138,7 +138,7 @@ static int dma_create(void *ctx, struct fabric *f, const struct fab_node *n, voi
 	int rc;
 
 	(void)f;
-	rc = apu_dma_create(c->k, c->dma, c->msgs, n->ep, c->dir_ep, n->stats,
+	rc = apu_dma_create(c->k, c->dma, c->msgs, n->id, c->dir_ep, n->stats,
 			    (struct apu_dma **)out, err);
 	if (!rc)
 		apu_port_set_lt(apu_dma_port(*out), c->lt);
@@ -188,7 +188,7 @@ static int dir_create(void *ctx, struct fabric *f, const struct fab_node *n, voi
 		      struct cs_err *err)
 {
 	struct apu_fab_ctx *c = ctx;
-	struct apu_dir_nodes nodes = {.ep = n->ep,
+	struct apu_dir_nodes nodes = {.ep = n->id,
 				      .n_cp = fabric_count(f, "corepair"),
 				      .cp = c->cp_ep,
 				      .n_tcc = fabric_count(f, "tcc"),
@@ -248,7 +248,8 @@ static const struct fab_role_ops dir_role = {
 };
 
 static const struct fab_role_ops *const apu_roles[] = {
-    &cp_role, &tcp_role, &tcc_role, &dma_role, &dir_role, &fab_memctrl_role, NULL};
+    &cp_role,  &tcp_role,	  &tcc_role,	    &dma_role,
+    &dir_role, &fab_memctrl_role, &fab_bridge_role, NULL};
 
 static unsigned natural_count(void *ctx, const struct fab_role_ops *r)
 {
@@ -273,10 +274,6 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 	char where[CS_WHERE_MAX];
 
 	cs_config_origin(c->cfg, "fabric", "groups", where, sizeof(where));
-	if (fabric_nets(f) != 1)
-		return cs_err_set(err, -CS_ECONFIG,
-				  "%s: the APU protocol puts every node on one network (%u given)",
-				  where, fabric_nets(f));
 	if (fabric_count(f, "directory") != 1)
 		return cs_err_set(err, -CS_ECONFIG, "%s: the APU needs its directory (one)", where);
 	if (fabric_node(f, "directory", 0)->n_mem != nch)
@@ -306,12 +303,12 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 	if (!c->cp_ep || !c->tcc_ep || !c->tcc_node || !c->tcp_node)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	for (unsigned i = 0; i < ncp; i++)
-		c->cp_ep[i] = fabric_node(f, "corepair", i)->ep;
+		c->cp_ep[i] = fabric_node(f, "corepair", i)->id;
 	for (unsigned j = 0; j < ntcc; j++)
-		c->tcc_ep[j] = c->tcc_node[j] = (uint16_t)fabric_node(f, "tcc", j)->ep;
+		c->tcc_ep[j] = c->tcc_node[j] = (uint16_t)fabric_node(f, "tcc", j)->id;
 	for (unsigned i = 0; i < ntcp; i++)
-		c->tcp_node[i] = (uint16_t)fabric_node(f, "tcp", i)->ep;
-	c->dir_ep = fabric_node(f, "directory", 0)->ep;
+		c->tcp_node[i] = (uint16_t)fabric_node(f, "tcp", i)->id;
+	c->dir_ep = fabric_node(f, "directory", 0)->id;
 	c->map = (struct addr_map){
 	    .banks = nch, .banks_per_channel = 1, .interleave_shift = c->interleave_shift};
 	if (c->gcfg) {

@@ -8,10 +8,12 @@
  *   dma        the DMA engine (at most one)
  *   directory  the stateless system directory with its victim LLC (at most one), home of memory
  *   memctrl    a DDR channel behind the directory (natural count apu.channels)
+ *   bridge     between two of its networks (the builder's)
  *
  * The layout decides the counts: the directory learns every CorePair's and TCC slice's
  * endpoint, the controllers the directory's, and DRAM channels interleave over the memctrl
- * group at apu.interleave_bytes. Every node of the family is on one network.
+ * group at apu.interleave_bytes. Nodes are named by their node ids (fab_node.id), so the
+ * family's nodes may sit on several networks joined by bridges (gem5's tree of crossbars).
  */
 #ifndef COHSCOPE_TLM_COHERENCE_APU_APU_FABRIC_H
 #define COHSCOPE_TLM_COHERENCE_APU_APU_FABRIC_H
