@@ -1017,6 +1017,15 @@ char apu_cp_peek(const struct apu_cp *cp, uint64_t line, void *data, bool *dirty
 	return "ISEOM"[l->state];
 }
 
+unsigned apu_cp_peek_l1(const struct apu_cp *cp, uint64_t line)
+{
+	uint64_t a = apu_line_of(line);
+
+	return (l1_has(cp->l1d[0], a) ? APU_CP_IN_D0 : 0u) |
+	       (l1_has(cp->l1d[1], a) ? APU_CP_IN_D1 : 0u) |
+	       (l1_has(cp->l1i, a) ? APU_CP_IN_I : 0u);
+}
+
 void apu_cp_poke(struct apu_cp *cp, uint64_t addr, const void *buf, size_t len)
 {
 	struct cache_line *l = cache_lookup(cp->l2, apu_line_of(addr));

@@ -77,6 +77,10 @@ void apu_cp_set_check(struct apu_cp *cp, struct cohcheck *c);
 /* The line's stable state ('I', 'S', 'E', 'O', 'M'; 'T' when transient) and, if held in a
  * stable state and data != NULL, its 64 B; *dirty (may be NULL) its dirty bit. */
 char apu_cp_peek(const struct apu_cp *cp, uint64_t line, void *data, bool *dirty);
+/* Which L1s hold the line (presence only: the data is the L2's): APU_CP_IN_D0, _IN_D1 (the
+ * cores' L1Ds), _IN_I (the shared L1I). */
+enum { APU_CP_IN_D0 = 1, APU_CP_IN_D1 = 2, APU_CP_IN_I = 4 };
+unsigned apu_cp_peek_l1(const struct apu_cp *cp, uint64_t line);
 /* Host copies while the CorePair is idle: len bytes at addr (within one line) written into
  * its L2 copy if it holds the line, state and dirty bit unchanged (the caller writes memory
  * too, so a clean copy stays equal to memory). The L1s hold no data of their own. */
