@@ -968,6 +968,83 @@ START_TEST(test_cpu_cores_mp_and_atomics)
 }
 END_TEST
 
+/* ct_ifetch through a CPU core on a CorePair: a fetch issued right after a store to its word
+ * does not see the buffered store (a load forwards it) and reads memory's value (its RdBlkS is
+ * performed before the store leaves the buffer); after MFENCE the store is performed (the line
+ * in M) and the fetch writes the line back (MO_S) and returns the stored value. */
+struct fetch_prog {
+	uint64_t addr;
+	uint64_t before, loaded, after;
+	char fail[256];
+	unsigned done;
+};
+
+static void fetch_env_fail(void *sys, int code, const char *msg)
+{
+	struct fetch_prog *p = sys;
+
+	(void)code;
+	if (!p->fail[0])
+		snprintf(p->fail, sizeof(p->fail), "%s", msg);
+}
+
+static void fetch_env_done(void *sys, unsigned core)
+{
+	(void)core;
+	((struct fetch_prog *)sys)->done++;
+}
+
+static void fetch_thread(struct cpu_thread *t)
+{
+	struct fetch_prog *p = (struct fetch_prog *)ct_args(t);
+
+	ct_st32(t, p->addr, 5);
+	p->before = ct_ifetch(t, p->addr, 4);
+	p->loaded = ct_ld32(t, p->addr);
+	ct_mfence(t);
+	p->after = ct_ifetch(t, p->addr, 4);
+}
+
+START_TEST(test_cpu_core_ifetch)
+{
+	struct sys s;
+	struct cs_err err;
+	struct cpu_core_cfg cc;
+	struct cpu_core *core;
+	struct fetch_prog p = {.addr = X};
+	struct cpu_core_env env = {
+	    .sys = &p, .fail = fetch_env_fail, .thread_done = fetch_env_done, .seed = 1};
+	struct cpu_program prog = {.name = "fetch", .threads = 1, .fn = fetch_thread, .args = &p};
+
+	sys_init(&s, 2, false);
+	mem_pattern(&s, X, 0x500);
+	cohcheck_write(s.chk, X, 4, 0x500); /* the host's write, first in the word's order */
+	ck_assert_int_eq(cs_params_defaults(&cpu_core_params, &cc, &err), 0);
+	ck_assert_int_eq(cpu_core_create(s.tb.k, &cc, 0, &env,
+					 cs_stat_group(cs_stats_root(s.tb.stats), "cpu0"), &core,
+					 &err),
+			 0);
+	cpu_core_attach(core, &apu_cp_mem_ops, apu_cp_mem(s.cp[0], 0));
+	cpu_core_set_check(core, s.chk, 100);
+	ck_assert_int_eq(cpu_core_start(core, &prog, 0, 0), 0);
+	run(&s);
+	ck_assert_msg(!p.fail[0], "%s", p.fail);
+	ck_assert_uint_eq(p.done, 1);
+	ck_assert_uint_eq(p.before, 0x500);
+	ck_assert_uint_eq(p.loaded, 5);
+	ck_assert_uint_eq(p.after, 5);
+	ck_assert_uint_eq(st(&s, "cpu0.ifetches"), 2);
+	ck_assert_uint_eq(st(&s, "cpu0.loads"), 1);
+	ck_assert_uint_eq(st(&s, "cpu0.sb.forwards"), 1);
+	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 2);
+	ck_assert_uint_eq(st(&s, "cp0.upgrades"), 1); /* the store found the fetched line in S */
+	ck_assert_uint_eq(st(&s, "cp0.ifetch_victims"), 1);
+	ck_assert_msg(cohcheck_violations(s.chk) == 0, "%s", cohcheck_first(s.chk));
+	cpu_core_destroy(core);
+	sys_fini(&s);
+}
+END_TEST
+
 static Suite *apu_cp_suite(void)
 {
 	Suite *s = suite_create("apu_corepair");
@@ -980,6 +1057,7 @@ static Suite *apu_cp_suite(void)
 	tcase_add_test(tc, test_dma_with_cpus);
 	tcase_add_test(tc, test_cpu_cores_mp_and_atomics);
 	tcase_add_test(tc, test_ifetch_from_i);
+	tcase_add_test(tc, test_cpu_core_ifetch);
 	tcase_add_test(tc, test_ifetch_e_dropped);
 	tcase_add_loop_test(tc, test_ifetch_mo_s, 0, 2);
 	tcase_add_test(tc, test_ifetch_mo_s_probed);
