@@ -379,6 +379,29 @@ static uint64_t st(struct sys *s, const char *name)
 	return tb_stat(&s->tb, name);
 }
 
+/* Counters and the values they must have; EXPECT(s, {"name", v}, ...) checks them all, naming
+ * the first that differs. */
+struct want {
+	const char *stat;
+	uint64_t v;
+};
+
+static void expect(struct sys *s, const struct want *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = st(s, w[i].stat);
+
+		ck_assert_msg(v == w[i].v, "%s = %llu, expected %llu", w[i].stat,
+			      (unsigned long long)v, (unsigned long long)w[i].v);
+	}
+}
+
+#define EXPECT(s, ...)                                              \
+	do {                                                        \
+		const struct want want_[] = {__VA_ARGS__};          \
+		expect(s, want_, sizeof(want_) / sizeof(want_[0])); \
+	} while (0)
+
 /* I + Ifetch -> RdBlkS -> I_S -> S (one RdBlkS, P - 1 downgrades, granted S clean); the other
  * core's fetch hits the shared L1I; a load then misses the L1D and is served by the L2. */
 START_TEST(test_ifetch_from_i)
@@ -398,12 +421,8 @@ START_TEST(test_ifetch_from_i)
 	ck_assert(!dirty);
 	ck_assert_uint_eq(apu_cp_peek_l1(s.cp[0], X), APU_CP_IN_I);
 	ck_assert_uint_eq(word(c0.got, 8), 0x102); /* the fetch returns memory's bytes */
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.misses"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.rdblk"), 0);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlkS"), 1);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlk"), 0);
-	ck_assert_uint_eq(st(&s, "cp1.probes.downgrade"), 1);
+	EXPECT(&s, {"cp0.rdblks", 1}, {"cp0.misses", 1}, {"cp0.rdblk", 0}, {"dir.txn.RdBlkS", 1},
+	       {"dir.txn.RdBlk", 0}, {"cp1.probes.downgrade", 1});
 	ck_assert_uint_eq(tb_count(&s.tb, s.tb.P, APU_PRBDOWNGRADE), 0);
 	ck_assert_uint_eq(tb_count(&s.tb, s.tb.P, APU_PRBINV), 0);
 	packets = st(&s, "net.packets"); /* RdBlkS, PrbDowngrade, PrbAck, SysResp, Unblock */
@@ -412,8 +431,7 @@ START_TEST(test_ifetch_from_i)
 	tc_fetch(&c1, X + 12);
 	run(&s);
 	ck_assert_uint_eq(word(c1.got, 12), 0x103);
-	ck_assert_uint_eq(st(&s, "cp0.l1i_hits"), 1);
-	ck_assert_uint_eq(st(&s, "net.packets"), packets);
+	EXPECT(&s, {"cp0.l1i_hits", 1}, {"net.packets", packets});
 	ck_assert_uint_le(c1.at - c1.issued, 2 * CYCLE);
 	/* a load: L1D0 misses, the L2 serves it after l2_hit_cycles (18) and fills L1D0 */
 	tc_load(&c0, X + 16);
@@ -449,12 +467,8 @@ START_TEST(test_ifetch_e_dropped)
 	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
 	ck_assert_uint_eq(apu_cp_peek_l1(s.cp[0], X), APU_CP_IN_I);
 	ck_assert_uint_eq(word(c.got, 4), 0x201);
-	ck_assert_uint_eq(st(&s, "cp0.ifetch_e_drops"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.vic_clean"), 0);
-	ck_assert_uint_eq(st(&s, "dir.txn.VicClean"), 0);
-	ck_assert_uint_eq(st(&s, "dir.vic_clean"), 0);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlkS"), 1);
+	EXPECT(&s, {"cp0.ifetch_e_drops", 1}, {"cp0.rdblks", 1}, {"cp0.vic_clean", 0},
+	       {"dir.txn.VicClean", 0}, {"dir.vic_clean", 0}, {"dir.txn.RdBlkS", 1});
 	ck_assert_uint_eq(st(&s, "net.packets") - packets, 5); /* the RdBlkS transaction only */
 	sys_fini(&s);
 }
@@ -510,19 +524,14 @@ START_TEST(test_ifetch_mo_s)
 	ck_assert_uint_eq(apu_cp_peek_l1(s.cp[0], X), APU_CP_IN_I);
 	if (_i)
 		ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'S');
-	ck_assert_uint_eq(st(&s, "cp0.ifetch_victims"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.vic_dirty"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.vic_clean"), 0);
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 1);
-	ck_assert_uint_eq(st(&s, "dir.txn.VicDirty"), 1);
-	ck_assert_uint_eq(st(&s, "dir.vic_dirty"), 1);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlkS"), 1);
+	EXPECT(&s, {"cp0.ifetch_victims", 1}, {"cp0.vic_dirty", 1}, {"cp0.vic_clean", 0},
+	       {"cp0.rdblks", 1}, {"dir.txn.VicDirty", 1}, {"dir.vic_dirty", 1},
+	       {"dir.txn.RdBlkS", 1});
 	mem_store_read(s.tb.store, X, d, 4);
 	ck_assert_uint_eq(word(d, 0), 0x1234); /* written back before the fetch */
 	/* the victim went into the LLC too, and the RdBlkS's lookup hit it and removed it
 	 * (docs/apu.md §3.5) */
-	ck_assert_uint_eq(st(&s, "dir.llc_writes.victim"), 1);
-	ck_assert_uint_eq(st(&s, "dir.llc_hits"), 1);
+	EXPECT(&s, {"dir.llc_writes.victim", 1}, {"dir.llc_hits", 1});
 	ck_assert(!apu_dir_llc_peek(s.tb.dir, X, NULL));
 	sys_fini(&s);
 }
@@ -546,12 +555,8 @@ START_TEST(test_ifetch_mo_s_probed)
 	ck_assert_int_eq(sim_run_until(s.tb.k, sim_now(s.tb.k) + CYCLE), 0);
 	tc_fetch(&a, X + 4);
 	run(&s);
-	ck_assert_uint_eq(st(&s, "cp0.probes.inv"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.vic_stale"), 1);
-	ck_assert_uint_eq(st(&s, "dir.vic_stale"), 1);
-	ck_assert_uint_eq(st(&s, "dir.vic_dirty"), 0);
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 1);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlkS"), 1);
+	EXPECT(&s, {"cp0.probes.inv", 1}, {"cp0.vic_stale", 1}, {"dir.vic_stale", 1},
+	       {"dir.vic_dirty", 0}, {"cp0.rdblks", 1}, {"dir.txn.RdBlkS", 1});
 	ck_assert_uint_eq(word(a.got, 0), 0x1234);
 	ck_assert_uint_eq(word(a.got, 4), 0x77);
 	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
@@ -588,9 +593,7 @@ START_TEST(test_store_drops_l1i)
 	tc_fetch(&c0, X + 8);
 	run(&s);
 	ck_assert_uint_eq(word(c0.got, 8), 0xabc);
-	ck_assert_uint_eq(st(&s, "cp0.l1i_hits"), 0);
-	ck_assert_uint_eq(st(&s, "cp0.ifetch_victims"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 2);
+	EXPECT(&s, {"cp0.l1i_hits", 0}, {"cp0.ifetch_victims", 1}, {"cp0.rdblks", 2});
 	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
 	ck_assert_uint_eq(apu_cp_peek_l1(s.cp[0], X), APU_CP_IN_I);
 	sys_fini(&s);
@@ -624,8 +627,7 @@ START_TEST(test_probe_invalidates_l1i)
 	run(&s);
 	ck_assert_uint_eq(word(a.got, 0), 0x99);
 	ck_assert_uint_eq(word(a.got, 4), 0x301);
-	ck_assert_uint_eq(st(&s, "cp0.l1i_hits"), 0);
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 2);
+	EXPECT(&s, {"cp0.l1i_hits", 0}, {"cp0.rdblks", 2});
 	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'O');
 	sys_fini(&s);
 }
@@ -648,8 +650,7 @@ START_TEST(test_i_s_stalls)
 	ck_assert_uint_eq(word(c0.got, 0), 0x400);
 	ck_assert_uint_eq(word(c1.got, 4), 0x401);
 	ck_assert_uint_ge(c1.at, c0.at);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlkS"), 1);
-	ck_assert_uint_eq(st(&s, "dir.txn.RdBlk"), 0);
+	EXPECT(&s, {"dir.txn.RdBlkS", 1}, {"dir.txn.RdBlk", 0});
 	ck_assert_uint_eq(st(&s, _i ? "cp0.l1i_hits" : "cp0.l2_hits"), 1);
 	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
 	sys_fini(&s);
@@ -677,10 +678,8 @@ START_TEST(test_rdblks_probe_counts)
 		ck_assert_uint_eq(st(&s, name), 0);
 	}
 	ck_assert_uint_eq(tb_count(&s.tb, P, APU_PRBDOWNGRADE) + tb_count(&s.tb, P, APU_PRBINV), 0);
-	ck_assert_uint_eq(st(&s, "dir.probes.RdBlkS"), P - 1);
-	ck_assert_uint_eq(st(&s, "dir.probes.downgrade"), P - 1);
-	ck_assert_uint_eq(st(&s, "dir.probes.inv"), 0);
-	ck_assert_uint_eq(st(&s, "dir.probe_acks"), P - 1);
+	EXPECT(&s, {"dir.probes.RdBlkS", P - 1}, {"dir.probes.downgrade", P - 1},
+	       {"dir.probes.inv", 0}, {"dir.probe_acks", P - 1});
 	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
 	sys_fini(&s);
 }
@@ -846,6 +845,7 @@ struct prog {
 	unsigned rounds;
 	uint64_t seen_old; /* MP: reads of the flag set that found stale data */
 	uint64_t flag_seen;
+	uint64_t fetched_before, loaded, fetched_after; /* fetch_thread */
 	char fail[256];
 	unsigned done;
 };
@@ -902,11 +902,27 @@ static void mp_thread(struct cpu_thread *t)
 	}
 }
 
+/* CPU core `id` (default parameters: 3.5 GHz) on core c of CorePair cp, its stats in group g;
+ * it reports what it reads to the checker the CorePairs write to, as reader 100 + id. */
+static struct cpu_core *core_on(struct sys *s, unsigned id, const struct cpu_core_env *env,
+				const char *g, unsigned cp, unsigned c)
+{
+	struct cs_err err;
+	struct cpu_core_cfg cc;
+	struct cpu_core *core;
+
+	ck_assert_int_eq(cs_params_defaults(&cpu_core_params, &cc, &err), 0);
+	ck_assert_int_eq(cpu_core_create(s->tb.k, &cc, id, env,
+					 cs_stat_group(cs_stats_root(s->tb.stats), g), &core, &err),
+			 0);
+	cpu_core_attach(core, &apu_cp_mem_ops, apu_cp_mem(s->cp[cp], c));
+	cpu_core_set_check(core, s->chk, 100 + id);
+	return core;
+}
+
 START_TEST(test_cpu_cores_mp_and_atomics)
 {
 	struct sys s;
-	struct cs_err err;
-	struct cpu_core_cfg cc;
 	struct cpu_core *core[4];
 	struct prog p = {.data = 0x10000, .flag = 0x20000, .counter = 0x30000, .rounds = 40};
 	struct cpu_core_env env = {.sys = &p, .fail = env_fail, .thread_done = env_done, .seed = 1};
@@ -916,18 +932,9 @@ START_TEST(test_cpu_cores_mp_and_atomics)
 	bool found = false;
 
 	sys_init(&s, 2, false);
-	ck_assert_int_eq(cs_params_defaults(&cpu_core_params, &cc, &err), 0);
-	cc.clock_mhz = 3500;
-	for (unsigned i = 0; i < 4; i++) {
-		ck_assert_int_eq(cpu_core_create(s.tb.k, &cc, i, &env,
-						 cs_stat_group(cs_stats_root(s.tb.stats), "cpu"),
-						 &core[i], &err),
-				 0);
-		/* threads 0 and 1 on different CorePairs, the atomics on both */
-		cpu_core_attach(core[i], &apu_cp_mem_ops, apu_cp_mem(s.cp[i % 2], i / 2));
-		/* the cores report what they read to the checker the CorePairs write to */
-		cpu_core_set_check(core[i], s.chk, 100 + i);
-	}
+	/* threads 0 and 1 on different CorePairs, the atomics on both */
+	for (unsigned i = 0; i < 4; i++)
+		core[i] = core_on(&s, i, &env, "cpu", i % 2, i / 2);
 	for (unsigned i = 0; i < 4; i++)
 		ck_assert_int_eq(cpu_core_start(core[i], &prog, i, 0), 0);
 	run(&s);
@@ -972,71 +979,38 @@ END_TEST
  * does not see the buffered store (a load forwards it) and reads memory's value (its RdBlkS is
  * performed before the store leaves the buffer); after MFENCE the store is performed (the line
  * in M) and the fetch writes the line back (MO_S) and returns the stored value. */
-struct fetch_prog {
-	uint64_t addr;
-	uint64_t before, loaded, after;
-	char fail[256];
-	unsigned done;
-};
-
-static void fetch_env_fail(void *sys, int code, const char *msg)
-{
-	struct fetch_prog *p = sys;
-
-	(void)code;
-	if (!p->fail[0])
-		snprintf(p->fail, sizeof(p->fail), "%s", msg);
-}
-
-static void fetch_env_done(void *sys, unsigned core)
-{
-	(void)core;
-	((struct fetch_prog *)sys)->done++;
-}
-
 static void fetch_thread(struct cpu_thread *t)
 {
-	struct fetch_prog *p = (struct fetch_prog *)ct_args(t);
+	struct prog *p = (struct prog *)ct_args(t);
 
-	ct_st32(t, p->addr, 5);
-	p->before = ct_ifetch(t, p->addr, 4);
-	p->loaded = ct_ld32(t, p->addr);
+	ct_st32(t, p->data, 5);
+	p->fetched_before = ct_ifetch(t, p->data, 4);
+	p->loaded = ct_ld32(t, p->data);
 	ct_mfence(t);
-	p->after = ct_ifetch(t, p->addr, 4);
+	p->fetched_after = ct_ifetch(t, p->data, 4);
 }
 
 START_TEST(test_cpu_core_ifetch)
 {
 	struct sys s;
-	struct cs_err err;
-	struct cpu_core_cfg cc;
 	struct cpu_core *core;
-	struct fetch_prog p = {.addr = X};
-	struct cpu_core_env env = {
-	    .sys = &p, .fail = fetch_env_fail, .thread_done = fetch_env_done, .seed = 1};
+	struct prog p = {.data = X};
+	struct cpu_core_env env = {.sys = &p, .fail = env_fail, .thread_done = env_done, .seed = 1};
 	struct cpu_program prog = {.name = "fetch", .threads = 1, .fn = fetch_thread, .args = &p};
 
 	sys_init(&s, 2, false);
 	mem_pattern(&s, X, 0x500);
 	cohcheck_write(s.chk, X, 4, 0x500); /* the host's write, first in the word's order */
-	ck_assert_int_eq(cs_params_defaults(&cpu_core_params, &cc, &err), 0);
-	ck_assert_int_eq(cpu_core_create(s.tb.k, &cc, 0, &env,
-					 cs_stat_group(cs_stats_root(s.tb.stats), "cpu0"), &core,
-					 &err),
-			 0);
-	cpu_core_attach(core, &apu_cp_mem_ops, apu_cp_mem(s.cp[0], 0));
-	cpu_core_set_check(core, s.chk, 100);
+	core = core_on(&s, 0, &env, "cpu0", 0, 0);
 	ck_assert_int_eq(cpu_core_start(core, &prog, 0, 0), 0);
 	run(&s);
 	ck_assert_msg(!p.fail[0], "%s", p.fail);
 	ck_assert_uint_eq(p.done, 1);
-	ck_assert_uint_eq(p.before, 0x500);
+	ck_assert_uint_eq(p.fetched_before, 0x500);
 	ck_assert_uint_eq(p.loaded, 5);
-	ck_assert_uint_eq(p.after, 5);
-	ck_assert_uint_eq(st(&s, "cpu0.ifetches"), 2);
-	ck_assert_uint_eq(st(&s, "cpu0.loads"), 1);
-	ck_assert_uint_eq(st(&s, "cpu0.sb.forwards"), 1);
-	ck_assert_uint_eq(st(&s, "cp0.rdblks"), 2);
+	ck_assert_uint_eq(p.fetched_after, 5);
+	EXPECT(&s, {"cpu0.ifetches", 2}, {"cpu0.loads", 1}, {"cpu0.sb.forwards", 1},
+	       {"cp0.rdblks", 2});
 	ck_assert_uint_eq(st(&s, "cp0.upgrades"), 1); /* the store found the fetched line in S */
 	ck_assert_uint_eq(st(&s, "cp0.ifetch_victims"), 1);
 	ck_assert_msg(cohcheck_violations(s.chk) == 0, "%s", cohcheck_first(s.chk));
