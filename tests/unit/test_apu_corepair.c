@@ -537,9 +537,11 @@ START_TEST(test_ifetch_mo_s)
 }
 END_TEST
 
-/* MO_S + PrbInv: another CorePair's RdBlkM reaches the directory before the fetch's VicDirty.
- * The victim answers with its data and becomes I_C; at the WBAck it sends StaleNotif (nothing
- * written) and then the RdBlkS, which gets the new owner's data. */
+/* MO_S probed: another CorePair's request reaches the directory before the fetch's VicDirty.
+ * _i = 0, a store's RdBlkM: the victim answers PrbInv with its data and becomes I_C; at the
+ * WBAck it sends StaleNotif (nothing written) and then the RdBlkS, which gets the new owner's
+ * data. _i = 1, a load's RdBlk: the victim answers PrbDowngrade with its data and stays MO_S
+ * (shared); at the WBAck its VicData writes memory and the RdBlkS follows. */
 START_TEST(test_ifetch_mo_s_probed)
 {
 	struct sys s;
@@ -551,19 +553,31 @@ START_TEST(test_ifetch_mo_s_probed)
 	tc_init(&b, &s, 1, 0, 1);
 	tc_store(&a, X, 0x1234);
 	run(&s);
-	tc_store(&b, X + 4, 0x77); /* its RdBlkM leaves a cycle before the VicDirty */
+	if (_i)
+		tc_load(&b, X + 4); /* its RdBlk leaves a cycle before the VicDirty */
+	else
+		tc_store(&b, X + 4, 0x77); /* its RdBlkM, the same */
 	ck_assert_int_eq(sim_run_until(s.tb.k, sim_now(s.tb.k) + CYCLE), 0);
 	tc_fetch(&a, X + 4);
 	run(&s);
-	EXPECT(&s, {"cp0.probes.inv", 1}, {"cp0.vic_stale", 1}, {"dir.vic_stale", 1},
-	       {"dir.vic_dirty", 0}, {"cp0.rdblks", 1}, {"dir.txn.RdBlkS", 1});
 	ck_assert_uint_eq(word(a.got, 0), 0x1234);
-	ck_assert_uint_eq(word(a.got, 4), 0x77);
 	ck_assert_int_eq(apu_cp_peek(s.cp[0], X, NULL, NULL), 'S');
-	ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'O');
+	EXPECT(&s, {"cp0.probe_data", 1}, {"cp0.rdblks", 1}, {"dir.txn.RdBlkS", 1});
 	mem_store_read(s.tb.store, X, d, 8);
-	ck_assert_uint_eq(word(d, 0), 0); /* the stale victim wrote nothing */
-	ck_assert_uint_eq(word(d, 4), 0);
+	if (_i) {
+		EXPECT(&s, {"cp0.probes.downgrade", 1}, {"cp0.vic_stale", 0}, {"cp0.vic_dirty", 1},
+		       {"dir.vic_dirty", 1});
+		ck_assert_uint_eq(word(b.got, 0), 0x1234); /* the victim's probe data */
+		ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'S');
+		ck_assert_uint_eq(word(d, 0), 0x1234); /* the VicData */
+	} else {
+		EXPECT(&s, {"cp0.probes.inv", 1}, {"cp0.vic_stale", 1}, {"dir.vic_stale", 1},
+		       {"dir.vic_dirty", 0});
+		ck_assert_uint_eq(word(a.got, 4), 0x77);
+		ck_assert_int_eq(apu_cp_peek(s.cp[1], X, NULL, NULL), 'O');
+		ck_assert_uint_eq(word(d, 0), 0); /* the stale victim wrote nothing */
+		ck_assert_uint_eq(word(d, 4), 0);
+	}
 	sys_fini(&s);
 }
 END_TEST
@@ -1034,7 +1048,7 @@ static Suite *apu_cp_suite(void)
 	tcase_add_test(tc, test_cpu_core_ifetch);
 	tcase_add_test(tc, test_ifetch_e_dropped);
 	tcase_add_loop_test(tc, test_ifetch_mo_s, 0, 2);
-	tcase_add_test(tc, test_ifetch_mo_s_probed);
+	tcase_add_loop_test(tc, test_ifetch_mo_s_probed, 0, 2);
 	tcase_add_test(tc, test_store_drops_l1i);
 	tcase_add_test(tc, test_probe_invalidates_l1i);
 	tcase_add_loop_test(tc, test_i_s_stalls, 0, 2);
