@@ -74,6 +74,13 @@ static inline void ct_st64(struct cpu_thread *t, uint64_t addr, uint64_t v)
  * parallelism: what an out-of-order core's load queue overlaps); returns when every value is
  * in out[]. Each load forwards from the store buffer as ct_ld does. */
 void ct_ldv(struct cpu_thread *t, const uint64_t *addr, unsigned n, unsigned bytes, uint64_t *out);
+/* An instruction fetch of `bytes` at addr (the thread has no instruction stream of its own:
+ * this models one fetch of code at addr): read through the instruction side of the memory
+ * hierarchy (on the APU the CorePair's shared L1I; an L2 miss sends RdBlkS, docs/apu.md §3.1),
+ * waits for the bytes and returns them zero-extended. It bypasses the store buffer: it does not
+ * see the thread's own buffered stores and does not wait for them (x86 orders code writes with
+ * fetches only through serializing instructions, not the store buffer). */
+uint64_t ct_ifetch(struct cpu_thread *t, uint64_t addr, unsigned bytes);
 /* A locked read-modify-write (x86 LOCK prefix; XCHG is always locked): drains the store buffer,
  * then performs at memory atomically; returns the old value. op: MEM_ATOM_ADD (XADD), _EXCH
  * (XCHG), _CAS (CMPXCHG: compares with a, stores b), _MIN, _MAX (unsigned; x86 has no such

@@ -427,6 +427,7 @@ static void run_lt(struct lsys *s, struct op *ops, unsigned n)
 /* What both faces must agree on (docs/apu.md §7.1). */
 static const char *const sys_counters[] = {
     "dir.txn.RdBlk",
+    "dir.txn.RdBlkS",
     "dir.txn.RdBlkM",
     "dir.txn.VicDirty",
     "dir.txn.VicClean",
@@ -438,6 +439,7 @@ static const char *const sys_counters[] = {
     "dir.probes.downgrade",
     "dir.probes.inv",
     "dir.probes.RdBlk",
+    "dir.probes.RdBlkS",
     "dir.probes.RdBlkM",
     "dir.probes.WT",
     "dir.probes.Atomic",
@@ -467,9 +469,10 @@ static const char *const sys_counters[] = {
 };
 
 static const char *const cp_counters[] = {
-    "l1_hits",	 "l2_hits",   "misses",		  "upgrades",	   "rdblk",
-    "rdblkm",	 "grants_e",  "grants_s",	  "silent_e_to_m", "vic_clean",
-    "vic_dirty", "vic_stale", "probes.downgrade", "probes.inv",	   "probe_data",
+    "l1_hits",	 "l2_hits",   "misses",		  "upgrades",	    "rdblk",
+    "rdblkm",	 "grants_e",  "grants_s",	  "silent_e_to_m",  "vic_clean",
+    "vic_dirty", "vic_stale", "probes.downgrade", "probes.inv",	    "probe_data",
+    "l1i_hits",	 "rdblks",    "ifetch_e_drops",	  "ifetch_victims",
 };
 
 static const char *const tcp_counters[] = {
@@ -576,7 +579,8 @@ static void snap_compare(const struct snap *a, const struct snap *b, unsigned P,
 
 static bool is_load(const struct op *o)
 {
-	return o->gpu ? o->a.kind == GPU_ACC_LD : o->r.kind == CPU_MEM_LD;
+	return o->gpu ? o->a.kind == GPU_ACC_LD
+		      : o->r.kind == CPU_MEM_LD || o->r.kind == CPU_MEM_IFETCH;
 }
 
 static bool is_atomic(const struct op *o)
@@ -600,9 +604,10 @@ static void compare_ops(const struct op *a, const struct op *b, unsigned n)
 	}
 }
 
-/* The same script in both faces, compared. */
+/* The same script in both faces, compared. fetches: every other CPU load of the script is an
+ * instruction fetch instead (the L1I, RdBlkS, MO_S). */
 static void at_lt_equal(unsigned P, unsigned n_cu, unsigned wb, unsigned lines, uint64_t seed,
-			struct snap *sa)
+			bool fetches, struct snap *sa)
 {
 	static struct op at[NOPS], lt[NOPS];
 	static struct snap sl;
@@ -610,6 +615,9 @@ static void at_lt_equal(unsigned P, unsigned n_cu, unsigned wb, unsigned lines, 
 
 	ck_assert_uint_le(lines, MAXLINES);
 	make_script(at, NOPS, P, n_cu, lines, seed);
+	for (unsigned i = 0; fetches && i < NOPS; i++)
+		if (!at[i].gpu && at[i].r.kind == CPU_MEM_LD && i % 2)
+			at[i].r.kind = CPU_MEM_IFETCH;
 	lsys_init(&s, P, n_cu, wb);
 	run_at(&s, at, NOPS);
 	snap_take(&s, lines, sa);
@@ -643,10 +651,37 @@ START_TEST(test_cpu_at_lt_equal)
 {
 	static struct snap sa;
 
-	at_lt_equal(4, 0, 0, 12, 7, &sa);
+	at_lt_equal(4, 0, 0, 12, 7, false, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.inv"), 0); /* the script shares lines */
 	ck_assert_uint_gt(ctr(&sa, "dir.vic_dirty"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.llc_hits"), 0);
+}
+END_TEST
+
+/* Instruction fetches among CPU loads, stores and atomics (2 CorePairs, 6 lines): the L1I,
+ * RdBlkS, E dropped for a fetch, M/O written back for one (MO_S) give the same values, states
+ * and counters in both faces. */
+START_TEST(test_ifetch_at_lt_equal)
+{
+	static struct snap sa;
+	uint64_t victims = 0, drops = 0, l1i = 0;
+
+	at_lt_equal(2, 0, 0, 6, 31, true, &sa);
+	ck_assert_uint_gt(ctr(&sa, "dir.txn.RdBlkS"), 0);
+	ck_assert_uint_gt(ctr(&sa, "dir.probes.RdBlkS"), 0);
+	for (unsigned p = 0; p < 2; p++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "cp%u.ifetch_victims", p);
+		victims += ctr(&sa, name);
+		snprintf(name, sizeof(name), "cp%u.ifetch_e_drops", p);
+		drops += ctr(&sa, name);
+		snprintf(name, sizeof(name), "cp%u.l1i_hits", p);
+		l1i += ctr(&sa, name);
+	}
+	ck_assert_uint_gt(victims, 0);
+	ck_assert_uint_gt(drops, 0);
+	ck_assert_uint_gt(l1i, 0);
 }
 END_TEST
 
@@ -655,7 +690,7 @@ START_TEST(test_gpu_at_lt_equal)
 {
 	static struct snap sa;
 
-	at_lt_equal(1, 3, (unsigned)_i, 10, 11 + (uint64_t)_i, &sa);
+	at_lt_equal(1, 3, (unsigned)_i, 10, 11 + (uint64_t)_i, false, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.txn.RdBlk"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.txn.Atomic"), 0);
 	if (_i != 2)
@@ -669,7 +704,7 @@ START_TEST(test_mixed_at_lt_equal)
 {
 	static struct snap sa;
 
-	at_lt_equal(2, 2, (unsigned)_i, 10, 23 + (uint64_t)_i, &sa);
+	at_lt_equal(2, 2, (unsigned)_i, 10, 23 + (uint64_t)_i, false, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.inv"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.WT") + ctr(&sa, "dir.probes.Atomic"), 0);
 }
@@ -804,6 +839,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_cpu_at_lt_equal);
+	tcase_add_test(tc, test_ifetch_at_lt_equal);
 	tcase_add_loop_test(tc, test_gpu_at_lt_equal, 0, 3);
 	tcase_add_loop_test(tc, test_mixed_at_lt_equal, 0, 3);
 	tcase_add_test(tc, test_dma_at_lt_equal);

@@ -36,8 +36,9 @@ static const char *base_cfg = "system = { type = \"cpu\"; mode = \"detailed\"; }
 
 /* What a test's host program and threads share. */
 struct tst {
-	uint64_t base;	 /* threads' regions, REGION bytes each */
-	uint64_t sum[4]; /* per thread: a hash of every value it loaded */
+	uint64_t base;	   /* threads' regions, REGION bytes each */
+	uint64_t sum[4];   /* per thread: a hash of every value it loaded */
+	uint64_t stale[4]; /* fetch_thread: fetches that did not see the thread's buffered store */
 	uint64_t cycles[4][2];
 	uint64_t n;	 /* ops (mixed), loads (chase) */
 	unsigned rounds; /* program runs (0: one) */
@@ -167,6 +168,46 @@ static void shared_atomic_thread(struct cpu_thread *t)
 	}
 }
 
+/* Instruction fetches among stores and loads of the thread's region (ct_ifetch): a fetch right
+ * after a store to its address does not take the buffered value (a load does) and reads
+ * memory's. */
+static void fetch_thread(struct cpu_thread *t)
+{
+	struct tst *x = (struct tst *)ct_args(t);
+	uint64_t base = x->base + REGION * ct_id(t), h = 0;
+
+	x->cycles[ct_id(t)][0] = ct_cycle(t);
+	for (uint64_t i = 0; i < x->n; i++) {
+		uint64_t r = ct_rand(t), v = i << 8 | 0x5a;
+		uint64_t a = base + ((r >> 16) % (REGION / 8)) * 8;
+
+		switch (r % 4) {
+		case 0:
+			ct_st(t, a, 8, r >> 20);
+			break;
+		case 1:
+			h = mix(h, ct_ifetch(t, a, 4));
+			break;
+		case 2:
+			h = mix(h, ct_ld(t, a, 8));
+			break;
+		default: {
+			uint64_t f;
+
+			ct_st(t, a, 8, v);
+			f = ct_ifetch(t, a, 8);
+			if (ct_ld(t, a, 8) != v) /* forwarded */
+				ct_fail(t, "a load missed the buffered store");
+			x->stale[ct_id(t)] += f != v;
+			h = mix(h, f);
+			break;
+		}
+		}
+	}
+	x->sum[ct_id(t)] = h;
+	x->cycles[ct_id(t)][1] = ct_cycle(t);
+}
+
 /* ---- the faces agree -------------------------------------------------------------------------- */
 
 static const char *const counted[] = {
@@ -185,7 +226,9 @@ static const char *const counted[] = {
     "stall.drain_cycles",
     "stall.mlp",
     "stall.refused",
+    "ifetches",
     "mem.loads",
+    "mem.ifetches",
     "mem.stores",
     "mem.atomics",
     "mem.refused",
@@ -254,6 +297,31 @@ START_TEST(test_one_thread_every_op)
 	faces_agree(mixed_thread, 1, 3000, NULL, q1);
 	faces_agree(mixed_thread, 1, 3000, NULL, q64);
 	faces_agree(mixed_thread, 1, 3000, NULL, q5k);
+}
+END_TEST
+
+/* ct_ifetch in both faces: the same values (fetches bypass the store buffer in both), memory,
+ * cycles and counts; the ideal port counts the fetches apart from the loads. */
+START_TEST(test_ifetch_faces_agree)
+{
+	static const char *const q64[] = {"sampling.quantum=64", NULL};
+	static struct tst at;
+	struct sysrun r;
+
+	faces_agree(fetch_thread, 1, 2000, NULL, q64);
+	memset(&at, 0, sizeof(at));
+	at.fn = fetch_thread;
+	at.threads = 1;
+	at.n = 2000;
+	run_mode(&r, &at, CS_MODE_DETAILED, NULL);
+	ck_assert_uint_gt(at.stale[0], 0);
+	ck_assert_double_gt(sysrun_stat(&r, "cpu.core0.ifetches"), 0);
+	ck_assert_double_eq(sysrun_stat(&r, "cpu.core0.ifetches"),
+			    sysrun_stat(&r, "cpu.core0.mem.ifetches"));
+	ck_assert_double_eq(sysrun_stat(&r, "cpu.core0.loads") -
+				sysrun_stat(&r, "cpu.core0.sb.forwards"),
+			    sysrun_stat(&r, "cpu.core0.mem.loads"));
+	sysrun_end(&r);
 }
 END_TEST
 
@@ -486,6 +554,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_one_thread_every_op);
+	tcase_add_test(tc, test_ifetch_faces_agree);
 	tcase_add_test(tc, test_structure_limits);
 	tcase_add_test(tc, test_independent_threads);
 	tcase_add_test(tc, test_chase);

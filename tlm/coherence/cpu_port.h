@@ -25,7 +25,10 @@
 
 #include "tlm/kernel/time.h"
 
-enum cpu_mem_kind { CPU_MEM_LD = 0, CPU_MEM_ST, CPU_MEM_ATOM };
+/* IFETCH: an instruction fetch (ct_ifetch): a read of the line's bytes like LD, through the
+ * instruction side of the memory hierarchy (the CorePair's L1I; an L2 miss asks for the line
+ * with RdBlkS, docs/apu.md §3.1). A memory side without an instruction side reads as for LD. */
+enum cpu_mem_kind { CPU_MEM_LD = 0, CPU_MEM_ST, CPU_MEM_ATOM, CPU_MEM_IFETCH };
 
 #define CPU_LINE_MAX 128 /* bytes of a line the interface carries (64 on x86) */
 
@@ -36,7 +39,7 @@ struct cpu_mem_req {
 	uint16_t offset; /* ATOM: the word's byte offset in the line */
 	uint32_t id;	 /* the core's record, given back in done() */
 	uint64_t line_addr;
-	/* LD, ST: the bytes of the line touched (bit i = byte i; lines of at most 64 bytes) */
+	/* LD, IFETCH, ST: the bytes of the line touched (bit i = byte i; lines of at most 64 bytes) */
 	uint64_t byte_mask;
 	/* ST: the bytes at their line offsets (valid where byte_mask is set); the memory side
 	 * copies what it keeps before access() returns */
@@ -47,7 +50,7 @@ struct cpu_mem_req {
 /* How the memory side answers its core. */
 struct cpu_mem_client {
 	void *core;
-	/* The access with this id is performed. LD: `line` holds the line's bytes (valid at least
+	/* The access with this id is performed. LD, IFETCH: `line` holds the line's bytes (valid at least
 	 * where the byte mask is set), else NULL. ATOM: `old` is the word's value before it. */
 	void (*done)(void *core, uint32_t id, const uint8_t *line, uint64_t old);
 	/* An access that was refused can now be offered again. */
@@ -73,7 +76,8 @@ struct cpu_mem_ops {
 	 * access() (every state change made, every statistic counted, as b_transport down the
 	 * hierarchy), and returns the time its done() would have come in the detailed face
 	 * (>= t): the unloaded latency of the path it took plus the delay of whatever earlier
-	 * accesses still hold (queues, MSHRs, a line in transition). On return a load's bytes
+	 * accesses still hold (queues, MSHRs, a line in transition). On return a load's (or
+	 * instruction fetch's) bytes
 	 * are in line[] (at least where byte_mask is set; line may be NULL for ST and ATOM), an
 	 * atomic's old word in *old (old may be NULL). The access is performed at t as done()
 	 * defines it: the core relies on nothing else, exactly as in AT. Or it returns

@@ -67,6 +67,7 @@ struct cpu_op {
 	uint8_t bytes;
 	uint8_t atom;
 	bool issued; /* ATOM, COMPUTE: sent */
+	bool fetch;  /* LD: an instruction fetch (ct_ifetch): no forwarding, CPU_MEM_IFETCH */
 	unsigned n;  /* LD: loads in the op */
 	unsigned next, done;
 	const uint64_t *addr; /* LD: n addresses */
@@ -80,7 +81,7 @@ struct cpu_op {
 struct cpu_stats {
 	uint64_t *insts, *loads, *stores, *atomics, *fences, *compute_cycles;
 	uint64_t *forwards, *forward_waits, *lt_ops, *sb_stalls, *sb_stall_cycles, *fence_waits,
-	    *fence_wait_cycles, *mlp_stalls, *refused, *drained;
+	    *fence_wait_cycles, *mlp_stalls, *refused, *drained, *ifetches;
 };
 
 struct cpu_core {
@@ -324,13 +325,34 @@ static uint64_t sb_oldest_seq(const struct cpu_core *c)
 	return c->sb_n ? c->sb[c->sb_head].seq : c->sb_seq;
 }
 
+/* The memory request of the load op's load at addr (every face), and the counter it counts in.
+ * An instruction fetch goes to the instruction side (CPU_MEM_IFETCH). */
+static void load_req(const struct cpu_core *c, uint64_t addr, struct cpu_mem_req *r)
+{
+	*r = (struct cpu_mem_req){.kind = c->op.fetch ? CPU_MEM_IFETCH : CPU_MEM_LD};
+	r->line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
+	r->byte_mask = byte_bits(c->op.bytes) << (addr - r->line_addr);
+}
+
+static uint64_t *load_counter(const struct cpu_core *c)
+{
+	return c->op.fetch ? c->st.ifetches : c->st.loads;
+}
+
+/* Forwarding for the load op's load at addr (sb_forward); an instruction fetch never looks at
+ * the store buffer (ct_ifetch). */
+static int op_forward(const struct cpu_core *c, uint64_t addr, uint64_t *v, uint64_t *seq)
+{
+	return c->op.fetch ? 0 : sb_forward(c, addr, c->op.bytes, v, seq);
+}
+
 /* One cycle of the load op: forward, wait, or send the next load. Returns true when it used
  * the cycle's issue slot. */
 static bool step_load(struct cpu_core *c)
 {
 	struct cpu_op *op = &c->op;
 	uint64_t addr = op->addr[op->next], v = 0, seq = 0;
-	struct cpu_mem_req r = {0};
+	struct cpu_mem_req r;
 	int f;
 
 	if (c->wait == WAIT_FORWARD) {
@@ -338,7 +360,7 @@ static bool step_load(struct cpu_core *c)
 			return false;
 		wait_end(c);
 	}
-	f = sb_forward(c, addr, op->bytes, &v, &seq);
+	f = op_forward(c, addr, &v, &seq);
 	if (f > 0) {
 		op->out[op->next++] = v;
 		op->done++;
@@ -357,10 +379,8 @@ static bool step_load(struct cpu_core *c)
 	}
 	if (c->wait == WAIT_WINDOW)
 		wait_end(c);
-	r.kind = CPU_MEM_LD;
+	load_req(c, addr, &r);
 	r.id = op->next;
-	r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
-	r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
 	if (!c->mops->access(c->mem, &r)) {
 		c->load_refused = true;
 		(*c->st.refused)++;
@@ -368,7 +388,7 @@ static bool step_load(struct cpu_core *c)
 	}
 	c->outstanding++;
 	op->next++;
-	(*c->st.loads)++;
+	(*load_counter(c))++;
 	return true;
 }
 
@@ -846,7 +866,7 @@ static void lt_load(struct cpu_core *c, sim_time_t u)
 
 	while (op->next < op->n && !sim_failure(c->k)) {
 		uint64_t addr = op->addr[op->next], v = 0, seq = 0;
-		struct cpu_mem_req r = {0};
+		struct cpu_mem_req r;
 		sim_time_t d;
 		unsigned keep = 0, off;
 		int f;
@@ -856,7 +876,7 @@ static void lt_load(struct cpu_core *c, sim_time_t u)
 			if (pend[i] > u)
 				pend[keep++] = pend[i];
 		np = keep;
-		f = sb_forward(c, addr, op->bytes, &v, &seq);
+		f = op_forward(c, addr, &v, &seq);
 		if (f > 0) {
 			op->out[op->next++] = v;
 			op->done++;
@@ -880,10 +900,8 @@ static void lt_load(struct cpu_core *c, sim_time_t u)
 			u = lt_wait(c, WAIT_WINDOW, u, first);
 			continue;
 		}
-		r.kind = CPU_MEM_LD;
+		load_req(c, addr, &r);
 		r.id = op->next;
-		r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
-		r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
 		d = lt_mem(c, &r, &u, true, c->lt_line, NULL);
 		if (d == SIM_TIME_MAX)
 			return;
@@ -893,7 +911,7 @@ static void lt_load(struct cpu_core *c, sim_time_t u)
 		chk_read(c, addr, op->bytes, v);
 		op->out[op->next++] = v;
 		op->done++;
-		(*c->st.loads)++;
+		(*load_counter(c))++;
 		lt_issued(c, u);
 		pend[np++] = d;
 		last = max_t(last, d);
@@ -1003,9 +1021,7 @@ static void ff_op(struct cpu_core *c)
 		for (; op->next < op->n; op->next++, op->done++) {
 			uint64_t addr = op->addr[op->next], v = 0;
 
-			r.kind = CPU_MEM_LD;
-			r.line_addr = addr & ~(uint64_t)(c->line_bytes - 1);
-			r.byte_mask = byte_bits(op->bytes) << (addr - r.line_addr);
+			load_req(c, addr, &r);
 			if (lt_mem(c, &r, &t, false, c->lt_line, NULL) == SIM_TIME_MAX)
 				return;
 			off = (unsigned)(addr - r.line_addr);
@@ -1013,7 +1029,7 @@ static void ff_op(struct cpu_core *c)
 				v |= (uint64_t)c->lt_line[off + i] << (8 * i);
 			chk_read(c, addr, op->bytes, v);
 			op->out[op->next] = v;
-			(*c->st.loads)++;
+			(*load_counter(c))++;
 		}
 		break;
 	case OP_ST:
@@ -1289,6 +1305,7 @@ static void stats_register(struct cpu_core *c, struct cs_stat_group *g)
 					"loads that waited for the window of outstanding loads");
 	s->refused = cs_stat_counter(g, "stall.refused", "", "accesses the memory side refused");
 	s->lt_ops = cs_stat_counter(g, "lt_ops", "", "ops performed in the LT or FF face");
+	s->ifetches = cs_stat_counter(g, "ifetches", "", "instruction fetches (ct_ifetch)");
 }
 
 int cpu_core_create(struct sim_kernel *k, const struct cpu_core_cfg *cfg, unsigned id,
@@ -1424,9 +1441,11 @@ static bool bad_access(struct cpu_core *c, const char *what, uint64_t addr, unsi
 	return true;
 }
 
-void ct_ldv(struct cpu_thread *t, const uint64_t *addr, unsigned n, unsigned bytes, uint64_t *out)
+/* Posts a load op of n loads (fetch: an instruction fetch, n = 1). */
+static void post_loads(struct cpu_core *c, const uint64_t *addr, unsigned n, unsigned bytes,
+		       uint64_t *out, bool fetch)
 {
-	struct cpu_core *c = C(t);
+	const char *what = fetch ? "instruction fetch" : "load";
 
 	if (!n)
 		return;
@@ -1438,13 +1457,20 @@ void ct_ldv(struct cpu_thread *t, const uint64_t *addr, unsigned n, unsigned byt
 		return;
 	}
 	for (unsigned i = 0; i < n; i++)
-		if (bad_access(c, "load", addr[i], bytes))
+		if (bad_access(c, what, addr[i], bytes))
 			return;
 	c->op.addr = addr;
 	c->op.out = out;
 	c->op.n = n;
 	c->op.bytes = (uint8_t)bytes;
+	c->op.fetch = fetch;
 	post(c, OP_LD);
+	c->op.fetch = false;
+}
+
+void ct_ldv(struct cpu_thread *t, const uint64_t *addr, unsigned n, unsigned bytes, uint64_t *out)
+{
+	post_loads(C(t), addr, n, bytes, out, false);
 }
 
 uint64_t ct_ld(struct cpu_thread *t, uint64_t addr, unsigned bytes)
@@ -1453,7 +1479,25 @@ uint64_t ct_ld(struct cpu_thread *t, uint64_t addr, unsigned bytes)
 	uint64_t v = 0;
 
 	c->one[0] = addr;
-	ct_ldv(t, c->one, 1, bytes, &v);
+	post_loads(c, c->one, 1, bytes, &v, false);
+	return v;
+}
+
+/* An instruction fetch is a load op that skips the store buffer: it neither takes a buffered
+ * store's value nor waits for the buffer to drain. Why: the fetch reads the instruction side
+ * (the L1I), which a store reaches only once it has left the buffer and is performed at the
+ * L2; x86 orders code writes before another thread's fetches only through a serializing
+ * instruction of the fetching thread (cross-modifying code, Intel SDM vol. 3A §8.1.3), not
+ * through TSO's store order. A real core also catches its own stores to code it is about to
+ * run by snooping its pipeline; cohscope's threads have no instruction stream, so there is
+ * nothing to snoop. */
+uint64_t ct_ifetch(struct cpu_thread *t, uint64_t addr, unsigned bytes)
+{
+	struct cpu_core *c = C(t);
+	uint64_t v = 0;
+
+	c->one[0] = addr;
+	post_loads(c, c->one, 1, bytes, &v, true);
 	return v;
 }
 

@@ -51,7 +51,7 @@ struct cpu_mem {
 	sim_time_t *lt_done;
 	unsigned lt_head, lt_n;
 	sim_time_t lt_last; /* the latest t of an lt_access */
-	uint64_t *loads, *stores, *atomics, *refusals, *peak, *lt_disorder;
+	uint64_t *loads, *stores, *atomics, *refusals, *peak, *lt_disorder, *ifetches;
 };
 
 static void answer(struct sim_kernel *k, void *obj, void *arg)
@@ -89,8 +89,9 @@ static uint64_t ip_perform(struct cpu_mem *m, const struct cpu_mem_req *r, uint8
 
 	switch (r->kind) {
 	case CPU_MEM_LD:
+	case CPU_MEM_IFETCH: /* no instruction cache here: a fetch is a read like a load's */
 		mem_store_read(m->store, r->line_addr, line, lb);
-		(*m->loads)++;
+		(*(r->kind == CPU_MEM_LD ? m->loads : m->ifetches))++;
 		break;
 	case CPU_MEM_ST:
 		for (unsigned i = 0; i < lb; i++)
@@ -129,7 +130,7 @@ static bool ip_access(struct cpu_mem *m, const struct cpu_mem_req *r)
 	if (m->inflight > *m->peak)
 		*m->peak = m->inflight;
 	s->id = r->id;
-	s->load = r->kind == CPU_MEM_LD;
+	s->load = r->kind == CPU_MEM_LD || r->kind == CPU_MEM_IFETCH;
 	s->old = ip_perform(m, r, s->line);
 	sim_schedule_at(m->k,
 			sim_now(m->k) + sim_clock_delay(m->clk, sim_now(m->k), m->cfg.latency),
@@ -253,6 +254,7 @@ int idealport_create(struct sim_kernel *k, const struct sim_clock *clk, struct m
 	    cs_stat_counter(g, "lt_disorder", "",
 			    "LT accesses offered at an earlier time than the one before "
 			    "(0: the core keeps the interface's time order)");
+	m->ifetches = cs_stat_counter(g, "ifetches", "", "instruction fetches performed (reads)");
 	*out = m;
 	return 0;
 }

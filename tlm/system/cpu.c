@@ -965,6 +965,7 @@ static const struct role_stat {
     {"probes_downgrade", "dir.probes.downgrade"},
     {"probes_inv", "dir.probes.inv"},
     {"probes_rdblk", "dir.probes.RdBlk"},
+    {"probes_rdblks", "dir.probes.RdBlkS"},
     {"probes_rdblkm", "dir.probes.RdBlkM"},
     {"probes_wt", "dir.probes.WT"},
     {"probes_atomic", "dir.probes.Atomic"},

@@ -19,14 +19,22 @@ static const struct cs_param cp_rows[] = {
      "L1D per core (paper Table II)", 1, 1048576, NULL},
     {"l1d_assoc", CS_P_UINT, offsetof(struct apu_cp_cfg, l1d_assoc), "2", "ways",
      "L1D associativity, tree-PLRU (paper Table II)", 1, 1024, NULL},
+    {"l1i_kib", CS_P_UINT, offsetof(struct apu_cp_cfg, l1i_kib), "32", "KiB",
+     "L1I shared by both cores (paper Table II)", 1, 1048576, NULL},
+    {"l1i_assoc", CS_P_UINT, offsetof(struct apu_cp_cfg, l1i_assoc), "2", "ways",
+     "L1I associativity (paper Table II); tree-PLRU inferred: Table II names the policy for the "
+     "directory cache and the LLC only (gem5 GPU_VIPER.py sets TreePLRURP for the L1s)",
+     1, 1024, NULL},
     {"l2_kib", CS_P_UINT, offsetof(struct apu_cp_cfg, l2_kib), "2048", "KiB",
-     "shared L2, inclusive of both L1Ds (paper Table II)", 1, 1048576, NULL},
+     "shared L2, inclusive of both L1Ds and the L1I (paper Table II)", 1, 1048576, NULL},
     {"l2_assoc", CS_P_UINT, offsetof(struct apu_cp_cfg, l2_assoc), "8", "ways",
      "L2 associativity, tree-PLRU (paper Table II)", 1, 1024, NULL},
     {"l1_hit_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, l1_hit_cycles), "1", "cycles",
      "L1 hit, and a store to an E/M line (paper Table II)", 0, 100000, NULL},
+    {"l1i_hit_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, l1i_hit_cycles), "1", "cycles",
+     "instruction fetch that hits the L1I (paper Table II)", 0, 100000, NULL},
     {"l2_hit_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, l2_hit_cycles), "18", "cycles",
-     "L1 miss that hits the L2, to data (gem5 CorePair l2_hit_latency)", 0, 100000, NULL},
+     "L1D or L1I miss that hits the L2, to data (gem5 CorePair l2_hit_latency)", 0, 100000, NULL},
     {"issue_cycles", CS_P_UINT, offsetof(struct apu_cp_cfg, issue_cycles), "120", "cycles",
      "every message leaves this long after its transition (gem5 --cpu-to-dir-latency)", 0, 100000,
      NULL},
@@ -40,15 +48,35 @@ static const struct cs_param cp_rows[] = {
 
 const struct cs_param_table apu_cp_params = {
     .section = "corepair",
-    .help = "APU CorePair: two cores' L1Ds and an inclusive L2, MOESI (docs/apu.md 3.1)",
+    .help = "APU CorePair: two cores' L1Ds, a shared L1I and an inclusive L2, MOESI (docs/apu.md "
+	    "3.1)",
     .params = cp_rows,
     .size = sizeof(struct apu_cp_cfg),
 };
 
-/* L2 frame states (cache_line.state; 0 = I) and victim states (TBE only). */
-enum { ST_I = 0, ST_S, ST_E, ST_O, ST_M, ST_I_ES, ST_I_M, ST_S_M, ST_O_M, V_ES_I, V_MO_I, V_I_C };
-static const char *const st_names[] = {"I",   "S",   "E",   "O",    "M",    "I_ES",
-				       "I_M", "S_M", "O_M", "ES_I", "MO_I", "I_C"};
+/* L2 frame states (cache_line.state; 0 = I) and victim states (TBE only). A victim of an
+ * instruction fetch (V_MO_S, and V_I_C with refetch) keeps its frame, in ST_I_S: after the WBAck
+ * the same frame and TBE wait for the RdBlkS's answer, so no second frame (and no Repl) is
+ * needed then. */
+enum {
+	ST_I = 0,
+	ST_S,
+	ST_E,
+	ST_O,
+	ST_M,
+	ST_I_ES,
+	ST_I_M,
+	ST_S_M,
+	ST_O_M,
+	ST_I_S,
+	V_ES_I,
+	V_MO_I,
+	V_MO_S,
+	V_I_C,
+	ST_COUNT
+};
+static const char *const st_names[ST_COUNT] = {"I",   "S",   "E",   "O",    "M",    "I_ES", "I_M",
+					       "S_M", "O_M", "I_S", "ES_I", "MO_I", "MO_S", "I_C"};
 
 #define F_DIRTY 1u
 
@@ -56,6 +84,7 @@ struct tbe {
 	bool used;
 	uint8_t state; /* the frame's transient for a request, V_* for a victim */
 	bool dirty, shared;
+	bool refetch;	 /* V_I_C from V_MO_S: the fetch's RdBlkS follows the WBAck */
 	uint8_t waiters; /* bit per core whose head access waits for the SysResp */
 	uint64_t line;
 	uint8_t data[APU_LINE];
@@ -90,7 +119,7 @@ struct apu_cp {
 	struct apu_msgs *msgs;
 	struct apu_port *port;
 	unsigned ep, dir_ep;
-	struct cache *l2, *l1d[2];
+	struct cache *l2, *l1d[2], *l1i;
 	struct tbe *tbe;
 	unsigned tbes_used;
 	unsigned *live; /* indices of the TBEs in use, tbes_used of them (short scans) */
@@ -98,12 +127,13 @@ struct apu_cp {
 	struct cohcheck *check;
 	uint64_t *l1_hits, *l2_hits, *misses, *upgrades, *rdblk, *rdblkm, *grants_e, *grants_s;
 	uint64_t *silent, *vic_clean, *vic_dirty, *vic_stale, *prb_dg, *prb_inv, *prb_data;
+	uint64_t *l1i_hits, *rdblks, *fetch_drops, *fetch_victims;
 };
 
 static void fail(struct apu_cp *cp, uint64_t line, const char *event, unsigned st)
 {
 	sim_fail(cp->k, -CS_EPROTO, "%s: line 0x%" PRIx64 ": event %s in state %s is illegal",
-		 apu_port_name(cp->port), line, event, st < 12 ? st_names[st] : "?");
+		 apu_port_name(cp->port), line, event, st < ST_COUNT ? st_names[st] : "?");
 }
 
 /* ---- TBEs ------------------------------------------------------------------------------------ */
@@ -185,36 +215,44 @@ static void send_ack(struct apu_cp *cp, uint64_t line, bool hit, const uint8_t *
 
 /* ---- L1 presence ----------------------------------------------------------------------------- */
 
-static bool l1_has(struct apu_cp *cp, unsigned c, uint64_t line)
+/* The L1s (L1D0, L1D1, L1I) hold presence only: the data and the state are the L2's. */
+static bool l1_has(struct cache *l1, uint64_t line)
 {
-	return cache_lookup(cp->l1d[c], line) != NULL;
+	return cache_lookup(l1, line) != NULL;
 }
 
-static void l1_drop(struct apu_cp *cp, unsigned c, uint64_t line)
+static void l1_drop(struct cache *l1, uint64_t line)
 {
-	struct cache_line *l = cache_lookup(cp->l1d[c], line);
+	struct cache_line *l = cache_lookup(l1, line);
 
 	if (l)
-		cache_invalidate(cp->l1d[c], l);
+		cache_invalidate(l1, l);
 }
 
-static void l1_fill(struct apu_cp *cp, unsigned c, uint64_t line)
+static void l1_fill(struct cache *l1, uint64_t line)
 {
-	struct cache_line *l = cache_lookup(cp->l1d[c], line);
+	struct cache_line *l = cache_lookup(l1, line);
 
 	if (l) {
-		cache_touch(cp->l1d[c], l);
+		cache_touch(l1, l);
 		return;
 	}
 	/* the L1 holds no data of its own: replacing a frame needs no message */
-	l = cache_victim(cp->l1d[c], line, NULL, NULL);
-	cache_install(cp->l1d[c], l, line, 1);
+	l = cache_victim(l1, line, NULL, NULL);
+	cache_install(l1, l, line, 1);
+}
+
+/* "inv L1s" of docs/apu.md §3.1: the line leaves both L1Ds and the L1I (inclusion). */
+static void inv_l1s(struct apu_cp *cp, uint64_t line)
+{
+	l1_drop(cp->l1d[0], line);
+	l1_drop(cp->l1d[1], line);
+	l1_drop(cp->l1i, line);
 }
 
 static void inv_l2(struct apu_cp *cp, struct cache_line *l)
 {
-	l1_drop(cp, 0, l->addr);
-	l1_drop(cp, 1, l->addr);
+	inv_l1s(cp, l->addr);
 	cache_invalidate(cp->l2, l);
 }
 
@@ -251,6 +289,7 @@ static void perform(struct apu_cp *cp, unsigned c, struct cache_line *l)
 
 	switch (q->r.kind) {
 	case CPU_MEM_LD:
+	case CPU_MEM_IFETCH:
 		memcpy(m->line, l->data, APU_LINE);
 		break;
 	case CPU_MEM_ST:
@@ -266,14 +305,21 @@ static void perform(struct apu_cp *cp, unsigned c, struct cache_line *l)
 			    (q->r.bytes >= 8 ? 0xffull : 0xfull) << (q->r.offset & ~3u));
 		break;
 	}
+	if (q->r.kind == CPU_MEM_IFETCH) {
+		l1_fill(cp->l1i, l->addr);
+		return;
+	}
 	if (q->r.kind != CPU_MEM_LD) {
 		if (l->state == ST_E)
 			(*cp->silent)++;
 		l->state = ST_M;
 		l->flags |= F_DIRTY;
-		l1_drop(cp, other, l->addr);
+		/* a store leaves the line in the storing core's L1D only: the L1I's copy goes
+		 * too (gem5 cp i1_invCluster), so in_i holds only in S */
+		l1_drop(cp->l1d[other], l->addr);
+		l1_drop(cp->l1i, l->addr);
 	}
-	l1_fill(cp, c, l->addr);
+	l1_fill(cp->l1d[c], l->addr);
 }
 
 static bool stable(uint8_t s)
@@ -301,6 +347,54 @@ static void evict(struct apu_cp *cp, struct cache_line *v, struct tbe *t)
 	inv_l2(cp, v);
 }
 
+/* An instruction fetch of core c (the head access) to l, which the L2 holds in a stable state
+ * (docs/apu.md §3.1, rows "Ifetch"). The L1I may hold a line only in S: S is a hit (L1I) or a
+ * fill from the L2; E, O and M first give up the line, since a line fetched from needs S. */
+static void fetch_stable(struct apu_cp *cp, unsigned c, struct cache_line *l)
+{
+	struct cpu_mem *m = &cp->mem[c];
+	bool owner = l->state == ST_O || l->state == ST_M;
+	struct tbe *t;
+
+	if (l->state == ST_S) {
+		bool l1 = l1_has(cp->l1i, l->addr);
+
+		(*(l1 ? cp->l1i_hits : cp->l2_hits))++;
+		cache_touch(cp->l2, l);
+		perform(cp, c, l);
+		finish_later(cp, c, l1 ? cp->cfg.l1i_hit_cycles : cp->cfg.l2_hit_cycles);
+		return;
+	}
+	t = tbe_alloc(cp, l->addr, ST_I_S);
+	if (!t) {
+		m->blocked = true;
+		return;
+	}
+	t->waiters = 1u << c;
+	m->busy = true;
+	inv_l1s(cp, l->addr);
+	if (owner) {
+		/* M/O: the dirty line goes first (VicDirty, MO_S); the RdBlkS follows the WBAck
+		 * (gem5 cp {Ms,M0,M1,O}, Ifetch0_L1miss -> MO_S0). The frame stays, reserved. */
+		t->state = V_MO_S;
+		t->dirty = true;
+		t->shared = l->state == ST_O;
+		memcpy(t->data, l->data, APU_LINE);
+		l->state = ST_I_S;
+		l->flags = 0;
+		(*cp->fetch_victims)++;
+		apu_ext_of(cp->msgs, send(cp, APU_VICDIRTY, l->addr))->shared = t->shared;
+		return;
+	}
+	/* E: the clean line is dropped silently, no VicClean (gem5 cp E0, Ifetch0_L1miss -> S0
+	 * with i2_invL2; paper Table I fn c: the owner itself asks with RdBlkS) */
+	l->state = ST_I_S;
+	l->flags = 0;
+	(*cp->fetch_drops)++;
+	(*cp->rdblks)++;
+	send(cp, APU_RDBLKS, l->addr);
+}
+
 static void try_core(struct apu_cp *cp, unsigned c)
 {
 	struct cpu_mem *m = &cp->mem[c];
@@ -308,14 +402,16 @@ static void try_core(struct apu_cp *cp, unsigned c)
 	uint64_t line;
 	struct tbe *t;
 	struct cache_line *l;
-	bool write;
+	bool load, fetch, write;
 
 	if (m->busy || !m->n)
 		return;
 	m->blocked = false;
 	q = &m->q[m->head];
 	line = q->r.line_addr & ~(uint64_t)(APU_LINE - 1);
-	write = q->r.kind != CPU_MEM_LD;
+	load = q->r.kind == CPU_MEM_LD;
+	fetch = q->r.kind == CPU_MEM_IFETCH;
+	write = !load && !fetch;
 	t = tbe_find(cp, line);
 	l = cache_lookup(cp->l2, line);
 	if (t && t->state >= V_ES_I) {
@@ -327,14 +423,16 @@ static void try_core(struct apu_cp *cp, unsigned c)
 			fail(cp, line, "core access", t->state);
 			return;
 		}
-		if ((l->state == ST_S_M || l->state == ST_O_M) && !write) {
+		if ((l->state == ST_S_M || l->state == ST_O_M) && load) {
 			(*cp->l2_hits)++;
 			perform(cp, c, l);
 			finish_later(cp, c, cp->cfg.l2_hit_cycles);
 			return;
 		}
-		if (l->state == ST_I_M || l->state == ST_S_M || l->state == ST_O_M ||
-		    (l->state == ST_I_ES && !write)) {
+		/* loads and stores join a pending RdBlkM, loads a pending RdBlk; an Ifetch joins
+		 * nothing and anything waits for I_S (docs/apu.md §3.1: "stall") */
+		if (!fetch && (l->state == ST_I_M || l->state == ST_S_M || l->state == ST_O_M ||
+			       (l->state == ST_I_ES && load))) {
 			t->waiters |= 1u << c;
 			m->busy = true;
 			return;
@@ -343,8 +441,12 @@ static void try_core(struct apu_cp *cp, unsigned c)
 		return;
 	}
 	if (l && stable(l->state)) {
-		if (!write) {
-			bool l1 = l1_has(cp, c, line);
+		if (fetch) {
+			fetch_stable(cp, c, l);
+			return;
+		}
+		if (load) {
+			bool l1 = l1_has(cp->l1d[c], line);
 
 			(*(l1 ? cp->l1_hits : cp->l2_hits))++;
 			cache_touch(cp->l2, l);
@@ -366,7 +468,8 @@ static void try_core(struct apu_cp *cp, unsigned c)
 		}
 		(*cp->upgrades)++;
 		(*cp->rdblkm)++;
-		l1_drop(cp, c ^ 1, line);
+		l1_drop(cp->l1d[c ^ 1], line);
+		l1_drop(cp->l1i, line);
 		l->state = l->state == ST_S ? ST_S_M : ST_O_M;
 		t->state = l->state;
 		t->waiters = 1u << c;
@@ -378,6 +481,7 @@ static void try_core(struct apu_cp *cp, unsigned c)
 	{
 		struct cache_line *v = cache_victim(cp->l2, line, may_evict, NULL);
 		struct tbe *vt = NULL;
+		uint8_t st = write ? ST_I_M : fetch ? ST_I_S : ST_I_ES;
 
 		if (!v || cp->tbes_used + (v->state ? 2u : 1u) > cp->cfg.tbes) {
 			m->blocked = true;
@@ -388,12 +492,20 @@ static void try_core(struct apu_cp *cp, unsigned c)
 			evict(cp, v, vt);
 		}
 		(*cp->misses)++;
-		cache_install(cp->l2, v, line, write ? ST_I_M : ST_I_ES);
-		t = tbe_alloc(cp, line, v->state);
+		cache_install(cp->l2, v, line, st);
+		t = tbe_alloc(cp, line, st);
 		t->waiters = 1u << c;
 		m->busy = true;
-		(*(write ? cp->rdblkm : cp->rdblk))++;
-		send(cp, write ? APU_RDBLKM : APU_RDBLK, line);
+		if (write) {
+			(*cp->rdblkm)++;
+			send(cp, APU_RDBLKM, line);
+		} else if (fetch) {
+			(*cp->rdblks)++;
+			send(cp, APU_RDBLKS, line);
+		} else {
+			(*cp->rdblk)++;
+			send(cp, APU_RDBLK, line);
+		}
 	}
 }
 
@@ -421,7 +533,7 @@ static void core_done(void *owner, void *arg)
 	struct cpu_mem *m = &cp->mem[c];
 	struct qent *q = &m->q[m->head];
 	uint32_t id = q->r.id;
-	bool load = q->r.kind == CPU_MEM_LD;
+	bool load = q->r.kind == CPU_MEM_LD || q->r.kind == CPU_MEM_IFETCH;
 	uint8_t line[APU_LINE];
 	uint64_t old = m->old;
 
@@ -467,11 +579,16 @@ static void on_probe(struct apu_cp *cp, struct mem_msg *msg)
 				t->shared = true;
 			return;
 		case V_MO_I:
+		case V_MO_S:
 			send_ack(cp, line, true, t->data, req);
-			if (inv)
+			if (inv) {
+				/* MO_S: the fetch still wants the line; its RdBlkS leaves after
+				 * the WBAck, as from MO_S (docs/apu.md §3.1, inferred) */
+				t->refetch = t->state == V_MO_S;
 				t->state = V_I_C;
-			else
+			} else {
 				t->shared = true;
+			}
 			return;
 		default:
 			send_ack(cp, line, false, NULL, req);
@@ -500,6 +617,7 @@ static void on_probe(struct apu_cp *cp, struct mem_msg *msg)
 			l->state = ST_O;
 		break;
 	case ST_I_ES:
+	case ST_I_S:
 	case ST_I_M:
 		/* the probe is from a transaction ordered before ours (docs/apu.md §4.1) */
 		send_ack(cp, line, !inv, NULL, req);
@@ -508,16 +626,14 @@ static void on_probe(struct apu_cp *cp, struct mem_msg *msg)
 		send_ack(cp, line, !inv, NULL, req);
 		if (inv) {
 			l->state = t->state = ST_I_M;
-			l1_drop(cp, 0, line);
-			l1_drop(cp, 1, line);
+			inv_l1s(cp, line);
 		}
 		break;
 	case ST_O_M:
 		send_ack(cp, line, true, l->data, req);
 		if (inv) {
 			l->state = t->state = ST_I_M;
-			l1_drop(cp, 0, line);
-			l1_drop(cp, 1, line);
+			inv_l1s(cp, line);
 		}
 		break;
 	default:
@@ -548,6 +664,15 @@ static void on_sysresp(struct apu_cp *cp, struct mem_msg *msg)
 		l->flags = e->grant == APU_GRANT_S && e->dirty ? F_DIRTY : 0;
 		(*(e->grant == APU_GRANT_E ? cp->grants_e : cp->grants_s))++;
 		break;
+	case ST_I_S: /* RdBlkS: always S (docs/apu.md §4.2) */
+		if (e->grant != APU_GRANT_S) {
+			fail(cp, line, "SysResp(E/M)", l->state);
+			return;
+		}
+		memcpy(l->data, msg->p.data, APU_LINE);
+		l->state = ST_S;
+		l->flags = e->dirty ? F_DIRTY : 0;
+		break;
 	case ST_I_M:
 		memcpy(l->data, msg->p.data, APU_LINE);
 		/* fall through */
@@ -570,7 +695,9 @@ static void on_sysresp(struct apu_cp *cp, struct mem_msg *msg)
 	for (unsigned c = 0; c < 2; c++) {
 		if (!(waiters >> c & 1))
 			continue;
-		if (cp->mem[c].q[cp->mem[c].head].r.kind != CPU_MEM_LD && l->state != ST_M &&
+		uint8_t kind = cp->mem[c].q[cp->mem[c].head].r.kind;
+
+		if (kind != CPU_MEM_LD && kind != CPU_MEM_IFETCH && l->state != ST_M &&
 		    l->state != ST_E) {
 			/* only loads join a read; a store waits for its own RdBlkM */
 			cp->mem[c].busy = false;
@@ -597,14 +724,25 @@ static void on_wback(struct apu_cp *cp, struct mem_msg *msg)
 		(*cp->vic_stale)++;
 		send(cp, APU_STALENOTIF, line);
 	} else {
+		bool owner = t->state == V_MO_I || t->state == V_MO_S;
+
 		m = send(cp, APU_VICDATA, line);
 		if (!m)
 			return;
 		e = apu_ext_of(cp->msgs, m);
-		e->dirty = t->state == V_MO_I ? true : t->dirty;
+		e->dirty = owner ? true : t->dirty;
 		e->shared = t->shared;
 		memcpy(m->p.data, t->data, APU_LINE);
-		(*(t->state == V_MO_I ? cp->vic_dirty : cp->vic_clean))++;
+		(*(owner ? cp->vic_dirty : cp->vic_clean))++;
+	}
+	if (t->state == V_MO_S || t->refetch) {
+		/* the instruction fetch's request, in the frame and TBE the victim kept (gem5 cp
+		 * MO_S0, NB_AckWB -> S0) */
+		t->state = ST_I_S;
+		t->refetch = false;
+		(*cp->rdblks)++;
+		send(cp, APU_RDBLKS, line);
+		return;
 	}
 	tbe_free(cp, t);
 }
@@ -779,11 +917,15 @@ int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu
 		rc = make_cache(cfg->l1d_kib, cfg->l1d_assoc, &cp->l1d[0]);
 	if (!rc)
 		rc = make_cache(cfg->l1d_kib, cfg->l1d_assoc, &cp->l1d[1]);
+	if (!rc)
+		rc = make_cache(cfg->l1i_kib, cfg->l1i_assoc, &cp->l1i);
 	if (rc) {
 		apu_cp_destroy(cp);
-		return cs_err_set(err, rc == -CS_ENOMEM ? rc : -CS_ECONFIG,
-				  "corepair.l2_kib/l2_assoc/l1d_kib/l1d_assoc: not a power-of-two "
-				  "number of sets of 64-B lines with a power-of-two assoc");
+		return cs_err_set(
+		    err, rc == -CS_ENOMEM ? rc : -CS_ECONFIG,
+		    "corepair.l2_kib/l2_assoc/l1d_kib/l1d_assoc/l1i_kib/l1i_assoc: not "
+		    "a power-of-two number of sets of 64-B lines with a power-of-two "
+		    "assoc");
 	}
 	cp->tbe = calloc(cfg->tbes, sizeof(*cp->tbe));
 	cp->live = calloc(cfg->tbes, sizeof(*cp->live));
@@ -806,7 +948,7 @@ int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu
 	}
 	cp->l1_hits = cs_stat_counter(g, "l1_hits", "", "accesses served by the core's L1D");
 	cp->l2_hits = cs_stat_counter(g, "l2_hits", "", "L1 misses served by the L2");
-	cp->misses = cs_stat_counter(g, "misses", "", "L2 misses (RdBlk or RdBlkM from I)");
+	cp->misses = cs_stat_counter(g, "misses", "", "L2 misses (RdBlk, RdBlkS or RdBlkM from I)");
 	cp->upgrades = cs_stat_counter(g, "upgrades", "", "RdBlkM from S or O");
 	cp->rdblk = cs_stat_counter(g, "rdblk", "", "RdBlk sent");
 	cp->rdblkm = cs_stat_counter(g, "rdblkm", "", "RdBlkM sent");
@@ -819,6 +961,12 @@ int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu
 	cp->prb_dg = cs_stat_counter(g, "probes.downgrade", "", "PrbDowngrade received");
 	cp->prb_inv = cs_stat_counter(g, "probes.inv", "", "PrbInv received");
 	cp->prb_data = cs_stat_counter(g, "probe_data", "", "probe acks with dirty data");
+	cp->l1i_hits = cs_stat_counter(g, "l1i_hits", "", "instruction fetches served by the L1I");
+	cp->rdblks = cs_stat_counter(g, "rdblks", "", "RdBlkS sent (instruction fetches)");
+	cp->fetch_drops = cs_stat_counter(g, "ifetch_e_drops", "",
+					  "E lines dropped silently for an instruction fetch");
+	cp->fetch_victims = cs_stat_counter(
+	    g, "ifetch_victims", "", "M/O lines written back for an instruction fetch (MO_S)");
 	*out = cp;
 	return 0;
 }
@@ -831,6 +979,7 @@ void apu_cp_destroy(struct apu_cp *cp)
 	cache_destroy(cp->l2);
 	cache_destroy(cp->l1d[0]);
 	cache_destroy(cp->l1d[1]);
+	cache_destroy(cp->l1i);
 	free(cp->tbe);
 	free(cp->live);
 	free(cp->mem[0].q);
@@ -866,6 +1015,15 @@ char apu_cp_peek(const struct apu_cp *cp, uint64_t line, void *data, bool *dirty
 	if (dirty)
 		*dirty = (l->flags & F_DIRTY) != 0;
 	return "ISEOM"[l->state];
+}
+
+unsigned apu_cp_peek_l1(const struct apu_cp *cp, uint64_t line)
+{
+	uint64_t a = apu_line_of(line);
+
+	return (l1_has(cp->l1d[0], a) ? APU_CP_IN_D0 : 0u) |
+	       (l1_has(cp->l1d[1], a) ? APU_CP_IN_D1 : 0u) |
+	       (l1_has(cp->l1i, a) ? APU_CP_IN_I : 0u);
 }
 
 void apu_cp_poke(struct apu_cp *cp, uint64_t addr, const void *buf, size_t len)
