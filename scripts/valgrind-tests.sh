@@ -43,6 +43,8 @@ echo "valgrind: the whole APU (system apu: CPU threads, GPU warps, DMA), detaile
 vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_dma -q --set workload.size=tiny
 vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_prodcons -q --set workload.size=tiny \
 	--mode hybrid
+echo "valgrind: the APU as gem5's tree of crossbars (bridges between three networks)"
+vg_run run -c "$src/configs/apu-2200g-tree.cfg" -w hetero_prodcons -q --set workload.size=tiny
 echo "valgrind: cohscope litmus --agents (CPU and GPU threads on the whole APU)"
 vg_run litmus "$src"/tests/litmus/mixed/*.litmus -c "$src/configs/apu-2200g.cfg" \
 	--agents cpu,gpu --iterations 20 -q
