@@ -9,6 +9,8 @@
 # - an APU of another shape, made by configuration only: the directory first on the network,
 #   two TCC slices, four DDR4 channels, a mesh: the hetero workloads verify, every TCC slice and
 #   channel carried traffic, and the result's `fabric` object shows the layout;
+# - gem5's tree of three crossbars joined by bridges verifies, carries traffic both ways, passes
+#   the coherence checker, costs cycles, and its config dump runs the same;
 # - bad layouts: one error line naming where, a non-zero exit, no output file.
 . "$(dirname "$0")/lib.bash" "$@"
 
@@ -120,6 +122,17 @@ t, f = (json.load(open(p))["result"]["cycles"] for p in sys.argv[1:3])
 open("err.txt", "w").write("tree %s cycles, one crossbar %s" % (t, f))
 sys.exit(0 if t > f else 1)
 PY
+
+# the tree's dump (every group, network and bridge section) runs as the tree does
+"$BIN" config -c "$TREE" -w hetero_dma --dump >tree-dump.cfg || fail "tree dump: exit $?"
+for sec in fabric corepairs cpu_bridge gpu_bridge cpu_xbar gpu_xbar noc bridge; do
+	grep -q "^$sec = {" tree-dump.cfg || fail "tree dump: no section $sec"
+done
+"$BIN" run -c tree-dump.cfg -w hetero_dma --set workload.size=tiny -q -o tree-dump.json \
+	>/dev/null 2>&1 || fail "run of the tree's dump: exit $?"
+"$BIN" run -c "$TREE" -w hetero_dma --set workload.size=tiny -q -o tree-dma2.json \
+	>/dev/null 2>&1 || fail "tree hetero_dma: exit $?"
+same_result "tree dump" tree-dump.json tree-dma2.json
 
 # bad layouts
 expect_error() { # name expected-text config --set...
