@@ -10,7 +10,8 @@
 #   two TCC slices, four DDR4 channels, a mesh: the hetero workloads verify, every TCC slice and
 #   channel carried traffic, and the result's `fabric` object shows the layout;
 # - gem5's tree of three crossbars joined by bridges verifies, carries traffic both ways, passes
-#   the coherence checker, costs cycles, and its config dump runs the same;
+#   the coherence checker, costs cycles, and its config dump runs the same; a point-to-point
+#   link between two bridges (seed 003's CPU-GPU link shape) verifies and costs more;
 # - bad layouts: one error line naming where, a non-zero exit, no output file.
 . "$(dirname "$0")/lib.bash" "$@"
 
@@ -121,6 +122,28 @@ import json, sys
 t, f = (json.load(open(p))["result"]["cycles"] for p in sys.argv[1:3])
 open("err.txt", "w").write("tree %s cycles, one crossbar %s" % (t, f))
 sys.exit(0 if t > f else 1)
+PY
+
+# a point-to-point link (the shape of seed 003's CPU-GPU link) between two bridges: the CPU
+# cluster reaches the main crossbar over 100 ns of wire
+LINK=(--set "fabric.groups=corepairs, cpu_bridge, link_bridge, cus, tccs, dmas, gpu_bridge, directory, channels"
+	--set cpu_bridge.net2=pcie --set link_bridge.role=bridge --set link_bridge.net=noc
+	--set link_bridge.net2=pcie --set pcie.topology=link --set pcie.clock_mhz=1000
+	--set pcie.flit_bytes=16 --set pcie.link_latency=100 --set pcie.buffer_flits=9)
+timeout 300 "$BIN" run -c "$TREE" "${LINK[@]}" -w hetero_dma --set workload.size=tiny \
+	-o link-dma.json >link-dma.txt 2>&1 || fail "link hetero_dma: exit $?: $(tail -1 link-dma.txt)"
+grep -q verified link-dma.txt || fail "link hetero_dma: not verified"
+python3 - link-dma.json tree-hetero_dma.json <<'PY' || fail "link: $(cat err.txt)"
+import json, sys
+l, t = (json.load(open(p)) for p in sys.argv[1:3])
+nets = [(n["name"], n["endpoints"]) for n in l["result"]["fabric"]["networks"]]
+bad = []
+if ("pcie", 2) not in nets:
+    bad.append("networks %s" % nets)
+if l["result"]["cycles"] <= t["result"]["cycles"]:
+    bad.append("over the link %s cycles, the tree %s" % (l["result"]["cycles"], t["result"]["cycles"]))
+open("err.txt", "w").write("; ".join(bad))
+sys.exit(1 if bad else 0)
 PY
 
 # the tree's dump (every group, network and bridge section) runs as the tree does

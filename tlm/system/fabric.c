@@ -489,7 +489,7 @@ static int number_nodes(struct fabric *f, struct cs_err *err)
 		const char *first = NULL; /* the first group on it: its net key locates errors */
 
 		for (unsigned j = 0; j < f->ngroups && !first; j++)
-			if (f->g[j].net == (int)i)
+			if (f->g[j].net == (int)i || f->g[j].net2 == (int)i)
 				first = f->g[j].name;
 		n->n_ep = n->n_req + n->n_resp;
 		if (n->face == FAB_REQ && (!n->n_req || !n->n_resp))
