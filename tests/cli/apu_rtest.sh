@@ -4,7 +4,8 @@
 # hetero_rtest, the APU's random tester (CPU threads and GPU warps on hot and conflicting
 # lines), with the coherence checker on (gpu.check = true) on configs/apu-2200g.cfg, under the
 # GPU side's variants: write-through (default), tcp.write = back, tcc.write = back,
-# tcc.glc_atomic_at = dir, llc.use_on_wt = true; at tiny and small, seeds 1 and 2, at default
+# tcc.glc_atomic_at = dir, llc.use_on_wt = true (and seed 002's enhancement B and B.1,
+# dir.clean_victims = llc and none, at small and stressed); at tiny and small, seeds 1 and 2, at default
 # seed 3 (it found a TCP bug under tcp.write = back), and at small
 # with caches shrunk so that the conflict lines evict each other everywhere (TCP, TCC, L1D,
 # L2) and MSHRs and TBEs run out. Each run must pass: exit 0, the workload's "verified" note,
@@ -77,6 +78,15 @@ for v in "${variants[@]}"; do
 	# default size, seed 3: under tcp.write = back a warp read a value older than its own
 	# store before the TCP flushed its dirty bytes ahead of a load miss
 	one "$v.default.3" "${set[@]}" --set workload.size=default --set sim.seed=3
+done
+
+# seed 002's enhancement B and B.1 (dir.clean_victims = llc, none): clean victims kept out of
+# memory, or out of memory and the LLC; clean under the checker too, with evictions everywhere
+for cv in llc none; do
+	one "clean_victims=$cv.small" --set dir.clean_victims=$cv --set workload.size=small \
+		--set sim.seed=1
+	one "clean_victims=$cv.stress" --set dir.clean_victims=$cv "${STRESS[@]}" \
+		--set workload.size=small --set sim.seed=3
 done
 
 # hybrid and analytic (the controllers' LT face, the SMs' and cores' LT face): every variant

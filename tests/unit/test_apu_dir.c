@@ -321,6 +321,61 @@ START_TEST(test_llc_victims_only)
 }
 END_TEST
 
+static void clean_to_llc(struct tb *tb)
+{
+	tb->dcfg.clean_victims = APU_CLEAN_VIC_LLC;
+}
+
+static void clean_nowhere(struct tb *tb)
+{
+	tb->dcfg.clean_victims = APU_CLEAN_VIC_NONE;
+}
+
+/* Seed 002 enhancement B (dir.clean_victims = llc): a clean victim goes to the LLC and not to
+ * memory; B.1 (none): to neither. A dirty victim goes to both in every setting, and the
+ * handshake (WBAck, VicData) is the baseline's. Loop: 0 baseline, 1 B, 2 B.1. */
+START_TEST(test_clean_victims)
+{
+	static void (*const tweak[3])(struct tb *) = {NULL, clean_to_llc, clean_nowhere};
+	struct tb tb;
+	struct mem_msg *m;
+	uint8_t vic[APU_LINE], got[APU_LINE];
+
+	tb_init(&tb, 2, true, tweak[_i]);
+	mem_line(&tb, LINE_B, 2);
+	fill(vic, 2); /* a clean victim's bytes are memory's */
+	memcpy(tb.ag[1].data, vic, APU_LINE);
+	tb_req(&tb, 1, APU_VICCLEAN, LINE_B, &m);
+	tb_send(&tb, 1, m);
+	tb_run(&tb);
+	ck_assert_uint_eq(tb_count(&tb, 1, APU_WBACK), 1);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.vic_clean"), 1);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.writes.victim"), _i == 0 ? 1 : 0);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.llc_writes.victim"), _i == 2 ? 0 : 1);
+	ck_assert(apu_dir_llc_peek(tb.dir, LINE_B, got) == (_i != 2));
+	if (_i != 2)
+		ck_assert_mem_eq(got, vic, APU_LINE);
+	ck_assert(mem_is(&tb, LINE_B, vic));
+	/* a later read is served right: from the LLC (baseline, B) or memory (B.1) */
+	tb_req(&tb, 0, APU_RDBLK, LINE_B, &m);
+	tb_send(&tb, 0, m);
+	tb_run(&tb);
+	ck_assert_mem_eq(tb_last(&tb, 0, APU_SYSRESP)->data, vic, APU_LINE);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.llc_hits"), _i == 2 ? 0 : 1);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.reads"), _i == 2 ? 1 : 0);
+	/* a dirty victim: memory and the LLC in every setting */
+	fill(vic, 201);
+	memcpy(tb.ag[0].data, vic, APU_LINE);
+	tb_req(&tb, 0, APU_VICDIRTY, LINE_A, &m);
+	tb_send(&tb, 0, m);
+	tb_run(&tb);
+	ck_assert(mem_is(&tb, LINE_A, vic));
+	ck_assert(apu_dir_llc_peek(tb.dir, LINE_A, NULL));
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.writes.victim"), _i == 0 ? 2 : 1);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* 17 victims in one set of a 16-way LLC: one eviction, written to DRAM (llc.evict_write). */
 START_TEST(test_llc_eviction)
 {
@@ -621,6 +676,7 @@ static Suite *apu_dir_suite(void)
 	tcase_add_test(tc, test_response_after_data);
 	tcase_add_test(tc, test_grants);
 	tcase_add_test(tc, test_llc_victims_only);
+	tcase_add_loop_test(tc, test_clean_victims, 0, 3);
 	tcase_add_test(tc, test_llc_eviction);
 	tcase_add_loop_test(tc, test_use_l3_on_wt, 0, 2);
 	tcase_add_test(tc, test_slc_atomic);

@@ -16,6 +16,8 @@
 
 #define APU "docs/apu.md"
 
+static const char *const clean_victim_names[] = {"memory", "llc", "none", NULL};
+
 static const struct cs_param dir_rows[] = {
     {"clock_mhz", CS_P_UINT, offsetof(struct apu_dir_cfg, clock_mhz), "2000", "MHz",
      "uncore clock of the directory and its LLC (gem5 --ruby-clock, " APU " 6.1)", 1, 100000, NULL},
@@ -38,6 +40,10 @@ static const struct cs_param dir_rows[] = {
     {"read_writeback", CS_P_BOOL, offsetof(struct apu_dir_cfg, read_writeback), "false", "",
      "write memory at the end of a read served without dirty data (gem5 since bfcab125; " APU " 0)",
      0, 0, NULL},
+    {"clean_victims", CS_P_ENUM, offsetof(struct apu_dir_cfg, clean_victims), "memory", "",
+     "a clean victim goes to memory and the LLC (memory: the baseline), to the LLC only (llc: "
+     "seed 002 enhancement B) or nowhere, only dirty victims cached (none: B.1)",
+     0, 0, clean_victim_names},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -846,9 +852,14 @@ static void on_victim_data(struct apu_dir *d, struct mem_msg *m)
 		return;
 	}
 	if (m->type == APU_VICDATA) {
-		(*(t->kind == APU_VICDIRTY ? d->st.vic_dirty : d->st.vic_clean))++;
-		mem_write(d, line, m->p.data, W_VICTIM);
-		llc_alloc(d, line, m->p.data, W_VICTIM);
+		bool clean = t->kind != APU_VICDIRTY;
+		unsigned to = clean ? d->cfg.clean_victims : APU_CLEAN_VIC_MEMORY;
+
+		(*(clean ? d->st.vic_clean : d->st.vic_dirty))++;
+		if (to == APU_CLEAN_VIC_MEMORY)
+			mem_write(d, line, m->p.data, W_VICTIM);
+		if (to != APU_CLEAN_VIC_NONE)
+			llc_alloc(d, line, m->p.data, W_VICTIM);
 	} else {
 		(*d->st.vic_stale)++;
 	}

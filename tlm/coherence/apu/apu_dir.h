@@ -54,7 +54,13 @@ struct apu_dir_cfg {
 	uint64_t mem_issue_cycles;
 	uint64_t in_depth; /* messages per input queue of the network port */
 	bool read_writeback;
+	unsigned clean_victims; /* enum apu_clean_victims */
 };
+
+/* Where a clean victim (VicClean's data) goes: seed 002's baseline writes it to memory and the
+ * LLC; enhancement B keeps it out of memory (the LLC only: memory holds the same bytes); B.1
+ * keeps it out of the LLC too, so only dirty victims are cached (seed 002 §III-B, Fig. 4). */
+enum apu_clean_victims { APU_CLEAN_VIC_MEMORY = 0, APU_CLEAN_VIC_LLC, APU_CLEAN_VIC_NONE };
 
 struct apu_llc_cfg {
 	uint64_t size_kib;
