@@ -5,7 +5,8 @@
 # lines), with the coherence checker on (gpu.check = true) on configs/apu-2200g.cfg, under the
 # GPU side's variants: write-through (default), tcp.write = back, tcc.write = back,
 # tcc.glc_atomic_at = dir, llc.use_on_wt = true (and seed 002's enhancement B and B.1,
-# dir.clean_victims = llc and none, at small and stressed); at tiny and small, seeds 1 and 2, at default
+# dir.clean_victims = llc and none, at small and stressed; enhancement C, llc.write_back, at
+# small, stressed with a 4-KiB LLC, and hybrid); at tiny and small, seeds 1 and 2, at default
 # seed 3 (it found a TCP bug under tcp.write = back), and at small
 # with caches shrunk so that the conflict lines evict each other everywhere (TCP, TCC, L1D,
 # L2) and MSHRs and TBEs run out. Each run must pass: exit 0, the workload's "verified" note,
@@ -88,6 +89,14 @@ for cv in llc none; do
 	one "clean_victims=$cv.stress" --set dir.clean_victims=$cv "${STRESS[@]}" \
 		--set workload.size=small --set sim.seed=3
 done
+
+# seed 002's enhancement C (llc.write_back, with llc.use_on_wt as it requires): dirty lines in
+# the LLC only; with a 4-KiB LLC they are evicted and written back all the time
+WB=(--set llc.write_back=true --set llc.use_on_wt=true)
+one "write_back.small" "${WB[@]}" --set workload.size=small --set sim.seed=1
+one "write_back.stress" "${WB[@]}" "${STRESS[@]}" --set llc.size_kib=4 --set llc.assoc=2 \
+	--set workload.size=small --set sim.seed=3
+one "write_back.hybrid" "${WB[@]}" --set workload.size=small --set sim.seed=1 --mode hybrid
 
 # hybrid and analytic (the controllers' LT face, the SMs' and cores' LT face): every variant
 # checked clean at small; under tcp.write = back a release fence the TCP finished later

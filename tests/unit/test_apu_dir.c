@@ -398,6 +398,88 @@ START_TEST(test_llc_eviction)
 }
 END_TEST
 
+static void write_back_llc(struct tb *tb)
+{
+	tb->lcfg.write_back = true;
+	tb->lcfg.use_on_wt = true;
+}
+
+/* Seed 002 enhancement C (llc.write_back): DRAM writes counted against the write-through LLC.
+ * A dirty victim goes to the LLC only, dirty; a clean one too, clean. A read that hits the
+ * dirty line (a TCC's RdBlk here: it cannot own it) is answered from it and puts it back,
+ * still dirty; filling its set then evicts it, and only the dirty line is written back, with
+ * its data. The same steps under the write-through LLC write DRAM at each victim and at every
+ * eviction (llc.evict_write). Loop: 0 write-through, 1 write-back. */
+START_TEST(test_llc_write_back)
+{
+	struct tb tb;
+	struct mem_msg *m;
+	uint8_t vic[APU_LINE], got[APU_LINE];
+	unsigned sets;
+	bool wb = _i == 1;
+
+	tb_init(&tb, 2, true, wb ? write_back_llc : NULL);
+	sets = (unsigned)(tb.lcfg.size_kib * 1024 / APU_LINE / tb.lcfg.assoc);
+	mem_line(&tb, LINE_A, 1);
+	fill(vic, 77);
+	memcpy(tb.ag[0].data, vic, APU_LINE);
+	tb_req(&tb, 0, APU_VICDIRTY, LINE_A, &m);
+	tb_send(&tb, 0, m);
+	tb_run(&tb);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.writes.victim"), wb ? 0 : 1);
+	ck_assert(mem_is(&tb, LINE_A, vic) != wb); /* DRAM still holds the old bytes under C */
+	ck_assert(apu_dir_llc_peek(tb.dir, LINE_A, got));
+	ck_assert_mem_eq(got, vic, APU_LINE);
+	/* the TCC reads it: answered from the LLC; under C the dirty line goes back in */
+	tb_req(&tb, tb.P, APU_RDBLK, LINE_A, &m);
+	tb_send(&tb, tb.P, m);
+	tb_run(&tb);
+	ck_assert(tb_last(&tb, tb.P, APU_SYSRESP)->e.llc_hit);
+	ck_assert_mem_eq(tb_last(&tb, tb.P, APU_SYSRESP)->data, vic, APU_LINE);
+	ck_assert(apu_dir_llc_peek(tb.dir, LINE_A, NULL) == wb);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.llc_writes.dirty_kept"), wb ? 1 : 0);
+	/* LINE_A's set filled with clean victims: one eviction, LINE_A the oldest */
+	for (unsigned i = 1; i <= tb.lcfg.assoc; i++) {
+		tb_req(&tb, 1, APU_VICCLEAN, LINE_A + (uint64_t)i * sets * APU_LINE, &m);
+		tb_send(&tb, 1, m);
+		tb_run(&tb);
+	}
+	ck_assert_uint_eq(tb_stat(&tb, "dir.llc_evictions"), wb ? 1 : 0);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.writes.llc_evict"), wb ? 1 : 0);
+	ck_assert(mem_is(&tb, LINE_A, vic)); /* written back under C, through under WT */
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.writes.victim"), wb ? 0 : 1 + tb.lcfg.assoc);
+	/* one more clean victim evicts a clean line: no DRAM write under C */
+	tb_req(&tb, 1, APU_VICCLEAN, LINE_A + (uint64_t)(tb.lcfg.assoc + 1) * sets * APU_LINE, &m);
+	tb_send(&tb, 1, m);
+	tb_run(&tb);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.llc_evictions"), wb ? 2 : 1);
+	ck_assert_uint_eq(tb_stat(&tb, "dir.dram.writes.llc_evict"), 1);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* C without useL3OnWT is refused: a write-through would go under a dirty LLC copy. */
+START_TEST(test_llc_write_back_needs_use_on_wt)
+{
+	struct tb tb;
+	struct apu_dir *d = NULL;
+	struct apu_dir_nodes nodes;
+	struct cs_err err = {0};
+	unsigned cp[1] = {0};
+
+	tb_init(&tb, 1, true, NULL);
+	tb.lcfg.write_back = true;
+	tb.lcfg.use_on_wt = false;
+	nodes = (struct apu_dir_nodes){.ep = 5, .n_cp = 1, .cp = cp};
+	ck_assert_int_eq(apu_dir_create(tb.k, &tb.dcfg, &tb.lcfg, &nodes, tb.msgs, &tb.map, 1,
+					cs_stat_group(cs_stats_root(tb.stats), "d2"), &d, &err),
+			 -CS_ECONFIG);
+	ck_assert_ptr_null(d);
+	ck_assert_str_eq(err.msg, APU_LLC_WB_NEEDS_WT);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* ---- GPU writes through the directory -------------------------------------------------------- */
 
 static void use_l3(struct tb *tb)
@@ -677,6 +759,8 @@ static Suite *apu_dir_suite(void)
 	tcase_add_test(tc, test_grants);
 	tcase_add_test(tc, test_llc_victims_only);
 	tcase_add_loop_test(tc, test_clean_victims, 0, 3);
+	tcase_add_loop_test(tc, test_llc_write_back, 0, 2);
+	tcase_add_test(tc, test_llc_write_back_needs_use_on_wt);
 	tcase_add_test(tc, test_llc_eviction);
 	tcase_add_loop_test(tc, test_use_l3_on_wt, 0, 2);
 	tcase_add_test(tc, test_slc_atomic);

@@ -81,6 +81,10 @@ static int load_sections(struct apu_mem *m, bool gpu, struct cs_err *err)
 		cs_config_origin(c, "apu", "interleave_bytes", where, sizeof(where));
 		return cs_err_set(err, -CS_ECONFIG, "%s: must be a power of two", where);
 	}
+	if (m->llc_cfg.write_back && !m->llc_cfg.use_on_wt) {
+		cs_config_origin(c, "llc", "write_back", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: %s", where, APU_LLC_WB_NEEDS_WT);
+	}
 	return 0;
 }
 
@@ -262,6 +266,9 @@ void apu_mem_read(struct apu_mem *m, uint64_t addr, void *buf, size_t len)
 		uint64_t l = apu_line_of(a), n = l + APU_LINE - a;
 
 		n = n < addr + len - a ? n : addr + len - a;
+		/* the LLC's copy: DRAM's bytes when it writes through, newer when it writes back */
+		if (apu_dir_llc_peek(m->dir, l, line))
+			memcpy(out + (a - addr), line + (a - l), n);
 		for (unsigned i = 0; i < m->ncp; i++) {
 			bool dirty = false;
 			char st = apu_cp_peek(m->cp[i], l, line, &dirty);

@@ -63,6 +63,11 @@ static const struct cs_param llc_rows[] = {
      "LLC hit to data, uncore cycles (paper Table II; gem5 l3_hit_latency)", 0, 100000, NULL},
     {"evict_write", CS_P_BOOL, offsetof(struct apu_llc_cfg, evict_write), "true", "",
      "an LLC eviction writes the victim to DRAM (gem5 dir al_allocateL3Block)", 0, 0, NULL},
+    {"write_back", CS_P_BOOL, offsetof(struct apu_llc_cfg, write_back), "false", "",
+     "seed 002 enhancement C: a dirty bit per line; no victim, clean or dirty, goes to DRAM; an "
+     "eviction writes back only a dirty line; a hit on a dirty line keeps it (needs "
+     "llc.use_on_wt)",
+     0, 0, NULL},
     {"use_on_wt", CS_P_BOOL, offsetof(struct apu_llc_cfg, use_on_wt), "false", "",
      "useL3OnWT: GPU write-throughs, atomics and flushes also write the LLC (paper 2)", 0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
@@ -80,9 +85,19 @@ const struct cs_param_table apu_llc_params = {
 /* Phases of an open transaction; the kind (request type) gives the prefix of gem5's names. */
 enum phase { PH_PM = 1, PH_Pm, PH_M, PH_B, PH_BL };
 
-enum wcause { W_VICTIM = 0, W_WT, W_ATOMIC, W_FLUSH, W_DMA, W_LLC_EVICT, W_READ_WB, W_CAUSES };
-static const char *const wcause_names[W_CAUSES] = {"victim", "wt",	  "atomic",	   "flush",
-						   "dma",    "llc_evict", "read_writeback"};
+enum wcause {
+	W_VICTIM = 0,
+	W_WT,
+	W_ATOMIC,
+	W_FLUSH,
+	W_DMA,
+	W_LLC_EVICT,
+	W_READ_WB,
+	W_DIRTY_KEPT, /* write-back LLC: a dirty line a read hit goes back in */
+	W_CAUSES
+};
+static const char *const wcause_names[W_CAUSES] = {
+    "victim", "wt", "atomic", "flush", "dma", "llc_evict", "read_writeback", "dirty_kept"};
 
 struct tbe {
 	uint64_t line;
@@ -92,6 +107,7 @@ struct tbe {
 	uint16_t req; /* requester endpoint */
 	unsigned pending_acks;
 	bool acks_done, data_in, dirty, cached, llc_hit, probe_tcc;
+	bool llc_dirty;	   /* write-back LLC: the hit took a dirty line, which must not be lost */
 	bool lt;	   /* opened in an LT run */
 	struct apu_ext rq; /* the request's fields (mask, cu, seq, atomic operands, DMA range) */
 	uint8_t own[APU_LINE];	   /* the request's bytes (WT, Flush, DMAWr) under rq.mask */
@@ -431,6 +447,7 @@ static void lookup(struct apu_dir *d, struct tbe *t)
 	if (l) {
 		(*d->st.llc_hits)++;
 		t->llc_hit = true;
+		t->llc_dirty = l->dirty_sectors != 0;
 		/* read and removed at once (exclusive on hit): a victim allocated in the next
 		 * hit_cycles cannot change what this transaction gets */
 		memcpy(t->llc_buf, l->data, APU_LINE);
@@ -443,7 +460,9 @@ static void lookup(struct apu_dir *d, struct tbe *t)
 	dram_send(d, t->line, false, NULL, (uint32_t)(t - d->tbe));
 }
 
-static void llc_alloc(struct apu_dir *d, uint64_t line, const uint8_t *data, enum wcause why)
+/* Puts data in the LLC; dirty (a write-back LLC only) when DRAM does not hold it. */
+static void llc_alloc(struct apu_dir *d, uint64_t line, const uint8_t *data, enum wcause why,
+		      bool dirty)
 {
 	struct cache_line *l = cache_lookup(d->llc, line);
 
@@ -452,14 +471,29 @@ static void llc_alloc(struct apu_dir *d, uint64_t line, const uint8_t *data, enu
 		l = cache_victim(d->llc, line, NULL, NULL);
 		if (l->state) {
 			(*d->st.llc_evictions)++;
-			if (d->llc_cfg.evict_write)
+			/* write-through: as gem5 (llc.evict_write); write-back: a dirty line */
+			if (d->llc_cfg.write_back ? l->dirty_sectors != 0 : d->llc_cfg.evict_write)
 				mem_write(d, l->addr, l->data, W_LLC_EVICT);
 		}
 		cache_install(d->llc, l, line, 1);
+		l->dirty_sectors = 0;
 	} else {
 		cache_touch(d->llc, l);
 	}
 	memcpy(l->data, data, APU_LINE);
+	/* a line already here keeps its dirt: a clean victim of a line a read kept dirty still
+	 * holds bytes DRAM lacks */
+	l->dirty_sectors = d->llc_cfg.write_back && (dirty || l->dirty_sectors);
+}
+
+/* Write-back LLC: a read that took a dirty line out of the LLC (exclusive on hit) puts it back,
+ * with the data it answered (a cache's newer dirty copy, if a probe returned one), still dirty:
+ * the requester may not own it (a TCC, a DMA read, RdBlkS), and DRAM does not hold it. Writes
+ * (WT, Atomic, Flush, DMAWr) write DRAM with the merged line, so nothing is lost there. */
+static void keep_dirty(struct apu_dir *d, struct tbe *t, const uint8_t *line)
+{
+	if (t->llc_dirty)
+		llc_alloc(d, t->line, line, W_DIRTY_KEPT, true);
 }
 
 /* ---- sending --------------------------------------------------------------------------------- */
@@ -577,13 +611,14 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		apu_port_send(d->port, m, d->cfg.response_cycles);
 		if (d->cfg.read_writeback && !t->dirty)
 			mem_write(d, t->line, line, W_READ_WB);
+		keep_dirty(d, t, line);
 		t->phase = PH_B;
 		return;
 	case APU_WT:
 		check_words(d, t->line, line, t->rq.mask);
 		mem_write(d, t->line, line, W_WT);
 		if (d->llc_cfg.use_on_wt)
-			llc_alloc(d, t->line, line, W_WT);
+			llc_alloc(d, t->line, line, W_WT, false);
 		break;
 	case APU_ATOMIC: {
 		uint64_t old;
@@ -613,7 +648,7 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		apu_port_send(d->port, m, d->cfg.response_cycles);
 		mem_write(d, t->line, line, W_ATOMIC);
 		if (d->llc_cfg.use_on_wt)
-			llc_alloc(d, t->line, line, W_ATOMIC);
+			llc_alloc(d, t->line, line, W_ATOMIC, false);
 		break;
 	}
 	case APU_FLUSH:
@@ -627,7 +662,7 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		apu_port_send(d->port, m, d->cfg.response_cycles);
 		mem_write(d, t->line, line, W_FLUSH);
 		if (d->llc_cfg.use_on_wt)
-			llc_alloc(d, t->line, line, W_FLUSH);
+			llc_alloc(d, t->line, line, W_FLUSH, false);
 		break;
 	case APU_DMARD:
 	case APU_DMAWR: /* DMA ends at the response: no unblock */
@@ -641,6 +676,7 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		e->seq = t->rq.seq;
 		if (t->kind == APU_DMARD) {
 			memcpy(m->p.data, line, APU_LINE);
+			keep_dirty(d, t, line);
 		} else {
 			check_words(d, t->line, line, t->rq.mask);
 			mem_write(d, t->line, line, W_DMA);
@@ -856,10 +892,11 @@ static void on_victim_data(struct apu_dir *d, struct mem_msg *m)
 		unsigned to = clean ? d->cfg.clean_victims : APU_CLEAN_VIC_MEMORY;
 
 		(*(clean ? d->st.vic_clean : d->st.vic_dirty))++;
-		if (to == APU_CLEAN_VIC_MEMORY)
+		/* a write-back LLC (C) keeps every victim out of DRAM */
+		if (to == APU_CLEAN_VIC_MEMORY && !d->llc_cfg.write_back)
 			mem_write(d, line, m->p.data, W_VICTIM);
 		if (to != APU_CLEAN_VIC_NONE)
-			llc_alloc(d, line, m->p.data, W_VICTIM);
+			llc_alloc(d, line, m->p.data, W_VICTIM, !clean);
 	} else {
 		(*d->st.vic_stale)++;
 	}
@@ -955,11 +992,17 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 	s->llc_evictions = cs_stat_counter(g, "llc_evictions", "", "LLC lines evicted");
 	s->dram_reads = cs_stat_counter(dr, "reads", "", "DRAM line reads");
 	for (unsigned i = 0; i < W_CAUSES; i++) {
-		s->dram_writes[i] = cs_stat_counter(dw, wcause_names[i], "", "DRAM line writes");
+		/* a kept dirty line is an LLC write only */
+		s->dram_writes[i] = i == W_DIRTY_KEPT ? &sink
+						      : cs_stat_counter(dw, wcause_names[i], "",
+									"DRAM line writes");
 		s->llc_writes[i] = &sink;
 	}
 	for (unsigned i = W_VICTIM; i <= W_FLUSH; i++)
 		s->llc_writes[i] = cs_stat_counter(lw, wcause_names[i], "", "LLC line writes");
+	s->llc_writes[W_DIRTY_KEPT] =
+	    cs_stat_counter(lw, wcause_names[W_DIRTY_KEPT], "",
+			    "write-back LLC: dirty lines a read hit took out and put back");
 }
 
 int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
@@ -980,6 +1023,8 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 		return cs_err_set(err, -CS_ECONFIG,
 				  "dir.tbes, dir.transitions_per_cycle, dir.in_depth and "
 				  "dir.clock_mhz must be at least 1");
+	if (llc->write_back && !llc->use_on_wt)
+		return cs_err_set(err, -CS_ECONFIG, APU_LLC_WB_NEEDS_WT);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");

@@ -68,7 +68,15 @@ struct apu_llc_cfg {
 	uint64_t hit_cycles;
 	bool evict_write;
 	bool use_on_wt;
+	bool
+	    write_back; /* seed 002 enhancement C: a dirty bit per line, victims stay out of DRAM */
 };
+
+/* Enhancement C without useL3OnWT: a GPU write-through or SLC atomic would write DRAM under a
+ * dirty LLC copy that a later eviction writes back over it (seed 002 §III-C). */
+#define APU_LLC_WB_NEEDS_WT                                                                    \
+	"llc.write_back = true needs llc.use_on_wt = true: a GPU write-through or SLC atomic " \
+	"would go to DRAM under a dirty LLC copy that a later eviction writes back over it"
 
 extern const struct cs_param_table apu_dir_params; /* section "dir" */
 extern const struct cs_param_table apu_llc_params; /* section "llc" */
