@@ -439,14 +439,11 @@ static uint64_t h_alloc(void *obj, uint64_t bytes, uint64_t align)
 		align = 64;
 	a = (g->heap + align - 1) & ~(align - 1);
 	g->heap = a + (bytes ? bytes : 1);
-	if (g->apu && !fabric_covers(apu_mem_fabric(g->apu), a, g->heap - a)) {
+	if (g->apu) {
 		char msg[160];
 
-		snprintf(msg, sizeof(msg),
-			 "an allocation of %" PRIu64 " bytes at 0x%" PRIx64
-			 " lies outside every range of fabric.ranges",
-			 g->heap - a, a);
-		sys_fail(g, -CS_ECONFIG, msg);
+		if (fabric_check_alloc(apu_mem_fabric(g->apu), a, g->heap - a, msg, sizeof(msg)))
+			sys_fail(g, -CS_ECONFIG, msg);
 	}
 	return a;
 }

@@ -86,7 +86,7 @@ struct fab_group {
 	int mem;	    /* memory group index, -1 none */
 	int front;	    /* a memory group: the group in front of it, -1 none yet */
 	struct fab_node *n; /* count nodes */
-	void **obj;	    /* count controllers (fabric_objs) */
+	unsigned ri;	    /* its role's index in the family's roles */
 	unsigned nth0;	    /* its first node's index within its role */
 };
 
@@ -159,8 +159,7 @@ static const struct fab_role_ops *role_find(const struct fab_proto *p, const cha
 
 	for (const struct fab_role_ops *const *r = p->roles; *r; r++, i++)
 		if (!strcmp((*r)->name, name)) {
-			if (idx)
-				*idx = i;
+			*idx = i;
 			return *r;
 		}
 	return NULL;
@@ -239,7 +238,7 @@ static int load_group(struct fabric *f, const char *name, struct cs_err *err)
 	rc = cs_config_section_as(f->a.cfg, &fab_group_params, name, base, &g->cfg, err);
 	if (rc)
 		return name_taken(f, name, "groups", rc, err);
-	g->role = role_find(f->a.proto, g->cfg.role, NULL);
+	g->role = role_find(f->a.proto, g->cfg.role, &g->ri);
 	if (!g->role) {
 		const char *near;
 
@@ -464,15 +463,9 @@ static int load_layout(struct fabric *f, struct cs_err *err)
  * node's memory sockets, each memory controller's ports. */
 static int number_nodes(struct fabric *f, struct cs_err *err)
 {
-	unsigned nth[32] = {0};
-
 	for (unsigned i = 0; i < f->ngroups; i++) {
 		struct fab_group *g = &f->g[i];
-		unsigned ri = 0;
 
-		role_find(f->a.proto, g->role->name, &ri);
-		g->nth0 = nth[ri];
-		nth[ri] += g->count;
 		if (g->net >= 0) {
 			struct fab_net *n = &f->net[g->net];
 
@@ -515,8 +508,7 @@ static int number_nodes(struct fabric *f, struct cs_err *err)
 			struct fab_group *g = &f->g[i];
 
 			g->n = calloc(g->count, sizeof(*g->n));
-			g->obj = calloc(g->count, sizeof(*g->obj));
-			if (!g->n || !g->obj)
+			if (!g->n)
 				return cs_err_set(err, -CS_ENOMEM, "out of memory");
 			for (unsigned j = 0; j < g->count; j++) {
 				struct fab_node *n = &g->n[j];
@@ -666,20 +658,12 @@ static int bind_mem(struct fabric *f, const struct fab_group *g, const struct fa
 	if (g->mem < 0)
 		return 0;
 	m = &f->g[g->mem];
+	/* socket j goes to the controller after socket 0's (number_nodes chose them) */
 	for (unsigned j = 0; j < n->n_mem; j++) {
-		unsigned ctl, port;
+		unsigned ctl = n->mem_nth - m->nth0 + j;
 
-		if (g->count >= m->count) {
-			unsigned per = g->count / m->count;
-
-			ctl = n->index / per;
-			port = n->index % per;
-		} else {
-			ctl = n->index * n->n_mem + j;
-			port = 0;
-		}
 		if (bind(f, g->role->mem_port(f->a.ctx, n->obj, j),
-			 m->role->mem_target(f->a.ctx, m->n[ctl].obj, port),
+			 m->role->mem_target(f->a.ctx, m->n[ctl].obj, n->mem_port),
 			 g->role->face == FAB_RESP))
 			return cs_err_set(err, -CS_EINVAL, "cannot bind %s %u to %s %u",
 					  g->role->name, n->index, m->role->name, ctl);
@@ -808,7 +792,7 @@ static int make_nodes(struct fabric *f, struct cs_err *err)
 			rc = g->role->create(f->a.ctx, f, n, &n->obj, err);
 			if (rc)
 				return rc;
-			g->obj[j] = n->obj;
+			f->role_obj[g->ri][n->nth] = n->obj;
 		}
 	}
 	/* bind once all exist: a node's memory is made after it when listed later */
@@ -833,27 +817,15 @@ static int role_arrays(struct fabric *f, struct cs_err *err)
 	f->role_n = calloc(f->nroles, sizeof(*f->role_n));
 	if (!f->role_obj || !f->role_n)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	/* a group's nodes follow the earlier groups' of its role */
 	for (unsigned i = 0; i < f->ngroups; i++) {
-		unsigned ri = 0;
-
-		role_find(p, f->g[i].role->name, &ri);
-		f->role_n[ri] += f->g[i].count;
+		f->g[i].nth0 = f->role_n[f->g[i].ri];
+		f->role_n[f->g[i].ri] += f->g[i].count;
 	}
 	for (unsigned ri = 0; ri < f->nroles; ri++)
 		if (f->role_n[ri] && !(f->role_obj[ri] = calloc(f->role_n[ri], sizeof(void *))))
 			return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	return 0;
-}
-
-static void index_objs(struct fabric *f)
-{
-	for (unsigned i = 0; i < f->ngroups; i++) {
-		unsigned ri = 0;
-
-		role_find(f->a.proto, f->g[i].role->name, &ri);
-		for (unsigned j = 0; j < f->g[i].count; j++)
-			f->role_obj[ri][f->g[i].nth0 + j] = f->g[i].obj[j];
-	}
 }
 
 int fabric_build(const struct fab_build_args *a, struct fabric **out, struct cs_err *err)
@@ -865,13 +837,12 @@ int fabric_build(const struct fab_build_args *a, struct fabric **out, struct cs_
 	if (!f)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	f->a = *a;
-	if ((rc = load_layout(f, err)) || (rc = number_nodes(f, err)) || (rc = role_arrays(f, err)))
+	if ((rc = load_layout(f, err)) || (rc = role_arrays(f, err)) || (rc = number_nodes(f, err)))
 		goto fail;
 	if (a->proto->layout && (rc = a->proto->layout(a->ctx, f, err)))
 		goto fail;
 	if ((rc = make_nets(f, err)) || (rc = make_routes(f, err)) || (rc = make_nodes(f, err)))
 		goto fail;
-	index_objs(f);
 	if (a->proto->finish && (rc = a->proto->finish(a->ctx, f, err)))
 		goto fail;
 	*out = f;
@@ -890,8 +861,7 @@ int fabric_attach(struct fabric *f, const char *role, unsigned nth, void *obj, s
 		if (strcmp(g->role->name, role) || nth < g->nth0 || nth >= g->nth0 + g->count)
 			continue;
 		g->n[nth - g->nth0].obj = obj;
-		g->obj[nth - g->nth0] = obj;
-		index_objs(f);
+		f->role_obj[g->ri][nth] = obj;
 		return bind_net(f, g, &g->n[nth - g->nth0], err);
 	}
 	return cs_err_set(err, -CS_EINVAL, "no %s node %u in the layout", role, nth);
@@ -917,16 +887,14 @@ void fabric_destroy(struct fabric *f)
 
 			if (g->role->external || (g->role->face == FAB_MEM) != (pass == 1))
 				continue;
-			for (unsigned j = 0; g->obj && j < g->count; j++)
-				if (g->obj[j])
-					g->role->destroy(f->a.ctx, g->obj[j]);
+			for (unsigned j = 0; g->n && j < g->count; j++)
+				if (g->n[j].obj)
+					g->role->destroy(f->a.ctx, g->n[j].obj);
 		}
 	for (unsigned i = 0; i < f->nnets; i++)
 		noc_destroy(f->net[i].noc);
-	for (unsigned i = 0; i < f->ngroups; i++) {
+	for (unsigned i = 0; i < f->ngroups; i++)
 		free(f->g[i].n);
-		free(f->g[i].obj);
-	}
 	for (unsigned ri = 0; f->role_obj && ri < f->nroles; ri++)
 		free(f->role_obj[ri]);
 	free(f->role_obj);
@@ -1072,7 +1040,7 @@ bool fabric_idle(const struct fabric *f)
 		const struct fab_group *g = &f->g[i];
 
 		for (unsigned j = 0; g->role->idle && j < g->count; j++)
-			if (g->obj[j] && !g->role->idle(f->a.ctx, g->obj[j]))
+			if (g->n[j].obj && !g->role->idle(f->a.ctx, g->n[j].obj))
 				return false;
 	}
 	for (unsigned i = 0; i < f->nnets; i++)
@@ -1089,11 +1057,18 @@ const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr)
 	return NULL;
 }
 
-bool fabric_covers(const struct fabric *f, uint64_t addr, uint64_t len)
+int fabric_check_alloc(const struct fabric *f, uint64_t addr, uint64_t len, char *msg,
+		       size_t msg_len)
 {
 	const struct fab_range *r = fabric_range_of(f, addr);
 
-	return r && len <= r->end - addr;
+	if (r && len <= r->end - addr)
+		return 0;
+	snprintf(msg, msg_len,
+		 "an allocation of %" PRIu64 " bytes at 0x%" PRIx64
+		 " lies outside every range of fabric.ranges",
+		 len, addr);
+	return -CS_ECONFIG;
 }
 
 unsigned fabric_ranges(const struct fabric *f)

@@ -219,8 +219,10 @@ struct fab_range {
 };
 const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr);
 unsigned fabric_ranges(const struct fabric *f);
-/* [addr, addr + len) lies inside one range. */
-bool fabric_covers(const struct fabric *f, uint64_t addr, uint64_t len);
+/* An allocation [addr, addr + len) of a system's allocator: 0 when it lies inside one range,
+ * else -CS_ECONFIG with the message in msg (the caller fails the run with it). */
+int fabric_check_alloc(const struct fabric *f, uint64_t addr, uint64_t len, char *msg,
+		       size_t msg_len);
 const struct fab_range *fabric_range(const struct fabric *f, unsigned i);
 /* The layout as built, for a run's result: {"groups": [{name, role, count, net, endpoints}],
  * "networks": [{name, endpoints}], "ranges": [{base, size, home, cacheable, readonly}]}. */

@@ -472,14 +472,11 @@ uint64_t gh_alloc(struct gpu_host *h, uint64_t bytes, uint64_t align)
 	g->heap = a + (bytes ? bytes : 1);
 	if (g->rec)
 		g->rec->heap_end = g->heap;
-	if (!fabric_covers(g->fab, a, g->heap - a)) {
+	{
 		char msg[160];
 
-		snprintf(msg, sizeof(msg),
-			 "an allocation of %" PRIu64 " bytes at 0x%" PRIx64
-			 " lies outside every range of fabric.ranges",
-			 g->heap - a, a);
-		gpu_fail(g, -CS_ECONFIG, msg);
+		if (fabric_check_alloc(g->fab, a, g->heap - a, msg, sizeof(msg)))
+			gpu_fail(g, -CS_ECONFIG, msg);
 	}
 	return a;
 }
