@@ -17,47 +17,13 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "workloads/hetero_util.h"
 #include "workloads/wl_util.h"
 
 #define LINE	     64 /* the APU's line */
 #define TAG_PRODCONS 0x6870726f64636f6eull
 #define TAG_HISTO    0x68686973746f0000ull
 #define TAG_DMA	     0x68646d6100000000ull
-
-/* A system-scope read of a GPU warp: an atomic add of 0 at the directory. */
-static uint32_t gpu_sys_read32(struct gpu_warp *w, uint64_t addr)
-{
-	return (uint32_t)gw_atom(w, MEM_ATOM_ADD, addr, 4, 0, 0, MEM_SCOPE_SYSTEM,
-				 MEM_ORDER_ACQUIRE);
-}
-
-/* Spin-waits of a CPU thread until the uint32 at addr is at least want; false on livelock (the
- * thread has failed the run). */
-static bool cpu_wait_at_least(struct cpu_thread *t, uint64_t addr, uint32_t want, const char *who)
-{
-	uint64_t spins = 0, backoff = 16;
-
-	while ((uint32_t)ct_ld(t, addr, 4) < want) {
-		if (ct_spin_guard(t, &spins)) {
-			ct_fail(t,
-				"%s: CPU thread %u livelocked waiting for %" PRIu32 " at %#" PRIx64,
-				who, ct_id(t), want, addr);
-			return false;
-		}
-		/* a waiting thread backs off (PAUSE), up to about a microsecond between looks:
-		 * a long DMA copy or kernel is waited for without spinning out the spin limit */
-		ct_compute(t, backoff);
-		backoff = backoff < 4096 ? 2 * backoff : backoff;
-	}
-	return true;
-}
-
-/* A barrier of the program's CPU threads: an x86 locked add, then a spin. */
-static bool cpu_barrier(struct cpu_thread *t, uint64_t count, uint32_t round, const char *who)
-{
-	(void)ct_atomic(t, MEM_ATOM_ADD, count, 4, 1, 0);
-	return cpu_wait_at_least(t, count, round * ct_threads(t), who);
-}
 
 /* ==== hetero_prodcons ========================================================================= */
 
@@ -96,7 +62,7 @@ static void pc_gpu(struct gpu_warp *w)
 	uint32_t v[WARP_LANES], o[WARP_LANES], sum = 0;
 
 	for (unsigned r = 1; r <= a->rounds; r++) {
-		while (gpu_sys_read32(w, pc_line(a->flag, c)) < r)
+		while (hx_gpu_sys_read32(w, pc_line(a->flag, c)) < r)
 			if (gw_spin_guard(w, &spins)) {
 				gw_fail(w,
 					"hetero_prodcons: GPU consumer %u livelocked in round %u",
@@ -141,7 +107,7 @@ static void pc_cpu(struct cpu_thread *t)
 		for (unsigned i = 0; i < PC_WORDS; i++)
 			ct_st(t, pc_line(a->block, c) + 4 * i, 4, pc_value(a, c, r, i));
 		ct_st(t, pc_line(a->flag, c), 4, r);
-		if (!cpu_wait_at_least(t, pc_line(a->ack, c), r, "hetero_prodcons"))
+		if (!hx_cpu_wait_at_least(t, pc_line(a->ack, c), r, "hetero_prodcons"))
 			return;
 		for (unsigned i = 0; i < PC_WORDS; i++) {
 			uint32_t got = (uint32_t)ct_ld(t, pc_line(a->out, c) + 4 * i, 4);
@@ -342,7 +308,7 @@ static void dma_cpu(struct cpu_thread *t)
 
 	for (uint64_t i = lo; i < hi; i++)
 		ct_st(t, a->src + 4 * i, 4, dma_value(a, i));
-	if (!cpu_barrier(t, a->count, 1, "hetero_dma"))
+	if (!hx_cpu_barrier(t, a->count, 1, "hetero_dma"))
 		return;
 	if (ct_id(t) == 0) {
 		ct_dma_copy(t, a->dst, a->src, 4 * a->words);
@@ -352,7 +318,7 @@ static void dma_cpu(struct cpu_thread *t)
 		ct_gpu_wait(t);
 		ct_dma_copy(t, a->back, a->out, 4 * a->words);
 	}
-	if (!cpu_barrier(t, a->count, 2, "hetero_dma"))
+	if (!hx_cpu_barrier(t, a->count, 2, "hetero_dma"))
 		return;
 	for (uint64_t i = lo; i < hi; i++) {
 		uint32_t got = (uint32_t)ct_ld(t, a->back + 4 * i, 4);
