@@ -6,7 +6,8 @@
 # GPU side's variants: write-through (default), tcp.write = back, tcc.write = back,
 # tcc.glc_atomic_at = dir, llc.use_on_wt = true (and seed 002's enhancement B and B.1,
 # dir.clean_victims = llc and none, at small and stressed; enhancement C, llc.write_back, at
-# small, stressed with a 4-KiB LLC, and hybrid); at tiny and small, seeds 1 and 2, at default
+# small, stressed with a 4-KiB LLC, and hybrid; owner and sharer tracking with a small
+# directory cache, a limited-pointer list, early response, all together); at tiny and small, seeds 1 and 2, at default
 # seed 3 (it found a TCP bug under tcp.write = back), and at small
 # with caches shrunk so that the conflict lines evict each other everywhere (TCP, TCC, L1D,
 # L2) and MSHRs and TBEs run out. Each run must pass: exit 0, the workload's "verified" note,
@@ -97,6 +98,26 @@ one "write_back.small" "${WB[@]}" --set workload.size=small --set sim.seed=1
 one "write_back.stress" "${WB[@]}" "${STRESS[@]}" --set llc.size_kib=4 --set llc.assoc=2 \
 	--set workload.size=small --set sim.seed=3
 one "write_back.hybrid" "${WB[@]}" --set workload.size=small --set sim.seed=1 --mode hybrid
+
+# seed 002's owner and sharer tracking (dir.tracking), a limited-pointer list, and early
+# response (A), at small and stressed; with a directory cache of 64 entries in 4 ways, so that
+# entries are evicted and their holders back-invalidated all the time (it found a woken request
+# parking again behind younger ones of its line, apu_port_park); that one in hybrid mode too,
+# with the stressed caches (back-invalidations alone would empty the 1-MB L2s before they evict)
+TINY_DIR=(--set dir.entries=64 --set dir.entry_assoc=4)
+for tr in owner sharers; do
+	one "tracking=$tr.small" --set dir.tracking=$tr --set workload.size=small --set sim.seed=1
+	one "tracking=$tr.stress" --set dir.tracking=$tr "${STRESS[@]}" "${TINY_DIR[@]}" \
+		--set workload.size=small --set sim.seed=3
+	one "tracking=$tr.hybrid" --set dir.tracking=$tr "${STRESS[@]}" "${TINY_DIR[@]}" \
+		--set workload.size=small --set sim.seed=1 --mode hybrid
+done
+one "pointers.stress" --set dir.tracking=sharers --set dir.sharer_pointers=1 "${STRESS[@]}" \
+	"${TINY_DIR[@]}" --set workload.size=small --set sim.seed=3
+one "early.small" --set dir.early_response=true --set workload.size=small --set sim.seed=1
+one "all.stress" --set dir.tracking=sharers --set dir.early_response=true "${WB[@]}" \
+	--set dir.clean_victims=none "${STRESS[@]}" "${TINY_DIR[@]}" --set llc.size_kib=4 \
+	--set llc.assoc=2 --set workload.size=small --set sim.seed=3
 
 # hybrid and analytic (the controllers' LT face, the SMs' and cores' LT face): every variant
 # checked clean at small; under tcp.write = back a release fence the TCP finished later

@@ -89,13 +89,14 @@ static void gpu_fence_done(void *obj, unsigned warp)
 }
 
 /* wb: 0 write-through, 1 WB_L1, 2 WB_L2 */
-static void lsys_init(struct lsys *s, unsigned P, unsigned n_cu, unsigned wb)
+static void lsys_init(struct lsys *s, unsigned P, unsigned n_cu, unsigned wb,
+		      void (*tweak)(struct tb *))
 {
 	struct cs_err err;
 	struct apu_cp_cfg cc;
 
 	memset(s, 0, sizeof(*s));
-	tb_init_gpu(&s->tb, P, false, NULL, n_cu);
+	tb_init_gpu(&s->tb, P, false, tweak, n_cu);
 	ck_assert_int_eq(cs_params_defaults(&apu_cp_params, &cc, &err), 0);
 	small_l2(&cc);
 	ck_assert_int_eq(apu_lt_create(s->tb.k, &s->lt), 0);
@@ -461,11 +462,20 @@ static const char *const sys_counters[] = {
     "dir.dram.writes.flush",
     "dir.dram.writes.dma",
     "dir.dram.writes.llc_evict",
+    "dir.dram.writes.backinv",
+    "dir.probes.backinv",
+    "dir.early_responses",
     "dram0.reads",
     "dram0.writes",
     "dma.lines_read",
     "dma.lines_written",
     "net.packets",
+};
+
+/* the directory cache's, with tracking */
+static const char *const pf_counters[] = {
+    "dir.pf.found.I",	"dir.pf.found.S",	  "dir.pf.found.O",
+    "dir.pf.evictions", "dir.llc_writes.backinv",
 };
 
 static const char *const cp_counters[] = {
@@ -526,6 +536,9 @@ static void snap_take(struct lsys *s, unsigned lines, struct snap *x)
 	} while (0)
 	for (unsigned i = 0; i < N(sys_counters); i++)
 		TAKE(sys_counters[i]);
+	if (s->tb.dcfg.tracking != APU_TRACK_NONE)
+		for (unsigned i = 0; i < N(pf_counters); i++)
+			TAKE(pf_counters[i]);
 	for (unsigned p = 0; p < s->tb.P; p++)
 		for (unsigned i = 0; i < N(cp_counters); i++) {
 			snprintf(name, sizeof(name), "cp%u.%s", p, cp_counters[i]);
@@ -607,7 +620,7 @@ static void compare_ops(const struct op *a, const struct op *b, unsigned n)
 /* The same script in both faces, compared. fetches: every other CPU load of the script is an
  * instruction fetch instead (the L1I, RdBlkS, MO_S). */
 static void at_lt_equal(unsigned P, unsigned n_cu, unsigned wb, unsigned lines, uint64_t seed,
-			bool fetches, struct snap *sa)
+			bool fetches, void (*tweak)(struct tb *), struct snap *sa)
 {
 	static struct op at[NOPS], lt[NOPS];
 	static struct snap sl;
@@ -618,13 +631,13 @@ static void at_lt_equal(unsigned P, unsigned n_cu, unsigned wb, unsigned lines, 
 	for (unsigned i = 0; fetches && i < NOPS; i++)
 		if (!at[i].gpu && at[i].r.kind == CPU_MEM_LD && i % 2)
 			at[i].r.kind = CPU_MEM_IFETCH;
-	lsys_init(&s, P, n_cu, wb);
+	lsys_init(&s, P, n_cu, wb, tweak);
 	run_at(&s, at, NOPS);
 	snap_take(&s, lines, sa);
 	lsys_fini(&s);
 
 	memcpy(lt, at, sizeof(lt));
-	lsys_init(&s, P, n_cu, wb);
+	lsys_init(&s, P, n_cu, wb, tweak);
 	run_lt(&s, lt, NOPS);
 	snap_take(&s, lines, &sl);
 	lsys_fini(&s);
@@ -651,7 +664,7 @@ START_TEST(test_cpu_at_lt_equal)
 {
 	static struct snap sa;
 
-	at_lt_equal(4, 0, 0, 12, 7, false, &sa);
+	at_lt_equal(4, 0, 0, 12, 7, false, NULL, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.inv"), 0); /* the script shares lines */
 	ck_assert_uint_gt(ctr(&sa, "dir.vic_dirty"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.llc_hits"), 0);
@@ -666,7 +679,7 @@ START_TEST(test_ifetch_at_lt_equal)
 	static struct snap sa;
 	uint64_t victims = 0, drops = 0, l1i = 0;
 
-	at_lt_equal(2, 0, 0, 6, 31, true, &sa);
+	at_lt_equal(2, 0, 0, 6, 31, true, NULL, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.txn.RdBlkS"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.RdBlkS"), 0);
 	for (unsigned p = 0; p < 2; p++) {
@@ -690,7 +703,7 @@ START_TEST(test_gpu_at_lt_equal)
 {
 	static struct snap sa;
 
-	at_lt_equal(1, 3, (unsigned)_i, 10, 11 + (uint64_t)_i, false, &sa);
+	at_lt_equal(1, 3, (unsigned)_i, 10, 11 + (uint64_t)_i, false, NULL, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.txn.RdBlk"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.txn.Atomic"), 0);
 	if (_i != 2)
@@ -704,9 +717,74 @@ START_TEST(test_mixed_at_lt_equal)
 {
 	static struct snap sa;
 
-	at_lt_equal(2, 2, (unsigned)_i, 10, 23 + (uint64_t)_i, false, &sa);
+	at_lt_equal(2, 2, (unsigned)_i, 10, 23 + (uint64_t)_i, false, NULL, &sa);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.inv"), 0);
 	ck_assert_uint_gt(ctr(&sa, "dir.probes.WT") + ctr(&sa, "dir.probes.Atomic"), 0);
+}
+END_TEST
+
+/* Seed 002's directory variants (docs/apu.md §3.5, §3.6) in both faces, on the CPU script and
+ * the CPU + GPU one: owner and sharer tracking (a directory cache of 8 entries in 2 ways, so
+ * entries are evicted and back-invalidated), a limited-pointer list, early response, clean
+ * victims to the LLC or nowhere, the write-back LLC. */
+static void v_owner(struct tb *tb)
+{
+	tb->dcfg.tracking = APU_TRACK_OWNER;
+	tb->dcfg.entries = 8;
+	tb->dcfg.entry_assoc = 2;
+}
+
+static void v_sharers(struct tb *tb)
+{
+	v_owner(tb);
+	tb->dcfg.tracking = APU_TRACK_SHARERS;
+}
+
+static void v_pointers(struct tb *tb)
+{
+	tb->dcfg.tracking = APU_TRACK_SHARERS;
+	tb->dcfg.sharer_pointers = 1;
+}
+
+static void v_early(struct tb *tb)
+{
+	tb->dcfg.early_response = true;
+}
+
+static void v_llc_only(struct tb *tb)
+{
+	tb->dcfg.clean_victims = APU_CLEAN_VIC_LLC;
+}
+
+static void v_nowhere(struct tb *tb)
+{
+	tb->dcfg.clean_victims = APU_CLEAN_VIC_NONE;
+}
+
+static void v_write_back(struct tb *tb)
+{
+	v_sharers(tb);
+	tb->lcfg.write_back = tb->lcfg.use_on_wt = true;
+}
+
+static void (*const variants[])(struct tb *) = {v_owner,    v_sharers, v_pointers,  v_early,
+						v_llc_only, v_nowhere, v_write_back};
+
+#define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
+
+START_TEST(test_variants_at_lt_equal)
+{
+	static struct snap sa;
+	unsigned v = (unsigned)_i / 2;
+
+	if (_i % 2)
+		at_lt_equal(2, 2, 0, 10, 23, false, variants[v], &sa);
+	else
+		at_lt_equal(4, 0, 0, 12, 7, false, variants[v], &sa);
+	if (variants[v] == v_owner || variants[v] == v_sharers)
+		ck_assert_uint_gt(ctr(&sa, "dir.pf.evictions"), 0);
+	if (variants[v] == v_early && _i % 2 == 0)
+		ck_assert_uint_gt(ctr(&sa, "dir.early_responses"), 0);
 }
 END_TEST
 
@@ -723,7 +801,7 @@ START_TEST(test_dma_at_lt_equal)
 		sim_time_t t = 0;
 
 		make_script(ops[face], 40, 2, 0, 8, 5);
-		lsys_init(&s, 2, 0, 0);
+		lsys_init(&s, 2, 0, 0, NULL);
 		for (unsigned i = 0; i < 4; i++) {
 			uint64_t a = BASE + 16 * APU_LINE * (i % 8) + 8;
 			uint8_t src[256];
@@ -782,7 +860,7 @@ START_TEST(test_tcp_lt_merges)
 		o[i].a.order = MEM_ORDER_RELAXED;
 		o[i].a.warp = (uint16_t)i;
 	}
-	lsys_init(&s, 1, 1, 0);
+	lsys_init(&s, 1, 1, 0, NULL);
 	apu_tcp_ops.set_lt(s.tcp[0], true);
 	s.clk.on = true;
 	back = apu_tcp_ops.lt_access(s.tcp[0], &o[0].a, t0, true);
@@ -816,7 +894,7 @@ START_TEST(test_mixed_faces_fail)
 	o[0].cp = 0;
 	o[1].cp = 1;
 	o[0].r.kind = o[1].r.kind = CPU_MEM_LD;
-	lsys_init(&s, 2, 0, 0);
+	lsys_init(&s, 2, 0, 0, NULL);
 	c.k = s.tb.k;
 	c.cur = &o[0];
 	apu_cp_mem_ops.bind(apu_cp_mem(s.cp[0], o[0].core), &cl);
@@ -842,6 +920,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_ifetch_at_lt_equal);
 	tcase_add_loop_test(tc, test_gpu_at_lt_equal, 0, 3);
 	tcase_add_loop_test(tc, test_mixed_at_lt_equal, 0, 3);
+	tcase_add_loop_test(tc, test_variants_at_lt_equal, 0, 2 * N_VARIANTS);
 	tcase_add_test(tc, test_dma_at_lt_equal);
 	tcase_add_test(tc, test_tcp_lt_merges);
 	tcase_add_test(tc, test_mixed_faces_fail);

@@ -22,7 +22,7 @@ static uint64_t rng_next(uint64_t *s)
 static struct cache *mk(uint64_t size, unsigned assoc, unsigned line, unsigned sector,
 			enum cache_repl repl)
 {
-	struct cache_geom g = {size, assoc, line, sector, repl};
+	struct cache_geom g = {size, assoc, line, sector, repl, false};
 	struct cache *c = NULL;
 
 	ck_assert_int_eq(cache_create(&g, &c), 0);
@@ -64,23 +64,23 @@ START_TEST(test_geometry_validation)
 		struct cache_geom g;
 		int rc;
 	} cases[] = {
-	    {{16384, 4, 128, 0, CACHE_REPL_LRU}, 0},	      /* GTX 480 L1: 32 sets */
-	    {{65536, 8, 128, 32, CACHE_REPL_LRU}, 0},	      /* GTX 480 L2 slice, sectored */
-	    {{98304, 24, 128, 32, CACHE_REPL_LRU}, 0},	      /* TITAN V L2 slice: 24 ways */
-	    {{1536, 3, 128, 0, CACHE_REPL_FIFO}, 0},	      /* 3 ways, 4 sets */
-	    {{1536, 3, 128, 0, CACHE_REPL_PLRU}, -CS_EINVAL}, /* PLRU needs 2^k ways */
-	    {{32768, 64, 128, 0, CACHE_REPL_PLRU}, 0},	      /* 64-way PLRU */
-	    {{65536, 128, 128, 0, CACHE_REPL_PLRU}, 0},	      /* more tree bits than a word */
-	    {{16384, 4, 96, 0, CACHE_REPL_LRU}, -CS_EINVAL},  /* line not 2^k */
-	    {{12288, 4, 128, 0, CACHE_REPL_LRU}, -CS_EINVAL}, /* 24 sets */
-	    {{16000, 4, 128, 0, CACHE_REPL_LRU}, -CS_EINVAL}, /* not whole sets */
-	    {{0, 4, 128, 0, CACHE_REPL_LRU}, -CS_EINVAL},
-	    {{16384, 0, 128, 0, CACHE_REPL_LRU}, -CS_EINVAL},
-	    {{16384, 4, 128, 24, CACHE_REPL_LRU}, -CS_EINVAL}, /* sector does not divide */
-	    {{16384, 4, 128, 8, CACHE_REPL_LRU}, -CS_EINVAL},  /* 16 sectors */
-	    {{16384, 4, 128, 16, CACHE_REPL_LRU}, 0},	       /* 8 sectors */
-	    {{16384, 4, 128, 256, CACHE_REPL_LRU}, -CS_EINVAL},
-	    {{16384, 4, 128, 0, (enum cache_repl)7}, -CS_EINVAL},
+	    {{16384, 4, 128, 0, CACHE_REPL_LRU, false}, 0},   /* GTX 480 L1: 32 sets */
+	    {{65536, 8, 128, 32, CACHE_REPL_LRU, false}, 0},  /* GTX 480 L2 slice, sectored */
+	    {{98304, 24, 128, 32, CACHE_REPL_LRU, false}, 0}, /* TITAN V L2 slice: 24 ways */
+	    {{1536, 3, 128, 0, CACHE_REPL_FIFO, false}, 0},   /* 3 ways, 4 sets */
+	    {{1536, 3, 128, 0, CACHE_REPL_PLRU, false}, -CS_EINVAL}, /* PLRU needs 2^k ways */
+	    {{32768, 64, 128, 0, CACHE_REPL_PLRU, false}, 0},	     /* 64-way PLRU */
+	    {{65536, 128, 128, 0, CACHE_REPL_PLRU, false}, 0},	    /* more tree bits than a word */
+	    {{16384, 4, 96, 0, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* line not 2^k */
+	    {{12288, 4, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* 24 sets */
+	    {{16000, 4, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* not whole sets */
+	    {{0, 4, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL},
+	    {{16384, 0, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL},
+	    {{16384, 4, 128, 24, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* sector does not divide */
+	    {{16384, 4, 128, 8, CACHE_REPL_LRU, false}, -CS_EINVAL},  /* 16 sectors */
+	    {{16384, 4, 128, 16, CACHE_REPL_LRU, false}, 0},	      /* 8 sectors */
+	    {{16384, 4, 128, 256, CACHE_REPL_LRU, false}, -CS_EINVAL},
+	    {{16384, 4, 128, 0, (enum cache_repl)7, false}, -CS_EINVAL},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

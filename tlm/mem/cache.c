@@ -93,8 +93,8 @@ int cache_create(const struct cache_geom *g, struct cache **out)
 
 	c->tags = malloc(nlines * sizeof(*c->tags));
 	c->lines = calloc(nlines, sizeof(*c->lines));
-	c->data = calloc(nlines, g->line_bytes);
-	if (!c->tags || !c->lines || !c->data)
+	c->data = g->tags_only ? NULL : calloc(nlines, g->line_bytes);
+	if (!c->tags || !c->lines || (!g->tags_only && !c->data))
 		goto fail;
 	if (g->repl == CACHE_REPL_PLRU) {
 		c->plru = calloc(sets * c->plru_words, sizeof(*c->plru));
@@ -108,7 +108,7 @@ int cache_create(const struct cache_geom *g, struct cache **out)
 	}
 	for (uint64_t i = 0; i < nlines; i++) {
 		c->tags[i] = TAG_NONE;
-		c->lines[i].data = c->data + i * g->line_bytes;
+		c->lines[i].data = c->data ? c->data + i * g->line_bytes : NULL;
 	}
 	*out = c;
 	return 0;
@@ -325,7 +325,8 @@ void cache_install(struct cache *c, struct cache_line *l, uint64_t addr, uint8_t
 	l->flags = 0;
 	l->meta[0] = 0;
 	l->meta[1] = 0;
-	memset(l->data, 0, c->g.line_bytes);
+	if (l->data)
+		memset(l->data, 0, c->g.line_bytes);
 	switch (c->g.repl) {
 	case CACHE_REPL_LRU:
 	case CACHE_REPL_FIFO:
@@ -416,7 +417,8 @@ uint64_t cache_digest(const struct cache *c)
 					   (uint64_t)l->flags << 24);
 			h = fnv_u64(h, l->meta[0]);
 			h = fnv_u64(h, l->meta[1]);
-			h = fnv_bytes(h, l->data, c->g.line_bytes);
+			if (l->data)
+				h = fnv_bytes(h, l->data, c->g.line_bytes);
 			if (c->stamp) {
 				/* rank among the valid ways: the order, not the clock value */
 				uint64_t rank = 0;

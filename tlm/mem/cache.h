@@ -36,6 +36,7 @@ struct cache_geom {
 	unsigned line_bytes;
 	unsigned sector_bytes; /* 0 = not sectored */
 	enum cache_repl repl;
+	bool tags_only; /* no data array: every line's data is NULL (directories, filters) */
 };
 
 struct cache_line {	       /* public so controllers read it inline */

@@ -17,6 +17,7 @@
 #define APU "docs/apu.md"
 
 static const char *const clean_victim_names[] = {"memory", "llc", "none", NULL};
+static const char *const tracking_names[] = {"none", "owner", "sharers", NULL};
 
 static const struct cs_param dir_rows[] = {
     {"clock_mhz", CS_P_UINT, offsetof(struct apu_dir_cfg, clock_mhz), "2000", "MHz",
@@ -44,6 +45,30 @@ static const struct cs_param dir_rows[] = {
      "a clean victim goes to memory and the LLC (memory: the baseline), to the LLC only (llc: "
      "seed 002 enhancement B) or nowhere, only dirty victims cached (none: B.1)",
      0, 0, clean_victim_names},
+    {"tracking", CS_P_ENUM, offsetof(struct apu_dir_cfg, tracking), "none", "",
+     "what the directory tracks (seed 002 4): none (the stateless baseline: every request "
+     "broadcasts), owner (states I, S, O per line in a directory cache inclusive of the caches: "
+     "no probes for reads in I or S, one to the owner in O) or sharers (owner and a sharer list: "
+     "invalidations multicast to the holders)",
+     0, 0, tracking_names},
+    {"sharer_pointers", CS_P_UINT, offsetof(struct apu_dir_cfg, sharer_pointers), "0", "",
+     "sharer list format with tracking = sharers: 0 a full-map vector (one bit per CorePair and "
+     "TCC slice, seed 002 4-B), n a limited-pointer list of n sharers that broadcasts when full "
+     "and then drops no sharer (Table I fn b)",
+     0, 64, NULL},
+    {"entries", CS_P_UINT, offsetof(struct apu_dir_cfg, entries), "262144", "",
+     "directory cache entries, one line each (tracking; Table II: 256 KB of 1-B entries, " APU
+     " 3.6)",
+     1, 1u << 26, NULL},
+    {"entry_assoc", CS_P_UINT, offsetof(struct apu_dir_cfg, entry_assoc), "32", "ways",
+     "directory cache associativity, tree-PLRU (Table II)", 1, 1024, NULL},
+    {"entry_cycles", CS_P_UINT, offsetof(struct apu_dir_cfg, entry_cycles), "20", "cycles",
+     "directory cache access: probes leave this much later than without tracking (Table II)", 0,
+     100000, NULL},
+    {"early_response", CS_P_BOOL, offsetof(struct apu_dir_cfg, early_response), "false", "",
+     "seed 002 enhancement A: a read (RdBlk, RdBlkS, DMARd) is answered at the first probe ack "
+     "with dirty data, before the other acks and the LLC or DRAM data",
+     0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -82,8 +107,19 @@ const struct cs_param_table apu_llc_params = {
 
 /* ---- state ----------------------------------------------------------------------------------- */
 
-/* Phases of an open transaction; the kind (request type) gives the prefix of gem5's names. */
-enum phase { PH_PM = 1, PH_Pm, PH_M, PH_B, PH_BL };
+/* Phases of an open transaction; the kind (request type) gives the prefix of gem5's names.
+ * PH_W: the request waits for a directory way another line's eviction frees; PH_BP: that
+ * eviction (gem5's B_P), back-invalidations out. */
+enum phase { PH_PM = 1, PH_Pm, PH_M, PH_B, PH_BL, PH_W, PH_BP };
+
+/* The kind of a directory entry's own eviction (no request type: gem5's PF_Repl). */
+#define KIND_PF_REPL APU_MSG_TYPES
+
+/* Directory states of a tracked line (seed 002 §IV-A), in the directory cache's line state;
+ * PF_NEW holds a way for a request that found the line in I until it completes. The owner is
+ * meta[0] (holder index + 1, 0 = none), the sharer list meta[1] (a bit per holder index). */
+enum pf_state { PF_I = 0, PF_S, PF_O, PF_NEW, PF_STATES };
+static const char *const pf_state_names[PF_STATES] = {"I", "S", "O", "new"};
 
 enum wcause {
 	W_VICTIM = 0,
@@ -94,10 +130,12 @@ enum wcause {
 	W_LLC_EVICT,
 	W_READ_WB,
 	W_DIRTY_KEPT, /* write-back LLC: a dirty line a read hit goes back in */
+	W_BACKINV,    /* dirty data a directory eviction's back-invalidation brought back */
 	W_CAUSES
 };
-static const char *const wcause_names[W_CAUSES] = {
-    "victim", "wt", "atomic", "flush", "dma", "llc_evict", "read_writeback", "dirty_kept"};
+static const char *const wcause_names[W_CAUSES] = {"victim",	     "wt",	   "atomic",
+						   "flush",	     "dma",	   "llc_evict",
+						   "read_writeback", "dirty_kept", "backinv"};
 
 struct tbe {
 	uint64_t line;
@@ -109,6 +147,11 @@ struct tbe {
 	bool acks_done, data_in, dirty, cached, llc_hit, probe_tcc;
 	bool llc_dirty;	   /* write-back LLC: the hit took a dirty line, which must not be lost */
 	bool lt;	   /* opened in an LT run */
+	uint8_t pf;	   /* tracking: the directory state the request found (enum pf_state) */
+	bool deferred;	   /* tracking, state O: the LLC is read only if no dirty data comes back */
+	bool responded;	   /* early response (A): the read is answered, the line not yet done */
+	bool unblocked;	   /* ... and its Unblock is in */
+	int waiter;	   /* PH_BP: the TBE of the request waiting for this way (-1: none) */
 	struct apu_ext rq; /* the request's fields (mask, cu, seq, atomic operands, DMA range) */
 	uint8_t own[APU_LINE];	   /* the request's bytes (WT, Flush, DMAWr) under rq.mask */
 	uint8_t data[APU_LINE];	   /* best data so far: the dirty ack's, else LLC/DRAM */
@@ -125,6 +168,8 @@ struct dir_stats {
 	uint64_t *vic_clean, *vic_dirty, *vic_stale;
 	uint64_t *llc_hits, *llc_misses, *llc_writes[W_CAUSES], *llc_evictions;
 	uint64_t *dram_reads, *dram_writes[W_CAUSES];
+	uint64_t *pf_found[PF_STATES], *pf_evictions, *pf_evict_stalls, *probes_backinv;
+	uint64_t *early;
 };
 
 struct dram_chan {
@@ -149,6 +194,9 @@ struct apu_dir {
 	const struct addr_map *map;
 	struct apu_port *port;
 	struct cache *llc;
+	struct cache *pf;      /* the directory cache (tracking), tags only */
+	int16_t *holder_of_ep; /* endpoint -> holder index (CorePair i: i; TCC slice j: P + j) */
+	unsigned n_ep;
 
 	struct tbe *tbe;
 	int free_tbe;
@@ -199,6 +247,10 @@ static void state_name(const struct tbe *t, char *buf, size_t len)
 		snprintf(buf, len, "BL");
 	else if (t->phase == PH_B)
 		snprintf(buf, len, "B");
+	else if (t->phase == PH_BP)
+		snprintf(buf, len, "B_P");
+	else if (t->phase == PH_W)
+		snprintf(buf, len, "%s_W", kind_prefix(t->kind));
 	else
 		snprintf(buf, len, "%s%s", kind_prefix(t->kind), phase_suffix[t->phase]);
 }
@@ -496,6 +548,17 @@ static void keep_dirty(struct apu_dir *d, struct tbe *t, const uint8_t *line)
 		llc_alloc(d, t->line, line, W_DIRTY_KEPT, true);
 }
 
+/* State O: a write the owner's dirty data served read no LLC copy, so the exclusive-on-hit
+ * lookup did not take it out; the copy is stale and goes (a write-back LLC must never write it
+ * back over the newer line). */
+static void llc_drop(struct apu_dir *d, uint64_t line)
+{
+	struct cache_line *l = cache_lookup(d->llc, line);
+
+	if (l)
+		cache_invalidate(d->llc, l);
+}
+
 /* ---- sending --------------------------------------------------------------------------------- */
 
 static struct mem_msg *msg(struct apu_dir *d, enum apu_msg_type type, uint64_t line, unsigned dst,
@@ -510,42 +573,310 @@ static struct mem_msg *msg(struct apu_dir *d, enum apu_msg_type type, uint64_t l
 
 static void acks_done_trigger(void *owner, void *arg);
 
-/* Probes by the rules of docs/apu.md §7: every CorePair but the requester; the home TCC slice
- * for invalidations other than WT, Atomic and Flush (and never the requester). */
-static void probe(struct apu_dir *d, struct tbe *t, bool inv)
+/* ---- probes and holders ---------------------------------------------------------------------- */
+
+/* Holders are what a probe can reach: CorePair i is holder i, TCC slice j holder P + j (at most
+ * 64 in all, checked at creation); probe targets are holder masks. */
+static unsigned holder_ep(const struct apu_dir *d, unsigned h)
+{
+	return h < d->nodes.n_cp ? d->cp[h] : d->tcc[h - d->nodes.n_cp];
+}
+
+static int holder_of(const struct apu_dir *d, unsigned ep)
+{
+	return ep < d->n_ep ? d->holder_of_ep[ep] : -1;
+}
+
+static uint64_t holder_bit(const struct apu_dir *d, unsigned ep)
+{
+	int h = holder_of(d, ep);
+
+	return h < 0 ? 0 : 1ull << h;
+}
+
+static bool writes_line(unsigned kind)
+{
+	return kind == APU_RDBLKM || kind == APU_WT || kind == APU_ATOMIC || kind == APU_FLUSH ||
+	       kind == APU_DMAWR || kind == KIND_PF_REPL;
+}
+
+/* The baseline's probes (docs/apu.md §7): every CorePair; the home TCC slice for invalidations
+ * other than WT, Atomic and Flush (the TCC is the requester's side); never the requester. */
+static uint64_t broadcast(const struct apu_dir *d, const struct tbe *t, bool inv)
+{
+	uint64_t m = d->nodes.n_cp >= 64 ? ~0ull : (1ull << d->nodes.n_cp) - 1;
+
+	if (inv && d->nodes.n_tcc && t->kind != APU_WT && t->kind != APU_ATOMIC &&
+	    t->kind != APU_FLUSH)
+		m |= 1ull << (d->nodes.n_cp + (t->line >> 6) % d->nodes.n_tcc);
+	return m & ~holder_bit(d, t->req);
+}
+
+/* Probes leave dir.response_cycles after the transition, and the directory cache's access
+ * later with tracking: the state decides whom to probe. */
+static uint64_t probe_delay(const struct apu_dir *d)
+{
+	return d->cfg.response_cycles + (d->pf ? d->cfg.entry_cycles : 0);
+}
+
+/* Sends a probe to each holder in mask, in holder order; AcksDone next cycle (tracking: once
+ * the directory cache has been read) if there is none. */
+static void probe_to(struct apu_dir *d, struct tbe *t, bool inv, uint64_t mask)
 {
 	enum apu_msg_type pt = inv ? APU_PRBINV : APU_PRBDOWNGRADE;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < d->nodes.n_cp; i++) {
-		struct mem_msg *m;
+	for (uint64_t left = mask; left; left &= left - 1) {
+		struct mem_msg *m =
+		    msg(d, pt, t->line, holder_ep(d, (unsigned)__builtin_ctzll(left)), t->req);
 
-		if (d->cp[i] == t->req)
-			continue;
-		m = msg(d, pt, t->line, d->cp[i], t->req);
 		if (!m)
 			return;
-		apu_port_send(d->port, m, d->cfg.response_cycles);
+		apu_port_send(d->port, m, probe_delay(d));
 		n++;
 	}
-	if (inv && d->nodes.n_tcc && t->kind != APU_WT && t->kind != APU_ATOMIC &&
-	    t->kind != APU_FLUSH) {
-		unsigned home = d->tcc[(t->line >> 6) % d->nodes.n_tcc];
-
-		if (home != t->req) {
-			struct mem_msg *m = msg(d, pt, t->line, home, t->req);
-
-			if (!m)
-				return;
-			apu_port_send(d->port, m, d->cfg.response_cycles);
-			n++;
-		}
-	}
 	*(inv ? d->st.probes_inv : d->st.probes_dg) += n;
-	*d->st.probes_by[t->kind] += n;
+	*(t->kind == KIND_PF_REPL ? d->st.probes_backinv : d->st.probes_by[t->kind]) += n;
 	t->pending_acks = n;
 	if (!n)
-		apu_port_trigger(d->port, 1, acks_done_trigger, t);
+		apu_port_trigger(d->port,
+				 d->pf && d->cfg.entry_cycles > 1 ? d->cfg.entry_cycles : 1,
+				 acks_done_trigger, t);
+}
+
+/* ---- the directory cache (tracking, seed 002 §IV) --------------------------------------------- */
+
+static bool needs_entry(unsigned kind)
+{
+	return kind == APU_RDBLK || kind == APU_RDBLKS || kind == APU_RDBLKM || kind == APU_WT ||
+	       kind == APU_ATOMIC || kind == APU_FLUSH;
+}
+
+static uint64_t owner_bit(const struct cache_line *l)
+{
+	return l->meta[0] ? 1ull << (l->meta[0] - 1) : 0;
+}
+
+/* A limited-pointer list with no free pointer: invalidations broadcast, and no sharer is
+ * dropped (Table I fn b), since some sharers are not on it. */
+static bool pf_full(const struct apu_dir *d, const struct cache_line *l)
+{
+	return d->cfg.sharer_pointers &&
+	       (uint64_t)__builtin_popcountll(l->meta[1]) >= d->cfg.sharer_pointers;
+}
+
+static void pf_add(const struct apu_dir *d, struct cache_line *l, int h)
+{
+	if (d->cfg.tracking == APU_TRACK_SHARERS && h >= 0 && !pf_full(d, l))
+		l->meta[1] |= 1ull << h;
+}
+
+static void pf_remove(const struct apu_dir *d, struct cache_line *l, int h)
+{
+	if (h >= 0 && !pf_full(d, l))
+		l->meta[1] &= ~(1ull << h);
+}
+
+static void pf_set(struct cache_line *l, unsigned state, int owner, uint64_t sharers)
+{
+	l->state = (uint8_t)state;
+	l->meta[0] = owner < 0 ? 0 : (uint64_t)owner + 1;
+	l->meta[1] = sharers;
+}
+
+/* Whom an invalidation reaches: the owner and the sharers (tracking = sharers and the list
+ * complete), else every holder, as the baseline; never the requester. */
+static uint64_t inv_targets(const struct apu_dir *d, const struct tbe *t,
+			    const struct cache_line *l)
+{
+	if (d->cfg.tracking != APU_TRACK_SHARERS || pf_full(d, l))
+		return broadcast(d, t, true);
+	return (l->meta[1] | owner_bit(l)) & ~holder_bit(d, t->req);
+}
+
+/* A line in a transaction keeps its way. (A line with parked requests may go: its woken
+ * request, if it finds the eviction, parks again ahead of the others, apu_port_park.) */
+static bool pf_may_evict(void *ctx, const struct cache_line *l)
+{
+	return tbe_find(ctx, l->addr) == NULL;
+}
+
+/* A request that leaves the line cached needs a directory way. A full set first evicts the
+ * tree-PLRU way among those whose line has no open transaction (gem5 PF_Repl -> B_P):
+ * back-invalidations go to its holders and the request waits (PH_W) until all are acked.
+ * -1 when no way or no TBE is free now: the request stalls. */
+static int pf_reserve(struct apu_dir *d, struct tbe *t, bool *wait)
+{
+	struct cache_line *v;
+	struct tbe *b;
+
+	*wait = false;
+	if (!d->pf || !needs_entry(t->kind) || cache_lookup(d->pf, t->line))
+		return 0;
+	v = cache_victim(d->pf, t->line, pf_may_evict, d);
+	if (!v) {
+		(*d->st.pf_evict_stalls)++;
+		return -1;
+	}
+	if (!v->state)
+		return 0;
+	b = tbe_alloc(d, v->addr);
+	if (!b)
+		return -1;
+	b->kind = KIND_PF_REPL;
+	b->req = (uint16_t)d->nodes.ep;
+	b->phase = PH_BP;
+	b->waiter = (int)(t - d->tbe);
+	(*d->st.pf_evictions)++;
+	probe_to(d, b, true,
+		 d->cfg.tracking == APU_TRACK_SHARERS && !pf_full(d, v)
+		     ? (v->meta[1] | owner_bit(v))
+		     : broadcast(d, b, true));
+	*wait = true;
+	return 0;
+}
+
+static void victim_write(struct apu_dir *d, uint64_t line, const uint8_t *data, bool clean,
+			 enum wcause why);
+static void start(struct apu_dir *d, struct tbe *t);
+
+/* Every back-invalidation is acked: dirty data goes where a dirty victim goes, the way is
+ * free, the waiting request takes it, then the evicted line's parked requests go on. */
+static void pf_evict_done(struct apu_dir *d, struct tbe *b)
+{
+	struct cache_line *v = cache_lookup(d->pf, b->line);
+
+	if (b->dirty)
+		victim_write(d, b->line, b->data, false, W_BACKINV);
+	if (v)
+		cache_invalidate(d->pf, v);
+	if (b->waiter >= 0)
+		start(d, &d->tbe[b->waiter]);
+	to_u(d, b);
+}
+
+/* The state after a request with tracking (Table I as docs/apu.md §3.6 rebuilds it); a read's
+ * grant. */
+static unsigned pf_update(struct apu_dir *d, struct tbe *t)
+{
+	struct cache_line *l = cache_lookup(d->pf, t->line);
+	int r = holder_of(d, t->req);
+	bool cpu = r >= 0 && (unsigned)r < d->nodes.n_cp;
+	int owner;
+
+	if (!l || r < 0) {
+		proto_error(d, t, t->line, "completion without a directory entry", t->req);
+		return APU_GRANT_S;
+	}
+	owner = (int)l->meta[0] - 1;
+	switch (t->kind) {
+	case APU_RDBLKM: /* every other copy was invalidated */
+		pf_set(l, PF_O, r, 0);
+		return APU_GRANT_M;
+	case APU_WT:
+	case APU_ATOMIC:
+	case APU_FLUSH: /* memory holds the line; the TCC may keep a clean copy */
+		pf_set(l, PF_S, -1, 0);
+		pf_add(d, l, r);
+		return APU_GRANT_M;
+	default:
+		break;
+	}
+	if (t->pf == PF_I && t->kind == APU_RDBLK && cpu) {
+		pf_set(l, PF_O, r, 0); /* E: the owner may write silently */
+		return APU_GRANT_E;
+	}
+	if (t->pf == PF_O && owner != r && t->dirty) {
+		pf_add(d, l, r); /* the owner went M -> O and keeps the dirty line */
+		return APU_GRANT_S;
+	}
+	if (t->pf == PF_O) { /* E -> S (fn f), or the owner dropped E for an Ifetch (fn c) */
+		l->meta[0] = 0;
+		if (owner != r && t->cached)
+			pf_add(d, l, owner);
+	}
+	if (t->pf == PF_I)
+		pf_set(l, PF_S, -1, 0);
+	l->state = PF_S;
+	pf_add(d, l, r);
+	return APU_GRANT_S;
+}
+
+/* A victim's end with tracking: the sender leaves (owner-only: only the owner is known). */
+static void pf_victim(struct apu_dir *d, struct tbe *t, bool stale)
+{
+	struct cache_line *l = cache_lookup(d->pf, t->line);
+	int x = holder_of(d, t->req);
+	bool owner;
+
+	if (!l) { /* a back-invalidation took the line while the victim waited: StaleNotif */
+		if (!stale)
+			proto_error(d, t, t->line, "VicData in directory state I", t->req);
+		return;
+	}
+	owner = x >= 0 && l->meta[0] == (uint64_t)x + 1;
+	if (t->kind == APU_VICDIRTY && !stale && (l->state != PF_O || !owner)) {
+		proto_error(d, t, t->line,
+			    l->state == PF_O ? "VicDirty from a cache that is not the owner"
+					     : "VicDirty in directory state S",
+			    t->req);
+		return;
+	}
+	if (owner) {
+		l->meta[0] = 0;
+		l->state = PF_S; /* dirty sharers may remain (fn h) */
+		if (d->cfg.tracking == APU_TRACK_OWNER && t->kind == APU_VICCLEAN && !stale) {
+			cache_invalidate(d->pf, l); /* the owner held E: nobody else (fn e, g) */
+			return;
+		}
+	}
+	pf_remove(d, l, x);
+	if (d->cfg.tracking == APU_TRACK_SHARERS && !l->meta[0] && !l->meta[1])
+		cache_invalidate(d->pf, l);
+}
+
+/* The request's first step, once it holds its directory way: the LLC lookup and the probes.
+ * With tracking (seed 002 §IV-A): reads in I or S probe nobody; reads in O probe the owner
+ * only; writes in S or O invalidate the holders; in O the LLC, which may be stale, is read only
+ * if the owner returns no dirty data. */
+static void start(struct apu_dir *d, struct tbe *t)
+{
+	bool inv = writes_line(t->kind);
+	struct cache_line *l;
+	uint64_t to = 0;
+
+	t->phase = PH_PM;
+	if (!d->pf) {
+		lookup(d, t);
+		probe_to(d, t, inv, broadcast(d, t, inv));
+		return;
+	}
+	l = cache_lookup(d->pf, t->line);
+	t->pf = l ? l->state : PF_I;
+	if (t->pf == PF_NEW) {
+		proto_error(d, t, t->line, "request to a line whose entry is being made", t->req);
+		return;
+	}
+	(*d->st.pf_found[t->pf])++;
+	if (t->pf == PF_S && inv) {
+		to = inv_targets(d, t, l);
+	} else if (t->pf == PF_O) {
+		to = inv ? inv_targets(d, t, l) : owner_bit(l) & ~holder_bit(d, t->req);
+		t->deferred = (to & owner_bit(l)) != 0;
+	}
+	if (l) {
+		cache_touch(d->pf, l);
+	} else if (needs_entry(t->kind)) {
+		l = cache_victim(d->pf, t->line, NULL, NULL);
+		if (!l || l->state) {
+			proto_error(d, t, t->line, "no free directory way", t->req);
+			return;
+		}
+		cache_install(d->pf, l, t->line, PF_NEW);
+	}
+	if (!t->deferred)
+		lookup(d, t);
+	probe_to(d, t, inv, to);
 }
 
 /* ---- completion ------------------------------------------------------------------------------ */
@@ -582,6 +913,56 @@ static void check_words(struct apu_dir *d, uint64_t line, const uint8_t *data, u
 		}
 }
 
+/* DMAData or DMAAck, naming the DMA request's bytes. */
+static struct mem_msg *dma_msg(struct apu_dir *d, struct tbe *t, enum apu_msg_type type)
+{
+	struct mem_msg *m = msg(d, type, t->line, t->req, t->req);
+	struct apu_ext *e;
+
+	if (!m)
+		return NULL;
+	e = apu_ext_of(d->msgs, m);
+	e->offset = t->rq.offset;
+	e->len = t->rq.len;
+	e->seq = t->rq.seq;
+	return m;
+}
+
+/* A read's answer: SysResp (RdBlk, RdBlkS, RdBlkM) or DMAData; -1 out of memory. */
+static int respond(struct apu_dir *d, struct tbe *t, const uint8_t *line)
+{
+	struct mem_msg *m;
+	struct apu_ext *e;
+
+	if (t->kind == APU_DMARD) {
+		m = dma_msg(d, t, APU_DMADATA);
+		if (!m)
+			return -1;
+		memcpy(m->p.data, line, APU_LINE);
+		apu_port_send(d->port, m, d->cfg.response_cycles);
+		t->responded = true;
+		return 0;
+	}
+	m = msg(d, APU_SYSRESP, t->line, t->req, t->req);
+	if (!m)
+		return -1;
+	e = apu_ext_of(d->msgs, m);
+	e->grant = d->pf		   ? pf_update(d, t)
+		   : t->kind == APU_RDBLKM ? APU_GRANT_M
+		   : t->kind == APU_RDBLKS ? APU_GRANT_S
+		   : t->cached		   ? APU_GRANT_S
+					   : APU_GRANT_E;
+	e->dirty = t->kind == APU_RDBLKS ? false : t->dirty;
+	e->llc_hit = t->llc_hit;
+	e->cu = t->rq.cu;
+	e->glc = t->rq.glc;
+	e->slc = t->rq.slc;
+	memcpy(m->p.data, line, APU_LINE);
+	apu_port_send(d->port, m, d->cfg.response_cycles);
+	t->responded = true;
+	return 0;
+}
+
 static void complete(struct apu_dir *d, struct tbe *t)
 {
 	uint8_t line[APU_LINE];
@@ -594,25 +975,15 @@ static void complete(struct apu_dir *d, struct tbe *t)
 	case APU_RDBLK:
 	case APU_RDBLKS:
 	case APU_RDBLKM:
-		m = msg(d, APU_SYSRESP, t->line, t->req, t->req);
-		if (!m)
+		if (!t->responded && respond(d, t, line))
 			return;
-		e = apu_ext_of(d->msgs, m);
-		e->grant = t->kind == APU_RDBLKM   ? APU_GRANT_M
-			   : t->kind == APU_RDBLKS ? APU_GRANT_S
-			   : t->cached		   ? APU_GRANT_S
-						   : APU_GRANT_E;
-		e->dirty = t->kind == APU_RDBLKS ? false : t->dirty;
-		e->llc_hit = t->llc_hit;
-		e->cu = t->rq.cu;
-		e->glc = t->rq.glc;
-		e->slc = t->rq.slc;
-		memcpy(m->p.data, line, APU_LINE);
-		apu_port_send(d->port, m, d->cfg.response_cycles);
 		if (d->cfg.read_writeback && !t->dirty)
 			mem_write(d, t->line, line, W_READ_WB);
 		keep_dirty(d, t, line);
-		t->phase = PH_B;
+		if (t->unblocked) /* answered early, and the Unblock came before the last ack */
+			to_u(d, t);
+		else
+			t->phase = PH_B;
 		return;
 	case APU_WT:
 		check_words(d, t->line, line, t->rq.mask);
@@ -664,23 +1035,18 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		if (d->llc_cfg.use_on_wt)
 			llc_alloc(d, t->line, line, W_FLUSH, false);
 		break;
-	case APU_DMARD:
-	case APU_DMAWR: /* DMA ends at the response: no unblock */
-		m = msg(d, t->kind == APU_DMARD ? APU_DMADATA : APU_DMAACK, t->line, t->req,
-			t->req);
+	case APU_DMARD: /* DMA ends at the response: no unblock */
+		if (!t->responded && respond(d, t, line))
+			return;
+		keep_dirty(d, t, line);
+		to_u(d, t);
+		return;
+	case APU_DMAWR:
+		m = dma_msg(d, t, APU_DMAACK);
 		if (!m)
 			return;
-		e = apu_ext_of(d->msgs, m);
-		e->offset = t->rq.offset;
-		e->len = t->rq.len;
-		e->seq = t->rq.seq;
-		if (t->kind == APU_DMARD) {
-			memcpy(m->p.data, line, APU_LINE);
-			keep_dirty(d, t, line);
-		} else {
-			check_words(d, t->line, line, t->rq.mask);
-			mem_write(d, t->line, line, W_DMA);
-		}
+		check_words(d, t->line, line, t->rq.mask);
+		mem_write(d, t->line, line, W_DMA);
 		apu_port_send(d->port, m, d->cfg.response_cycles);
 		to_u(d, t);
 		return;
@@ -688,6 +1054,8 @@ static void complete(struct apu_dir *d, struct tbe *t)
 		proto_error(d, t, t->line, "completion of a non-transaction", t->req);
 		return;
 	}
+	if (d->pf)
+		(void)pf_update(d, t);
 	/* WT, Atomic, Flush unblock themselves (paper fn 3) */
 	t->phase = PH_B;
 	apu_port_trigger(d->port, 1, self_unblock_trigger, t);
@@ -728,6 +1096,24 @@ static void acks_done_trigger(void *owner, void *arg)
 	struct tbe *t = arg;
 
 	t->acks_done = true;
+	if (t->phase == PH_BP) {
+		pf_evict_done(d, t);
+		return;
+	}
+	if (t->deferred && t->phase == PH_PM) {
+		/* state O: the owner's dirty data answers; without it the LLC is read now */
+		t->deferred = false;
+		if (t->dirty) {
+			if (writes_line(t->kind))
+				llc_drop(d, t->line);
+			t->data_in = true;
+			complete(d, t);
+		} else {
+			t->phase = PH_M;
+			lookup(d, t);
+		}
+		return;
+	}
 	if (t->phase == PH_PM)
 		t->phase = PH_M;
 	else if (t->phase == PH_Pm)
@@ -754,6 +1140,7 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 	struct apu_ext *e = apu_ext_of(d->msgs, m);
 	struct tbe *t = tbe_find(d, line);
 	struct mem_msg *r;
+	bool wait;
 
 	if (t && !t->lt && apu_lt_on(apu_port_lt(d->port))) {
 		/* the sampler switches faces with the memory side drained: a transaction of the
@@ -786,6 +1173,10 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 		return APU_STALL; /* no TBE: back-pressure on REQ (kicked when one frees) */
 	t->kind = m->type;
 	t->req = m->src;
+	if (pf_reserve(d, t, &wait)) {
+		tbe_free(d, t); /* no directory way or TBE for its eviction: stall as above */
+		return APU_STALL;
+	}
 	if (e)
 		t->rq = *e;
 	t->rq.next_free = NULL;
@@ -798,7 +1189,8 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 		r = msg(d, APU_WBACK, line, t->req, t->req);
 		if (r)
 			apu_port_send(d->port, r, d->cfg.wback_cycles);
-		break;
+		tlm_payload_release(&m->p);
+		return APU_TAKE;
 	case APU_WT:
 		r = msg(d, APU_WBACK, line, t->req, t->req);
 		if (r) {
@@ -809,45 +1201,29 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 			apu_port_send(d->port, r, d->cfg.wback_cycles);
 		}
 		memcpy(t->own, m->p.data, APU_LINE);
-		t->phase = PH_PM;
-		lookup(d, t);
-		probe(d, t, true);
 		break;
 	case APU_FLUSH:
 		memcpy(t->own, m->p.data, APU_LINE);
-		/* fall through */
-	case APU_RDBLKM:
-	case APU_ATOMIC:
-		if (m->type != APU_FLUSH)
-			t->rq.mask = 0;
-		t->phase = PH_PM;
-		lookup(d, t);
-		probe(d, t, true);
 		break;
 	case APU_DMAWR:
 		if (t->rq.offset + t->rq.len > APU_LINE) {
 			proto_error(d, NULL, line, "DMAWr beyond the line", m->src);
-			break;
+			tlm_payload_release(&m->p);
+			return APU_TAKE;
 		}
 		t->rq.mask = 0;
 		for (unsigned i = t->rq.offset; i < (unsigned)t->rq.offset + t->rq.len; i++)
 			t->rq.mask |= 1ull << i;
 		memcpy(t->own, m->p.data, APU_LINE);
-		t->phase = PH_PM;
-		lookup(d, t);
-		probe(d, t, true);
 		break;
-	case APU_RDBLK:
-	case APU_RDBLKS:
-	case APU_DMARD:
+	default: /* RdBlk, RdBlkS, RdBlkM, Atomic, DMARd: no bytes of their own */
 		t->rq.mask = 0;
-		t->phase = PH_PM;
-		lookup(d, t);
-		probe(d, t, false);
-		break;
-	default:
 		break;
 	}
+	if (wait)
+		t->phase = PH_W; /* start() when the evicted way is free */
+	else
+		start(d, t);
 	tlm_payload_release(&m->p);
 	return APU_TAKE;
 }
@@ -858,7 +1234,8 @@ static void on_ack(struct apu_dir *d, struct mem_msg *m)
 	struct tbe *t = tbe_find(d, line);
 	struct apu_ext *e = apu_ext_of(d->msgs, m);
 
-	if (!t || (t->phase != PH_PM && t->phase != PH_Pm) || !t->pending_acks) {
+	if (!t || (t->phase != PH_PM && t->phase != PH_Pm && t->phase != PH_BP) ||
+	    !t->pending_acks) {
 		proto_error(d, t, line, "PrbAck", m->src);
 		return;
 	}
@@ -874,8 +1251,29 @@ static void on_ack(struct apu_dir *d, struct mem_msg *m)
 	}
 	if (e->hit)
 		t->cached = true;
+	if (e->dirty && d->cfg.early_response && !t->responded && !t->deferred &&
+	    (t->kind == APU_RDBLK || t->kind == APU_RDBLKS || t->kind == APU_DMARD)) {
+		/* A: the owner's data answers at once; the line stays busy until every ack and
+		 * the LLC or DRAM data are in (and the requester's Unblock) */
+		(*d->st.early)++;
+		if (respond(d, t, t->data))
+			return;
+	}
 	if (!--t->pending_acks)
 		apu_port_trigger(d->port, 1, acks_done_trigger, t);
+}
+
+/* Where a victim's data goes: DRAM and the LLC (the baseline), the LLC only for clean ones
+ * (B), nowhere for clean ones (B.1); a write-back LLC (C) keeps every victim out of DRAM. */
+static void victim_write(struct apu_dir *d, uint64_t line, const uint8_t *data, bool clean,
+			 enum wcause why)
+{
+	unsigned to = clean ? d->cfg.clean_victims : APU_CLEAN_VIC_MEMORY;
+
+	if (to == APU_CLEAN_VIC_MEMORY && !d->llc_cfg.write_back)
+		mem_write(d, line, data, why);
+	if (to != APU_CLEAN_VIC_NONE)
+		llc_alloc(d, line, data, why, !clean);
 }
 
 static void on_victim_data(struct apu_dir *d, struct mem_msg *m)
@@ -889,17 +1287,14 @@ static void on_victim_data(struct apu_dir *d, struct mem_msg *m)
 	}
 	if (m->type == APU_VICDATA) {
 		bool clean = t->kind != APU_VICDIRTY;
-		unsigned to = clean ? d->cfg.clean_victims : APU_CLEAN_VIC_MEMORY;
 
 		(*(clean ? d->st.vic_clean : d->st.vic_dirty))++;
-		/* a write-back LLC (C) keeps every victim out of DRAM */
-		if (to == APU_CLEAN_VIC_MEMORY && !d->llc_cfg.write_back)
-			mem_write(d, line, m->p.data, W_VICTIM);
-		if (to != APU_CLEAN_VIC_NONE)
-			llc_alloc(d, line, m->p.data, W_VICTIM, !clean);
+		victim_write(d, line, m->p.data, clean, W_VICTIM);
 	} else {
 		(*d->st.vic_stale)++;
 	}
+	if (d->pf)
+		pf_victim(d, t, m->type != APU_VICDATA);
 	to_u(d, t);
 }
 
@@ -908,6 +1303,11 @@ static void on_unblock(struct apu_dir *d, struct mem_msg *m)
 	uint64_t line = apu_line_of(m->p.addr);
 	struct tbe *t = tbe_find(d, line);
 
+	if (t && t->responded && t->req == m->src && t->kind != APU_DMARD &&
+	    (t->phase == PH_PM || t->phase == PH_Pm || t->phase == PH_M)) {
+		t->unblocked = true; /* answered early: the line ends when the rest is in */
+		return;
+	}
 	if (!t || t->phase != PH_B || t->req != m->src ||
 	    (t->kind != APU_RDBLK && t->kind != APU_RDBLKS && t->kind != APU_RDBLKM)) {
 		proto_error(d, t, line, "Unblock", m->src);
@@ -1003,6 +1403,30 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 	s->llc_writes[W_DIRTY_KEPT] =
 	    cs_stat_counter(lw, wcause_names[W_DIRTY_KEPT], "",
 			    "write-back LLC: dirty lines a read hit took out and put back");
+	s->probes_backinv = cs_stat_counter(pr, "backinv", "",
+					    "PrbInv sent for directory cache evictions (tracking)");
+	s->early = cs_stat_counter(g, "early_responses", "",
+				   "reads answered at the first dirty probe ack (enhancement A)");
+	if (d->pf) {
+		struct cs_stat_group *pg = cs_stat_group(g, "pf");
+		struct cs_stat_group *fg = cs_stat_group(pg, "found");
+
+		for (unsigned i = PF_I; i <= PF_O; i++)
+			s->pf_found[i] = cs_stat_counter(fg, pf_state_names[i], "",
+							 "requests that found the line in this "
+							 "directory state");
+		s->pf_evictions = cs_stat_counter(
+		    pg, "evictions", "", "directory cache entries evicted (back-invalidated)");
+		s->pf_evict_stalls = cs_stat_counter(
+		    pg, "stalls", "", "requests stalled: every way of the set in a transaction");
+		s->llc_writes[W_BACKINV] = cs_stat_counter(lw, wcause_names[W_BACKINV], "",
+							   "dirty data of back-invalidations");
+	} else {
+		for (unsigned i = 0; i < PF_STATES; i++)
+			s->pf_found[i] = &sink;
+		s->pf_evictions = s->pf_evict_stalls = &sink;
+	}
+	s->pf_found[PF_NEW] = &sink;
 }
 
 int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
@@ -1025,6 +1449,11 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 				  "dir.clock_mhz must be at least 1");
 	if (llc->write_back && !llc->use_on_wt)
 		return cs_err_set(err, -CS_ECONFIG, APU_LLC_WB_NEEDS_WT);
+	if (nodes->n_cp + nodes->n_tcc > 64)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "the directory probes at most 64 CorePairs and TCC slices (%u + %u)",
+		    nodes->n_cp, nodes->n_tcc);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
@@ -1053,6 +1482,20 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 		memcpy(d->tcc, nodes->tcc, nodes->n_tcc * sizeof(*d->tcc));
 	d->nodes.cp = d->cp;
 	d->nodes.tcc = d->tcc;
+	d->n_ep = nodes->ep + 1;
+	for (unsigned i = 0; i < nodes->n_cp; i++)
+		d->n_ep = nodes->cp[i] >= d->n_ep ? nodes->cp[i] + 1 : d->n_ep;
+	for (unsigned i = 0; i < nodes->n_tcc; i++)
+		d->n_ep = nodes->tcc[i] >= d->n_ep ? nodes->tcc[i] + 1 : d->n_ep;
+	d->holder_of_ep = malloc(d->n_ep * sizeof(*d->holder_of_ep));
+	if (!d->holder_of_ep)
+		goto fail;
+	for (unsigned i = 0; i < d->n_ep; i++)
+		d->holder_of_ep[i] = -1;
+	for (unsigned i = 0; i < nodes->n_cp; i++)
+		d->holder_of_ep[nodes->cp[i]] = (int16_t)i;
+	for (unsigned i = 0; i < nodes->n_tcc; i++)
+		d->holder_of_ep[nodes->tcc[i]] = (int16_t)(nodes->n_cp + i);
 	for (unsigned i = 0; i < hs; i++)
 		d->hash[i] = -1;
 	for (unsigned i = 0; i < cfg->tbes; i++)
@@ -1081,6 +1524,23 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 				"(tree-PLRU needs a power-of-two assoc)",
 				llc->size_kib, llc->assoc);
 		goto fail;
+	}
+	if (cfg->tracking != APU_TRACK_NONE) {
+		g = (struct cache_geom){.size_bytes = cfg->entries * APU_LINE,
+					.assoc = (unsigned)cfg->entry_assoc,
+					.line_bytes = APU_LINE,
+					.repl = CACHE_REPL_PLRU,
+					.tags_only = true};
+		rc = cache_create(&g, &d->pf);
+		if (rc) {
+			rc = cs_err_set(
+			    err, rc == -CS_ENOMEM ? rc : -CS_ECONFIG,
+			    "dir.entries / dir.entry_assoc: %" PRIu64 " entries in %" PRIu64
+			    " ways is not a power-of-two number of sets (tree-PLRU needs "
+			    "a power-of-two assoc)",
+			    cfg->entries, cfg->entry_assoc);
+			goto fail;
+		}
 	}
 	pc = (struct apu_port_cfg){.name = "dir",
 				   .ep = nodes->ep,
@@ -1116,6 +1576,8 @@ void apu_dir_destroy(struct apu_dir *d)
 			msgq_free(&d->chan[c].q);
 		}
 	cache_destroy(d->llc);
+	cache_destroy(d->pf);
+	free(d->holder_of_ep);
 	free(d->chan);
 	free(d->lt_busy);
 	free(d->hash);

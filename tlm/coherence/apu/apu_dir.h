@@ -54,8 +54,19 @@ struct apu_dir_cfg {
 	uint64_t mem_issue_cycles;
 	uint64_t in_depth; /* messages per input queue of the network port */
 	bool read_writeback;
-	unsigned clean_victims; /* enum apu_clean_victims */
+	unsigned clean_victims;	  /* enum apu_clean_victims */
+	unsigned tracking;	  /* enum apu_dir_tracking */
+	uint64_t sharer_pointers; /* sharer list: 0 = full map, else a limited-pointer list */
+	uint64_t entries;	  /* directory cache entries (tracking) */
+	uint64_t entry_assoc;
+	uint64_t entry_cycles; /* directory cache access before probes leave (tracking) */
+	bool early_response;   /* seed 002 enhancement A */
 };
+
+/* What the directory knows of the lines the caches hold (seed 002 §IV): nothing (the
+ * baseline, every request broadcasts), an owner per line (states I, S, O in a directory cache
+ * inclusive of the caches), or the owner and a sharer list. */
+enum apu_dir_tracking { APU_TRACK_NONE = 0, APU_TRACK_OWNER, APU_TRACK_SHARERS };
 
 /* Where a clean victim (VicClean's data) goes: seed 002's baseline writes it to memory and the
  * LLC; enhancement B keeps it out of memory (the LLC only: memory holds the same bytes); B.1

@@ -61,6 +61,8 @@ struct apu_port {
 	struct tlm_payload *held[APU_VNETS]; /* delivered while the input was full */
 	bool stalled[APU_VNETS];
 	struct msgq woken;
+	const struct mem_msg
+	    *rewaking; /* the woken message recv is handling (park keeps its place) */
 
 	struct parked *park;
 	unsigned n_park, cap_park;
@@ -333,10 +335,13 @@ static unsigned serve(struct apu_port *p, struct msgq *q, unsigned v, unsigned b
 	while (budget && q->n && !p->stalled[v]) {
 		struct mem_msg *m = msgq_head(q)->m;
 
+		p->rewaking = q == &p->woken ? m : NULL;
 		if (p->ops->recv(p->owner, m) == APU_STALL) {
+			p->rewaking = NULL;
 			p->stalled[v] = true;
 			break;
 		}
+		p->rewaking = NULL;
 		msgq_pop(q);
 		budget--;
 		if (q != &p->woken)
@@ -477,7 +482,19 @@ void apu_port_park(struct apu_port *p, struct mem_msg *m)
 		p->park = np;
 		p->cap_park = ncap;
 	}
-	p->park[p->n_park++] = (struct parked){apu_line_of(m->p.addr), m, apu_port_now(p)};
+	/* A woken message parked again (its line went busy before it was served) goes back ahead
+	 * of the line's younger ones: a line's requests keep their arrival order. */
+	unsigned at = p->n_park;
+
+	if (m == p->rewaking)
+		for (unsigned i = 0; i < p->n_park; i++)
+			if (p->park[i].line == apu_line_of(m->p.addr)) {
+				at = i;
+				break;
+			}
+	memmove(p->park + at + 1, p->park + at, (p->n_park - at) * sizeof(*p->park));
+	p->park[at] = (struct parked){apu_line_of(m->p.addr), m, apu_port_now(p)};
+	p->n_park++;
 }
 
 bool apu_port_wake(struct apu_port *p, uint64_t line, sim_time_t *waited)
@@ -781,11 +798,16 @@ static void lt_kick(struct apu_port *p)
 		}
 }
 
-static void lt_deliver(struct apu_port *p, struct mem_msg *m)
+static void lt_deliver(struct apu_port *p, struct mem_msg *m, bool woken)
 {
 	unsigned v = m->vnet < APU_VNETS ? m->vnet : APU_VNET_REQ;
 
-	if (p->lt_stall[v].n || p->ops->recv(p->owner, m) == APU_STALL) {
+	bool stalled;
+
+	p->rewaking = woken ? m : NULL;
+	stalled = p->lt_stall[v].n || p->ops->recv(p->owner, m) == APU_STALL;
+	p->rewaking = NULL;
+	if (stalled) {
 		if (!msgq_push(&p->lt_stall[v], m, 0)) {
 			sim_fail(p->k, -CS_ENOMEM, "%s: out of memory", p->name);
 			return;
@@ -859,7 +881,7 @@ void apu_lt_run(struct apu_lt *lt)
 
 		lt->now = e.t;
 		if (e.kind == LT_EV_MSG)
-			lt_deliver(e.p, e.m);
+			lt_deliver(e.p, e.m, e.key >> 56 == LT_P_WOKEN);
 		else
 			e.fn(e.p->owner, e.arg);
 	}
