@@ -13,8 +13,15 @@
  * are parked and woken in arrival order. The LLC is allocated only by victims (and by WT,
  * Atomic, Flush with llc.use_on_wt); every LLC write also writes DRAM.
  *
- * Events that the table of §3.4 does not list fail the kernel with -CS_EPROTO and a message
- * naming the line, the state, the event and the sender.
+ * Seed 002's enhancements are switches (docs/apu.md §3.5, §3.5a): dir.clean_victims (B, B.1),
+ * llc.write_back (C), dir.early_response (A: a read answered at the first dirty probe ack) and
+ * dir.tracking: owner or sharers keeps states I, S, O per line in a tags-only directory cache
+ * (dir.entries, dir.entry_assoc, tree-PLRU) inclusive of the caches, so that reads in I and S
+ * probe nobody, reads in O probe the owner, writes invalidate every cache or only the holders;
+ * a full set back-invalidates its PLRU entry's holders first.
+ *
+ * Events that the tables of §3.4 and §3.5a do not list fail the kernel with -CS_EPROTO and a
+ * message naming the line, the state, the event and the sender.
  *
  * DRAM: one TLM initiator socket per channel (apu_dir_dram_port), bound to the channel's
  * controller (tlm/dram); the channel of a line is addrmap_channel(map, line). Requests are
@@ -28,7 +35,9 @@
  *   G.parked, G.parked_wait (average, ns)
  *   G.vic_clean, G.vic_dirty, G.vic_stale
  *   G.llc_hits, G.llc_misses, G.llc_writes.{victim,wt,atomic,flush}, G.llc_evictions
- *   G.dram.reads, G.dram.writes.{victim,wt,atomic,flush,dma,llc_evict,read_writeback}
+ *   G.dram.reads, G.dram.writes.{victim,wt,atomic,flush,dma,llc_evict,read_writeback,backinv}
+ *   G.probes.backinv, G.early_responses; with tracking G.pf.found.{I,S,O}, G.pf.evictions,
+ *   G.pf.stalls, G.llc_writes.backinv
  */
 #ifndef COHSCOPE_TLM_COHERENCE_APU_APU_DIR_H
 #define COHSCOPE_TLM_COHERENCE_APU_APU_DIR_H
