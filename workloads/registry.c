@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workloads/bench/bench.h"
+#include "workloads/chai.h"
 #include "workloads/cpu_micro.h"
 #include "workloads/hetero.h"
 #include "workloads/micro.h"
@@ -81,6 +82,11 @@ APU_WL(hetero_rtest, hetero_rtest_main,
        "random tester: CPU threads and GPU warps make seeded loads, stores, atomics (device and "
        "system scope) and fences on hot and conflicting lines; every value checked (run it with "
        "gpu.check = true)");
+
+/* CHAI (Gomez-Luna et al., ISPASS 2017), CPU + GPU collaboration on system apu (chai.h). */
+APU_WL(chai_bs, chai_bs_main,
+       "CHAI BS: Bezier surface tiles taken by CPU threads and GPU work-groups from one "
+       "system-scope tile counter (dynamic data partitioning); sampled points checked");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -162,6 +168,7 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_histo,
     &wl_hetero_dma,
     &wl_hetero_rtest,
+    &wl_chai_bs,
     NULL,
 };
 
