@@ -87,6 +87,9 @@ APU_WL(hetero_rtest, hetero_rtest_main,
 APU_WL(chai_bs, chai_bs_main,
        "CHAI BS: Bezier surface tiles taken by CPU threads and GPU work-groups from one "
        "system-scope tile counter (dynamic data partitioning); sampled points checked");
+APU_WL(chai_pad, chai_pad_main,
+       "CHAI PAD: in-place matrix padding; CPU threads and GPU work-groups take tasks from one "
+       "counter and write only after the task before has read (a chain of system-scope flags)");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -169,6 +172,7 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_dma,
     &wl_hetero_rtest,
     &wl_chai_bs,
+    &wl_chai_pad,
     NULL,
 };
 
