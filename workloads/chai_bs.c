@@ -185,8 +185,7 @@ int chai_bs_main(struct cpu_host *h)
 			    .threads = ch_cores(h)};
 	struct cpu_program p = {.name = "bs", .threads = a.threads, .fn = bs_cpu, .args = &a};
 	double cp[BS_CP_DOUBLES];
-	uint32_t *taken;
-	uint64_t cpu_tiles = 0, gpu_tiles = 0, n, checked = 0;
+	uint64_t cpu_tiles, gpu_tiles, n, checked = 0;
 	struct wl_sample s;
 	int rc;
 
@@ -206,17 +205,9 @@ int chai_bs_main(struct cpu_host *h)
 				       .smem_bytes = BS_SMEM,
 				       .fn = bs_gpu,
 				       .args = &a};
-	rc = ch_run(h, &p);
+	rc = chai_run(h, &p, a.taken, BS_CTAS, &cpu_tiles, &gpu_tiles);
 	if (rc)
 		return rc;
-
-	taken = calloc(a.threads + BS_CTAS, sizeof(*taken));
-	if (!taken)
-		return -CS_ENOMEM;
-	ch_read(h, a.taken, taken, 4 * (size_t)(a.threads + BS_CTAS));
-	for (unsigned i = 0; i < a.threads + BS_CTAS; i++)
-		*(i < a.threads ? &cpu_tiles : &gpu_tiles) += taken[i];
-	free(taken);
 	if (cpu_tiles + gpu_tiles != a.tiles)
 		return ch_fail(h,
 			       "chai_bs: the CPU threads took %" PRIu64

@@ -170,8 +170,8 @@ int chai_pad_main(struct cpu_host *h)
 			     .rows = wl_size_pick(ch_size(h), 128, 384, 1000),
 			     .threads = ch_cores(h)};
 	struct cpu_program p = {.name = "pad", .threads = a.threads, .fn = pad_cpu, .args = &a};
-	uint64_t in_n, cpu_tasks = 0, gpu_tasks = 0, checked = 0;
-	uint32_t *taken, last_flag;
+	uint64_t in_n, cpu_tasks, gpu_tasks, checked = 0;
+	uint32_t last_flag;
 	struct wl_sample s;
 	uint64_t *buf;
 	int rc;
@@ -199,17 +199,9 @@ int chai_pad_main(struct cpu_host *h)
 				       .smem_bytes = 8,
 				       .fn = pad_gpu,
 				       .args = &a};
-	rc = ch_run(h, &p);
+	rc = chai_run(h, &p, a.taken, PAD_CTAS, &cpu_tasks, &gpu_tasks);
 	if (rc)
 		return rc;
-
-	taken = calloc(a.threads + PAD_CTAS, sizeof(*taken));
-	if (!taken)
-		return -CS_ENOMEM;
-	ch_read(h, a.taken, taken, 4 * (size_t)(a.threads + PAD_CTAS));
-	for (unsigned i = 0; i < a.threads + PAD_CTAS; i++)
-		*(i < a.threads ? &cpu_tasks : &gpu_tasks) += taken[i];
-	free(taken);
 	last_flag = ch_read32(h, a.flags + 4 * (uint64_t)a.tasks);
 	if (cpu_tasks + gpu_tasks != a.tasks || last_flag != 1)
 		return ch_fail(h,

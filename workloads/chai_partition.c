@@ -12,13 +12,23 @@
 
 #include "workloads/hetero_util.h"
 
+int chai_run(struct cpu_host *h, const struct cpu_program *p, uint64_t taken, unsigned ctas,
+	     uint64_t *cpu, uint64_t *gpu)
+{
+	int rc = ch_run(h, p);
+
+	*cpu = *gpu = 0;
+	for (unsigned i = 0; !rc && i < p->threads + ctas; i++)
+		*(i < p->threads ? cpu : gpu) += ch_read32(h, taken + 4 * (uint64_t)i);
+	return rc;
+}
+
 void chai_sample_init(const struct cpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag)
 {
-	uint64_t k = ch_check_samples(h);
-
-	s->left = n;
-	s->want = k < n ? k : n;
-	s->rng = wl_mix64(ch_seed(h) ^ tag);
+	/* wl_sample_init's rule; it takes a GPU host */
+	*s = (struct wl_sample){.left = n,
+				.want = ch_check_samples(h) < n ? ch_check_samples(h) : n,
+				.rng = wl_mix64(ch_seed(h) ^ tag)};
 }
 
 uint32_t chai_cta_bcast(struct gpu_warp *w, unsigned slot, uint32_t v)
