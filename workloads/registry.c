@@ -90,6 +90,9 @@ APU_WL(chai_bs, chai_bs_main,
 APU_WL(chai_pad, chai_pad_main,
        "CHAI PAD: in-place matrix padding; CPU threads and GPU work-groups take tasks from one "
        "counter and write only after the task before has read (a chain of system-scope flags)");
+APU_WL(chai_sc, chai_sc_main,
+       "CHAI SC: in-place stream compaction; CPU threads and GPU work-groups take tasks from one "
+       "counter, a chain of system-scope flags carries the count of kept elements");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -173,6 +176,7 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_rtest,
     &wl_chai_bs,
     &wl_chai_pad,
+    &wl_chai_sc,
     NULL,
 };
 
