@@ -93,6 +93,9 @@ APU_WL(chai_pad, chai_pad_main,
 APU_WL(chai_sc, chai_sc_main,
        "CHAI SC: in-place stream compaction; CPU threads and GPU work-groups take tasks from one "
        "counter, a chain of system-scope flags carries the count of kept elements");
+APU_WL(chai_trns, chai_trns_main,
+       "CHAI TRNS: in-place transposition by cycle following; CPU threads and GPU work-groups "
+       "take start points from one counter and claim each move with a system-scope exchange");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -177,6 +180,7 @@ static const struct cs_workload *const workloads[] = {
     &wl_chai_bs,
     &wl_chai_pad,
     &wl_chai_sc,
+    &wl_chai_trns,
     NULL,
 };
 
