@@ -37,6 +37,10 @@ int chai_trns_main(struct cpu_host *h);
  * then one per CTA of the kernel, ctas of them) added up per device. Returns ch_run's code. */
 int chai_run(struct cpu_host *h, const struct cpu_program *p, uint64_t taken, unsigned ctas,
 	     uint64_t *cpu, uint64_t *gpu);
+/* The run's second note: "NAME (SIZE): work split: CPU n UNITS, GPU m UNITS" (the first one
+ * says what was verified). */
+void chai_note_split(struct cpu_host *h, const char *name, const char *units, uint64_t cpu,
+		     uint64_t gpu);
 /* The CPU host's twin of wl_sample_init (ch_check_samples outputs of n, seeded by tag). */
 void chai_sample_init(const struct cpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag);
 

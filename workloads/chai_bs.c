@@ -235,9 +235,10 @@ int chai_bs_main(struct cpu_host *h)
 		checked++;
 	}
 	ch_note(h,
-		"chai_bs (%s): %ux%u XYZ points (%" PRIu64 " B) in %u tiles of %ux%u: CPU threads "
-		"took %" PRIu64 ", GPU work-groups %" PRIu64 "; %" PRIu64 " points verified",
+		"chai_bs (%s): %ux%u XYZ points (%" PRIu64 " B) in %u tiles of %ux%u; %" PRIu64
+		" points verified",
 		wl_size_str(ch_size(h)), a.out_n, a.out_n, 24 * n, a.tiles, BS_TILE, BS_TILE,
-		cpu_tiles, gpu_tiles, checked);
+		checked);
+	chai_note_split(h, "chai_bs", "tiles", cpu_tiles, gpu_tiles);
 	return 0;
 }

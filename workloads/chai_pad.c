@@ -233,9 +233,9 @@ int chai_pad_main(struct cpu_host *h)
 	}
 	ch_note(h,
 		"chai_pad (%s): %" PRIu64 "x%" PRIu64 " doubles padded in place to %" PRIu64
-		"x%" PRIu64 " (%" PRIu64 " B) in %u tasks of %d: CPU threads took %" PRIu64
-		", GPU work-groups %" PRIu64 "; %" PRIu64 " elements verified",
+		"x%" PRIu64 " (%" PRIu64 " B), %u tasks of %d; %" PRIu64 " elements verified",
 		wl_size_str(ch_size(h)), a.rows, a.cols, a.rows, a.cols + 1, 8 * a.size, a.tasks,
-		PAD_TASK, cpu_tasks, gpu_tasks, checked);
+		PAD_TASK, checked);
+	chai_note_split(h, "chai_pad", "tasks", cpu_tasks, gpu_tasks);
 	return 0;
 }

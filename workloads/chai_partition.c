@@ -23,6 +23,13 @@ int chai_run(struct cpu_host *h, const struct cpu_program *p, uint64_t taken, un
 	return rc;
 }
 
+void chai_note_split(struct cpu_host *h, const char *name, const char *units, uint64_t cpu,
+		     uint64_t gpu)
+{
+	ch_note(h, "%s (%s): work split: CPU %" PRIu64 " %s, GPU %" PRIu64 " %s", name,
+		wl_size_str(ch_size(h)), cpu, units, gpu, units);
+}
+
 void chai_sample_init(const struct cpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag)
 {
 	/* wl_sample_init's rule; it takes a GPU host */

@@ -216,10 +216,9 @@ int chai_sc_main(struct cpu_host *h)
 	}
 	ch_note(h,
 		"chai_sc (%s): %" PRIu64 " int32 (%" PRIu64 " B) compacted in place to %" PRIu64
-		" in %u tasks of %d: CPU threads took %" PRIu64 ", GPU work-groups %" PRIu64
-		"; %" PRIu64 " elements verified",
-		wl_size_str(ch_size(h)), a.n, 4 * a.n, total, a.tasks, SC_TASK, cpu_tasks,
-		gpu_tasks, checked);
+		", %u tasks of %d; %" PRIu64 " elements verified",
+		wl_size_str(ch_size(h)), a.n, 4 * a.n, total, a.tasks, SC_TASK, checked);
+	chai_note_split(h, "chai_sc", "tasks", cpu_tasks, gpu_tasks);
 out:
 	free(want);
 	return rc;

@@ -212,10 +212,9 @@ int chai_trns_main(struct cpu_host *h)
 	}
 	ch_note(h,
 		"chai_trns (%s): %ux%u super-elements of %d doubles (%" PRIu64
-		" B) transposed in place: CPU threads moved %" PRIu64 ", GPU work-groups %" PRIu64
-		"; %" PRIu64 " doubles verified",
-		wl_size_str(ch_size(h)), a.rows, a.cols, TRNS_B, 8 * words, cpu_moves, gpu_moves,
-		checked);
+		" B) transposed in place; %" PRIu64 " doubles verified",
+		wl_size_str(ch_size(h)), a.rows, a.cols, TRNS_B, 8 * words, checked);
+	chai_note_split(h, "chai_trns", "moves", cpu_moves, gpu_moves);
 out:
 	free(buf);
 	return rc;

@@ -87,6 +87,9 @@ APU_WL(hetero_rtest, hetero_rtest_main,
 APU_WL(chai_bs, chai_bs_main,
        "CHAI BS: Bezier surface tiles taken by CPU threads and GPU work-groups from one "
        "system-scope tile counter (dynamic data partitioning); sampled points checked");
+APU_WL(chai_cedd, chai_cedd_main,
+       "CHAI CEDD: Canny edge detection on a stream of frames; a CPU proxy (threads running the "
+       "four stages) and a GPU proxy (four kernels per frame) take whole frames from one counter");
 APU_WL(chai_pad, chai_pad_main,
        "CHAI PAD: in-place matrix padding; CPU threads and GPU work-groups take tasks from one "
        "counter and write only after the task before has read (a chain of system-scope flags)");
@@ -178,6 +181,7 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_dma,
     &wl_hetero_rtest,
     &wl_chai_bs,
+    &wl_chai_cedd,
     &wl_chai_pad,
     &wl_chai_sc,
     &wl_chai_trns,
