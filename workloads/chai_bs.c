@@ -181,7 +181,7 @@ static void bs_cpu(struct cpu_thread *t)
 int chai_bs_main(struct cpu_host *h)
 {
 	struct bs_args a = {.seed = ch_seed(h),
-			    .out_n = (unsigned)wl_size_pick(ch_size(h), 64, 160, 448),
+			    .out_n = (unsigned)wl_size_pick(ch_size(h), 64, 160, 512),
 			    .threads = ch_cores(h)};
 	struct cpu_program p = {.name = "bs", .threads = a.threads, .fn = bs_cpu, .args = &a};
 	double cp[BS_CP_DOUBLES];

@@ -409,7 +409,7 @@ int chai_cedd_main(struct cpu_host *h)
 	struct cedd_args a = {.seed = ch_seed(h),
 			      .rows = 2 + CEDD_TILE * (unsigned)wl_size_pick(ch_size(h), 2, 4, 8),
 			      .cols = 2 + CEDD_TILE * (unsigned)wl_size_pick(ch_size(h), 4, 8, 16),
-			      .frames = (unsigned)wl_size_pick(ch_size(h), 4, 6, 12),
+			      .frames = (unsigned)wl_size_pick(ch_size(h), 4, 6, 16),
 			      .threads = ch_cores(h)};
 	struct cpu_program p = {.name = "cedd", .threads = a.threads, .fn = cedd_cpu, .args = &a};
 	uint64_t size = (uint64_t)a.rows * a.cols, checked = 0;

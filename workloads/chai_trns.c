@@ -137,8 +137,8 @@ static void trns_cpu(struct cpu_thread *t)
 int chai_trns_main(struct cpu_host *h)
 {
 	struct trns_args a = {.seed = ch_seed(h),
-			      .rows = (unsigned)wl_size_pick(ch_size(h), 8, 24, 80),
-			      .cols = (unsigned)wl_size_pick(ch_size(h), 16, 40, 128),
+			      .rows = (unsigned)wl_size_pick(ch_size(h), 8, 24, 96),
+			      .cols = (unsigned)wl_size_pick(ch_size(h), 16, 40, 160),
 			      .threads = ch_cores(h)};
 	struct cpu_program p = {.name = "trns", .threads = a.threads, .fn = trns_cpu, .args = &a};
 	uint32_t n = a.rows * a.cols, movable = 0;
