@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workloads/bench/bench.h"
+#include "workloads/chai.h"
 #include "workloads/cpu_micro.h"
 #include "workloads/hetero.h"
 #include "workloads/micro.h"
@@ -81,6 +82,23 @@ APU_WL(hetero_rtest, hetero_rtest_main,
        "random tester: CPU threads and GPU warps make seeded loads, stores, atomics (device and "
        "system scope) and fences on hot and conflicting lines; every value checked (run it with "
        "gpu.check = true)");
+
+/* CHAI (Gomez-Luna et al., ISPASS 2017), CPU + GPU collaboration on system apu (chai.h). */
+APU_WL(chai_bs, chai_bs_main,
+       "CHAI BS: Bezier surface tiles taken by CPU threads and GPU work-groups from one "
+       "system-scope tile counter (dynamic data partitioning); sampled points checked");
+APU_WL(chai_cedd, chai_cedd_main,
+       "CHAI CEDD: Canny edge detection on a stream of frames; a CPU proxy (threads running the "
+       "four stages) and a GPU proxy (four kernels per frame) take whole frames from one counter");
+APU_WL(chai_pad, chai_pad_main,
+       "CHAI PAD: in-place matrix padding; CPU threads and GPU work-groups take tasks from one "
+       "counter and write only after the task before has read (a chain of system-scope flags)");
+APU_WL(chai_sc, chai_sc_main,
+       "CHAI SC: in-place stream compaction; CPU threads and GPU work-groups take tasks from one "
+       "counter, a chain of system-scope flags carries the count of kept elements");
+APU_WL(chai_trns, chai_trns_main,
+       "CHAI TRNS: in-place transposition by cycle following; CPU threads and GPU work-groups "
+       "take start points from one counter and claim each move with a system-scope exchange");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -162,6 +180,11 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_histo,
     &wl_hetero_dma,
     &wl_hetero_rtest,
+    &wl_chai_bs,
+    &wl_chai_cedd,
+    &wl_chai_pad,
+    &wl_chai_sc,
+    &wl_chai_trns,
     NULL,
 };
 
