@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "workloads/bench/bench.h"
+#include "workloads/chai.h"
 #include "workloads/cpu_micro.h"
 #include "workloads/hetero.h"
 #include "workloads/micro.h"
@@ -82,6 +83,16 @@ APU_WL(hetero_rtest, hetero_rtest_main,
        "system scope) and fences on hot and conflicting lines; every value checked (run it with "
        "gpu.check = true)");
 
+/* CHAI (Gomez-Luna et al., ISPASS 2017), collaborative versions (workloads/chai_*.c) */
+APU_WL(chai_tq, chai_tq_main,
+       "CHAI TQ: CPU threads feed task queues, GPU work-groups dequeue through system-scope "
+       "atomics on the queue counters and process the tasks; every task's output checked");
+APU_WL(chai_hsti, chai_hsti_main,
+       "CHAI HSTI: histogram, input partitioned; CPU locked adds and GPU system-scope atomics "
+       "merge into one shared histogram; bins checked");
+APU_WL(chai_hsto, chai_hsto_main,
+       "CHAI HSTO: histogram, output partitioned; CPU threads and GPU work-groups each own "
+       "bins and read the whole image; bins checked");
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
 	static const struct cs_workload wl_##id = {.name = #id,              \
@@ -162,6 +173,9 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_histo,
     &wl_hetero_dma,
     &wl_hetero_rtest,
+    &wl_chai_tq,
+    &wl_chai_hsti,
+    &wl_chai_hsto,
     NULL,
 };
 
