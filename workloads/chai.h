@@ -58,7 +58,9 @@ struct chai_flow {
 	int32_t x, y, vx, vy;
 };
 
-#define CHAI_RSC_DEGENERATE (-2011.0f) /* CHAI's mark in param[0] of a model with no fit */
+#define CHAI_RSC_DEGENERATE   (-2011.0f) /* CHAI's mark in param[0] of a model with no fit */
+#define CHAI_RSC_MODEL_CYCLES 80 /* a model's arithmetic: about 60 integer ops, 4 divisions */
+#define CHAI_RSC_EVAL_CYCLES  12 /* one vector's test: 4 float ops, 4 conversions, compares */
 
 struct chai_rsc {
 	uint64_t flows;	 /* n struct chai_flow */
@@ -73,7 +75,17 @@ struct chai_rsc {
 	struct chai_flow *h_flows;
 	uint32_t *h_rnd;
 	int32_t *h_outliers;
+	struct gpu_kernel kernel;
 };
+
+/* A vector from its two 8-byte halves as loaded (x | y << 32, vx | vy << 32). */
+static inline struct chai_flow chai_rsc_flow(uint64_t lo, uint64_t hi)
+{
+	return (struct chai_flow){.x = (int32_t)(uint32_t)lo,
+				  .y = (int32_t)(uint32_t)(lo >> 32),
+				  .vx = (int32_t)(uint32_t)hi,
+				  .vy = (int32_t)(uint32_t)(hi >> 32)};
+}
 
 /* Allocates and writes the inputs (n seeded vectors of a known first-order-flow model plus
  * seeded outliers, 2 * iters seeded indices) and computes the reference. 0 or -CS_ENOMEM. */
@@ -95,9 +107,11 @@ bool chai_rsc_cpu_model(struct cpu_thread *t, const struct chai_rsc *r, unsigned
  * appends a candidate with an atomic add at `scope` on out_id. */
 void chai_rsc_gpu_evaluate(struct gpu_warp *w, const struct chai_rsc *r, unsigned it,
 			   enum mem_scope scope);
-/* Checks the candidate list and every model's parameters against the reference; 0 or
- * ch_fail. *best: the fewest outliers of a candidate (n if none), *count: candidates. */
-int chai_rsc_check(struct cpu_host *h, const struct chai_rsc *r, const char *who, unsigned *count,
-		   unsigned *best);
+/* Makes r->kernel (ctas work-groups of 8 warps running fn, the program's arguments, which hold
+ * r), runs program p, checks the candidate list and every model's parameters against the
+ * reference (ch_fail naming the first difference) and frees the host copies. *count: the
+ * candidates; *best: the fewest outliers of one (n if none). 0 or the run's failure. */
+int chai_rsc_run(struct cpu_host *h, struct chai_rsc *r, const struct cpu_program *p, unsigned ctas,
+		 void (*fn)(struct gpu_warp *w), unsigned *count, unsigned *best);
 
 #endif

@@ -225,7 +225,7 @@ static void tq_cpu(struct cpu_thread *t)
 int chai_tq_main(struct cpu_host *h)
 {
 	struct tq_args a = {.seed = ch_seed(h),
-			    .pool = (unsigned)wl_size_pick(ch_size(h), 256, 1024, 3200),
+			    .pool = (unsigned)wl_size_pick(ch_size(h), 256, 1024, 12800),
 			    .qsize = (unsigned)wl_size_pick(ch_size(h), 16, 32, 64),
 			    .ctas = TQ_CTAS};
 	struct cpu_program p = {.name = "tq", .threads = ch_cores(h), .fn = tq_cpu, .args = &a};

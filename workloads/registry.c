@@ -93,6 +93,13 @@ APU_WL(chai_hsti, chai_hsti_main,
 APU_WL(chai_hsto, chai_hsto_main,
        "CHAI HSTO: histogram, output partitioned; CPU threads and GPU work-groups each own "
        "bins and read the whole image; bins checked");
+APU_WL(chai_rscd, chai_rscd_main,
+       "CHAI RSCD: RANSAC, iterations split between CPU threads and GPU work-groups, a shared "
+       "candidate list through system-scope atomics; models and candidates checked");
+APU_WL(chai_rsct, chai_rsct_main,
+       "CHAI RSCT: RANSAC, CPU threads make models and hand them to GPU work-groups through "
+       "system-scope flags; models and candidates checked");
+
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
 	static const struct cs_workload wl_##id = {.name = #id,              \
@@ -176,6 +183,8 @@ static const struct cs_workload *const workloads[] = {
     &wl_chai_tq,
     &wl_chai_hsti,
     &wl_chai_hsto,
+    &wl_chai_rscd,
+    &wl_chai_rsct,
     NULL,
 };
 
