@@ -111,7 +111,7 @@ static void hsto_cpu(struct cpu_thread *t)
 
 int chai_hsto_main(struct cpu_host *h)
 {
-	struct chai_hst a = {.n = wl_size_pick(ch_size(h), 4096, 32768, 262144)};
+	struct chai_hst a = {.n = wl_size_pick(ch_size(h), 4096, 32768, 1048576)};
 	struct cpu_program p = {
 	    .name = "chai_hsto", .threads = ch_cores(h), .fn = hsto_cpu, .args = &a};
 	int rc;
