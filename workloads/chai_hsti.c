@@ -97,7 +97,7 @@ static void hsti_cpu(struct cpu_thread *t)
 
 int chai_hsti_main(struct cpu_host *h)
 {
-	struct hsti_args a = {.s.n = wl_size_pick(ch_size(h), 16384, 262144, 1572864)};
+	struct hsti_args a = {.s.n = wl_size_pick(ch_size(h), 16384, 262144, 3145728)};
 	struct cpu_program p = {
 	    .name = "chai_hsti", .threads = ch_cores(h), .fn = hsti_cpu, .args = &a};
 	int rc;
