@@ -99,6 +99,21 @@ APU_WL(chai_sc, chai_sc_main,
 APU_WL(chai_trns, chai_trns_main,
        "CHAI TRNS: in-place transposition by cycle following; CPU threads and GPU work-groups "
        "take start points from one counter and claim each move with a system-scope exchange");
+APU_WL(chai_tq, chai_tq_main,
+       "CHAI TQ: CPU threads feed task queues, GPU work-groups dequeue through system-scope "
+       "atomics on the queue counters and process the tasks; every task's output checked");
+APU_WL(chai_hsti, chai_hsti_main,
+       "CHAI HSTI: histogram, input partitioned; CPU locked adds and GPU system-scope atomics "
+       "merge into one shared histogram; bins checked");
+APU_WL(chai_hsto, chai_hsto_main,
+       "CHAI HSTO: histogram, output partitioned; CPU threads and GPU work-groups each own "
+       "bins and read the whole image; bins checked");
+APU_WL(chai_rscd, chai_rscd_main,
+       "CHAI RSCD: RANSAC, iterations split between CPU threads and GPU work-groups, a shared "
+       "candidate list through system-scope atomics; models and candidates checked");
+APU_WL(chai_rsct, chai_rsct_main,
+       "CHAI RSCT: RANSAC, CPU threads make models and hand them to GPU work-groups through "
+       "system-scope flags; models and candidates checked");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
 #define SUITE_WL(id, set, text)                                              \
@@ -180,11 +195,16 @@ static const struct cs_workload *const workloads[] = {
     &wl_hetero_histo,
     &wl_hetero_dma,
     &wl_hetero_rtest,
-    &wl_chai_bs,
+    &wl_chai_bs, /* seed 002's order */
     &wl_chai_cedd,
     &wl_chai_pad,
     &wl_chai_sc,
+    &wl_chai_tq,
+    &wl_chai_hsti,
+    &wl_chai_hsto,
     &wl_chai_trns,
+    &wl_chai_rscd,
+    &wl_chai_rsct,
     NULL,
 };
 
