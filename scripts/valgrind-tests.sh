@@ -45,6 +45,10 @@ vg_run run -c "$src/configs/apu-2200g.cfg" -w hetero_prodcons -q --set workload.
 	--mode hybrid
 echo "valgrind: the APU as gem5's tree of crossbars (bridges between three networks)"
 vg_run run -c "$src/configs/apu-2200g-tree.cfg" -w hetero_prodcons -q --set workload.size=tiny
+echo "valgrind: seed 002's tracked directory (a 64-entry directory cache: evictions) and a CHAI workload"
+vg_run run -c "$src/configs/apu-2200g.cfg" -w chai_tq -q --set workload.size=tiny \
+	--set dir.tracking=sharers --set dir.entries=64 --set dir.entry_assoc=4 \
+	--set dir.early_response=true
 echo "valgrind: cohscope litmus --agents (CPU and GPU threads on the whole APU)"
 vg_run litmus "$src"/tests/litmus/mixed/*.litmus -c "$src/configs/apu-2200g.cfg" \
 	--agents cpu,gpu --iterations 20 -q
