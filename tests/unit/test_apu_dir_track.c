@@ -426,6 +426,29 @@ START_TEST(test_early_response)
 }
 END_TEST
 
+/* With tracking a WT that invalidates a CorePair is acked (WBAck) only after that CorePair's
+ * ack: the TCC's next write must not reach a reader that still holds this line's old data
+ * (docs/apu.md §8.3); a WT that invalidates nobody is acked at once, as in the baseline. */
+START_TEST(test_wt_wback_after_acks)
+{
+	struct tb tb;
+	sim_time_t wback;
+
+	tb_init(&tb, 4, true, _i ? sharers : owner_only);
+	set_state(&tb, ST_S); /* holders 1, 2 */
+	tb.ag[1].ack_cycles = 2000;
+	req(&tb, 4, APU_WT, LINE_A);
+	wback = tb_last(&tb, 4, APU_WBACK)->t;
+	ck_assert_msg(wback > tb.ag[1].last_ack_sent, "WBAck at %llu, the slow ack at %llu",
+		      (unsigned long long)wback, (unsigned long long)tb.ag[1].last_ack_sent);
+	/* now S held by the TCC only: the next WT invalidates no CorePair with a sharer list */
+	tb_clear(&tb);
+	req(&tb, 4, APU_WT, LINE_A);
+	ck_assert_uint_eq(probes_at(&tb, 1) + probes_at(&tb, 2), _i ? 0u : 2u);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* Bad directory-cache geometry is one error naming the keys. */
 START_TEST(test_bad_geometry)
 {
@@ -464,6 +487,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_dir_eviction, 0, 2);
 	tcase_add_loop_test(tc, test_limited_pointers, 0, 2);
 	tcase_add_loop_test(tc, test_early_response, 0, 2);
+	tcase_add_loop_test(tc, test_wt_wback_after_acks, 0, 2);
 	tcase_add_test(tc, test_bad_geometry);
 	suite_add_tcase(s, tc);
 	r = srunner_create(s);

@@ -376,9 +376,12 @@ static void run_at(struct lsys *s, struct op *ops, unsigned n)
 	end_kernel(s, false, 0);
 }
 
-/* The LT face: the same accesses, each later than the detailed face issued it by 10 ns per
- * access before it (so that no access of the LT face finds a line still held by the one
- * before: the faces' times differ by a cycle or two). */
+/* The LT face: the same accesses, each later than the detailed face issued it by LT_GAP per
+ * access before it, so that no access of the LT face finds a line still held by the one
+ * before: the faces' latencies differ (DRAM's two faces by a cycle, and with it the order of
+ * what follows), by up to about 80 ns on one access; 10 ns sufficed by chance. */
+#define LT_GAP (200 * SIM_NS)
+
 static void run_lt(struct lsys *s, struct op *ops, unsigned n)
 {
 	sim_time_t end = 0;
@@ -387,7 +390,7 @@ static void run_lt(struct lsys *s, struct op *ops, unsigned n)
 		apu_tcp_ops.set_lt(s->tcp[i], true);
 	for (unsigned i = 0; i < n; i++) {
 		struct op *o = &ops[i];
-		sim_time_t t, at = o->issue + (sim_time_t)i * 10 * SIM_NS;
+		sim_time_t t, at = o->issue + (sim_time_t)i * LT_GAP;
 
 		op_bind_data(o);
 		if (!o->gpu) {
@@ -808,8 +811,9 @@ START_TEST(test_dma_at_lt_equal)
 
 			for (unsigned b = 0; b < sizeof(src); b++)
 				src[b] = (uint8_t)(b + 3 * i);
-			/* the LT face 2 us later per round: its round never meets the last one's */
-			sim_time_t off = (sim_time_t)(i + 1) * 2000 * SIM_NS;
+			/* the LT face 2 us (and its accesses' gaps) later per round: its round never
+			 * meets the last one's */
+			sim_time_t off = (sim_time_t)(i + 1) * (2000 * SIM_NS + 10 * LT_GAP);
 
 			if (!face) {
 				run_at(&s, ops[face] + 10 * i, 10);
@@ -825,7 +829,7 @@ START_TEST(test_dma_at_lt_equal)
 					ops[face][10 * i + j].issue =
 					    ops[0][10 * i + j].issue + off;
 				run_lt(&s, ops[face] + 10 * i, 10);
-				t = dma_at[i] + off + 200 * SIM_NS;
+				t = dma_at[i] + off + 10 * LT_GAP;
 				t = i % 2 ? apu_dma_lt_write(s.tb.dma, a, src, 200, t)
 					  : apu_dma_lt_read(s.tb.dma, a, buf[face][i], 256, t);
 				ck_assert(t != SIM_TIME_MAX);

@@ -151,6 +151,7 @@ struct tbe {
 	bool deferred;	   /* tracking, state O: the LLC is read only if no dirty data comes back */
 	bool responded;	   /* early response (A): the read is answered, the line not yet done */
 	bool unblocked;	   /* ... and its Unblock is in */
+	bool wback_owed;   /* tracking: a WT's WBAck waits for its invalidations' acks */
 	int waiter;	   /* PH_BP: the TBE of the request waiting for this way (-1: none) */
 	struct apu_ext rq; /* the request's fields (mask, cu, seq, atomic operands, DMA range) */
 	uint8_t own[APU_LINE];	   /* the request's bytes (WT, Flush, DMAWr) under rq.mask */
@@ -740,6 +741,20 @@ static void victim_write(struct apu_dir *d, uint64_t line, const uint8_t *data, 
 			 enum wcause why);
 static void start(struct apu_dir *d, struct tbe *t);
 
+/* A WT's WBAck: the TCC's store is performed (and the GPU goes on to its next store). */
+static void wt_wback(struct apu_dir *d, struct tbe *t)
+{
+	struct mem_msg *r = msg(d, APU_WBACK, t->line, t->req, t->req);
+
+	if (r) {
+		struct apu_ext *re = apu_ext_of(d->msgs, r);
+
+		re->cu = t->rq.cu;
+		re->seq = t->rq.seq;
+		apu_port_send(d->port, r, d->cfg.wback_cycles);
+	}
+}
+
 /* Every back-invalidation is acked: dirty data goes where a dirty victim goes, the way is
  * free, the waiting request takes it, then the evicted line's parked requests go on. */
 static void pf_evict_done(struct apu_dir *d, struct tbe *b)
@@ -876,6 +891,13 @@ static void start(struct apu_dir *d, struct tbe *t)
 	}
 	if (!t->deferred)
 		lookup(d, t);
+	/* A WT that invalidates no one is acked at once, as the baseline's; one that does waits
+	 * for the acks: the baseline's early WBAck is safe only because every CorePair gets every
+	 * WT's probes in order (docs/apu.md 8.3), which a multicast no longer gives */
+	if (t->kind == APU_WT && to)
+		t->wback_owed = true;
+	else if (t->kind == APU_WT)
+		wt_wback(d, t);
 	probe_to(d, t, inv, to);
 }
 
@@ -986,6 +1008,8 @@ static void complete(struct apu_dir *d, struct tbe *t)
 			t->phase = PH_B;
 		return;
 	case APU_WT:
+		if (t->wback_owed)
+			wt_wback(d, t);
 		check_words(d, t->line, line, t->rq.mask);
 		mem_write(d, t->line, line, W_WT);
 		if (d->llc_cfg.use_on_wt)
@@ -1192,14 +1216,8 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 		tlm_payload_release(&m->p);
 		return APU_TAKE;
 	case APU_WT:
-		r = msg(d, APU_WBACK, line, t->req, t->req);
-		if (r) {
-			struct apu_ext *re = apu_ext_of(d->msgs, r);
-
-			re->cu = t->rq.cu;
-			re->seq = t->rq.seq;
-			apu_port_send(d->port, r, d->cfg.wback_cycles);
-		}
+		if (!d->pf) /* the baseline acks a WT at once (docs/apu.md 4.5) */
+			wt_wback(d, t);
 		memcpy(t->own, m->p.data, APU_LINE);
 		break;
 	case APU_FLUSH:
