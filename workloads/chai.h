@@ -65,11 +65,6 @@ uint32_t chai_gpu_wait_nonzero(struct gpu_warp *w, uint64_t addr, const char *wh
  * returns it (a __shared__ broadcast). */
 uint32_t chai_cta_bcast(struct gpu_warp *w, unsigned slot, uint32_t v);
 
-/* The CPU threads of a program [first, first + n) meet: round r (1, 2, ...) waits until each
- * of them has added its 1 to `count` r times. */
-bool chai_cpu_group_barrier(struct cpu_thread *t, uint64_t count, unsigned n, uint32_t round,
-			    const char *who);
-
 /* TQ: CPU threads feed tasks into queues; GPU work-groups dequeue them with system-scope
  * atomics on the queues' counters and process them. */
 int chai_tq_main(struct cpu_host *h);

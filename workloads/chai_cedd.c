@@ -29,6 +29,7 @@
 
 #include "util/error.h"
 #include "workloads/chai.h"
+#include "workloads/hetero_util.h"
 
 #define CEDD_LINE     64
 #define CEDD_TILE     16 /* CHAI's n_gpu_threads: 16 x 16 work-groups */
@@ -351,7 +352,7 @@ static void cedd_cpu_proxy(struct cpu_thread *t, const struct cedd_args *a)
 
 		if (k == 0)
 			ct_st32(t, a->slot, chai_cpu_take(t, a->worklist));
-		if (!chai_cpu_group_barrier(t, a->bar, n, ++round, "chai_cedd"))
+		if (!hx_cpu_group_barrier(t, a->bar, n, ++round, "chai_cedd"))
 			return;
 		f = ct_ld32(t, a->slot);
 		if (f >= a->frames)
@@ -359,11 +360,11 @@ static void cedd_cpu_proxy(struct cpu_thread *t, const struct cedd_args *a)
 		if (k == 0)
 			cedd_cpu_copy(t, a->cpu.frame, a->in + f * a->stride, size);
 		for (unsigned s = 0; s < CEDD_STAGES; s++) {
-			if (!chai_cpu_group_barrier(t, a->bar, n, ++round, "chai_cedd"))
+			if (!hx_cpu_group_barrier(t, a->bar, n, ++round, "chai_cedd"))
 				return;
 			cedd_cpu_stage(t, a, (enum cedd_stage)s, k, n);
 		}
-		if (!chai_cpu_group_barrier(t, a->bar, n, ++round, "chai_cedd"))
+		if (!hx_cpu_group_barrier(t, a->bar, n, ++round, "chai_cedd"))
 			return;
 		if (k == 0) {
 			cedd_cpu_copy(t, a->out + f * a->stride, a->cpu.frame, size);

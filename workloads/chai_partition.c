@@ -2,8 +2,7 @@
  * workloads/chai_partition.c - what the CHAI ports share (chai.h): CHAI's dynamic partitioner
  * (support/partitioner.h: one work counter both devices add to, the CPU with a locked add, the
  * GPU's work-group leader with atomicAdd_system), the flag waits of both sides, a scratchpad
- * broadcast inside a CTA, a barrier of some of a program's CPU threads and the CPU host's
- * sampled check.
+ * broadcast inside a CTA and the CPU host's sampled check.
  */
 #include "workloads/chai.h"
 
@@ -32,10 +31,7 @@ void chai_note_split(struct cpu_host *h, const char *name, const char *units, ui
 
 void chai_sample_init(const struct cpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag)
 {
-	/* wl_sample_init's rule; it takes a GPU host */
-	*s = (struct wl_sample){.left = n,
-				.want = ch_check_samples(h) < n ? ch_check_samples(h) : n,
-				.rng = wl_mix64(ch_seed(h) ^ tag)};
+	wl_sample_start(s, n, ch_check_samples(h), ch_seed(h), tag);
 }
 
 uint32_t chai_cta_bcast(struct gpu_warp *w, unsigned slot, uint32_t v)
@@ -72,19 +68,9 @@ uint32_t chai_cpu_take(struct cpu_thread *t, uint64_t worklist)
 uint32_t chai_cpu_wait_nonzero(struct cpu_thread *t, uint64_t addr, const char *who,
 			       const char *what)
 {
-	uint64_t spins = 0, backoff = 16;
-	uint32_t v;
+	uint32_t v = 0;
 
-	while ((v = (uint32_t)ct_ld(t, addr, 4)) == 0) {
-		if (ct_spin_guard(t, &spins)) {
-			ct_fail(t, "%s: CPU thread %u livelocked waiting for %s at %#" PRIx64, who,
-				ct_id(t), what, addr);
-			return 0;
-		}
-		ct_compute(t, backoff);
-		backoff = backoff < 512 ? 2 * backoff : backoff;
-	}
-	return v;
+	return hx_cpu_spin(t, addr, 1, 512, who, what, &v) ? v : 0;
 }
 
 uint32_t chai_gpu_wait_nonzero(struct gpu_warp *w, uint64_t addr, const char *who, const char *what)
@@ -99,11 +85,4 @@ uint32_t chai_gpu_wait_nonzero(struct gpu_warp *w, uint64_t addr, const char *wh
 			return 0;
 		}
 	return v;
-}
-
-bool chai_cpu_group_barrier(struct cpu_thread *t, uint64_t count, unsigned n, uint32_t round,
-			    const char *who)
-{
-	(void)ct_atomic(t, MEM_ATOM_ADD, count, 4, 1, 0);
-	return hx_cpu_wait_at_least(t, count, round * n, who);
 }

@@ -35,19 +35,11 @@ static void rsct_gpu(struct gpu_warp *w)
 
 	for (unsigned it = gw_cta(w); it < r->iters; it += gw_ctas(w)) {
 		if (gw_warp(w) == 0) {
-			uint64_t spins = 0;
-
 			count[0] = 0;
 			gw_smem_access(w);
-			while (hx_gpu_sys_read32(w, a->flags + 4 * (uint64_t)it) == 0)
-				if (gw_spin_guard(w, &spins)) {
-					gw_fail(
-					    w,
-					    "chai_rsct: work-group %u livelocked waiting for the "
-					    "model of iteration %u",
-					    gw_cta(w), it);
-					return;
-				}
+			if (!chai_gpu_wait_nonzero(w, a->flags + 4 * (uint64_t)it, "chai_rsct",
+						   "its iteration's model"))
+				return;
 			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_SYSTEM);
 		}
 		gw_barrier(w);

@@ -36,6 +36,7 @@
 
 #include "util/error.h"
 #include "workloads/hetero.h"
+#include "workloads/hetero_util.h"
 #include "workloads/wl_util.h"
 
 #define HR_LINE		 64 /* the APU's line */
@@ -577,19 +578,11 @@ static void hr_cpu(struct cpu_thread *t)
 {
 	const struct hr_args *a = ct_args(t);
 	struct hr_agent x = {.a = a, .g = ct_id(t), .t = t};
-	uint64_t spins = 0, backoff = 16;
 
 	if (ct_id(t) == 0)
 		ct_launch(t, &a->kernel);
-	while (!ct_ld(t, a->started, 4)) {
-		if (ct_spin_guard(t, &spins)) {
-			ct_fail(t, "hetero_rtest: CPU thread %u waited for the kernel too long",
-				ct_id(t));
-			return;
-		}
-		ct_compute(t, backoff);
-		backoff = backoff < 1024 ? 2 * backoff : backoff;
-	}
+	if (!hx_cpu_spin(t, a->started, 1, 1024, "hetero_rtest", "the kernel's start", NULL))
+		return;
 	agent_run(&x);
 	if (ct_id(t) == 0)
 		ct_gpu_wait(t);

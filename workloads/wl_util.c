@@ -66,13 +66,16 @@ uint64_t wl_size_pick(enum gpu_size size, uint64_t tiny, uint64_t small, uint64_
 	}
 }
 
+void wl_sample_start(struct wl_sample *s, uint64_t n, uint64_t samples, uint64_t seed, uint64_t tag)
+{
+	s->left = n;
+	s->want = samples < n ? samples : n;
+	s->rng = wl_mix64(seed ^ tag);
+}
+
 void wl_sample_init(const struct gpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag)
 {
-	uint64_t k = gh_check_samples(h);
-
-	s->left = n;
-	s->want = k < n ? k : n;
-	s->rng = wl_mix64(gh_seed(h) ^ tag);
+	wl_sample_start(s, n, gh_check_samples(h), gh_seed(h), tag);
 }
 
 bool wl_sample_take(struct wl_sample *s)

@@ -65,6 +65,9 @@ struct wl_sample {
 };
 
 void wl_sample_init(const struct gpu_host *h, struct wl_sample *s, uint64_t n, uint64_t tag);
+/* The same from the sample count and seed (a CPU host's: ch_check_samples, ch_seed). */
+void wl_sample_start(struct wl_sample *s, uint64_t n, uint64_t samples, uint64_t seed,
+		     uint64_t tag);
 bool wl_sample_take(struct wl_sample *s);
 
 /* ---- warp side ------------------------------------------------------------------------------ */

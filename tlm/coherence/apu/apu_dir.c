@@ -144,7 +144,7 @@ struct tbe {
 	uint8_t kind; /* enum apu_msg_type of the request */
 	uint16_t req; /* requester endpoint */
 	unsigned pending_acks;
-	bool acks_done, data_in, dirty, cached, llc_hit, probe_tcc;
+	bool acks_done, data_in, dirty, cached, llc_hit;
 	bool llc_dirty;	   /* write-back LLC: the hit took a dirty line, which must not be lost */
 	bool lt;	   /* opened in an LT run */
 	uint8_t pf;	   /* tracking: the directory state the request found (enum pf_state) */
@@ -729,10 +729,7 @@ static int pf_reserve(struct apu_dir *d, struct tbe *t, bool *wait)
 	b->phase = PH_BP;
 	b->waiter = (int)(t - d->tbe);
 	(*d->st.pf_evictions)++;
-	probe_to(d, b, true,
-		 d->cfg.tracking == APU_TRACK_SHARERS && !pf_full(d, v)
-		     ? (v->meta[1] | owner_bit(v))
-		     : broadcast(d, b, true));
+	probe_to(d, b, true, inv_targets(d, b, v)); /* the requester, the directory, holds none */
 	*wait = true;
 	return 0;
 }
