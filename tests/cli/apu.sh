@@ -28,15 +28,12 @@ for w in hetero_prodcons hetero_histo hetero_dma; do
 	done
 	python3 - $w.tiny.1.json $w.tiny.2.json $w.small.1.json $w <<'PY' || fail "$w: $(cat err.txt)"
 import json, sys
+from clistats import getter
 a, b, c = (json.load(open(p)) for p in sys.argv[1:4])
 w = sys.argv[4]
 bad = []
 s = c["stats"]
-def v(name):
-    if name not in s:
-        bad.append("no stat " + name)
-        return 0
-    return s[name]
+v = getter(s, bad)
 if v("apu.gpu.kernels") != 1:
     bad.append("kernels %s, the CPU launched 1" % v("apu.gpu.kernels"))
 probes = v("apu.dir.probes.inv") + v("apu.dir.probes.downgrade")

@@ -27,14 +27,11 @@ variants=("wt" "tcp.write=back" "tcc.write=back" "tcc.glc_atomic_at=dir" "llc.us
 check() { # name json
 	python3 - "$2" "$1" <<'PY' || fail "$1: $(cat err.txt)"
 import json, sys
+from clistats import getter
 j = json.load(open(sys.argv[1]))
 s, r = j["stats"], j["result"]
 bad = []
-def v(name):
-    if name not in s:
-        bad.append("no stat " + name)
-        return 0
-    return s[name]
+v = getter(s, bad)
 if v("apu.coherence_check.violations") != 0:
     bad.append("%s violations, first: %s" % (v("apu.coherence_check.violations"),
                                              r.get("coherence_first")))

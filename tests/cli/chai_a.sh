@@ -31,15 +31,12 @@ for b in bs cedd pad sc trns; do
 	[ $b = pad ] && run $w.small $w small
 	python3 - $w.1.json $w.2.json $w.chk.json $w <<'PY' || fail "$w: $(cat err.txt)"
 import json, re, sys
+from clistats import getter
 a, b, chk = (json.load(open(p)) for p in sys.argv[1:4])
 w = sys.argv[4]
 bad = []
 s = a["stats"]
-def v(name, d=s):
-    if name not in d:
-        bad.append("no stat " + name)
-        return 0
-    return d[name]
+v = getter(s, bad)
 split = [re.search(r"work split: CPU (\d+) \w+, GPU (\d+) \w+", n) for n in a["result"]["notes"]]
 split = [m for m in split if m]
 if not split:

@@ -29,16 +29,13 @@ for w in chai_tq chai_hsti chai_hsto chai_rscd chai_rsct; do
 	run $w.hybrid -w $w --set workload.size=tiny --mode hybrid
 	python3 - $w <<'PY' || fail "$w: $(cat err.txt)"
 import json, re, sys
+from clistats import getter
 w = sys.argv[1]
 a, b, c = (json.load(open("%s.%s.json" % (w, k))) for k in ("1", "2", "check"))
 s = a["stats"]
 note = " ".join(a["result"]["notes"])
 bad = []
-def v(name):
-    if name not in s:
-        bad.append("no stat " + name)
-        return 0
-    return s[name]
+v = getter(s, bad)
 txn = lambda t: v("apu.dir.txn." + t)
 if v("apu.gpu.kernels") != 1:
     bad.append("kernels %s, the CPU launched 1" % v("apu.gpu.kernels"))

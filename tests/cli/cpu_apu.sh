@@ -19,15 +19,12 @@ for w in cpu_count cpu_mp; do
 	grep -q "verified" $w.1.txt || fail "$w: not verified"
 	python3 - $w.1.json $w.2.json $w <<'PY' || fail "$w: $(cat err.txt)"
 import json, sys
+from clistats import getter
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 w = sys.argv[3]
 s = a["stats"]
 bad = []
-def v(name):
-    if name not in s:
-        bad.append("no stat " + name)
-        return 0
-    return s[name]
+v = getter(s, bad)
 if v("cpu.dir.txn.RdBlkM") <= 0:
     bad.append("no RdBlkM at the directory")
 if w == "cpu_mp" and v("cpu.dir.txn.RdBlk") <= 0:  # the readers' loads (cpu_count only adds)

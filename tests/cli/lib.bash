@@ -8,6 +8,7 @@ set -u
 BIN=$(realpath "${1:?usage: $(basename "$0") BINARY SOURCE_DIR}")
 SRC=$(realpath "${2:?usage: $(basename "$0") BINARY SOURCE_DIR}")
 DEF=$SRC/configs/selfcheck.cfg
+export PYTHONPATH="$SRC/tests/cli${PYTHONPATH:+:$PYTHONPATH}" # clistats.py
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
