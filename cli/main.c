@@ -56,7 +56,7 @@ static const char main_help[] =
     "  sweep    run the points of a sweep file (configurations x workloads) on a local pool,\n"
     "           or write them as jobs for GNU parallel or a Slurm array\n"
     "  collect  merge a sweep's points into one CSV and one JSON\n"
-    "  study    run a paper's evaluation (gtsc): its sweeps, figures and a summary of the\n"
+    "  study    run a paper's evaluation (gtsc, hsc): its sweeps, figures and a summary of the\n"
     "           paper's claims beside ours\n"
     "  plot     bar charts (SVG, PNG) of results files, normalized to a baseline\n"
     "  list     list systems, workloads, components, protocols or configs\n"

@@ -245,16 +245,6 @@ cmp -s D/summary.md dsummary.first || fail "a refused --resume changed summary.m
 # ---- errors -----------------------------------------------------------------------------------
 
 mkdir e && cd e || exit 1
-check_error() { # STATUS PATTERN ARGS...
-	local want=$1 pat=$2 st
-	shift 2
-	"$BIN" "$@" >out 2>err
-	st=$?
-	[ $st -eq "$want" ] || fail "$*: status $st, expected $want ($(cat err))"
-	[ "$(wc -l <err)" -eq 1 ] && grep -q "^cohscope: $pat" err || fail "$*: stderr: $(cat err)"
-	[ ! -s out ] || fail "$*: stdout: $(cat out)"
-	[ "$(ls | tr '\n' ' ')" = "err out " ] || fail "$*: wrote $(ls)"
-}
 check_error 2 "study: unknown study 'gtsx'" study gtsx --size tiny -o D
 check_error 2 "study: no study named" study -o D
 check_error 2 "study: unknown option '--bogus'" study gtsc --bogus -o D

@@ -35,6 +35,7 @@
 #include "tlm/system/gpu.h"
 #include "tlm/system/gpu_cluster.h"
 #include "tlm/system/system.h"
+#include "workloads/wl_util.h"
 #include "workloads/workload.h"
 
 enum cpus_memory { CPUS_MEM_IDEAL = 0, CPUS_MEM_APU };
@@ -981,6 +982,7 @@ static const struct role_stat {
     {"victims_clean", "dir.vic_clean"},
     {"victims_dirty", "dir.vic_dirty"},
     {"dram_reads", "dir.dram.reads"},
+    {"probes_backinv", "dir.probes.backinv"},
     {"tcc_hits", "tcc*.hits"},
     {"tcc_misses", "tcc*.misses"},
     {"dma_bytes_read", "dma.bytes_read"},
@@ -988,6 +990,12 @@ static const struct role_stat {
     {"gpu_kernels", "gpu.kernels"},
     {NULL, NULL},
 };
+
+/* The directory's DRAM writes by cause (seed 002 Fig. 5 counts them all). */
+static const char *const dram_write_causes[] = {
+    "dir.dram.writes.victim",	      "dir.dram.writes.wt",	 "dir.dram.writes.atomic",
+    "dir.dram.writes.flush",	      "dir.dram.writes.dma",	 "dir.dram.writes.llc_evict",
+    "dir.dram.writes.read_writeback", "dir.dram.writes.backinv", NULL};
 
 static double role_value(const struct cpu_sys *g, const char *stat)
 {
@@ -1102,6 +1110,7 @@ static json_t *cpu_result(struct cs_system *s)
 
 	estimate(g, &e);
 	json_object_set_new(r, "workload", json_string(s->workload->name));
+	json_object_set_new(r, "size", json_string(wl_size_str(g->wl.size)));
 	json_object_set_new(r, "mode", json_string(cs_mode_names[g->mode]));
 	json_object_set_new(r, "cores", json_integer(g->n));
 	/* detailed: the cycles simulated; hybrid, analytic: the estimate, its half-width */
@@ -1135,11 +1144,24 @@ static json_t *cpu_result(struct cs_system *s)
 		for (const struct role_stat *x = role_stats; x->key; x++)
 			json_object_set_new(roles, x->key,
 					    json_integer((json_int_t)role_value(g, x->stat)));
-		/* "probes": every probe, downgrading and invalidating */
+		/* "probes": every probe the directory sent, downgrading, invalidating and (a
+		 * tracked directory's own evictions) back-invalidating */
 		json_object_set_new(
 		    roles, "probes",
 		    json_integer((json_int_t)(role_value(g, "dir.probes.downgrade") +
-					      role_value(g, "dir.probes.inv"))));
+					      role_value(g, "dir.probes.inv") +
+					      role_value(g, "dir.probes.backinv"))));
+		/* "dram_writes": the directory's writes to memory, whatever their cause */
+		{
+			double w = 0;
+
+			for (const char *const *c = dram_write_causes; *c; c++)
+				w += role_value(g, *c);
+			json_object_set_new(roles, "dram_writes", json_integer((json_int_t)w));
+			json_object_set_new(
+			    roles, "dram_accesses",
+			    json_integer((json_int_t)(w + role_value(g, "dir.dram.reads"))));
+		}
 		json_object_set_new(r, "apu", roles);
 		json_object_set_new(r, "fabric", fabric_json(apu_mem_fabric(g->apu)));
 	}
