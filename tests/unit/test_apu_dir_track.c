@@ -25,6 +25,13 @@ static void sharers(struct tb *tb)
 	tb->dcfg.tracking = APU_TRACK_SHARERS;
 }
 
+/* A sharer list with gem5's rule that every invalidation reaches the TCC (dir.tcc_inv_always) */
+static void sharers_tcc_always(struct tb *tb)
+{
+	tb->dcfg.tracking = APU_TRACK_SHARERS;
+	tb->dcfg.tcc_inv_always = true;
+}
+
 /* One request from `agent` (P: the TCC) to addr, run to the end. */
 static void req(struct tb *tb, unsigned agent, enum apu_msg_type t, uint64_t addr)
 {
@@ -121,19 +128,25 @@ static void set_state(struct tb *tb, enum st st)
 	tb_clear(tb);
 }
 
-static void track_case_run(bool sharer_list, const struct track_case *c)
+/* tcc_always (with a sharer list): every invalidation not sent by the TCC reaches it too,
+ * whatever the state; the CorePairs' probes do not change. */
+static void track_case_run(bool sharer_list, bool tcc_always, const struct track_case *c)
 {
 	const unsigned P = 4;
 	struct tb tb;
 	uint8_t buf[APU_LINE];
 	unsigned cp = 0, want_cp = sharer_list ? c->sharer_cp : c->owner_cp;
 	unsigned want_tcc = sharer_list ? c->sharer_tcc : c->owner_tcc;
+	bool inv = c->type == APU_RDBLKM || c->type == APU_WT || c->type == APU_ATOMIC ||
+		   c->type == APU_FLUSH || c->type == APU_DMAWR;
 	uint64_t probes0, found;
 	static const char *const found_stat[] = {"dir.pf.found.I", "dir.pf.found.S",
 						 "dir.pf.found.O"};
 
 	memset(buf, 0, sizeof(buf));
-	tb_init(&tb, P, true, sharer_list ? sharers : owner_only);
+	if (tcc_always && inv && c->who != TCC)
+		want_tcc = 1;
+	tb_init(&tb, P, true, tcc_always ? sharers_tcc_always : sharer_list ? sharers : owner_only);
 	set_state(&tb, c->st);
 	probes0 = tb_stat(&tb, "dir.probes.inv") + tb_stat(&tb, "dir.probes.downgrade");
 	found = tb_stat(&tb, found_stat[c->st]);
@@ -167,13 +180,19 @@ static void track_case_run(bool sharer_list, const struct track_case *c)
 
 START_TEST(test_owner_probe_counts)
 {
-	track_case_run(false, &track_cases[_i]);
+	track_case_run(false, false, &track_cases[_i]);
 }
 END_TEST
 
 START_TEST(test_sharer_probe_counts)
 {
-	track_case_run(true, &track_cases[_i]);
+	track_case_run(true, false, &track_cases[_i]);
+}
+END_TEST
+
+START_TEST(test_sharer_tcc_always_probe_counts)
+{
+	track_case_run(true, true, &track_cases[_i]);
 }
 END_TEST
 
@@ -481,6 +500,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_owner_probe_counts, 0, N_TRACK_CASES);
 	tcase_add_loop_test(tc, test_sharer_probe_counts, 0, N_TRACK_CASES);
+	tcase_add_loop_test(tc, test_sharer_tcc_always_probe_counts, 0, N_TRACK_CASES);
 	tcase_add_test(tc, test_grants_and_data);
 	tcase_add_test(tc, test_victims_update);
 	tcase_add_loop_test(tc, test_illegal_victims, 0, 2);

@@ -728,7 +728,8 @@ END_TEST
 
 /* Seed 002's directory variants (docs/apu.md §3.5, §3.6) in both faces, on the CPU script and
  * the CPU + GPU one: owner and sharer tracking (a directory cache of 8 entries in 2 ways, so
- * entries are evicted and back-invalidated), a limited-pointer list, early response, clean
+ * entries are evicted and back-invalidated), a limited-pointer list, the TCC in every
+ * invalidation (gem5's rule), early response, clean
  * victims to the LLC or nowhere, the write-back LLC. */
 static void v_owner(struct tb *tb)
 {
@@ -747,6 +748,12 @@ static void v_pointers(struct tb *tb)
 {
 	tb->dcfg.tracking = APU_TRACK_SHARERS;
 	tb->dcfg.sharer_pointers = 1;
+}
+
+static void v_tcc_always(struct tb *tb)
+{
+	v_sharers(tb);
+	tb->dcfg.tcc_inv_always = true;
 }
 
 static void v_early(struct tb *tb)
@@ -770,8 +777,8 @@ static void v_write_back(struct tb *tb)
 	tb->lcfg.write_back = tb->lcfg.use_on_wt = true;
 }
 
-static void (*const variants[])(struct tb *) = {v_owner,    v_sharers, v_pointers,  v_early,
-						v_llc_only, v_nowhere, v_write_back};
+static void (*const variants[])(struct tb *) = {v_owner, v_sharers,  v_pointers, v_tcc_always,
+						v_early, v_llc_only, v_nowhere,	 v_write_back};
 
 #define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 

@@ -69,6 +69,11 @@ static const struct cs_param dir_rows[] = {
      "seed 002 enhancement A: a read (RdBlk, RdBlkS, DMARd) is answered at the first probe ack "
      "with dirty data, before the other acks and the LLC or DRAM data",
      0, 0, NULL},
+    {"tcc_inv_always", CS_P_BOOL, offsetof(struct apu_dir_cfg, tcc_inv_always), "false", "",
+     "with tracking, send every invalidation to the home TCC slice too, whatever the line's "
+     "state and sharers, as gem5's enhanced directory (seed 002's code) does; false: the TCC "
+     "only when it holds the line, as the paper describes",
+     0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -603,9 +608,15 @@ static bool writes_line(unsigned kind)
 
 /* The baseline's probes (docs/apu.md §7): every CorePair; the home TCC slice for invalidations
  * other than WT, Atomic and Flush (the TCC is the requester's side); never the requester. */
+/* The CorePairs' holder bits. */
+static uint64_t cp_mask(const struct apu_dir *d)
+{
+	return d->nodes.n_cp >= 64 ? ~0ull : (1ull << d->nodes.n_cp) - 1;
+}
+
 static uint64_t broadcast(const struct apu_dir *d, const struct tbe *t, bool inv)
 {
-	uint64_t m = d->nodes.n_cp >= 64 ? ~0ull : (1ull << d->nodes.n_cp) - 1;
+	uint64_t m = cp_mask(d);
 
 	if (inv && d->nodes.n_tcc && t->kind != APU_WT && t->kind != APU_ATOMIC &&
 	    t->kind != APU_FLUSH)
@@ -886,6 +897,11 @@ static void start(struct apu_dir *d, struct tbe *t)
 		}
 		cache_install(d->pf, l, t->line, PF_NEW);
 	}
+	/* gem5's enhanced directory (seed 002's code) sends every invalidation to the home TCC
+	 * slice, whatever the line's state: the TCC part of a broadcast (none for the TCC's own
+	 * WT, Atomic, Flush) */
+	if (inv && d->cfg.tcc_inv_always)
+		to |= broadcast(d, t, true) & ~cp_mask(d);
 	if (!t->deferred)
 		lookup(d, t);
 	/* A WT that invalidates no one is acked at once, as the baseline's; one that does waits

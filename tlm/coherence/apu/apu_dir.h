@@ -70,6 +70,7 @@ struct apu_dir_cfg {
 	uint64_t entry_assoc;
 	uint64_t entry_cycles; /* directory cache access before probes leave (tracking) */
 	bool early_response;   /* seed 002 enhancement A */
+	bool tcc_inv_always;   /* tracking: invalidations always reach the home TCC (gem5) */
 };
 
 /* What the directory knows of the lines the caches hold (seed 002 §IV): nothing (the
