@@ -9,7 +9,8 @@
 # outcomes all show, so the threads really race; the relaxed outcomes the model makes do show:
 # SB everywhere (store buffer, plain GPU stores), MP with a GPU reader (a stale TCP/TCC copy of
 # the data left by the warm-up, and only then: without warm-up every GPU load misses to the
-# directory, which serialises it after the CPU's stores). Same seed, same report. Bad --agents
+# directory, which serialises it after the CPU's stores). Every verdict holds under each of
+# seed 002's directory variants, mixed and x86-TSO alone. Same seed, same report. Bad --agents
 # input is one error line and no report.
 . "$(dirname "$0")/lib.bash" "$@"
 
@@ -69,7 +70,40 @@ run det "${M[@]}" -c "$A" --agents gpu,cpu --iterations 200 --seed 5 -q --json d
 run det "${M[@]}" -c "$A" --agents gpu,cpu --iterations 200 --seed 5 -q --json det2.json
 cmp -s det1.json det2.json || fail "same seed, different mixed reports"
 
-# (d) bad input: one line, the status, no report
+# (d) seed 002's directory variants (docs/apu.md 3.5, 3.5a): every verdict still holds, with the
+# CPU and the GPU in both places and on x86-TSO alone (the upstream X86 tests on
+# configs/cpu-apu.cfg). The tracked directories are 64 entries of 2 ways, so the tests' lines are
+# evicted and back-invalidated while they race.
+SMALLDIR=(--set dir.entries=64 --set dir.entry_assoc=2)
+WB=(--set llc.write_back=true --set llc.use_on_wt=true)
+variants=(
+	"A|--set dir.early_response=true"
+	"B|--set dir.clean_victims=llc"
+	"B.1|--set dir.clean_victims=none"
+	"C|${WB[*]}"
+	"owner|--set dir.tracking=owner ${SMALLDIR[*]}"
+	"sharers|--set dir.tracking=sharers ${SMALLDIR[*]}"
+	"pointers|--set dir.tracking=sharers --set dir.sharer_pointers=1 ${SMALLDIR[*]}"
+	"tcc_always|--set dir.tracking=sharers --set dir.tcc_inv_always=true ${SMALLDIR[*]}"
+	"all|--set dir.tracking=sharers --set dir.early_response=true --set dir.clean_victims=llc ${WB[*]} ${SMALLDIR[*]}"
+)
+X86=("$L"/upstream/x86/*.litmus)
+for v in "${variants[@]}"; do
+	name=${v%%|*}
+	read -r -a sets <<<"${v#*|}"
+	for ag in cpu,gpu gpu,cpu; do
+		run "var.$name.$ag" "${M[@]}" -c "$A" --agents "$ag" --expect "$L/mixed/expected.tsv" \
+			--iterations 1000 "${sets[@]}"
+		grep -q "${#M[@]} tests: ${#M[@]} passed, 0 failed" "var.$name.$ag.out" ||
+			fail "$name, $ag: not all passed"
+	done
+	run "var.$name.x86" "${X86[@]}" -c "$SRC/configs/cpu-apu.cfg" --expect "$L/expected.tsv" \
+		--iterations 500 "${sets[@]}"
+	grep -q "${#X86[@]} tests: ${#X86[@]} passed, 0 failed" "var.$name.x86.out" ||
+		fail "$name, x86-TSO: not all passed"
+done
+
+# (e) bad input: one line, the status, no report
 bad() { # bad NAME STATUS PATTERN ARGS...
 	local name=$1 want=$2 pat=$3
 	shift 3
