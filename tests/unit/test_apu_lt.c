@@ -730,7 +730,7 @@ END_TEST
  * the CPU + GPU one: owner and sharer tracking (a directory cache of 8 entries in 2 ways, so
  * entries are evicted and back-invalidated), a limited-pointer list, the TCC in every
  * invalidation (gem5's rule), early response, clean
- * victims to the LLC or nowhere, the write-back LLC. */
+ * victims to the LLC or nowhere, useL3OnWT, the write-back LLC, and all of them together. */
 static void v_owner(struct tb *tb)
 {
 	tb->dcfg.tracking = APU_TRACK_OWNER;
@@ -771,14 +771,29 @@ static void v_nowhere(struct tb *tb)
 	tb->dcfg.clean_victims = APU_CLEAN_VIC_NONE;
 }
 
+static void v_use_on_wt(struct tb *tb)
+{
+	tb->lcfg.use_on_wt = true;
+}
+
+/* A, B and C together on the sharer list: the study's "all" */
+static void v_all(struct tb *tb)
+{
+	v_sharers(tb);
+	tb->dcfg.early_response = true;
+	tb->dcfg.clean_victims = APU_CLEAN_VIC_LLC;
+	tb->lcfg.write_back = tb->lcfg.use_on_wt = true;
+}
+
 static void v_write_back(struct tb *tb)
 {
 	v_sharers(tb);
 	tb->lcfg.write_back = tb->lcfg.use_on_wt = true;
 }
 
-static void (*const variants[])(struct tb *) = {v_owner, v_sharers,  v_pointers, v_tcc_always,
-						v_early, v_llc_only, v_nowhere,	 v_write_back};
+static void (*const variants[])(struct tb *) = {v_owner,      v_sharers,  v_pointers, v_tcc_always,
+						v_early,      v_llc_only, v_nowhere,  v_use_on_wt,
+						v_write_back, v_all};
 
 #define N_VARIANTS (sizeof(variants) / sizeof(variants[0]))
 
