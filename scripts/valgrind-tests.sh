@@ -48,7 +48,12 @@ vg_run run -c "$src/configs/apu-2200g-tree.cfg" -w hetero_prodcons -q --set work
 echo "valgrind: seed 002's tracked directory (a 64-entry directory cache: evictions) and a CHAI workload"
 vg_run run -c "$src/configs/apu-2200g.cfg" -w chai_tq -q --set workload.size=tiny \
 	--set dir.tracking=sharers --set dir.entries=64 --set dir.entry_assoc=4 \
-	--set dir.early_response=true
+	--set dir.early_response=true --set dir.tcc_inv_always=true
+echo "valgrind: cohscope study hsc on one workload at tiny (the runner, summary and figures; the"
+echo "          points and gnuplot run as child processes, outside valgrind)"
+study_dir=$(mktemp -d)
+vg_run study hsc --size tiny --mode detailed -w tq --jobs 2 -o "$study_dir/s" -q
+rm -rf "$study_dir"
 echo "valgrind: cohscope litmus --agents (CPU and GPU threads on the whole APU)"
 vg_run litmus "$src"/tests/litmus/mixed/*.litmus -c "$src/configs/apu-2200g.cfg" \
 	--agents cpu,gpu --iterations 20 -q
