@@ -7,7 +7,8 @@
 # tcc.glc_atomic_at = dir, llc.use_on_wt = true (and seed 002's enhancement B and B.1,
 # dir.clean_victims = llc and none, at small and stressed; enhancement C, llc.write_back, at
 # small, stressed with a 4-KiB LLC, and hybrid; owner and sharer tracking with a small
-# directory cache, a limited-pointer list, early response, all together); at tiny and small, seeds 1 and 2, at default
+# directory cache, a limited-pointer list, the TCC in every invalidation, early response, all
+# together); at tiny and small, seeds 1 and 2, at default
 # seed 3 (it found a TCP bug under tcp.write = back), and at small
 # with caches shrunk so that the conflict lines evict each other everywhere (TCP, TCC, L1D,
 # L2) and MSHRs and TBEs run out. Each run must pass: exit 0, the workload's "verified" note,
@@ -112,6 +113,8 @@ done
 one "pointers.stress" --set dir.tracking=sharers --set dir.sharer_pointers=1 "${STRESS[@]}" \
 	"${TINY_DIR[@]}" --set workload.size=small --set sim.seed=3
 one "early.small" --set dir.early_response=true --set workload.size=small --set sim.seed=1
+one "tcc_always.stress" --set dir.tracking=sharers --set dir.tcc_inv_always=true "${STRESS[@]}" \
+	"${TINY_DIR[@]}" --set workload.size=small --set sim.seed=3
 one "all.stress" --set dir.tracking=sharers --set dir.early_response=true "${WB[@]}" \
 	--set dir.clean_victims=none "${STRESS[@]}" "${TINY_DIR[@]}" --set llc.size_kib=4 \
 	--set llc.assoc=2 --set workload.size=small --set sim.seed=3
