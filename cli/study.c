@@ -263,7 +263,7 @@ int study_bench_index(const struct study_def *def, const char *name)
 
 int study_plot(const struct study_plot *p)
 {
-	char *argv[32 + 8];
+	char *argv[1 + 32 + 16]; /* "plot", at most 32 files, at most 15 options, NULL */
 	int argc = 0;
 
 	argv[argc++] = "plot";

@@ -119,7 +119,7 @@ bool study_exists(const char *dir, const char *name);
 int study_bench_index(const struct study_def *def, const char *name);
 
 /*
- * One figure through `cohscope plot -q`: files (nfiles results files), PREFIX, --metric,
+ * One figure through `cohscope plot -q`: files (nfiles results files, at most 32), PREFIX, --metric,
  * --title, --baseline, and, when not NULL, --group-by, --where and --speedup. The status of
  * cmd_plot.
  */
