@@ -139,9 +139,13 @@ void study_distinct(FILE *f, json_t *const *roots, unsigned n, const char *key)
 		fputs("-", f);
 }
 
-int study_read(const struct study_def *def, const char *dir, struct study_results *r,
-	       int (*add)(void *ctx, const struct study_pt *pt), void *ctx)
+int study_read(const struct study_def *def, const char *dir, const bool *ran,
+	       struct study_results *r, void **points, size_t *n, size_t stride,
+	       int (*add)(void *ctx, void *slot), void *ctx)
 {
+	size_t cap = *n;
+
+	memcpy(r->ran, ran, sizeof(r->ran));
 	for (unsigned k = 0; k < def->nsweeps; k++) {
 		char *path;
 		json_t *pts, *e;
@@ -172,11 +176,29 @@ int study_read(const struct study_def *def, const char *dir, struct study_result
 			    .res = json_object_get(e, "result"),
 			};
 
+			void *slot;
+			int keep;
+
 			pt.config = json_string_value(json_object_get(pt.axes, "config"));
 			if (!pt.status)
 				pt.status = "missing";
-			if (pt.bench >= 0 && pt.name && add(ctx, &pt))
+			if (pt.bench < 0 || !pt.name)
+				continue;
+			if (*n == cap) {
+				void *q = realloc(*points, (cap ? 2 * cap : 64) * stride);
+
+				if (!q)
+					return -1;
+				*points = q;
+				cap = cap ? 2 * cap : 64;
+			}
+			slot = (char *)*points + *n * stride;
+			memset(slot, 0, stride);
+			memcpy(slot, &pt, sizeof(pt));
+			keep = add(ctx, slot);
+			if (keep < 0)
 				return -1;
+			*n += (size_t)keep;
 		}
 	}
 	return 0;

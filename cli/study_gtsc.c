@@ -165,7 +165,7 @@ struct spt {
 struct data {
 	struct study_results r;
 	struct spt *p;
-	size_t n, cap;
+	size_t n;
 	long long leases[MAX_LEASES], tcleases[MAX_LEASES];
 	int nleases, ntcleases, base_lease; /* base_lease: index into leases */
 	const char *dir;		    /* while loading */
@@ -229,50 +229,43 @@ static void point_counters(const char *dir, struct spt *p)
 
 /* A point of the study (study_read's add): set 1 and set 2 need a configuration, the lease
  * sweeps their lease; d->counters: a lease point's renewals and resets from its file too. */
-static int data_add(void *ctx, const struct study_pt *pt)
+static int data_add(void *ctx, void *slot)
 {
 	struct data *d = ctx;
-	struct spt *p;
+	struct spt *p = slot;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		struct spt *q = realloc(d->p, cap * sizeof(*q));
-
-		if (!q)
-			return -1;
-		d->p = q;
-		d->cap = cap;
-	}
-	p = &d->p[d->n];
-	memset(p, 0, sizeof(*p));
-	p->c = *pt;
 	p->renewals = p->resets = -1;
-	if (pt->sweep == SW_LEASE) {
-		if (!study_axis_int(json_object_get(pt->axes, "gtsc.lease"), &p->lease))
+	if (p->c.sweep == SW_LEASE) {
+		if (!study_axis_int(json_object_get(p->c.axes, "gtsc.lease"), &p->lease))
 			return 0;
 		add_distinct(d->leases, &d->nleases, p->lease);
-		if (d->counters && strcmp(pt->status, "ok") == 0)
+		if (d->counters && strcmp(p->c.status, "ok") == 0)
 			point_counters(d->dir, p);
-	} else if (pt->sweep == SW_TCLEASE) {
-		if (!pt->config ||
-		    !study_axis_int(json_object_get(pt->axes, "tc.lease"), &p->lease))
+	} else if (p->c.sweep == SW_TCLEASE) {
+		if (!p->c.config ||
+		    !study_axis_int(json_object_get(p->c.axes, "tc.lease"), &p->lease))
 			return 0;
 		add_distinct(d->tcleases, &d->ntcleases, p->lease);
-	} else if (!pt->config) {
+	} else if (!p->c.config) {
 		return 0;
 	}
-	d->n++;
-	return 0;
+	return 1;
 }
 
-/* The points of the sweeps of dir that d->r.ran names; counters: read the lease sweep's
- * renewals and resets from its point files too. */
-static int data_load(struct data *d, const char *dir, bool counters)
+/* The points of the sweeps of dir that ran names; counters: read the lease sweep's renewals
+ * and resets from its point files too (the study's fill). */
+static int data_load(void *data, const char *dir, const bool *ran, bool counters)
 {
+	struct data *d = data;
+	void *points = NULL;
+	int rc;
+
 	d->base_lease = -1;
 	d->dir = dir;
 	d->counters = counters;
-	if (study_read(&study_gtsc, dir, &d->r, data_add, d))
+	rc = study_read(&study_gtsc, dir, ran, &d->r, &points, &d->n, sizeof(*d->p), data_add, d);
+	d->p = points;
+	if (rc)
 		return -1;
 	for (int l = 0; l < d->nleases; l++)
 		if (d->leases[l] == BASE_LEASE)
@@ -1001,9 +994,10 @@ static void write_against(FILE *f, const struct data *d, const struct data *o)
 }
 
 /* Writes the summary into a string; counts the points that did not run. */
-static int summary_text(const struct data *d, const struct data *other, const struct study_opts *o,
+static int summary_text(const struct study_opts *o, const void *data, const void *other_data,
 			char **text, size_t *nbad)
 {
+	const struct data *d = data, *other = other_data;
 	size_t len;
 	FILE *f = open_memstream(text, &len);
 	bool sel[NBENCH];
@@ -1139,14 +1133,6 @@ out:
 
 /* ---- the study ------------------------------------------------------------------------------ */
 
-static int gtsc_fill(void *data, const char *dir, const bool *ran, bool full)
-{
-	struct data *d = data;
-
-	memcpy(d->r.ran, ran, sizeof(d->r.ran));
-	return data_load(d, dir, full);
-}
-
 static size_t gtsc_npoints(const void *d)
 {
 	return ((const struct data *)d)->n;
@@ -1155,12 +1141,6 @@ static size_t gtsc_npoints(const void *d)
 static int gtsc_figure(const struct study_opts *o, const void *d, unsigned k)
 {
 	return plot_figure(&figures[k], o->output, d);
-}
-
-static int gtsc_summary(const struct study_opts *o, const void *d, const void *other, char **text,
-			size_t *nbad)
-{
-	return summary_text(d, other, o, text, nbad);
 }
 
 static const char *const gtsc_varied[] = {"coherence.protocol=", "core.consistency=", "gtsc.lease=",
@@ -1177,10 +1157,10 @@ const struct study_def study_gtsc = {
     .nsweeps = NSWEEP,
     .varied = gtsc_varied,
     .data_size = sizeof(struct data),
-    .fill = gtsc_fill,
+    .fill = data_load,
     .clear = data_free,
     .npoints = gtsc_npoints,
     .nfigures = sizeof(figures) / sizeof(figures[0]),
     .figure = gtsc_figure,
-    .summary = gtsc_summary,
+    .summary = summary_text,
 };

@@ -93,7 +93,7 @@ struct hpt {
 struct hdata {
 	struct study_results r;
 	struct hpt *p;
-	size_t n, cap;
+	size_t n;
 	const char *dir; /* while loading */
 	bool stats;	 /* read each ok point's statistics */
 };
@@ -146,42 +146,29 @@ static void point_stats(const char *dir, struct hpt *p)
 
 /* A point of the study (study_read's add): kept with its axis and, when it ran, its cycles
  * and (d->stats) its statistics. */
-static int hdata_add(void *ctx, const struct study_pt *pt)
+static int hdata_add(void *ctx, void *slot)
 {
 	struct hdata *d = ctx;
-	struct hpt *p;
+	struct hpt *p = slot;
 	double c;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? 2 * d->cap : 64;
-		struct hpt *q = realloc(d->p, cap * sizeof(*q));
-
-		if (!q)
-			return -1;
-		d->p = q;
-		d->cap = cap;
-	}
-	p = &d->p[d->n];
-	memset(p, 0, sizeof(*p));
-	p->c = *pt;
 	for (int m = 0; m < NM; m++)
 		p->v[m] = NAN;
-	if (!pt->config)
+	if (!p->c.config)
 		return 0;
-	if (pt->sweep == SW_COREPAIRS &&
-	    !study_axis_int(json_object_get(pt->axes, "cpus.cores"), &p->axis))
+	if (p->c.sweep == SW_COREPAIRS &&
+	    !study_axis_int(json_object_get(p->c.axes, "cpus.cores"), &p->axis))
 		return 0;
-	if (pt->sweep == SW_LLC &&
-	    !study_axis_int(json_object_get(pt->axes, "llc.size_kib"), &p->axis))
+	if (p->c.sweep == SW_LLC &&
+	    !study_axis_int(json_object_get(p->c.axes, "llc.size_kib"), &p->axis))
 		return 0;
-	if (strcmp(pt->status, "ok") == 0) {
-		c = json_number_value(json_object_get(pt->res, "cycles"));
+	if (strcmp(p->c.status, "ok") == 0) {
+		c = json_number_value(json_object_get(p->c.res, "cycles"));
 		p->v[M_CYCLES] = c > 0 ? c : NAN;
-		if (d->stats && pt->id)
+		if (d->stats && p->c.id)
 			point_stats(d->dir, p);
 	}
-	d->n++;
-	return 0;
+	return 1;
 }
 
 static const struct hpt *find(const struct hdata *d, int k, int w, const char *config,
@@ -727,9 +714,10 @@ out:
 
 /* ---- the report ------------------------------------------------------------------------------ */
 
-static int summary_text(const struct hdata *d, const struct hdata *other,
-			const struct study_opts *o, char **text, size_t *nbad)
+static int summary_text(const struct study_opts *o, const void *data, const void *other_data,
+			char **text, size_t *nbad)
 {
+	const struct hdata *d = data, *other = other_data;
 	size_t len;
 	FILE *f = open_memstream(text, &len);
 	const bool *sel = o->sel;
@@ -774,11 +762,14 @@ static int summary_text(const struct hdata *d, const struct hdata *other,
 static int hsc_fill(void *data, const char *dir, const bool *ran, bool full)
 {
 	struct hdata *d = data;
+	void *points = NULL;
+	int rc;
 
-	memcpy(d->r.ran, ran, sizeof(d->r.ran));
 	d->dir = dir;
 	d->stats = full;
-	return study_read(&study_hsc, dir, &d->r, hdata_add, d);
+	rc = study_read(&study_hsc, dir, ran, &d->r, &points, &d->n, sizeof(*d->p), hdata_add, d);
+	d->p = points;
+	return rc;
 }
 
 static size_t hsc_npoints(const void *d)
@@ -789,12 +780,6 @@ static size_t hsc_npoints(const void *d)
 static int hsc_figure(const struct study_opts *o, const void *d, unsigned k)
 {
 	return plot_fig(&figs[k], o->output, d);
-}
-
-static int hsc_summary(const struct study_opts *o, const void *d, const void *other, char **text,
-		       size_t *nbad)
-{
-	return summary_text(d, other, o, text, nbad);
 }
 
 static const char *const hsc_varied[] = {
@@ -818,5 +803,5 @@ const struct study_def study_hsc = {
     .npoints = hsc_npoints,
     .nfigures = sizeof(figs) / sizeof(figs[0]),
     .figure = hsc_figure,
-    .summary = hsc_summary,
+    .summary = summary_text,
 };

@@ -84,12 +84,15 @@ struct study_results {
 };
 
 /*
- * Reads DIR/SWEEP/results.json of each sweep r->ran names (loaded: it holds a points array)
- * and calls add(ctx, pt) for each point of one of the study's workloads; add returns 0, or -1
- * when out of memory. 0 or -1.
+ * Reads DIR/SWEEP/results.json of each sweep ran[k] names into r (r->ran, r->root; loaded:
+ * it holds a points array). Each point of one of the study's workloads gets a zeroed slot of
+ * stride bytes at the end of *points (grown as needed; *n of them kept), beginning with its
+ * struct study_pt, and add(ctx, slot) fills the study's part: 1 keeps it, 0 drops it, -1 is
+ * out of memory. 0 or -1.
  */
-int study_read(const struct study_def *def, const char *dir, struct study_results *r,
-	       int (*add)(void *ctx, const struct study_pt *pt), void *ctx);
+int study_read(const struct study_def *def, const char *dir, const bool *ran,
+	       struct study_results *r, void **points, size_t *n, size_t stride,
+	       int (*add)(void *ctx, void *slot), void *ctx);
 void study_results_free(struct study_results *r);
 
 /*
