@@ -57,30 +57,26 @@ enum { C_BASE, C_A, C_B, C_B1, C_L3WT, C_C, C_ABC, C_OWNER, C_SHARERS, C_ALL, NC
 static const char *const conf[NCONF] = {"baseline", "A",     "B",     "B.1",	       "useL3OnWT",
 					"C",	    "A+B+C", "owner", "owner+sharers", "all"};
 
-/* What a point gives: its cycles and, from its statistics, the directory's probes by cause,
- * its DRAM reads and writes, the states tracked requests found, and its own evictions. */
-enum hm {
-	M_CYCLES,
-	M_PROBES, /* downgrades + invalidations + back-invalidations */
-	M_DRAM,	  /* reads + writes of every cause */
-	M_DRAM_R,
-	M_DRAM_W,
-	M_FOUND_I,
-	M_FOUND_S,
-	M_FOUND_O,
-	M_EVICT,
-	M_LLC_HITS,
-	M_CAUSE, /* M_CAUSE + c: probes for cause c */
-	NM = M_CAUSE + 9,
-};
-
 /* The probes' causes: the request types that send them and the directory's own evictions. */
 #define NCAUSE 9
 static const char *const cause[NCAUSE] = {"RdBlk", "RdBlkS", "RdBlkM", "WT",	 "Atomic",
 					  "Flush", "DMARd",  "DMAWr",  "backinv"};
 
-static const char *const dram_writes[] = {"victim", "wt",	 "atomic",	   "flush",
-					  "dma",    "llc_evict", "read_writeback", "backinv"};
+/* What a point gives: from its result, its cycles, the directory's probes and DRAM accesses
+ * and its LLC hits; from its statistics, the probes by cause, the states tracked requests
+ * found, and the directory's own evictions. */
+enum hm {
+	M_CYCLES,
+	M_PROBES, /* the result's apu.probes: downgrades, invalidations, back-invalidations */
+	M_DRAM,	  /* apu.dram_accesses: reads and writes of every cause */
+	M_LLC_HITS,
+	M_FOUND_I,
+	M_FOUND_S,
+	M_FOUND_O,
+	M_EVICT,
+	M_CAUSE, /* M_CAUSE + c: probes for cause c */
+	NM = M_CAUSE + NCAUSE,
+};
 
 /* ---- the results ----------------------------------------------------------------------------- */
 
@@ -106,11 +102,14 @@ static void hdata_free(void *data)
 	free(d->p);
 }
 
+static double number_or_nan(json_t *v)
+{
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static double stat_of(json_t *stats, const char *name)
 {
-	json_t *v = json_object_get(stats, name);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	return number_or_nan(json_object_get(stats, name));
 }
 
 /* The statistics of an ok point, from DIR/SWEEP/points/ID.json. */
@@ -120,22 +119,11 @@ static void point_stats(const char *dir, struct hpt *p)
 	json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
 	json_t *st = json_object_get(root, "stats");
 	char name[64];
-	double w = 0;
 
-	p->v[M_PROBES] = stat_of(st, "apu.dir.probes.downgrade") +
-			 stat_of(st, "apu.dir.probes.inv") + stat_of(st, "apu.dir.probes.backinv");
-	p->v[M_DRAM_R] = stat_of(st, "apu.dir.dram.reads");
-	for (size_t i = 0; i < sizeof(dram_writes) / sizeof(dram_writes[0]); i++) {
-		snprintf(name, sizeof(name), "apu.dir.dram.writes.%s", dram_writes[i]);
-		w += stat_of(st, name);
-	}
-	p->v[M_DRAM_W] = w;
-	p->v[M_DRAM] = p->v[M_DRAM_R] + w;
 	p->v[M_FOUND_I] = stat_of(st, "apu.dir.pf.found.I");
 	p->v[M_FOUND_S] = stat_of(st, "apu.dir.pf.found.S");
 	p->v[M_FOUND_O] = stat_of(st, "apu.dir.pf.found.O");
 	p->v[M_EVICT] = stat_of(st, "apu.dir.pf.evictions");
-	p->v[M_LLC_HITS] = stat_of(st, "apu.dir.llc_hits");
 	for (int c = 0; c < NCAUSE; c++) {
 		snprintf(name, sizeof(name), "apu.dir.probes.%s", cause[c]);
 		p->v[M_CAUSE + c] = stat_of(st, name);
@@ -144,8 +132,8 @@ static void point_stats(const char *dir, struct hpt *p)
 	free(path);
 }
 
-/* A point of the study (study_read's add): kept with its axis and, when it ran, its cycles
- * and (d->stats) its statistics. */
+/* A point of the study (study_read's add): kept with its axis and, when it ran, its result's
+ * figures and (d->stats) its statistics. */
 static int hdata_add(void *ctx, void *slot)
 {
 	struct hdata *d = ctx;
@@ -163,8 +151,13 @@ static int hdata_add(void *ctx, void *slot)
 	    !study_axis_int(json_object_get(p->c.axes, "llc.size_kib"), &p->axis))
 		return 0;
 	if (strcmp(p->c.status, "ok") == 0) {
+		json_t *apu = json_object_get(p->c.res, "apu");
+
 		c = json_number_value(json_object_get(p->c.res, "cycles"));
 		p->v[M_CYCLES] = c > 0 ? c : NAN;
+		p->v[M_PROBES] = number_or_nan(json_object_get(apu, "probes"));
+		p->v[M_DRAM] = number_or_nan(json_object_get(apu, "dram_accesses"));
+		p->v[M_LLC_HITS] = number_or_nan(json_object_get(apu, "llc_hits"));
 		if (d->stats && p->c.id)
 			point_stats(d->dir, p);
 	}

@@ -138,9 +138,9 @@ enum wcause {
 	W_BACKINV,    /* dirty data a directory eviction's back-invalidation brought back */
 	W_CAUSES
 };
-static const char *const wcause_names[W_CAUSES] = {"victim",	     "wt",	   "atomic",
-						   "flush",	     "dma",	   "llc_evict",
-						   "read_writeback", "dirty_kept", "backinv"};
+const char *const apu_dir_write_causes[W_CAUSES + 1] = {
+    "victim",	      "wt",	    "atomic",  "flush", "dma", "llc_evict",
+    "read_writeback", "dirty_kept", "backinv", NULL};
 
 struct tbe {
 	uint64_t line;
@@ -606,14 +606,14 @@ static bool writes_line(unsigned kind)
 	       kind == APU_DMAWR || kind == KIND_PF_REPL;
 }
 
-/* The baseline's probes (docs/apu.md §7): every CorePair; the home TCC slice for invalidations
- * other than WT, Atomic and Flush (the TCC is the requester's side); never the requester. */
 /* The CorePairs' holder bits. */
 static uint64_t cp_mask(const struct apu_dir *d)
 {
 	return d->nodes.n_cp >= 64 ? ~0ull : (1ull << d->nodes.n_cp) - 1;
 }
 
+/* The baseline's probes (docs/apu.md §7): every CorePair; the home TCC slice for invalidations
+ * other than WT, Atomic and Flush (the TCC is the requester's side); never the requester. */
 static uint64_t broadcast(const struct apu_dir *d, const struct tbe *t, bool inv)
 {
 	uint64_t m = cp_mask(d);
@@ -1425,14 +1425,15 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 	for (unsigned i = 0; i < W_CAUSES; i++) {
 		/* a kept dirty line is an LLC write only */
 		s->dram_writes[i] = i == W_DIRTY_KEPT ? &sink
-						      : cs_stat_counter(dw, wcause_names[i], "",
-									"DRAM line writes");
+						      : cs_stat_counter(dw, apu_dir_write_causes[i],
+									"", "DRAM line writes");
 		s->llc_writes[i] = &sink;
 	}
 	for (unsigned i = W_VICTIM; i <= W_FLUSH; i++)
-		s->llc_writes[i] = cs_stat_counter(lw, wcause_names[i], "", "LLC line writes");
+		s->llc_writes[i] =
+		    cs_stat_counter(lw, apu_dir_write_causes[i], "", "LLC line writes");
 	s->llc_writes[W_DIRTY_KEPT] =
-	    cs_stat_counter(lw, wcause_names[W_DIRTY_KEPT], "",
+	    cs_stat_counter(lw, apu_dir_write_causes[W_DIRTY_KEPT], "",
 			    "write-back LLC: dirty lines a read hit took out and put back");
 	s->probes_backinv = cs_stat_counter(pr, "backinv", "",
 					    "PrbInv sent for directory cache evictions (tracking)");
@@ -1450,7 +1451,7 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 		    pg, "evictions", "", "directory cache entries evicted (back-invalidated)");
 		s->pf_evict_stalls = cs_stat_counter(
 		    pg, "stalls", "", "requests stalled: every way of the set in a transaction");
-		s->llc_writes[W_BACKINV] = cs_stat_counter(lw, wcause_names[W_BACKINV], "",
+		s->llc_writes[W_BACKINV] = cs_stat_counter(lw, apu_dir_write_causes[W_BACKINV], "",
 							   "dirty data of back-invalidations");
 	} else {
 		for (unsigned i = 0; i < PF_STATES; i++)

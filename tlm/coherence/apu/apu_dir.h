@@ -102,6 +102,10 @@ struct apu_llc_cfg {
 extern const struct cs_param_table apu_dir_params; /* section "dir" */
 extern const struct cs_param_table apu_llc_params; /* section "llc" */
 
+/* The causes of the directory's writes, NULL-terminated: the statistics G.dram.writes.CAUSE
+ * (every cause but dirty_kept, which only the LLC sees) and G.llc_writes.CAUSE. */
+extern const char *const apu_dir_write_causes[];
+
 /* Who the directory talks to: endpoint ids on the network. */
 struct apu_dir_nodes {
 	unsigned ep;	     /* the directory */
