@@ -10,7 +10,8 @@
  *
  * Forms: "uniform" ops act for the whole warp at one address (one request, value broadcast:
  * what a warp does when lane 0 does the work or every lane reads the same word); "v" ops take
- * one address per lane (WARP_LANES of them, active lanes given by a mask) and are coalesced.
+ * one address per lane (gw_lanes() of them: the kernel's wavefront width, 32 or 64; active lanes
+ * given by a mask, bit i = lane i) and are coalesced.
  * Loads and atomics return their values, so the warp waits for them; stores return at once
  * under RC and when performed under SC. Fences order a warp's earlier accesses before its later
  * ones at the given scope (RC: wait until every earlier access is performed).
@@ -24,8 +25,11 @@
 
 #include "tlm/mem/msg.h" /* enum mem_atomic_op, mem_scope, mem_order */
 
-#define WARP_LANES 32
-#define LANES_ALL  0xffffffffu
+/* Lanes of a kernel that does not set gpu_kernel.lanes (an NVIDIA warp); the widest wavefront
+ * (an AMD GCN wavefront). */
+#define WARP_LANES     32
+#define WARP_LANES_MAX MEM_LANES_MAX
+#define LANES_ALL      0xffffffffu /* every lane of a 32-lane warp */
 
 struct gpu_warp;
 struct gpu_host;
@@ -37,8 +41,10 @@ unsigned gw_ctas(const struct gpu_warp *w); /* CTAs in the grid */
 unsigned gw_warp(const struct gpu_warp *w); /* warp index within its CTA */
 unsigned gw_warps_per_cta(const struct gpu_warp *w);
 unsigned gw_sm(const struct gpu_warp *w); /* the SM it runs on */
-/* Global thread id of a lane: (cta * warps_per_cta + warp) * WARP_LANES + lane. */
+/* Global thread id of a lane: (cta * warps_per_cta + warp) * gw_lanes(w) + lane. */
 uint64_t gw_tid(const struct gpu_warp *w, unsigned lane);
+/* The kernel's wavefront width: 32 or 64 lanes (gpu_kernel.lanes). */
+unsigned gw_lanes(const struct gpu_warp *w);
 /* Global warp id: cta * warps_per_cta + warp. */
 uint64_t gw_gwid(const struct gpu_warp *w);
 const void *gw_args(const struct gpu_warp *w); /* the kernel's argument block */
@@ -54,38 +60,53 @@ uint32_t gw_ld32(struct gpu_warp *w, uint64_t addr);
 uint64_t gw_ld64(struct gpu_warp *w, uint64_t addr);
 void gw_st32(struct gpu_warp *w, uint64_t addr, uint32_t v);
 void gw_st64(struct gpu_warp *w, uint64_t addr, uint64_t v);
-/* Returns the old value. op: MEM_ATOM_ADD/EXCH/CAS/MIN/MAX; CAS compares with a, stores b.
- * bytes 4 or 8. Performed at the L2 bank (device and system scope) as on NVIDIA GPUs. */
+/* Returns the old value. op: MEM_ATOM_ADD/EXCH/CAS/MIN/MAX/LOAD/STORE; CAS compares with a,
+ * stores b; STORE stores a. bytes 4 or 8. Where it is performed is the protocol's: the L2 bank
+ * for the NVIDIA-style protocols; the L1 for work-group scope, or wherever the word is
+ * registered, for the scoped family. A seq_cst atomic acquires and releases, and the warp waits
+ * until it is performed. */
 uint64_t gw_atom(struct gpu_warp *w, enum mem_atomic_op op, uint64_t addr, unsigned bytes,
 		 uint64_t a, uint64_t b, enum mem_scope scope, enum mem_order order);
+/* Atomic load and store (C11 atomic_load_explicit / atomic_store_explicit with a scope). */
+uint64_t gw_atom_load(struct gpu_warp *w, uint64_t addr, unsigned bytes, enum mem_scope scope,
+		      enum mem_order order);
+void gw_atom_store(struct gpu_warp *w, uint64_t addr, unsigned bytes, uint64_t v,
+		   enum mem_scope scope, enum mem_order order);
+/* A plain load or store of bytes (1, 2, 4, 8) with a PTX cache operator: MEM_CO_CG and
+ * MEM_CO_CV loads are not served by the L1 (PTX ld.cg, ld.cv; what litmus tests of the
+ * hardware use), MEM_CO_CA is gw_ld32/gw_st32's default. The load returns the low bytes. */
+uint64_t gw_ld_co(struct gpu_warp *w, uint64_t addr, unsigned bytes, enum mem_cache_op cop);
+void gw_st_co(struct gpu_warp *w, uint64_t addr, unsigned bytes, uint64_t v, enum mem_cache_op cop);
 
 /* ---- per-lane ops --------------------------------------------------------------------------- */
 
-void gw_ld32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      uint32_t out[WARP_LANES]);
-void gw_ld64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      uint64_t out[WARP_LANES]);
-void gw_st32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      const uint32_t v[WARP_LANES]);
-void gw_st64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      const uint64_t v[WARP_LANES]);
+/* addr, out and v hold gw_lanes(w) entries (only the masked lanes are read or written). */
+void gw_ld32v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, uint32_t *out);
+void gw_ld64v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, uint64_t *out);
+void gw_st32v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, const uint32_t *v);
+void gw_st64v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, const uint64_t *v);
 /* Any width the coalescer takes (1, 2, 4, 8 or 16 bytes per lane; trace replay uses them):
  * values travel in a uint64_t per lane, the low `bytes` bytes; a 16-byte lane carries its low
  * 8 bytes (a store writes zeros above them, a load returns them). */
-void gw_ldv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
-	    uint64_t out[WARP_LANES]);
-void gw_stv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
-	    const uint64_t v[WARP_LANES]);
+void gw_ldv(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes, uint64_t *out);
+void gw_stv(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+	    const uint64_t *v);
+/* The same with a PTX cache operator (gw_ld_co). */
+void gw_ldv_co(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+	       uint64_t *out, enum mem_cache_op cop);
+void gw_stv_co(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+	       const uint64_t *v, enum mem_cache_op cop);
 /* Per-lane atomics; old[] may be NULL (a reduction: the warp need not wait under RC). Lanes
  * that hit the same word are applied one after another in lane order. */
-void gw_atomv(struct gpu_warp *w, enum mem_atomic_op op, const uint64_t addr[WARP_LANES],
-	      uint32_t mask, unsigned bytes, const uint64_t a[WARP_LANES],
-	      const uint64_t b[WARP_LANES], uint64_t old[WARP_LANES], enum mem_scope scope,
-	      enum mem_order order);
+void gw_atomv(struct gpu_warp *w, enum mem_atomic_op op, const uint64_t *addr, uint64_t mask,
+	      unsigned bytes, const uint64_t *a, const uint64_t *b, uint64_t *old,
+	      enum mem_scope scope, enum mem_order order);
 
 /* ---- ordering, synchronisation, time -------------------------------------------------------- */
 
-/* order: MEM_ORDER_ACQUIRE, _RELEASE or _ACQ_REL; scope: MEM_SCOPE_WG, _DEVICE, _SYSTEM. */
+/* order: MEM_ORDER_ACQUIRE, _RELEASE, _ACQ_REL or _SEQ_CST (an acq_rel fence: every earlier
+ * access of the warp is performed first); scope: MEM_SCOPE_WG, _DEVICE, _SYSTEM or
+ * _DEVICE_REMOTE. */
 void gw_fence(struct gpu_warp *w, enum mem_order order, enum mem_scope scope);
 /* CTA barrier (__syncthreads): also a work-group-scope acq_rel fence. */
 void gw_barrier(struct gpu_warp *w);
@@ -116,7 +137,14 @@ struct gpu_kernel {
 	const void *args; /* passed to every warp (gw_args) */
 	/* Placement: CTA i runs on SM cta_sm[i] (litmus tests pin threads); NULL: round robin. */
 	const uint16_t *cta_sm;
+	/* Wavefront width: 32 or 64 lanes (0: WARP_LANES); at most the machine's (gh_lanes). */
+	unsigned lanes;
 };
+
+static inline unsigned gpu_kernel_lanes(const struct gpu_kernel *k)
+{
+	return k->lanes ? k->lanes : WARP_LANES;
+}
 
 enum gpu_size { GPU_SIZE_TINY = 0, GPU_SIZE_SMALL, GPU_SIZE_DEFAULT };
 
@@ -143,6 +171,9 @@ void *gh_arg(const struct gpu_host *h); /* cs_run_opts.arg of a custom workload 
 bool gh_probe_l1(struct gpu_host *h, unsigned sm, unsigned slot, uint64_t addr, uint64_t out[3]);
 bool gh_probe_l2(struct gpu_host *h, uint64_t addr, uint64_t out[3]);
 unsigned gh_sms(const struct gpu_host *h); /* SMs in the system */
+/* The machine's wavefront width (core.lanes: 32, or 64 on an AMD-style GPU): what a workload
+ * written for either width sets as gpu_kernel.lanes. */
+unsigned gh_lanes(const struct gpu_host *h);
 unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k);
 /* A failed output check: recorded like gw_fail; returns -CS_ECHECK for the host to return. */
 int gh_fail(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

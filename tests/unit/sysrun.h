@@ -6,6 +6,7 @@
 #define COHSCOPE_TESTS_UNIT_SYSRUN_H
 
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "tlm/system/system.h"
@@ -20,12 +21,14 @@ struct sysrun {
 
 /* cfg_text plus the `--set` overrides in sets (NULL-terminated, may be NULL), workload wl
  * with argument arg, mode an enum cs_mode or -1 for the configuration's. */
-static inline void sysrun_start(struct sysrun *r, const char *cfg_text,
-				const struct cs_workload *wl, void *arg, int mode,
-				const char *const *sets)
+/* As sysrun_start, but building or running may fail: returns 0 or the negative code, with
+ * the one-line error in msg. The configuration text and overrides must be valid. */
+static inline int sysrun_try(struct sysrun *r, const char *cfg_text, const struct cs_workload *wl,
+			     void *arg, int mode, const char *const *sets, char *msg, size_t len)
 {
 	struct cs_run_opts ro = {.mode = mode, .custom = wl, .arg = arg};
 	struct cs_err err = {0};
+	int rc;
 
 	memset(r, 0, sizeof(*r));
 	if (cs_config_open_string(cfg_text, "test", &r->cfg, &err))
@@ -33,10 +36,21 @@ static inline void sysrun_start(struct sysrun *r, const char *cfg_text,
 	for (unsigned i = 0; sets && sets[i]; i++)
 		if (cs_config_set(r->cfg, sets[i], &err))
 			ck_abort_msg("--set %s: %s", sets[i], err.msg);
-	if (cs_system_create(r->cfg, &ro, &r->sys, &err))
-		ck_abort_msg("build: %s", err.msg);
-	if (cs_system_run(r->sys, &err))
-		ck_abort_msg("run: %s", err.msg);
+	rc = cs_system_create(r->cfg, &ro, &r->sys, &err);
+	if (!rc)
+		rc = cs_system_run(r->sys, &err);
+	snprintf(msg, len, "%s", rc ? err.msg : "");
+	return rc;
+}
+
+static inline void sysrun_start(struct sysrun *r, const char *cfg_text,
+				const struct cs_workload *wl, void *arg, int mode,
+				const char *const *sets)
+{
+	char msg[512];
+
+	if (sysrun_try(r, cfg_text, wl, arg, mode, sets, msg, sizeof(msg)))
+		ck_abort_msg("%s", msg);
 }
 
 static inline void sysrun_end(struct sysrun *r)

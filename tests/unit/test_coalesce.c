@@ -12,7 +12,8 @@
 #include "tlm/core/coalesce.h"
 #include "util/error.h"
 
-#define ALL 0xffffffffu
+#define WARP_LANES 32 /* the classic patterns: one 32-lane warp */
+#define ALL	   0xffffffffu
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -25,9 +26,9 @@ static uint32_t rng32(uint64_t *s)
 	return (uint32_t)(rng_next(s) << 16 ^ rng_next(s));
 }
 
-static void strided(uint64_t a[WARP_LANES], uint64_t base, uint64_t stride)
+static void strided(uint64_t a[WARP_LANES_MAX], uint64_t base, uint64_t stride)
 {
-	for (unsigned i = 0; i < WARP_LANES; i++)
+	for (unsigned i = 0; i < WARP_LANES_MAX; i++)
 		a[i] = base + i * stride;
 }
 
@@ -50,13 +51,13 @@ static void check_bytes(const struct coalesce_req *r, unsigned lo, unsigned n)
 
 START_TEST(test_fully_coalesced)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 	unsigned bad = 99;
 
 	strided(a, 0x10000, 4);
 	ck_assert_int_eq(coalesce(a, ALL, 4, 128, 0, r, &bad), 1);
-	ck_assert_uint_eq(bad, WARP_LANES);
+	ck_assert_uint_eq(bad, WARP_LANES_MAX);
 	ck_assert_uint_eq(r[0].line_addr, 0x10000);
 	ck_assert_uint_eq(r[0].lane_mask, ALL);
 	ck_assert_uint_eq(r[0].sector_mask, COALESCE_ALL_SECTORS);
@@ -87,8 +88,8 @@ END_TEST
 
 START_TEST(test_stride_line)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 
 	strided(a, 0x200000 + 8, 128);
 	ck_assert_int_eq(coalesce(a, ALL, 4, 128, 32, r, NULL), 32);
@@ -112,8 +113,8 @@ END_TEST
 
 START_TEST(test_two_lines)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 
 	/* 32 x 4 B from the middle of a line: half in each */
 	strided(a, 0x1040, 4);
@@ -156,8 +157,8 @@ END_TEST
 
 START_TEST(test_scattered)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 
 	/* three lines, interleaved; lane 0 is in the highest line */
 	for (unsigned i = 0; i < WARP_LANES; i++) {
@@ -197,8 +198,8 @@ END_TEST
 
 START_TEST(test_inactive_and_empty)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 	unsigned bad = 0;
 
 	for (unsigned i = 0; i < WARP_LANES; i++)
@@ -214,7 +215,7 @@ START_TEST(test_inactive_and_empty)
 	ck_assert_uint_eq(r[0].byte_mask[1], 0);
 	ck_assert_uint_eq(r[0].sector_mask, 0x02);
 	ck_assert_int_eq(coalesce(a, 0, 4, 128, 32, r, &bad), 0);
-	ck_assert_uint_eq(bad, WARP_LANES);
+	ck_assert_uint_eq(bad, WARP_LANES_MAX);
 	/* lane 31 only */
 	a[31] = 0x123480;
 	ck_assert_int_eq(coalesce(a, 0x80000000u, 16, 128, 32, r, &bad), 1);
@@ -227,8 +228,8 @@ END_TEST
 
 START_TEST(test_sectors_and_bytes)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 
 	/* 64 B lines, 8 B sectors: a 16 B access covers two sectors */
 	memset(a, 0, sizeof(a));
@@ -270,8 +271,8 @@ END_TEST
 
 START_TEST(test_misaligned_and_params)
 {
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES];
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
 	unsigned bad = 0;
 
 	strided(a, 0x1000, 4);
@@ -279,7 +280,7 @@ START_TEST(test_misaligned_and_params)
 	ck_assert_int_eq(coalesce(a, ALL, 4, 128, 0, r, &bad), -CS_EINVAL);
 	ck_assert_uint_eq(bad, 5);
 	ck_assert_int_eq(coalesce(a, ALL & ~(1u << 5), 4, 128, 0, r, &bad), 1); /* lane 5 off */
-	ck_assert_uint_eq(bad, WARP_LANES);
+	ck_assert_uint_eq(bad, WARP_LANES_MAX);
 	a[20] += 1;
 	a[7] += 3;
 	ck_assert_int_eq(coalesce(a, ALL, 4, 128, 0, r, &bad), -CS_EINVAL);
@@ -300,21 +301,54 @@ START_TEST(test_misaligned_and_params)
 	for (unsigned i = 0; i < sizeof(badp) / sizeof(badp[0]); i++) {
 		bad = 0;
 		if (coalesce(a, ALL, badp[i][0], badp[i][1], badp[i][2], r, &bad) != -CS_EINVAL ||
-		    bad != WARP_LANES)
+		    bad != WARP_LANES_MAX)
 			ck_abort_msg("params %u/%u/%u accepted", badp[i][0], badp[i][1],
 				     badp[i][2]);
 	}
 }
 END_TEST
 
+/* A 64-lane wavefront (AMD GCN): 4-byte words over two 128-byte lines, lane 32 opens the
+ * second; a 64-lane scatter makes 64 requests; a misaligned lane 63 is reported as 63. */
+START_TEST(test_wavefront64)
+{
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX];
+	unsigned bad = 0;
+
+	strided(a, 0x40000, 4);
+	ck_assert_int_eq(coalesce(a, ~0ull, 4, 128, 0, r, &bad), 2);
+	ck_assert_uint_eq(bad, WARP_LANES_MAX);
+	ck_assert_uint_eq(r[0].line_addr, 0x40000);
+	ck_assert_uint_eq(r[0].lane_mask, 0xffffffffull);
+	ck_assert_uint_eq(r[1].line_addr, 0x40080);
+	ck_assert_uint_eq(r[1].lane_mask, 0xffffffff00000000ull);
+	check_bytes(&r[1], 0, 128);
+	/* only the upper half active: one request, for the second line */
+	ck_assert_int_eq(coalesce(a, 0xffffffff00000000ull, 4, 128, 32, r, NULL), 1);
+	ck_assert_uint_eq(r[0].line_addr, 0x40080);
+	ck_assert_uint_eq(r[0].sector_mask, 0x0f);
+	strided(a, 0x80000, 256);
+	ck_assert_int_eq(coalesce(a, ~0ull, 8, 128, 0, r, NULL), 64);
+	for (unsigned i = 0; i < WARP_LANES_MAX; i++) {
+		ck_assert_uint_eq(r[i].line_addr, 0x80000 + i * 256);
+		ck_assert_uint_eq(r[i].lane_mask, 1ull << i);
+	}
+	strided(a, 0x40000, 4);
+	a[63] += 2;
+	ck_assert_int_eq(coalesce(a, ~0ull, 4, 128, 0, r, &bad), -CS_EINVAL);
+	ck_assert_uint_eq(bad, 63);
+}
+END_TEST
+
 /* ---- randomized against a naive reference ---------------------------------------------------- */
 
-static int naive(const uint64_t addr[WARP_LANES], uint32_t active, unsigned ab, unsigned line,
-		 unsigned sector, struct coalesce_req out[WARP_LANES], unsigned *bad)
+static int naive(const uint64_t addr[WARP_LANES_MAX], uint64_t active, unsigned ab, unsigned line,
+		 unsigned sector, struct coalesce_req out[WARP_LANES_MAX], unsigned *bad)
 {
 	int n = 0;
 
-	for (unsigned i = 0; i < WARP_LANES; i++) {
+	for (unsigned i = 0; i < WARP_LANES_MAX; i++) {
 		uint64_t la;
 		int k;
 
@@ -332,7 +366,7 @@ static int naive(const uint64_t addr[WARP_LANES], uint32_t active, unsigned ab, 
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n++].line_addr = la;
 		}
-		out[k].lane_mask |= 1u << i;
+		out[k].lane_mask |= 1ull << i;
 		for (unsigned b = 0; b < ab; b++) {
 			unsigned off = (unsigned)(addr[i] - la) + b;
 
@@ -340,7 +374,7 @@ static int naive(const uint64_t addr[WARP_LANES], uint32_t active, unsigned ab, 
 			out[k].sector_mask |= sector ? (uint8_t)(1u << (off / sector)) : 0xff;
 		}
 	}
-	*bad = WARP_LANES;
+	*bad = WARP_LANES_MAX;
 	return n;
 }
 
@@ -348,15 +382,18 @@ START_TEST(test_random_vs_naive)
 {
 	static const unsigned lines[] = {32, 64, 128};
 	uint64_t rng = 12345;
-	uint64_t a[WARP_LANES];
-	struct coalesce_req r[WARP_LANES], q[WARP_LANES];
-	unsigned count_hist[33] = {0};
+	uint64_t a[WARP_LANES_MAX];
+	struct coalesce_req r[WARP_LANES_MAX], q[WARP_LANES_MAX];
+	unsigned count_hist[65] = {0};
 
 	for (unsigned it = 0; it < 200000; it++) {
 		unsigned ab = 1u << (rng_next(&rng) % 5);
 		unsigned line = lines[rng_next(&rng) % 3], sector = 0, bad1 = 0, bad2 = 0;
 		unsigned pat = (unsigned)(rng_next(&rng) % 6);
-		uint32_t active = rng32(&rng);
+		/* half the wavefronts have 64 lanes (AMD GCN), half 32 (an NVIDIA warp) */
+		unsigned lanes = rng_next(&rng) % 2 ? 64 : 32;
+		uint64_t all = lanes == 64 ? ~0ull : 0xffffffffull;
+		uint64_t active = ((uint64_t)rng32(&rng) << 32 | rng32(&rng)) & all;
 		uint64_t base = (rng_next(&rng) << 20 | rng_next(&rng)) * ab;
 		int n1, n2;
 
@@ -370,18 +407,18 @@ START_TEST(test_random_vs_naive)
 		}
 		switch (rng_next(&rng) % 4) {
 		case 0:
-			active = 0xffffffffu;
+			active = all;
 			break;
 		case 1:
-			active &= rng32(&rng);
+			active &= (uint64_t)rng32(&rng) << 32 | rng32(&rng);
 			break;
 		case 2:
-			active = 1u << (rng_next(&rng) % 32);
+			active = 1ull << (rng_next(&rng) % lanes);
 			break;
 		default:
 			break;
 		}
-		for (unsigned i = 0; i < WARP_LANES; i++) {
+		for (unsigned i = 0; i < WARP_LANES_MAX; i++) {
 			switch (pat) {
 			case 0: /* unit stride */
 				a[i] = base + (uint64_t)i * ab;
@@ -399,12 +436,12 @@ START_TEST(test_random_vs_naive)
 				a[i] = base + ((uint64_t)(rng_next(&rng) % 6) << 40);
 				break;
 			default: /* permuted consecutive */
-				a[i] = base + (uint64_t)((i * 13) % 32) * ab;
+				a[i] = base + (uint64_t)((i * 13) % lanes) * ab;
 				break;
 			}
 		}
 		if (rng_next(&rng) % 50 == 0)
-			a[rng_next(&rng) % 32] += 1 + rng_next(&rng) % (ab > 1 ? ab - 1 : 1);
+			a[rng_next(&rng) % lanes] += 1 + rng_next(&rng) % (ab > 1 ? ab - 1 : 1);
 		n1 = coalesce(a, active, ab, line, sector, r, &bad1);
 		n2 = naive(a, active, ab, line, sector, q, &bad2);
 		if (n1 != n2 || bad1 != bad2)
@@ -425,6 +462,7 @@ START_TEST(test_random_vs_naive)
 	ck_assert_uint_gt(count_hist[1], 0);
 	ck_assert_uint_gt(count_hist[2], 0);
 	ck_assert_uint_gt(count_hist[32], 0);
+	ck_assert_uint_gt(count_hist[64], 0);
 }
 END_TEST
 
@@ -440,6 +478,7 @@ static Suite *coalesce_suite(void)
 	tcase_add_test(tc, test_inactive_and_empty);
 	tcase_add_test(tc, test_sectors_and_bytes);
 	tcase_add_test(tc, test_misaligned_and_params);
+	tcase_add_test(tc, test_wavefront64);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("random");

@@ -45,16 +45,23 @@ static void random_op(uint64_t *s, uint64_t *base, struct trace_op *op)
 		op->bytes =
 		    (uint8_t)(kind == TRACE_ATOM ? (rnd(s) & 1 ? 8 : 4) : widths[rnd(s) % 5]);
 		shape = (unsigned)(rnd(s) % 4);
-		if (shape == 0) /* full warp */
-			op->mask = LANES_ALL;
+		if (shape == 0) /* full warp, or a full 64-lane wavefront */
+			op->mask = rnd(s) % 4 ? LANES_ALL : ~0ull;
 		else if (shape == 1) /* one contiguous run */
 			op->mask = (uint32_t)(((1ull << (1 + rnd(s) % 32)) - 1) << (rnd(s) % 4));
-		else if (shape == 2) /* single lane */
-			op->mask = 1u << (rnd(s) % 32);
-		else /* scattered */
-			op->mask = (uint32_t)rnd(s) | 1;
+		else if (shape == 2) /* single lane of a 64-lane wavefront */
+			op->mask = 1ull << (rnd(s) % 64);
+		else /* scattered, over 32 or 64 lanes */
+			op->mask = rnd(s) % 2 ? (uint32_t)rnd(s) | 1 : rnd(s) | 1;
 		if (!op->mask)
 			op->mask = 1;
+		if (kind == TRACE_ATOM) {
+			op->atom_op =
+			    (uint8_t)(MEM_ATOM_ADD + rnd(s) % (MEM_ATOM_LAST - MEM_ATOM_ADD + 1));
+			op->want_old = (uint8_t)(rnd(s) & 1);
+		} else {
+			op->cop = (uint8_t)(rnd(s) % 4 ? MEM_CO_CA : 1 + rnd(s) % 2);
+		}
 		if (rnd(s) % 8 == 0)
 			*base = rnd(s) & ~15ull; /* a jump anywhere (huge deltas) */
 		else
@@ -65,8 +72,8 @@ static void random_op(uint64_t *s, uint64_t *base, struct trace_op *op)
 
 			if (rnd(s) % 5 == 0)
 				stride = -stride;
-			for (unsigned l = 0; l < WARP_LANES; l++) {
-				if (!(op->mask & (1u << l)))
+			for (unsigned l = 0; l < WARP_LANES_MAX; l++) {
+				if (!(op->mask & (1ull << l)))
 					continue;
 				if (shape == 3 && rnd(s) % 2)
 					op->addr[l] = rnd(s) & ~(uint64_t)(op->bytes - 1);
@@ -76,24 +83,21 @@ static void random_op(uint64_t *s, uint64_t *base, struct trace_op *op)
 			}
 		}
 		if (kind == TRACE_ST || kind == TRACE_ATOM) {
-			op->scope = (uint8_t)(rnd(s) % 3);
-			op->order = (uint8_t)(rnd(s) % 4);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if (op->mask & (1u << l))
+			op->scope = (uint8_t)(rnd(s) % 4); /* up to the remote agent scope */
+			op->order = (uint8_t)(rnd(s) % 5); /* up to seq_cst */
+			for (unsigned l = 0; op->atom_op != MEM_ATOM_LOAD && l < WARP_LANES_MAX;
+			     l++)
+				if (op->mask & (1ull << l))
 					op->val[l] = rnd(s) & vmask(op->bytes) >> (rnd(s) % 64);
 		}
-		if (kind == TRACE_ATOM) {
-			op->atom_op = (uint8_t)(MEM_ATOM_ADD + rnd(s) % 5);
-			op->want_old = (uint8_t)(rnd(s) & 1);
-			if (op->atom_op == MEM_ATOM_CAS)
-				for (unsigned l = 0; l < WARP_LANES; l++)
-					if (op->mask & (1u << l))
-						op->b[l] = rnd(s) & vmask(op->bytes);
-		}
+		if (op->atom_op == MEM_ATOM_CAS)
+			for (unsigned l = 0; l < WARP_LANES_MAX; l++)
+				if (op->mask & (1ull << l))
+					op->b[l] = rnd(s) & vmask(op->bytes);
 		break;
 	case TRACE_FENCE:
-		op->scope = (uint8_t)(rnd(s) % 3);
-		op->order = (uint8_t)(1 + rnd(s) % 3);
+		op->scope = (uint8_t)(rnd(s) % 4);
+		op->order = (uint8_t)(1 + rnd(s) % 4);
 		break;
 	case TRACE_COMPUTE:
 		op->cycles = 1 + (rnd(s) % 4 == 0 ? rnd(s) >> 1 : rnd(s) % 100);
@@ -219,6 +223,7 @@ static void assert_trace_equal(const struct trace *a, const struct trace *b)
 		ck_assert_uint_eq(x->kernel.warps_per_cta, y->kernel.warps_per_cta);
 		ck_assert_uint_eq(x->kernel.regs_per_thread, y->kernel.regs_per_thread);
 		ck_assert_uint_eq(x->kernel.smem_bytes, y->kernel.smem_bytes);
+		ck_assert_uint_eq(x->kernel.lanes, y->kernel.lanes);
 		ck_assert_int_eq(!x->kernel.cta_sm, !y->kernel.cta_sm);
 		if (x->kernel.cta_sm)
 			ck_assert(!memcmp(x->kernel.cta_sm, y->kernel.cta_sm,
@@ -347,6 +352,84 @@ START_TEST(test_encode_compact_and_exact)
 }
 END_TEST
 
+/* Format 2: the extension byte carries a cache operator and seq_cst; format 1 ops are written
+ * as before (no extension byte), and the decoder takes only the extension bytes it writes. */
+START_TEST(test_encode_format2)
+{
+	struct trace_buf b = {0};
+	struct trace_op op, got;
+	struct trace_cursor c;
+	uint8_t bad[8];
+
+	memset(&op, 0, sizeof(op));
+	op.kind = TRACE_ATOM;
+	op.bytes = 4;
+	op.mask = 1ull << 63; /* lane 63 of a 64-lane wavefront */
+	op.addr[63] = 0x1000;
+	op.atom_op = MEM_ATOM_LOAD;
+	op.want_old = 1;
+	op.scope = MEM_SCOPE_DEVICE_REMOTE;
+	op.order = MEM_ORDER_SEQ_CST;
+	ck_assert_int_eq(trace_buf_put(&b, &op), 0);
+	/* head, extension (seq_cst), mask (10-byte varint), zz(0x1000) (2 bytes), atom byte: no
+	 * operand */
+	ck_assert_uint_eq(b.len, 1 + 1 + 10 + 2 + 1);
+	ck_assert_uint_eq(b.p[0] & 0x80, 0x80);
+	ck_assert_uint_eq(b.p[1], 4);
+	trace_cursor_init(&c, &b);
+	ck_assert_int_eq(trace_next(&c, &got), 1);
+	ck_assert(!memcmp(&got, &op, sizeof(op)));
+	/* a .cg load: extension 1; a relaxed .ca load: no extension */
+	memset(&op, 0, sizeof(op));
+	op.kind = TRACE_LD;
+	op.bytes = 4;
+	op.mask = 1;
+	op.cop = MEM_CO_CG;
+	b.len = 0;
+	b.prev_addr = 0;
+	ck_assert_int_eq(trace_buf_put(&b, &op), 0);
+	ck_assert_uint_eq(b.len, 4);
+	ck_assert_uint_eq(b.p[1], MEM_CO_CG);
+	op.cop = MEM_CO_CA;
+	ck_assert_int_eq(trace_buf_put(&b, &op), 0);
+	ck_assert_uint_eq(b.len, 4 + 3);
+	/* refused: a cache operator on an atomic, an order above seq_cst, a scope above remote */
+	op.cop = MEM_CO_CV + 1;
+	ck_assert_int_eq(trace_buf_put(&b, &op), -CS_EINVAL);
+	op.cop = 0;
+	op.kind = TRACE_ATOM;
+	op.atom_op = MEM_ATOM_ADD;
+	op.cop = MEM_CO_CG;
+	ck_assert_int_eq(trace_buf_put(&b, &op), -CS_EINVAL);
+	op.cop = 0;
+	op.order = MEM_ORDER_SEQ_CST + 1;
+	ck_assert_int_eq(trace_buf_put(&b, &op), -CS_EINVAL);
+	/* extension bytes the encoder never writes: zero, unknown bits, seq_cst on a load,
+	 * a cache operator on an atomic */
+	{
+		static const uint8_t exts[4][2] = {
+		    {TRACE_LD, 0x00}, {TRACE_LD, 0x08}, {TRACE_LD, 0x04}, {TRACE_ATOM, 0x01}};
+
+		for (unsigned i = 0; i < 4; i++) {
+			struct trace_buf x = {.p = bad, .len = 0, .cap = sizeof(bad)};
+
+			bad[0] = (uint8_t)(exts[i][0] | 2 << 4 | 0x80);
+			bad[1] = exts[i][1];
+			bad[2] = 1; /* mask */
+			bad[3] = 0; /* address */
+			bad[4] = MEM_ATOM_ADD;
+			bad[5] = 0;
+			x.len = 6;
+			trace_cursor_init(&c, &x);
+			if (trace_next(&c, &got) != -CS_EINVAL)
+				ck_abort_msg("extension %#x on kind %u accepted", exts[i][1],
+					     exts[i][0]);
+		}
+	}
+	free(b.p);
+}
+END_TEST
+
 #define NFUZZ 60
 
 START_TEST(test_decode_fuzz)
@@ -441,6 +524,7 @@ static struct trace *sample_trace(void)
 		random_stream(100 + w, 10 + 30 * w, &k->warp[w], ops, NULL);
 	ck_assert_int_eq(trace_add_copy(t, 0x30000, data, 100), 0);
 	ck_assert_int_eq(trace_add_kernel(t, "second", 2, 4, 0, 0, NULL, &k), 0);
+	k->lanes = 64;			    /* format 2 keeps the wavefront width */
 	for (unsigned w = 0; w < 8; w += 2) /* odd warps stay empty */
 		random_stream(200 + w, 50, &k->warp[w], ops, NULL);
 	free(ops);
@@ -552,10 +636,13 @@ START_TEST(test_file_damage)
 	write_file(dir, "bad.cstrace", data, len);
 	ck_assert_int_eq(load_expect(bad, "not a cohscope trace (bad magic)"), -CS_EINVAL);
 	data[0] = 'C';
-	data[8] = 2;
+	data[8] = 3;
 	write_file(dir, "bad.cstrace", data, len);
-	load_expect(bad, "format version 2, this build reads 1");
-	data[8] = 1;
+	load_expect(bad, "format version 3, this build reads 1 to 2");
+	data[8] = 0;
+	write_file(dir, "bad.cstrace", data, len);
+	load_expect(bad, "format version 0, this build reads 1 to 2");
+	data[8] = 2;
 	write_file(dir, "bad.cstrace", data, len);
 	{
 		struct trace *u;
@@ -1176,6 +1263,7 @@ static Suite *trace_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_encode_roundtrip);
 	tcase_add_test(tc, test_encode_compact_and_exact);
+	tcase_add_test(tc, test_encode_format2);
 	tcase_add_test(tc, test_decode_fuzz);
 	suite_add_tcase(s, tc);
 

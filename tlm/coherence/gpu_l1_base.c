@@ -200,23 +200,55 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 	return true;
 }
 
-static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
+/* An access performed at the L2 past a cached L1 (an atomic, a .cg or .cv access): a dirty
+ * copy is written back first (the write-back reaches the bank before the access: both travel
+ * the same request path); then the copy goes, unless `keep` (a .cg load only bypasses the L1:
+ * PTX leaves a copy it finds alone). false: no room to send. */
+static bool l1_past_l1(struct gpu_l1 *l1, const struct gpu_access *a, bool keep)
 {
-	const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
-	struct mem_msg *m;
+	struct cache_line *l;
 
 	if (!l1_port_room(&l1->port, 1)) {
 		(*l1->st.c.refused_queue)++;
 		return false;
 	}
-	if (!l1->bypass) {
-		struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
-
-		if (l && l->dirty_sectors && !l1_writeback_line(l1, l))
+	if (l1->bypass)
+		return true;
+	l = cache_lookup(l1->cache, a->line_addr);
+	if (l && l->dirty_sectors) {
+		if (!l1_writeback_line(l1, l))
 			return false;
-		if (l)
-			cache_invalidate(l1->cache, l);
+		l->dirty_sectors = 0; /* kept (keep): clean now */
 	}
+	if (l && !keep)
+		cache_invalidate(l1->cache, l);
+	return true;
+}
+
+/* A load the L1 does not serve or fill (.cg; .cv, which also drops the copy as stale): the
+ * bank's data goes straight to the SM. */
+static bool l1_uncached_load(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct mem_msg *m;
+
+	if (!l1_past_l1(l1, a, a->cop == MEM_CO_CG))
+		return false;
+	m = l1_port_msg(&l1->port, GPU_MSG_READ, a->line_addr,
+			a->id | (l1->bypass ? 0 : GPU_TXN_UNCACHED));
+	if (!m)
+		return false;
+	m->sector_mask = a->sector_mask;
+	l1_port_send(&l1->port, m);
+	return true;
+}
+
+static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
+	struct mem_msg *m;
+
+	if (!l1_past_l1(l1, a, false))
+		return false;
 	m = l1_port_msg(&l1->port, GPU_MSG_ATOMIC, a->line_addr, a->id);
 	if (!m)
 		return false;
@@ -225,7 +257,7 @@ static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	m->atomic_op = al->op;
 	m->scope = a->scope;
 	m->order = a->order;
-	m->req_bytes = (uint16_t)(al->n * al->bytes * (al->op == MEM_ATOM_CAS ? 2 : 1) + al->n);
+	m->req_bytes = mem_atom_req_bytes(al);
 	l1_port_send(&l1->port, m);
 	return true;
 }
@@ -236,31 +268,16 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 
 	switch (a->kind) {
 	case GPU_ACC_LD:
-		if (l1->bypass) {
-			struct mem_msg *m;
-
-			if (!l1_port_room(&l1->port, 1)) {
-				(*l1->st.c.refused_queue)++;
-				ok = false;
-				break;
-			}
-			m = l1_port_msg(&l1->port, GPU_MSG_READ, a->line_addr, a->id);
-			ok = m != NULL;
-			if (ok) {
-				m->sector_mask = a->sector_mask;
-				l1_port_send(&l1->port, m);
-			}
-		} else {
+		if (l1->bypass || a->cop != MEM_CO_CA)
+			ok = l1_uncached_load(l1, a);
+		else
 			ok = l1_cached_load(l1, a);
-		}
 		if (ok)
 			(*l1->st.c.loads)++;
 		break;
 	case GPU_ACC_ST:
-		if (l1->bypass) {
-			ok = l1_port_room(&l1->port, 1) && l1_store_msg(l1, a);
-			if (!ok)
-				(*l1->st.c.refused_queue)++;
+		if (l1->bypass || a->cop != MEM_CO_CA) {
+			ok = l1_past_l1(l1, a, false) && l1_store_msg(l1, a);
 		} else {
 			ok = l1_cached_store(l1, a);
 		}
@@ -368,8 +385,8 @@ static void l1_response(void *owner, struct mem_msg *m)
 
 	switch (m->resp_type) {
 	case GPU_MSG_DATA:
-		if (l1->bypass)
-			l1->port.cl.done(l1->port.cl.sm, m->txn, m->p.data);
+		if (l1->bypass || (m->txn & GPU_TXN_UNCACHED))
+			l1->port.cl.done(l1->port.cl.sm, m->txn & ~GPU_TXN_UNCACHED, m->p.data);
 		else
 			l1_fill(l1, m);
 		break;
@@ -441,8 +458,7 @@ static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 static sim_time_t l1_nc_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope)
 {
 	(void)warp;
-	if (l1->ctx->l1->fence_invalidate &&
-	    (order == MEM_ORDER_ACQUIRE || order == MEM_ORDER_ACQ_REL) && scope != MEM_SCOPE_WG) {
+	if (l1->ctx->l1->fence_invalidate && mem_order_acquires(order) && scope != MEM_SCOPE_WG) {
 		(*l1->st.fence_invalidations)++;
 		if (l1->write_back)
 			cache_for_each(l1->cache, l1_drop_clean, l1);

@@ -224,8 +224,10 @@ static void l2_apply_atomic(struct gpu_l2 *b, struct cache_line *l, struct mem_m
 		struct mem_atom_lane *ln = &al->lane[i];
 
 		ln->old = mem_atomic_apply(l->data + ln->offset, al->bytes, al->op, ln->a, ln->b);
-		l->dirty_sectors |= (uint8_t)(b->sector_bytes ? 1u << (ln->offset / b->sector_bytes)
-							      : b->all_sectors);
+		if (mem_atomic_writes(al->op))
+			l->dirty_sectors |=
+			    (uint8_t)(b->sector_bytes ? 1u << (ln->offset / b->sector_bytes)
+						      : b->all_sectors);
 	}
 	m->resp_type = GPU_MSG_ATOMIC_ACK;
 	m->resp_bytes = (uint16_t)(al->n * al->bytes);
@@ -239,7 +241,7 @@ static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const 
 	if (m->type == GPU_MSG_ATOMIC) {
 		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
 
-		for (unsigned i = 0; i < al->n; i++) {
+		for (unsigned i = 0; mem_atomic_writes(al->op) && i < al->n; i++) {
 			uint64_t v = 0;
 
 			memcpy(&v, l->data + al->lane[i].offset, al->bytes);

@@ -479,8 +479,7 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 		m->p.data = a->data; /* the SM's lane records: operands out, old values back */
 		m->p.len = sizeof(struct mem_atom_lanes);
 		m->atomic_op = al->op;
-		m->req_bytes =
-		    (uint16_t)(al->n * al->bytes * (al->op == MEM_ATOM_CAS ? 2 : 1) + al->n);
+		m->req_bytes = mem_atom_req_bytes(al);
 	} else {
 		gpu_mask_copy(m->p.data, a->data, a->byte_mask, l1->line_bytes);
 		gpu_mask_copy(t.data, a->data, a->byte_mask, l1->line_bytes);

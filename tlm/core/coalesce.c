@@ -2,8 +2,8 @@
  * tlm/core/coalesce.c - warp memory coalescer (see coalesce.h).
  *
  * One pass over the active lanes in lane order. The request of the previous lane is checked
- * first (consecutive lanes usually share a line); otherwise a 64-slot open-addressing table
- * (at most 32 keys) maps the line to its request. O(lanes) expected, no O(32^2) scan.
+ * first (consecutive lanes usually share a line); otherwise a 128-slot open-addressing table
+ * (at most 64 keys) maps the line to its request. O(lanes) expected, no O(64^2) scan.
  */
 #include "tlm/core/coalesce.h"
 
@@ -11,26 +11,26 @@
 
 #include "util/error.h"
 
-#define SLOTS	   64
-#define SLOT_SHIFT 58 /* 64 - log2(SLOTS) */
+#define SLOTS	   128
+#define SLOT_SHIFT 57 /* 64 - log2(SLOTS) */
 
 static int pow2(unsigned x)
 {
 	return x && !(x & (x - 1));
 }
 
-int coalesce(const uint64_t addr[WARP_LANES], uint32_t active, unsigned access_bytes,
-	     unsigned line_bytes, unsigned sector_bytes, struct coalesce_req out[WARP_LANES],
+int coalesce(const uint64_t addr[WARP_LANES_MAX], uint64_t active, unsigned access_bytes,
+	     unsigned line_bytes, unsigned sector_bytes, struct coalesce_req out[WARP_LANES_MAX],
 	     unsigned *bad_lane)
 {
 	uint8_t slot[SLOTS]; /* request index + 1, 0 = empty */
 	struct coalesce_req *last = NULL;
 	uint64_t line_mask, acc_bits;
 	unsigned n = 0, line_shift, sector_shift, sec_bits, sec_eff;
-	uint32_t m = active;
+	uint64_t m = active;
 
 	if (bad_lane)
-		*bad_lane = WARP_LANES;
+		*bad_lane = WARP_LANES_MAX;
 	if (access_bytes > 16 || !pow2(access_bytes) || !pow2(line_bytes) ||
 	    line_bytes > COALESCE_LINE_MAX || line_bytes < access_bytes)
 		return -CS_EINVAL;
@@ -49,7 +49,7 @@ int coalesce(const uint64_t addr[WARP_LANES], uint32_t active, unsigned access_b
 	memset(slot, 0, sizeof(slot));
 
 	while (m) {
-		unsigned lane = (unsigned)__builtin_ctz(m);
+		unsigned lane = (unsigned)__builtin_ctzll(m);
 		uint64_t a = addr[lane], la = a & ~line_mask;
 		unsigned off = (unsigned)(a & line_mask);
 		struct coalesce_req *r;
@@ -81,7 +81,7 @@ int coalesce(const uint64_t addr[WARP_LANES], uint32_t active, unsigned access_b
 			}
 			last = r;
 		}
-		r->lane_mask |= 1u << lane;
+		r->lane_mask |= 1ull << lane;
 		/* naturally aligned and <= 16 B: the access stays inside one 64-bit half */
 		r->byte_mask[off >> 6] |= acc_bits << (off & 63);
 		r->sector_mask |= (uint8_t)(sec_bits << (off >> sector_shift));

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <inttypes.h>
+
+#include "util/config.h"
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -48,6 +51,10 @@ static const struct cs_param core_rows[] = {
      "spin iterations after which a flag wait is reported as a livelock", 1, UINT32_MAX, NULL},
     {"stack_kib", CS_P_UINT, CF(stack_kib), "64", "KiB", "stack of each warp's coroutine", 16,
      65536, NULL},
+    {"lanes", CS_P_UINT, CF(lanes), "32", "lanes",
+     "wavefront width: 32 (an NVIDIA warp) or 64 (an AMD GCN wavefront); kernels written for "
+     "either width launch this wide, kernels of 32 lanes run on both",
+     32, 64, NULL},
     {NULL},
 };
 
@@ -57,6 +64,25 @@ const struct cs_param_table gpu_core_params = {
     .params = core_rows,
     .size = sizeof(struct gpu_core_cfg),
 };
+
+int gpu_core_cfg_check(const struct gpu_core_cfg *core, const struct cs_config *cfg,
+		       struct cs_err *err)
+{
+	char where[256];
+
+	if (core->lanes != 32 && core->lanes != 64) {
+		cs_config_origin(cfg, "core", "lanes", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG, "%s: must be 32 or 64", where);
+	}
+	if (core->ldst_queue < core->lanes) {
+		cs_config_origin(cfg, "core", "ldst_queue", where, sizeof(where));
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "%s: must hold a wavefront's requests: at least core.lanes (%" PRIu64 ")",
+		    where, core->lanes);
+	}
+	return 0;
+}
 
 /* ---- records --------------------------------------------------------------------------------- */
 
@@ -100,7 +126,7 @@ void req_free(struct gpu_sm *sm, uint32_t id)
 static uint64_t cta_regs(const struct gpu_kernel *k)
 {
 	return (uint64_t)(k->regs_per_thread ? k->regs_per_thread : 16) * k->warps_per_cta *
-	       WARP_LANES;
+	       gpu_kernel_lanes(k);
 }
 
 /* ---- scheduling ------------------------------------------------------------------------------ */
@@ -378,6 +404,7 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	    .sector_mask = c->sector_mask,
 	    .scope = op->scope,
 	    .order = op->order,
+	    .cop = op->kind == OP_ATOM ? MEM_CO_CA : op->cop,
 	    .warp = (uint16_t)w->slot,
 	    .id = id,
 	    .line_addr = c->line_addr,
@@ -388,8 +415,8 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	} else if (op->kind == OP_ST) {
 		r->acc.kind = GPU_ACC_ST;
 		r->acc.data = r->data;
-		for (uint32_t m = c->lane_mask; m; m &= m - 1) {
-			unsigned lane = (unsigned)__builtin_ctz(m);
+		for (uint64_t m = c->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctzll(m);
 			unsigned off = (unsigned)(op->addr[lane] - c->line_addr);
 
 			if (op->vals32) {
@@ -411,8 +438,8 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 		al->n = 0;
 		al->op = op->atom_op;
 		al->bytes = op->bytes;
-		for (uint32_t m = c->lane_mask; m; m &= m - 1) {
-			unsigned lane = (unsigned)__builtin_ctz(m);
+		for (uint64_t m = c->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctzll(m);
 			struct mem_atom_lane *ln = &al->lane[al->n++];
 
 			ln->offset = (uint16_t)(op->addr[lane] - c->line_addr);
@@ -429,7 +456,7 @@ static bool issue_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 	bool sc = sm->cfg->consistency == GPU_SC;
-	bool blocking = op->kind == OP_LD || (op->kind == OP_ATOM && op->want_old) || sc;
+	bool blocking = op_blocking(op, sc);
 
 	if (sm->ldq_n + op->nreq > sm->ldq_cap) {
 		(*sm->st.stall_ldst)++;
@@ -488,8 +515,7 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 	case OP_LD:
 	case OP_ST:
 	case OP_ATOM:
-		if (op->kind == OP_ATOM && rc && !op->drained &&
-		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
+		if (op->kind == OP_ATOM && rc && !op->drained && mem_order_releases(op->order)) {
 			if (w->outstanding) {
 				w->state = W_WAIT_DRAIN;
 				return true;
@@ -719,8 +745,8 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	struct warp_op *op = &w->op;
 
 	if (r->acc.kind == GPU_ACC_LD) {
-		for (uint32_t m = r->lane_mask; m; m &= m - 1) {
-			unsigned lane = (unsigned)__builtin_ctz(m);
+		for (uint64_t m = r->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctzll(m);
 			unsigned off = (unsigned)(op->addr[lane] - r->acc.line_addr);
 			unsigned n = op->bytes < 8 ? op->bytes : 8; /* 16: the low 8 */
 			uint64_t v = 0;
@@ -1017,7 +1043,12 @@ uint64_t gw_gwid(const struct gpu_warp *w)
 
 uint64_t gw_tid(const struct gpu_warp *w, unsigned lane)
 {
-	return gw_gwid(w) * WARP_LANES + lane;
+	return gw_gwid(w) * gpu_kernel_lanes(CW(w)->cta->kernel) + lane;
+}
+
+unsigned gw_lanes(const struct gpu_warp *w)
+{
+	return gpu_kernel_lanes(CW(w)->cta->kernel);
 }
 
 const void *gw_args(const struct gpu_warp *w)
@@ -1051,6 +1082,7 @@ static void record_op(struct warp *w)
 	    .atom_op = op->atom_op,
 	    .scope = op->scope,
 	    .order = op->order,
+	    .cop = op->cop,
 	    .want_old = op->want_old,
 	    .vals32 = op->vals32,
 	    .mask = op->mask,
@@ -1074,14 +1106,21 @@ static void post(struct warp *w)
 	sim_coro_yield(w->co);
 }
 
-static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_t mask,
+static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint64_t mask,
 		     unsigned bytes)
 {
 	struct gpu_sm *sm = w->sm;
 	struct warp_op *op = &w->op;
-	unsigned bad = 0;
+	unsigned bad = 0, lanes = gpu_kernel_lanes(w->cta->kernel);
 	int n;
 
+	if (lanes < 64 && (mask >> lanes)) {
+		sm_fail(sm, -CS_EINVAL,
+			"sm%u: warp %llu: lane mask %#llx has lanes beyond the kernel's %u", sm->id,
+			(unsigned long long)gw_gwid((struct gpu_warp *)w), (unsigned long long)mask,
+			lanes);
+		mask = 0;
+	}
 	op->kind = kind;
 	op->mask = mask;
 	op->bytes = (uint8_t)bytes;
@@ -1103,7 +1142,7 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 		sm_fail(sm, -CS_EINVAL,
 			"sm%u: warp %llu lane %u: address %#llx is not aligned to %u bytes", sm->id,
 			(unsigned long long)gw_gwid((struct gpu_warp *)w), bad,
-			(unsigned long long)(bad < WARP_LANES ? addr[bad] : 0), bytes);
+			(unsigned long long)(bad < WARP_LANES_MAX ? addr[bad] : 0), bytes);
 		n = 0;
 	}
 	op->nreq = (unsigned)n;
@@ -1115,23 +1154,24 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint32_
 }
 
 /* vals32: out is uint32_t per lane (the 32-bit forms), else uint64_t */
-static void ld_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, void *out,
-		 unsigned bytes, bool vals32)
+static void ld_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, void *out,
+		 unsigned bytes, bool vals32, enum mem_cache_op cop)
 {
 	struct warp *w = W(gw);
 
 	w->op.out = out;
 	w->op.vals32 = vals32;
+	w->op.cop = (uint8_t)cop;
 	post_mem(w, OP_LD, addr, mask, bytes);
 }
 
 uint32_t gw_ld32(struct gpu_warp *gw, uint64_t addr)
 {
 	struct warp *w = W(gw);
-	uint32_t v[WARP_LANES];
+	uint32_t v[1];
 
 	w->u_addr[0] = addr;
-	ld_v(gw, w->u_addr, 1, v, 4, true);
+	ld_v(gw, w->u_addr, 1, v, 4, true, MEM_CO_CA);
 	return v[0];
 }
 
@@ -1140,24 +1180,32 @@ uint64_t gw_ld64(struct gpu_warp *gw, uint64_t addr)
 	struct warp *w = W(gw);
 
 	w->u_addr[0] = addr;
-	ld_v(gw, w->u_addr, 1, w->u_out, 8, false);
+	ld_v(gw, w->u_addr, 1, w->u_out, 8, false, MEM_CO_CA);
 	return w->u_out[0];
 }
 
-void gw_ld32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      uint32_t out[WARP_LANES])
+uint64_t gw_ld_co(struct gpu_warp *gw, uint64_t addr, unsigned bytes, enum mem_cache_op cop)
 {
-	ld_v(w, addr, mask, out, 4, true);
+	struct warp *w = W(gw);
+
+	w->u_addr[0] = addr;
+	w->u_out[0] = 0;
+	ld_v(gw, w->u_addr, 1, w->u_out, bytes, false, cop);
+	return w->u_out[0];
 }
 
-void gw_ld64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      uint64_t out[WARP_LANES])
+void gw_ld32v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, uint32_t *out)
 {
-	ld_v(w, addr, mask, out, 8, false);
+	ld_v(w, addr, mask, out, 4, true, MEM_CO_CA);
 }
 
-static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, const void *val,
-		 unsigned bytes, bool vals32)
+void gw_ld64v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, uint64_t *out)
+{
+	ld_v(w, addr, mask, out, 8, false, MEM_CO_CA);
+}
+
+static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, const void *val,
+		 unsigned bytes, bool vals32, enum mem_cache_op cop)
 {
 	struct warp *w = W(gw);
 
@@ -1165,6 +1213,7 @@ static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint32_t mask, const
 	w->op.vals32 = vals32;
 	w->op.order = MEM_ORDER_RELAXED;
 	w->op.scope = MEM_SCOPE_DEVICE;
+	w->op.cop = (uint8_t)cop;
 	post_mem(w, OP_ST, addr, mask, bytes);
 }
 
@@ -1174,7 +1223,7 @@ void gw_st32(struct gpu_warp *gw, uint64_t addr, uint32_t v)
 	uint32_t val[1] = {v};
 
 	w->u_addr[0] = addr;
-	st_v(gw, w->u_addr, 1, val, 4, true);
+	st_v(gw, w->u_addr, 1, val, 4, true, MEM_CO_CA);
 }
 
 void gw_st64(struct gpu_warp *gw, uint64_t addr, uint64_t v)
@@ -1183,37 +1232,54 @@ void gw_st64(struct gpu_warp *gw, uint64_t addr, uint64_t v)
 
 	w->u_addr[0] = addr;
 	w->u_val[0] = v;
-	st_v(gw, w->u_addr, 1, w->u_val, 8, false);
+	st_v(gw, w->u_addr, 1, w->u_val, 8, false, MEM_CO_CA);
 }
 
-void gw_ldv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
-	    uint64_t out[WARP_LANES])
+void gw_st_co(struct gpu_warp *gw, uint64_t addr, unsigned bytes, uint64_t v, enum mem_cache_op cop)
 {
-	ld_v(w, addr, mask, out, bytes, false);
+	struct warp *w = W(gw);
+
+	w->u_addr[0] = addr;
+	w->u_val[0] = v;
+	st_v(gw, w->u_addr, 1, w->u_val, bytes, false, cop);
 }
 
-void gw_stv(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask, unsigned bytes,
-	    const uint64_t v[WARP_LANES])
+void gw_ldv(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes, uint64_t *out)
 {
-	st_v(w, addr, mask, v, bytes, false);
+	ld_v(w, addr, mask, out, bytes, false, MEM_CO_CA);
 }
 
-void gw_st32v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      const uint32_t v[WARP_LANES])
+void gw_stv(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+	    const uint64_t *v)
 {
-	st_v(w, addr, mask, v, 4, true);
+	st_v(w, addr, mask, v, bytes, false, MEM_CO_CA);
 }
 
-void gw_st64v(struct gpu_warp *w, const uint64_t addr[WARP_LANES], uint32_t mask,
-	      const uint64_t v[WARP_LANES])
+void gw_ldv_co(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+	       uint64_t *out, enum mem_cache_op cop)
 {
-	st_v(w, addr, mask, v, 8, false);
+	ld_v(w, addr, mask, out, bytes, false, cop);
 }
 
-void gw_atomv(struct gpu_warp *gw, enum mem_atomic_op aop, const uint64_t addr[WARP_LANES],
-	      uint32_t mask, unsigned bytes, const uint64_t a[WARP_LANES],
-	      const uint64_t b[WARP_LANES], uint64_t old[WARP_LANES], enum mem_scope scope,
-	      enum mem_order order)
+void gw_stv_co(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+	       const uint64_t *v, enum mem_cache_op cop)
+{
+	st_v(w, addr, mask, v, bytes, false, cop);
+}
+
+void gw_st32v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, const uint32_t *v)
+{
+	st_v(w, addr, mask, v, 4, true, MEM_CO_CA);
+}
+
+void gw_st64v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, const uint64_t *v)
+{
+	st_v(w, addr, mask, v, 8, false, MEM_CO_CA);
+}
+
+void gw_atomv(struct gpu_warp *gw, enum mem_atomic_op aop, const uint64_t *addr, uint64_t mask,
+	      unsigned bytes, const uint64_t *a, const uint64_t *b, uint64_t *old,
+	      enum mem_scope scope, enum mem_order order)
 {
 	struct warp *w = W(gw);
 
@@ -1224,6 +1290,7 @@ void gw_atomv(struct gpu_warp *gw, enum mem_atomic_op aop, const uint64_t addr[W
 	w->op.want_old = old != NULL;
 	w->op.scope = (uint8_t)scope;
 	w->op.order = (uint8_t)order;
+	w->op.cop = MEM_CO_CA;
 	post_mem(w, OP_ATOM, addr, mask, bytes);
 }
 
@@ -1236,6 +1303,22 @@ uint64_t gw_atom(struct gpu_warp *gw, enum mem_atomic_op aop, uint64_t addr, uns
 	w->u_b[0] = b;
 	gw_atomv(gw, aop, w->u_addr, 1, bytes, w->u_val, w->u_b, w->u_out, scope, order);
 	return w->u_out[0];
+}
+
+uint64_t gw_atom_load(struct gpu_warp *w, uint64_t addr, unsigned bytes, enum mem_scope scope,
+		      enum mem_order order)
+{
+	return gw_atom(w, MEM_ATOM_LOAD, addr, bytes, 0, 0, scope, order);
+}
+
+void gw_atom_store(struct gpu_warp *gw, uint64_t addr, unsigned bytes, uint64_t v,
+		   enum mem_scope scope, enum mem_order order)
+{
+	struct warp *w = W(gw);
+
+	w->u_addr[0] = addr;
+	w->u_val[0] = v;
+	gw_atomv(gw, MEM_ATOM_STORE, w->u_addr, 1, bytes, w->u_val, NULL, NULL, scope, order);
 }
 
 void gw_fence(struct gpu_warp *gw, enum mem_order order, enum mem_scope scope)

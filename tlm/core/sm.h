@@ -39,9 +39,16 @@ struct gpu_core_cfg {
 	uint64_t compute_chunk;
 	uint64_t spin_limit;
 	uint64_t stack_kib;
+	uint64_t lanes; /* wavefront width: 32 or 64 */
 };
 
 extern const struct cs_param_table gpu_core_params; /* section "core" */
+
+struct cs_config;
+/* What the parameter table's ranges cannot say: core.lanes is 32 or 64, and the LD/ST queue
+ * holds a whole wavefront's requests. An error names the file, line and key. */
+int gpu_core_cfg_check(const struct gpu_core_cfg *core, const struct cs_config *cfg,
+		       struct cs_err *err);
 
 /* A CTA resident on an SM. Owned by the GPU (tlm/system/gpu.c). */
 struct gpu_cta {
@@ -64,7 +71,8 @@ struct sm_op_view {
 	uint8_t bytes, atom_op, scope, order;
 	bool want_old;
 	bool vals32; /* stores: val is uint32_t per lane, else uint64_t */
-	uint32_t mask;
+	uint8_t cop; /* loads and stores: enum mem_cache_op */
+	uint64_t mask;
 	uint64_t cycles;
 	const uint64_t *addr;
 	const void *val;

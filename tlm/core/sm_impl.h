@@ -23,10 +23,11 @@ enum op_kind { OP_NONE = 0, OP_LD, OP_ST, OP_ATOM, OP_FENCE, OP_BAR, OP_COMPUTE,
 
 struct warp_op {
 	uint8_t kind;
-	uint32_t mask; /* memory ops: the active lanes */
+	uint64_t mask; /* memory ops: the active lanes */
 	bool vals32;   /* load results and store values are uint32_t per lane (else uint64_t) */
 	uint8_t bytes; /* per lane */
 	uint8_t atom_op, scope, order;
+	uint8_t cop;   /* loads and stores: enum mem_cache_op */
 	bool want_old; /* atomics: the warp needs the old values */
 	bool drained;  /* the drain this op needs has happened */
 	bool fenced;   /* the protocol's fence for this op is over */
@@ -36,7 +37,7 @@ struct warp_op {
 	const uint64_t *a, *b;
 	uint64_t cycles;
 	unsigned nreq;
-	struct coalesce_req req[WARP_LANES];
+	struct coalesce_req req[WARP_LANES_MAX];
 };
 
 struct warp {
@@ -52,10 +53,10 @@ struct warp {
 	uint64_t age;	      /* launch order, for GTO */
 	uint64_t rng;
 	/* uniform ops: one lane's address, value and result */
-	uint64_t u_addr[WARP_LANES];
-	uint64_t u_val[WARP_LANES];
-	uint64_t u_b[WARP_LANES];
-	uint64_t u_out[WARP_LANES];
+	uint64_t u_addr[1];
+	uint64_t u_val[1];
+	uint64_t u_b[1];
+	uint64_t u_out[1];
 	/* LT / FF: the warp's own time, and when its unawaited accesses are performed */
 	sim_time_t lt_t;
 	sim_time_t lt_out;
@@ -94,7 +95,7 @@ struct lt_ready {
 struct sm_req {
 	struct warp *w;
 	bool blocking;
-	uint32_t lane_mask;
+	uint64_t lane_mask;
 	uint32_t next_free;
 	struct gpu_access acc;
 	uint8_t data[MEM_LINE_MAX];
@@ -170,6 +171,14 @@ struct gpu_sm {
 };
 
 #define REQ_NONE UINT32_MAX
+
+/* The warp waits until the op's requests are performed: loads, atomics whose old values it
+ * needs or that are seq_cst (a full fence after them), and every access under SC. */
+static inline bool op_blocking(const struct warp_op *op, bool sc)
+{
+	return op->kind == OP_LD ||
+	       (op->kind == OP_ATOM && (op->want_old || op->order == MEM_ORDER_SEQ_CST)) || sc;
+}
 
 /* sm_lt.c: w became ready (or its time changed while ready) on the LT or FF face */
 void sm_lt_ready(struct gpu_sm *sm, struct warp *w);

@@ -135,14 +135,13 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 	bool sc = sm->cfg->consistency == GPU_SC;
-	bool blocking = op->kind == OP_LD || (op->kind == OP_ATOM && op->want_old) || sc;
+	bool blocking = op_blocking(op, sc);
 	sim_time_t t0;
 
 	if (w->lt_resume) {
 		t0 = w->lt_t;
 	} else {
-		if (op->kind == OP_ATOM && !sc &&
-		    (op->order == MEM_ORDER_RELEASE || op->order == MEM_ORDER_ACQ_REL)) {
+		if (op->kind == OP_ATOM && !sc && mem_order_releases(op->order)) {
 			w->lt_t = max_t(w->lt_t, w->lt_out);
 			lt_sync(sm, w->lt_t);
 			w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
@@ -314,8 +313,8 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 	const struct gpu_l2_ops *l2 = sm->proto->l2;
 	unsigned n = op->bytes < 8 ? op->bytes : 8;
 
-	for (uint32_t m = op->mask; m; m &= m - 1) {
-		unsigned lane = (unsigned)__builtin_ctz(m);
+	for (uint64_t m = op->mask; m; m &= m - 1) {
+		unsigned lane = (unsigned)__builtin_ctzll(m);
 		uint64_t a = op->addr[lane];
 		struct gpu_l2 *b = ff_bank(sm, a);
 		uint8_t buf[16] = {0};
@@ -342,10 +341,12 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 			l2->functional_read(b, a, buf, op->bytes);
 			old = mem_atomic_apply(buf, op->bytes, op->atom_op, op->a[lane],
 					       op->b ? op->b[lane] : 0);
-			if (l2->functional_write(b, a, buf, op->bytes))
-				sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
 			if (op->want_old)
 				((uint64_t *)op->out)[lane] = old;
+			if (!mem_atomic_writes(op->atom_op))
+				continue;
+			if (l2->functional_write(b, a, buf, op->bytes))
+				sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
 		}
 		if (sm->ctx->chk) {
 			memcpy(&v, buf, n);

@@ -33,6 +33,7 @@
 #define MEM_LINE_MAX	 TLM_INLINE_DATA /* bytes of data a message carries inline */
 #define MEM_MSG_TYPE_MAX 32		 /* message types a protocol may define (the APU has 26) */
 #define MEM_MSG_TS	 5		 /* protocol timestamp / lease fields */
+#define MEM_LANES_MAX	 64		 /* lanes of the widest wavefront (AMD GCN: 64) */
 
 /* Atomic operations performed at the L2 bank (value semantics in tlm/mem/store.h). */
 enum mem_atomic_op {
@@ -42,10 +43,54 @@ enum mem_atomic_op {
 	MEM_ATOM_CAS,
 	MEM_ATOM_MIN,
 	MEM_ATOM_MAX,
+	MEM_ATOM_LOAD,	/* an atomic load: returns the word, writes nothing */
+	MEM_ATOM_STORE, /* an atomic store of a: returns the old word */
+};
+#define MEM_ATOM_LAST MEM_ATOM_STORE
+
+/* Scopes of HSA/OpenCL 2.0 (work-group, agent = device, system = all devices) plus the remote
+ * agent scope of remote scope promotion (Orr et al., ASPLOS 2015): an agent-scope operation
+ * that also synchronizes with work-group-scope operations on other CUs. A protocol that does not
+ * promote scopes performs it as agent scope (mem_scope_base). */
+enum mem_scope { MEM_SCOPE_WG = 0, MEM_SCOPE_DEVICE, MEM_SCOPE_SYSTEM, MEM_SCOPE_DEVICE_REMOTE };
+/* C11/OpenCL orders. seq_cst acquires and releases, and the warp waits for it to be performed
+ * before its next access (a full fence around it). */
+enum mem_order {
+	MEM_ORDER_RELAXED = 0,
+	MEM_ORDER_ACQUIRE,
+	MEM_ORDER_RELEASE,
+	MEM_ORDER_ACQ_REL,
+	MEM_ORDER_SEQ_CST,
 };
 
-enum mem_scope { MEM_SCOPE_WG = 0, MEM_SCOPE_DEVICE, MEM_SCOPE_SYSTEM };
-enum mem_order { MEM_ORDER_RELAXED = 0, MEM_ORDER_ACQUIRE, MEM_ORDER_RELEASE, MEM_ORDER_ACQ_REL };
+/* PTX cache operators of loads and stores: .ca caches at every level (the default), .cg at the
+ * L2 only (the access bypasses the L1), .cv fetches again (a volatile load: never served from
+ * the L1). */
+enum mem_cache_op { MEM_CO_CA = 0, MEM_CO_CG, MEM_CO_CV };
+
+static inline int mem_order_acquires(unsigned order)
+{
+	return order == MEM_ORDER_ACQUIRE || order == MEM_ORDER_ACQ_REL ||
+	       order == MEM_ORDER_SEQ_CST;
+}
+
+static inline int mem_order_releases(unsigned order)
+{
+	return order == MEM_ORDER_RELEASE || order == MEM_ORDER_ACQ_REL ||
+	       order == MEM_ORDER_SEQ_CST;
+}
+
+/* The scope a protocol without scope promotion performs an operation at. */
+static inline unsigned mem_scope_base(unsigned scope)
+{
+	return scope == MEM_SCOPE_DEVICE_REMOTE ? MEM_SCOPE_DEVICE : scope;
+}
+
+/* Whether an atomic changes memory (an atomic load does not: no dirty line, no write seen). */
+static inline int mem_atomic_writes(unsigned op)
+{
+	return op != MEM_ATOM_LOAD;
+}
 
 struct mem_msg {
 	struct tlm_payload p;  /* first: container_of(p) is the message */
@@ -79,8 +124,16 @@ struct mem_atom_lanes {
 		uint8_t lane;
 		uint64_t a, b; /* operands (CAS: compare, swap) */
 		uint64_t old;  /* result */
-	} lane[32];
+	} lane[MEM_LANES_MAX];
 };
+
+/* Bytes an atomic request carries: each lane's operands (CAS two, a load none) and its offset. */
+static inline uint16_t mem_atom_req_bytes(const struct mem_atom_lanes *al)
+{
+	unsigned operands = al->op == MEM_ATOM_CAS ? 2 : al->op == MEM_ATOM_LOAD ? 0 : 1;
+
+	return (uint16_t)(al->n * al->bytes * operands + al->n);
+}
 
 static inline struct mem_msg *mem_msg_of(struct tlm_payload *p)
 {

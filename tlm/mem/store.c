@@ -238,7 +238,10 @@ uint64_t mem_atomic_apply(void *p, unsigned bytes, unsigned op, uint64_t a, uint
 	case MEM_ATOM_MAX:
 		nv = a > old ? a : old;
 		break;
-	default:
+	case MEM_ATOM_STORE:
+		nv = a;
+		break;
+	default: /* MEM_ATOM_LOAD */
 		nv = old;
 		break;
 	}

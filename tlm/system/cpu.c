@@ -687,6 +687,7 @@ static int apu_side_load(struct cpu_sys *g, struct cs_err *err)
 	g->gpu = a;
 	if ((rc = cs_config_section(c, &gpu_params, &a->cfg, err)) ||
 	    (rc = cs_config_section(c, &gpu_core_params, &a->core, err)) ||
+	    (rc = gpu_core_cfg_check(&a->core, c, err)) ||
 	    (rc = cs_params_defaults(&gpu_l1_params, &a->l1, err)))
 		return rc;
 	if (g->sc.memory != CPUS_MEM_APU) {

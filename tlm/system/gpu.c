@@ -441,6 +441,7 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 
 		if (rc)
 			return gh_fail(h, "recording: out of memory");
+		g->rec_k->lanes = gpu_kernel_lanes(k);
 	}
 	r = &g->kernels[g->nkernels++];
 	/* a run that fails inside the kernel never closes its books: its figures stay 0 */
@@ -582,6 +583,11 @@ unsigned gh_sms(const struct gpu_host *h)
 	return ((const struct gpu_sys *)h)->ctx.sms;
 }
 
+unsigned gh_lanes(const struct gpu_host *h)
+{
+	return (unsigned)((const struct gpu_sys *)h)->core.lanes;
+}
+
 unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k)
 {
 	return gpu_sm_max_ctas(&((const struct gpu_sys *)h)->core, k);
@@ -691,6 +697,8 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 		if (rc)
 			return rc;
 	}
+	if ((rc = gpu_core_cfg_check(&g->core, cfg, err)))
+		return rc;
 	if (g->l2.banks % g->l2.banks_per_channel) {
 		cs_config_origin(cfg, "l2", "banks_per_channel", where, sizeof(where));
 		return cs_err_set(err, -CS_ECONFIG,
@@ -739,11 +747,12 @@ static void record_op(void *gpu, uint64_t gwid, const struct sm_op_view *v)
 	op.scope = v->scope;
 	op.order = v->order;
 	op.want_old = v->want_old;
+	op.cop = v->kind == TRACE_ATOM ? 0 : v->cop;
 	op.mask = v->mask;
 	op.cycles = v->cycles;
 	if (v->kind == TRACE_LD || v->kind == TRACE_ST || v->kind == TRACE_ATOM) {
-		for (uint32_t m = v->mask; m; m &= m - 1) {
-			unsigned l = (unsigned)__builtin_ctz(m);
+		for (uint64_t m = v->mask; m; m &= m - 1) {
+			unsigned l = (unsigned)__builtin_ctzll(m);
 
 			op.addr[l] = v->addr[l];
 			if (v->kind == TRACE_ST)

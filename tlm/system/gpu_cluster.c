@@ -187,7 +187,17 @@ struct gpu_sm *gpu_cluster_sm(struct gpu_cluster *c, unsigned i)
 int gpu_cluster_check_fit(struct gpu_cluster *c, const struct gpu_kernel *k)
 {
 	char msg[400];
+	unsigned lanes = gpu_kernel_lanes(k);
 
+	if ((lanes != 32 && lanes != 64) || lanes > c->core->lanes) {
+		snprintf(
+		    msg, sizeof(msg),
+		    "kernel '%s' has %u-lane wavefronts: the machine runs 32%s (core.lanes %" PRIu64
+		    ")",
+		    k->name, lanes, c->core->lanes == 64 ? " or 64" : "", c->core->lanes);
+		c->env.fail(c->env.owner, -CS_ECONFIG, msg);
+		return -CS_ECONFIG;
+	}
 	if (gpu_sm_max_ctas(c->core, k))
 		return 0;
 	snprintf(msg, sizeof(msg),

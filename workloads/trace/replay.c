@@ -18,8 +18,8 @@ static void replay_warp(struct gpu_warp *w)
 	const struct replay_kernel *a = gw_args(w);
 	uint64_t gwid = gw_gwid(w);
 	struct trace_cursor c;
-	struct trace_op *op = malloc(sizeof(*op)); /* 800 B: off the coroutine's stack */
-	uint64_t out[WARP_LANES];
+	struct trace_op *op = malloc(sizeof(*op)); /* 1.6 KB: off the coroutine's stack */
+	uint64_t out[WARP_LANES_MAX];
 	int rc;
 
 	if (!op) {
@@ -29,14 +29,16 @@ static void replay_warp(struct gpu_warp *w)
 	trace_cursor_init(&c, &a->k->warp[gwid]);
 	while ((rc = trace_next(&c, op)) > 0) {
 		if (op->kind == TRACE_LD || op->kind == TRACE_ST || op->kind == TRACE_ATOM)
-			for (uint32_t m = op->mask; m; m &= m - 1)
-				op->addr[__builtin_ctz(m)] += a->reloc;
+			for (uint64_t m = op->mask; m; m &= m - 1)
+				op->addr[__builtin_ctzll(m)] += a->reloc;
 		switch (op->kind) {
 		case TRACE_LD:
-			gw_ldv(w, op->addr, op->mask, op->bytes, out);
+			gw_ldv_co(w, op->addr, op->mask, op->bytes, out,
+				  (enum mem_cache_op)op->cop);
 			break;
 		case TRACE_ST:
-			gw_stv(w, op->addr, op->mask, op->bytes, op->val);
+			gw_stv_co(w, op->addr, op->mask, op->bytes, op->val,
+				  (enum mem_cache_op)op->cop);
 			break;
 		case TRACE_ATOM:
 			gw_atomv(w, (enum mem_atomic_op)op->atom_op, op->addr, op->mask,
@@ -91,6 +93,7 @@ static int replay_main(struct gpu_host *h)
 		    .fn = replay_warp,
 		    .args = &rk,
 		    .cta_sm = e->kernel.cta_sm,
+		    .lanes = e->kernel.lanes,
 		};
 		rc = gh_launch(h, &k);
 		if (rc)

@@ -4,17 +4,22 @@
  *
  * Op encoding (one op, all integers LEB128 varints unless said otherwise; zz() = zigzag):
  *   byte 0: bits 0-2 kind (enum trace_op_kind), bit 3 stride mode (LD/ST/ATOM), bits 4-6
- *           log2(bytes) (LD/ST/ATOM), bit 7 zero. Other kinds: bits 3-7 zero.
- *   LD/ST/ATOM: mask (1..2^32-1); zz(first active lane's address - prev_addr) (64-bit
+ *           log2(bytes) (LD/ST/ATOM), bit 7 an extension byte follows (LD/ST/ATOM, format 2).
+ *           Other kinds: bits 3-7 zero.
+ *   extension (only when not all zero): bits 0-1 cache operator (LD/ST), bit 2 order bit 2
+ *           (ST/ATOM: seq_cst), bits 3-7 zero.
+ *   LD/ST/ATOM: mask (1..2^64-1); zz(first active lane's address - prev_addr) (64-bit
  *           wrapping difference; prev_addr is the previous LD/ST/ATOM's first address in the
  *           same stream, 0 at the start); then either, in stride mode (>= 2 active lanes, every
  *           next active lane = previous active lane + a constant), zz(stride), or one
  *           zz(lane - previous active lane) per further active lane, in lane order.
- *     ST:   one byte scope | order << 2; one value per active lane (low `bytes` bytes, 8 at
- *           most).
- *     ATOM: one byte atom_op | want_old << 3 | scope << 4 | order << 6 (bytes 4 or 8); one
- *           operand a per active lane; CAS: one operand b per active lane.
- *   FENCE: one byte scope | order << 2 (order acquire, release or acq_rel).
+ *     ST:   one byte scope | (order & 3) << 2; one value per active lane (low `bytes` bytes, 8
+ *           at most).
+ *     ATOM: one byte atom_op | want_old << 3 | scope << 4 | (order & 3) << 6 (bytes 4 or 8);
+ *           one operand a per active lane (none for LOAD); CAS: one operand b per active lane.
+ *   FENCE: one byte scope | order << 2 (order acquire, release, acq_rel or seq_cst).
+ * Format 1 streams are format 2 streams without extension bytes, 32 lanes, seq_cst, remote
+ * scope or atomic loads and stores: the decoder reads both.
  *   COMPUTE: cycles (>= 1).
  *   BAR, SMEM: nothing more.
  * The decoder accepts exactly what the encoder writes (values above the width, unused bits,
@@ -33,7 +38,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#define OP_MAX_BYTES (1 + 5 + 10 + 31 * 10 + 1 + 32 * 10 + 32 * 10)
+#define OP_MAX_BYTES (1 + 1 + 10 + 10 + 63 * 10 + 1 + 64 * 10 + 64 * 10)
 #define HDR_BYTES    24
 static const char trace_magic[8] = {'C', 'S', 'T', 'R', 'A', 'C', 'E', '\0'};
 
@@ -140,10 +145,11 @@ static int buf_reserve(struct trace_buf *b, size_t n)
 int trace_buf_put(struct trace_buf *b, const struct trace_op *op)
 {
 	uint8_t tmp[OP_MAX_BYTES];
-	unsigned lane[WARP_LANES], k = 0;
+	unsigned lane[WARP_LANES_MAX], k = 0;
 	size_t n = 0;
 	uint64_t first = 0;
 	int lg, stride = 0, r;
+	uint8_t ext = 0;
 
 	switch (op->kind) {
 	case TRACE_LD:
@@ -155,14 +161,17 @@ int trace_buf_put(struct trace_buf *b, const struct trace_op *op)
 		if (lg < 0 || !op->mask)
 			return -CS_EINVAL;
 		if (op->kind != TRACE_LD &&
-		    (op->scope > MEM_SCOPE_SYSTEM || op->order > MEM_ORDER_ACQ_REL))
+		    (op->scope > MEM_SCOPE_DEVICE_REMOTE || op->order > MEM_ORDER_SEQ_CST))
 			return -CS_EINVAL;
 		if (op->kind == TRACE_ATOM &&
 		    ((op->bytes != 4 && op->bytes != 8) || op->atom_op < MEM_ATOM_ADD ||
-		     op->atom_op > MEM_ATOM_MAX || op->want_old > 1))
+		     op->atom_op > MEM_ATOM_LAST || op->want_old > 1))
 			return -CS_EINVAL;
-		for (unsigned i = 0; i < WARP_LANES; i++)
-			if (op->mask & (1u << i))
+		if (op->cop > MEM_CO_CV || (op->kind == TRACE_ATOM && op->cop))
+			return -CS_EINVAL;
+		ext = (uint8_t)(op->cop | (op->kind != TRACE_LD && (op->order & 4) ? 4 : 0));
+		for (unsigned i = 0; i < WARP_LANES_MAX; i++)
+			if (op->mask & (1ull << i))
 				lane[k++] = i;
 		first = op->addr[lane[0]];
 		if (k >= 2) {
@@ -173,7 +182,9 @@ int trace_buf_put(struct trace_buf *b, const struct trace_op *op)
 				if (op->addr[lane[j]] - op->addr[lane[j - 1]] != s)
 					stride = 0;
 		}
-		tmp[n++] = (uint8_t)(op->kind | (stride ? 0x08 : 0) | (lg << 4));
+		tmp[n++] = (uint8_t)(op->kind | (stride ? 0x08 : 0) | (lg << 4) | (ext ? 0x80 : 0));
+		if (ext)
+			tmp[n++] = ext;
 		n += put_varint(tmp + n, op->mask);
 		n += put_varint(tmp + n, zz(first - b->prev_addr));
 		if (stride)
@@ -183,13 +194,13 @@ int trace_buf_put(struct trace_buf *b, const struct trace_op *op)
 				n += put_varint(tmp + n,
 						zz(op->addr[lane[j]] - op->addr[lane[j - 1]]));
 		if (op->kind == TRACE_ST) {
-			tmp[n++] = (uint8_t)(op->scope | op->order << 2);
+			tmp[n++] = (uint8_t)(op->scope | (op->order & 3) << 2);
 			for (unsigned j = 0; j < k; j++)
 				n += put_varint(tmp + n, op->val[lane[j]] & vm);
 		} else if (op->kind == TRACE_ATOM) {
 			tmp[n++] = (uint8_t)(op->atom_op | op->want_old << 3 | op->scope << 4 |
-					     op->order << 6);
-			for (unsigned j = 0; j < k; j++)
+					     (op->order & 3) << 6);
+			for (unsigned j = 0; op->atom_op != MEM_ATOM_LOAD && j < k; j++)
 				n += put_varint(tmp + n, op->val[lane[j]] & vm);
 			if (op->atom_op == MEM_ATOM_CAS)
 				for (unsigned j = 0; j < k; j++)
@@ -198,8 +209,8 @@ int trace_buf_put(struct trace_buf *b, const struct trace_op *op)
 		break;
 	}
 	case TRACE_FENCE:
-		if (op->scope > MEM_SCOPE_SYSTEM || op->order < MEM_ORDER_ACQUIRE ||
-		    op->order > MEM_ORDER_ACQ_REL)
+		if (op->scope > MEM_SCOPE_DEVICE_REMOTE || op->order < MEM_ORDER_ACQUIRE ||
+		    op->order > MEM_ORDER_SEQ_CST)
 			return -CS_EINVAL;
 		tmp[n++] = TRACE_FENCE;
 		tmp[n++] = (uint8_t)(op->scope | op->order << 2);
@@ -240,19 +251,30 @@ void trace_cursor_init(struct trace_cursor *c, const struct trace_buf *b)
 static int decode_mem(const uint8_t **pp, const uint8_t *end, uint8_t head, uint64_t *prev,
 		      struct trace_op *op)
 {
-	unsigned lane[WARP_LANES], k = 0, lg = (head >> 4) & 7;
+	unsigned lane[WARP_LANES_MAX], k = 0, lg = (head >> 4) & 7;
 	uint64_t v, vm;
 	int stride = !!(head & 0x08);
+	uint8_t ext = 0;
 
-	if ((head & 0x80) || lg > 4)
+	if (lg > 4)
 		return -1;
+	if (head & 0x80) {
+		if (*pp >= end)
+			return -1;
+		ext = *(*pp)++;
+		/* only what the encoder writes: a non-zero byte of known bits for the kind */
+		if (!ext || (ext & 0xf8) || (ext & 3) > MEM_CO_CV ||
+		    (op->kind == TRACE_ATOM && (ext & 3)) || (op->kind == TRACE_LD && (ext & 4)))
+			return -1;
+		op->cop = ext & 3;
+	}
 	op->bytes = (uint8_t)(1u << lg);
 	vm = value_mask(op->bytes);
-	if (get_varint(pp, end, &v) || !v || v > UINT32_MAX)
+	if (get_varint(pp, end, &v) || !v)
 		return -1;
-	op->mask = (uint32_t)v;
-	for (unsigned i = 0; i < WARP_LANES; i++)
-		if (op->mask & (1u << i))
+	op->mask = v;
+	for (unsigned i = 0; i < WARP_LANES_MAX; i++)
+		if (op->mask & (1ull << i))
 			lane[k++] = i;
 	if (stride && k < 2)
 		return -1;
@@ -277,10 +299,12 @@ static int decode_mem(const uint8_t **pp, const uint8_t *end, uint8_t head, uint
 		if (*pp >= end)
 			return -1;
 		so = *(*pp)++;
-		if ((so & 3) > MEM_SCOPE_SYSTEM || (so & 0xf0))
+		if (so & 0xf0)
 			return -1;
 		op->scope = so & 3;
-		op->order = (so >> 2) & 3;
+		op->order = (uint8_t)(((so >> 2) & 3) | (ext & 4));
+		if (op->order > MEM_ORDER_SEQ_CST)
+			return -1;
 		for (unsigned j = 0; j < k; j++) {
 			if (get_varint(pp, end, &v) || v > vm)
 				return -1;
@@ -297,11 +321,10 @@ static int decode_mem(const uint8_t **pp, const uint8_t *end, uint8_t head, uint
 		op->atom_op = a & 7;
 		op->want_old = (a >> 3) & 1;
 		op->scope = (a >> 4) & 3;
-		op->order = (a >> 6) & 3;
-		if (op->atom_op < MEM_ATOM_ADD || op->atom_op > MEM_ATOM_MAX ||
-		    op->scope > MEM_SCOPE_SYSTEM)
+		op->order = (uint8_t)(((a >> 6) & 3) | (ext & 4));
+		if (op->atom_op < MEM_ATOM_ADD || op->order > MEM_ORDER_SEQ_CST)
 			return -1;
-		for (unsigned j = 0; j < k; j++) {
+		for (unsigned j = 0; op->atom_op != MEM_ATOM_LOAD && j < k; j++) {
 			if (get_varint(pp, end, &v) || v > vm)
 				return -1;
 			op->val[lane[j]] = v;
@@ -339,8 +362,8 @@ int trace_next(struct trace_cursor *c, struct trace_op *op)
 		if ((head & 0xf8) || p >= c->end)
 			goto bad;
 		op->scope = *p & 3;
-		op->order = (*p >> 2) & 3;
-		if ((*p & 0xf0) || op->scope > MEM_SCOPE_SYSTEM || op->order < MEM_ORDER_ACQUIRE)
+		op->order = (*p >> 2) & 7;
+		if ((*p & 0xe0) || op->order < MEM_ORDER_ACQUIRE || op->order > MEM_ORDER_SEQ_CST)
 			goto bad;
 		p++;
 		break;
@@ -472,6 +495,7 @@ int trace_add_kernel(struct trace *t, const char *name, unsigned ctas, unsigned 
 	k->warps_per_cta = warps_per_cta;
 	k->regs_per_thread = regs_per_thread;
 	k->smem_bytes = smem_bytes;
+	k->lanes = WARP_LANES;
 	t->nev++;
 	if (out)
 		*out = k;
@@ -587,6 +611,7 @@ static int build_body(const struct trace *t, struct wbuf *w)
 			w_int(w, k->warps_per_cta, 4);
 			w_int(w, k->regs_per_thread, 4);
 			w_int(w, k->smem_bytes, 4);
+			w_int(w, k->lanes, 1);
 			w_int(w, k->cta_sm != NULL, 1);
 			if (k->cta_sm)
 				for (unsigned c = 0; c < k->ctas; c++)
@@ -719,8 +744,8 @@ static int r_str(struct rbuf *r, char *dst, size_t cap)
 	return 0;
 }
 
-static int parse_body(const char *path, const uint8_t *body, size_t len, struct trace *t,
-		      struct cs_err *err)
+static int parse_body(const char *path, unsigned ver, const uint8_t *body, size_t len,
+		      struct trace *t, struct cs_err *err)
 {
 	struct rbuf r = {body, body + len};
 	char *name = NULL;
@@ -752,7 +777,7 @@ static int parse_body(const char *path, const uint8_t *body, size_t len, struct 
 			if (has)
 				r.p += n;
 		} else if (tag == TRACE_EV_KERNEL) {
-			uint64_t nlen, ctas, wpc, regs, smem, has, nw;
+			uint64_t nlen, ctas, wpc, regs, smem, lanes = 32, has, nw;
 			struct trace_kernel *k;
 
 			if (r_int(&r, 4, &nlen) || nlen > r_left(&r))
@@ -765,8 +790,9 @@ static int parse_body(const char *path, const uint8_t *body, size_t len, struct 
 			name[nlen] = '\0';
 			r.p += nlen;
 			if (r_int(&r, 4, &ctas) || r_int(&r, 4, &wpc) || r_int(&r, 4, &regs) ||
-			    r_int(&r, 4, &smem) || r_int(&r, 1, &has) || has > 1 || !ctas || !wpc ||
-			    (has && ctas * 2 > r_left(&r))) {
+			    r_int(&r, 4, &smem) || (ver >= 2 && r_int(&r, 1, &lanes)) ||
+			    (lanes != 32 && lanes != 64) || r_int(&r, 1, &has) || has > 1 ||
+			    !ctas || !wpc || (has && ctas * 2 > r_left(&r))) {
 				ret = cs_err_set(err, -CS_EINVAL,
 						 "%s: corrupt: kernel %u: bad kernel header", path,
 						 nk);
@@ -800,6 +826,7 @@ static int parse_body(const char *path, const uint8_t *body, size_t len, struct 
 				cs_err_set(err, ret, "%s: out of memory", path);
 				goto fail;
 			}
+			k->lanes = (unsigned)lanes;
 			free(name);
 			free(sm);
 			name = NULL;
@@ -870,9 +897,10 @@ static int load_cstrace(const char *path, const uint8_t *data, size_t size, stru
 	ver = le_get(data + 8, 4);
 	flags = le_get(data + 12, 4);
 	blen = le_get(data + 16, 8);
-	if (ver != TRACE_FORMAT_VERSION)
-		return cs_err_set(err, -CS_EUNSUP, "%s: format version %llu, this build reads %d",
-				  path, (unsigned long long)ver, TRACE_FORMAT_VERSION);
+	if (ver < 1 || ver > TRACE_FORMAT_VERSION)
+		return cs_err_set(err, -CS_EUNSUP,
+				  "%s: format version %llu, this build reads 1 to %d", path,
+				  (unsigned long long)ver, TRACE_FORMAT_VERSION);
 	if (flags)
 		return cs_err_set(err, -CS_EUNSUP, "%s: unknown flags 0x%llx", path,
 				  (unsigned long long)flags);
@@ -942,7 +970,7 @@ static int load_cstrace(const char *path, const uint8_t *data, size_t size, stru
 		cs_err_set(err, r, "%s: out of memory", path);
 		goto out;
 	}
-	r = parse_body(path, body, ob.pos, t, err);
+	r = parse_body(path, (unsigned)ver, body, ob.pos, t, err);
 	if (r) {
 		trace_free(t);
 		goto out;

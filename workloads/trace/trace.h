@@ -25,7 +25,7 @@
 #include "util/error.h"
 #include "workloads/gpu_api.h"
 
-#define TRACE_FORMAT_VERSION 1
+#define TRACE_FORMAT_VERSION 2 /* reads 1 too: its ops are a subset, its kernels 32 lanes */
 
 enum trace_op_kind {
 	TRACE_LD = 1,  /* per-lane load */
@@ -46,11 +46,12 @@ struct trace_op {
 	uint8_t scope;	  /* ST/ATOM/FENCE: enum mem_scope */
 	uint8_t order;	  /* ST/ATOM/FENCE: enum mem_order */
 	uint8_t want_old; /* ATOM: the warp waits for the old values */
-	uint32_t mask;	  /* LD/ST/ATOM: active lanes (never 0) */
+	uint8_t cop;	  /* LD/ST: enum mem_cache_op */
+	uint64_t mask;	  /* LD/ST/ATOM: active lanes (never 0) */
 	uint64_t cycles;  /* COMPUTE: >= 1 */
-	uint64_t addr[WARP_LANES];
-	uint64_t val[WARP_LANES]; /* ST: the value (low `bytes` bytes; 16-byte lanes keep 8) */
-	uint64_t b[WARP_LANES];
+	uint64_t addr[WARP_LANES_MAX];
+	uint64_t val[WARP_LANES_MAX]; /* ST: the value (low `bytes` bytes; 16-byte lanes keep 8) */
+	uint64_t b[WARP_LANES_MAX];
 };
 
 /* A growable byte buffer holding one warp's encoded ops. */
@@ -85,6 +86,7 @@ struct trace_copy {
 struct trace_kernel {
 	char *name;
 	unsigned ctas, warps_per_cta, regs_per_thread, smem_bytes;
+	unsigned lanes;		/* wavefront width: 32 (trace_add_kernel's) or 64 */
 	uint16_t *cta_sm;	/* placement (CTA i on SM cta_sm[i]); NULL: round robin */
 	struct trace_buf *warp; /* ctas * warps_per_cta streams, by global warp id */
 };

@@ -245,6 +245,8 @@ static void perform_atomic(struct apu_tcc *c, struct cache_line *l, struct mem_m
 		struct mem_atom_lane *ln = &al->lane[i];
 
 		ln->old = mem_atomic_apply(l->data + ln->offset, al->bytes, al->op, ln->a, ln->b);
+		if (!mem_atomic_writes(al->op))
+			continue;
 		mask |= (al->bytes == 8 ? 0xffull : 0xfull) << ln->offset;
 		if (report(c)) {
 			uint64_t v = 0;
@@ -256,7 +258,9 @@ static void perform_atomic(struct apu_tcc *c, struct cache_line *l, struct mem_m
 	cache_touch(c->cache, l);
 	(*c->st.atomics_tcc)++;
 	answer_tcp(c, m->src, m->p.addr, m->txn, APU_TCCDATA, NULL, c->cfg->tcc.atomic_latency);
-	if (c->wb) {
+	if (!mask) {
+		/* an atomic load: nothing written */
+	} else if (c->wb) {
 		l->state = TCC_M;
 		l->meta[1] |= mask;
 	} else {

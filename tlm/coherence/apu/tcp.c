@@ -224,8 +224,8 @@ static bool is_slc(const struct gpu_access *a)
 
 static bool is_glc_load(const struct gpu_access *a)
 {
-	return a->kind == GPU_ACC_LD && a->scope == MEM_SCOPE_DEVICE &&
-	       (a->order == MEM_ORDER_ACQUIRE || a->order == MEM_ORDER_ACQ_REL);
+	return a->kind == GPU_ACC_LD && mem_scope_base(a->scope) == MEM_SCOPE_DEVICE &&
+	       mem_order_acquires(a->order);
 }
 
 static struct apu_ext *ext(const struct gpu_l1 *t, const struct mem_msg *m)
@@ -712,8 +712,8 @@ static void tcp_kernel_end(struct gpu_l1 *t, void (*cb)(void *), void *arg)
 
 static sim_time_t tcp_fence(struct gpu_l1 *t, unsigned warp, uint8_t order, uint8_t scope)
 {
-	bool acq = order == MEM_ORDER_ACQUIRE || order == MEM_ORDER_ACQ_REL;
-	bool rel = order == MEM_ORDER_RELEASE || order == MEM_ORDER_ACQ_REL;
+	bool acq = mem_order_acquires(order);
+	bool rel = mem_order_releases(order);
 
 	if (scope == MEM_SCOPE_WG)
 		return 0; /* one TCP per CU: a work-group sees its CU's TCP */
