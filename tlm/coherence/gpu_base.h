@@ -29,7 +29,7 @@ extern const char *const gpu_base_msg_names[];
  * requester, only the sender counts it. */
 #define GPU_TXN_WRITEBACK 0x80000000u
 /* an L1's read that does not fill it (a .cg or .cv load): txn is the SM's request id */
-#define GPU_TXN_UNCACHED 0x40000000u
+#define GPU_TXN_UNCACHED  0x40000000u
 
 extern const struct gpu_l1_ops gpu_l1_bypass_ops; /* no L1: every access goes to the L2 */
 extern const struct gpu_l1_ops gpu_l1_nc_ops;	  /* L1 without coherence */
