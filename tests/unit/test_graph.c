@@ -1,7 +1,9 @@
 /*
- * tests/unit/test_graph.c - the graph inputs (workloads/graph): CSR building and statistics on
- * hand-made graphs; Matrix Market and DIMACS .gr files: round trips, the variants read, every
- * kind of bad file with its line, and damaged files that must never crash the reader.
+ * tests/unit/test_graph.c - the graph inputs (workloads/graph, docs/graphs.md): CSR building
+ * and statistics on hand-made graphs; every generator's node and entry counts (exact), degree
+ * shape, locality and connectivity at small sizes, and determinism per seed; Matrix Market and
+ * DIMACS .gr files: round trips, the variants read, every kind of bad file with its line, and
+ * damaged files that must never crash the reader.
  */
 #include <check.h>
 #include <math.h>
@@ -46,6 +48,15 @@ static struct graph *random_graph(uint32_t n, uint32_t m, uint64_t seed)
 	}
 	ck_assert_msg(graph_build(n, &edges, true, &g, NULL, &err) == 0, "%s", err.msg);
 	graph_edges_free(&edges);
+	return g;
+}
+
+static struct graph *generate(enum graph_shape s, uint32_t n, uint64_t seed)
+{
+	struct graph *g = NULL;
+	struct cs_err err = {0};
+
+	ck_assert_msg(graph_generate(s, n, seed, &g, &err) == 0, "%s", err.msg);
 	return g;
 }
 
@@ -195,6 +206,214 @@ START_TEST(test_set_weights)
 }
 END_TEST
 
+/* ---- generators ----------------------------------------------------------------------------- */
+
+/* Node and entry counts: exact (the generators stop at the target); the mean degree of the
+ * original kept within 0.5% (rounding to an even entry count) except ecology1, whose mesh loses
+ * degree on its border at small sizes. */
+START_TEST(test_gen_counts)
+{
+	static const uint32_t sizes[] = {GRAPH_MIN_NODES, 2048, 16384};
+
+	for (int s = 0; s < GRAPH_SHAPES; s++)
+		for (unsigned i = 0; i < 3; i++) {
+			const struct graph_original *o = graph_original(s);
+			uint32_t n = graph_shape_nodes(s, sizes[i]);
+			struct graph *g = generate(s, sizes[i], 7);
+			double mean = (double)graph_entries(g) / graph_nodes(g);
+
+			ck_assert_uint_eq(graph_nodes(g), n);
+			ck_assert_uint_eq(graph_entries(g), graph_shape_entries(s, n));
+			if (s != GRAPH_ECOLOGY1 && n >= 2048)
+				ck_assert_msg(fabs(mean / ((double)o->entries / o->nodes) - 1) <
+						  0.005,
+					      "%s at %u: mean degree %.3f", o->name, n, mean);
+			ck_assert_ptr_nonnull(graph_weight(g));
+			assert_well_formed(g);
+			graph_free(g);
+		}
+}
+END_TEST
+
+START_TEST(test_gen_road)
+{
+	for (int s = GRAPH_USA_ROAD_BAY; s <= GRAPH_USA_ROAD_COL; s++) {
+		struct graph *g = generate(s, 16384, 3);
+		struct graph_stats st = stats_of(g);
+		const uint32_t *w = graph_weight(g);
+		uint64_t hist[10];
+
+		ck_assert_uint_le(st.max_degree, 8); /* a planar near-grid */
+		ck_assert_uint_ge(st.min_degree, 1);
+		ck_assert(st.mean_degree >= 2.4 && st.mean_degree <= 2.8);
+		ck_assert_uint_eq(st.components, 1);
+		/* row-major on a 128-wide grid: neighbours 1 or about 128 ids apart */
+		ck_assert_uint_le(st.max_span, 2 * 128 + 1);
+		ck_assert(st.near_fraction > 0.4);
+		graph_degree_hist(g, hist, 10);
+		ck_assert_msg(hist[1] < graph_nodes(g) / 4 && hist[3] > graph_nodes(g) / 5,
+			      "dead ends %lu, junctions %lu", (unsigned long)hist[1],
+			      (unsigned long)hist[3]);
+		/* lengths: neighbours 0.3 to 1.7 cells of 1000 apart on each axis */
+		for (uint32_t k = 0; k < graph_entries(g); k++)
+			if (w[k] < 300 || w[k] > 2405)
+				ck_abort_msg("entry %u: length %u", k, w[k]);
+		graph_free(g);
+	}
+}
+END_TEST
+
+/* ecology1 is the 5-point mesh exactly: every node's neighbours are its mesh neighbours. */
+START_TEST(test_gen_mesh_exact)
+{
+	struct graph *g = generate(GRAPH_ECOLOGY1, 4096, 1);
+	const uint32_t side = 64, *row = graph_row(g), *col = graph_col(g);
+	struct graph_stats st = stats_of(g);
+	uint64_t hist[6];
+
+	ck_assert_uint_eq(graph_nodes(g), side * side);
+	graph_degree_hist(g, hist, 6);
+	ck_assert_uint_eq(hist[2], 4);
+	ck_assert_uint_eq(hist[3], 4 * (side - 2));
+	ck_assert_uint_eq(hist[4], (side - 2) * (side - 2));
+	ck_assert_uint_eq(hist[0] + hist[1] + hist[5], 0);
+	for (uint32_t v = 0; v < side * side; v++) {
+		uint32_t want[4], n = 0;
+
+		if (v >= side)
+			want[n++] = v - side;
+		if (v % side)
+			want[n++] = v - 1;
+		if (v % side + 1 < side)
+			want[n++] = v + 1;
+		if (v + side < side * side)
+			want[n++] = v + side;
+		if (row[v + 1] - row[v] != n || memcmp(col + row[v], want, n * sizeof(*want)))
+			ck_abort_msg("node %u: not its mesh neighbours", v);
+	}
+	ck_assert_uint_eq(st.max_span, side);
+	ck_assert_uint_eq(graph_shape_nodes(GRAPH_ECOLOGY1, 1000000), 1000000);
+	ck_assert_uint_eq(graph_shape_entries(GRAPH_ECOLOGY1, 1000000), 3996000);
+	graph_free(g);
+}
+END_TEST
+
+/* Power laws: a few hubs hold many entries (top 1% >= 5% of them, a road or mesh has 1-2%), the
+ * largest degree is far above the mean. */
+START_TEST(test_gen_heavy_tails)
+{
+	struct graph *co = generate(GRAPH_COAUTHORS_DBLP, 16384, 5);
+	struct graph *dic = generate(GRAPH_DICTIONARY28, 16384, 5);
+	struct graph *road = generate(GRAPH_USA_ROAD_BAY, 16384, 5);
+	struct graph_stats a = stats_of(co), b = stats_of(dic), r = stats_of(road);
+
+	ck_assert(a.top1_share > 0.08 && a.max_degree > 20 * a.mean_degree);
+	ck_assert(b.top1_share > 0.05 && b.max_degree > 10 * b.mean_degree);
+	ck_assert(r.top1_share < 0.03);
+	/* co-authorship: connected like the original, mostly local (communities of ids) but with
+	 * a share of far links */
+	ck_assert_uint_eq(a.components, 1);
+	ck_assert(a.near_fraction > 0.15 && a.near_fraction < 0.6);
+	ck_assert(a.mean_span > 4 * r.mean_span);
+	graph_free(co);
+	graph_free(dic);
+	graph_free(road);
+}
+END_TEST
+
+/* dictionary28's component structure, scaled: 17 903 components at full size, the largest 47%
+ * of the nodes; many isolated words. */
+START_TEST(test_gen_dictionary_components)
+{
+	static const uint32_t sizes[] = {16384, 52652};
+
+	for (unsigned i = 0; i < 2; i++) {
+		uint32_t n = sizes[i];
+		struct graph *g = generate(GRAPH_DICTIONARY28, n, 11);
+		struct graph_stats s = stats_of(g);
+		double comps = 17903.0 * n / 52652, giant = 24831.0 * n / 52652;
+
+		ck_assert_msg(fabs(s.components / comps - 1) < 0.01, "%u components", s.components);
+		ck_assert_msg(fabs(s.largest_component / giant - 1) < 0.02, "largest %u",
+			      s.largest_component);
+		ck_assert(s.isolated > n / 5 && s.isolated < n / 3);
+		graph_free(g);
+	}
+}
+END_TEST
+
+START_TEST(test_gen_c68_and_opf)
+{
+	struct graph *c = generate(GRAPH_C68, 16384, 9), *o = generate(GRAPH_OPF_10000, 16384, 9);
+	struct graph_stats cs = stats_of(c), os = stats_of(o);
+	uint32_t n = graph_nodes(c), top = 0;
+
+	/* c-68: banded (most entries near the diagonal), connected, a few dense rows at the end */
+	ck_assert_uint_eq(cs.components, 1);
+	ck_assert(cs.near_fraction > 0.8);
+	ck_assert(cs.max_degree > 50 * cs.mean_degree);
+	for (uint32_t v = 0; v < n; v++)
+		top = graph_degree(c, v) > graph_degree(c, top) ? v : top;
+	ck_assert_uint_ge(top, n - 8);
+	/* OPF: dense blocks of 4-5 variables (degree >= 3), local coupling, connected */
+	ck_assert_uint_ge(os.min_degree, 3);
+	ck_assert_uint_le(os.max_degree, 64);
+	ck_assert(os.near_fraction > 0.8);
+	ck_assert_uint_eq(os.components, 1);
+	graph_free(c);
+	graph_free(o);
+}
+END_TEST
+
+START_TEST(test_gen_deterministic)
+{
+	for (int s = 0; s < GRAPH_SHAPES; s++) {
+		struct graph *a = generate(s, 2048, 123), *b = generate(s, 2048, 123);
+		struct graph *c = generate(s, 2048, 124);
+
+		ck_assert_msg(graph_equal(a, b), "%s: same seed, different graph",
+			      graph_original(s)->name);
+		ck_assert_uint_eq(graph_digest(a), graph_digest(b));
+		ck_assert_msg(!graph_equal(a, c), "%s: another seed, the same graph",
+			      graph_original(s)->name);
+		/* the structure changes too, except for the mesh (only its weights) */
+		if (s != GRAPH_ECOLOGY1)
+			ck_assert(memcmp(graph_col(a), graph_col(c), graph_entries(a) * 4) != 0);
+		graph_free(a);
+		graph_free(b);
+		graph_free(c);
+	}
+}
+END_TEST
+
+START_TEST(test_gen_names_and_ranges)
+{
+	enum graph_shape s;
+	struct graph *g = NULL;
+	struct cs_err err = {0};
+
+	ck_assert_int_eq(graph_shape_find("USA-road-d.COL", &s, &err), 0);
+	ck_assert_int_eq(s, GRAPH_USA_ROAD_COL);
+	ck_assert_int_eq(graph_shape_find("opf_10000", &s, &err), 0);
+	ck_assert_int_eq(s, GRAPH_OPF_10000);
+	ck_assert_int_eq(graph_shape_find("ecology2", &s, &err), -CS_ENOENT);
+	ck_assert_msg(strstr(err.msg, "'ecology2'") && strstr(err.msg, "dictionary28"), "%s",
+		      err.msg);
+	ck_assert_int_eq(graph_generate(GRAPH_C68, GRAPH_MIN_NODES - 1, 1, &g, &err), -CS_ERANGE);
+	ck_assert_ptr_null(g);
+	ck_assert_int_eq(graph_generate(GRAPH_C68, 64811, 1, &g, &err), -CS_ERANGE);
+	ck_assert_msg(strstr(err.msg, "c-68") && strstr(err.msg, "64810"), "%s", err.msg);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_USA_ROAD_BAY, GRAPH_TIER_TINY), 2048);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_ECOLOGY1, GRAPH_TIER_TINY), 45 * 45);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_USA_ROAD_BAY, GRAPH_TIER_DEFAULT), 65536);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_OPF_10000, GRAPH_TIER_DEFAULT), 43887);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_USA_ROAD_COL, GRAPH_TIER_FULL), 435666);
+	for (int i = 0; i < GRAPH_SHAPES; i++) /* the full-size targets are the originals' */
+		ck_assert_uint_eq(graph_shape_entries(i, graph_original(i)->nodes),
+				  graph_original(i)->entries);
+}
+END_TEST
+
 /* ---- files ---------------------------------------------------------------------------------- */
 
 static char tmpdir[64];
@@ -259,6 +478,25 @@ START_TEST(test_mtx_round_trip)
 	ck_assert(graph_equal(g, h));
 	graph_free(g);
 	graph_free(h);
+}
+END_TEST
+
+/* Every shape's graph survives a Matrix Market round trip. */
+START_TEST(test_gen_files_round_trip)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/a.mtx", tmpdir);
+	for (int s = 0; s < GRAPH_SHAPES; s++) {
+		struct graph *g = generate(s, 2048, 2), *h = NULL;
+		struct cs_err err = {0};
+
+		ck_assert_msg(graph_write_mtx(g, path, &err) == 0, "%s", err.msg);
+		ck_assert_msg(graph_read_mtx(path, &h, NULL, &err) == 0, "%s", err.msg);
+		ck_assert_msg(graph_equal(g, h), "%s", graph_original(s)->name);
+		graph_free(g);
+		graph_free(h);
+	}
 }
 END_TEST
 
@@ -513,6 +751,18 @@ static Suite *graph_suite(void)
 	tcase_add_test(tc, test_set_weights);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("generators");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_gen_counts);
+	tcase_add_test(tc, test_gen_road);
+	tcase_add_test(tc, test_gen_mesh_exact);
+	tcase_add_test(tc, test_gen_heavy_tails);
+	tcase_add_test(tc, test_gen_dictionary_components);
+	tcase_add_test(tc, test_gen_c68_and_opf);
+	tcase_add_test(tc, test_gen_deterministic);
+	tcase_add_test(tc, test_gen_names_and_ranges);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("files");
 	tcase_set_timeout(tc, 300);
 	tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
@@ -521,6 +771,7 @@ static Suite *graph_suite(void)
 	tcase_add_test(tc, test_mtx_bad_files);
 	tcase_add_test(tc, test_gr_files);
 	tcase_add_test(tc, test_damaged_files);
+	tcase_add_test(tc, test_gen_files_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,7 @@
 /*
  * workloads/graph/graph.h - graph inputs for the graph workloads (Pannotia SSSP, color and
- * PageRank in seed 004's study): a CSR graph, a Matrix Market and DIMACS .gr reader, and
- * statistics.
+ * PageRank in seed 004's study): a CSR graph, seeded generators shaped like the study's nine
+ * inputs, a Matrix Market and DIMACS .gr reader, and statistics (docs/graphs.md).
  *
  * The graph is undirected as Pannotia uses its inputs: every edge {u, v} is stored twice, as
  * u -> v in row u and v -> u in row v, with the same weight; no self loops, no duplicates, each
@@ -10,7 +10,8 @@
  * the graph has none). "entries" is what a sparse-matrix collection calls nnz for a symmetric
  * pattern without its diagonal: twice the number of undirected edges.
  *
- * Functions return 0 or a negative code (util/error.h); the
+ * Everything is deterministic: the same seed gives the same graph bit for bit (splitmix64
+ * streams, workloads/wl_util.h). Functions return 0 or a negative code (util/error.h); the
  * readers fill a struct cs_err with one line naming the file, the line and the problem.
  */
 #ifndef COHSCOPE_WORKLOADS_GRAPH_GRAPH_H
@@ -93,6 +94,60 @@ int graph_stats(const struct graph *g, struct graph_stats *s);
 void graph_degree_hist(const struct graph *g, uint64_t *hist, uint32_t len);
 /* One line "nodes N entries E degree min/mean/max ... " for reports; returns buf. */
 char *graph_stats_line(const struct graph_stats *s, char *buf, size_t len);
+
+/* ---- the study's inputs and their generators ------------------------------------------------ */
+
+enum graph_shape {
+	GRAPH_USA_ROAD_BAY,   /* road network, San Francisco Bay Area (DIMACS 9) */
+	GRAPH_USA_ROAD_COL,   /* road network, Colorado (DIMACS 9) */
+	GRAPH_C68,	      /* GHS_indef/c-68, nonlinear optimization (KKT) matrix */
+	GRAPH_ECOLOGY1,	      /* McRae/ecology1, 1000 x 1000 5-point mesh */
+	GRAPH_COAUTHORS_DBLP, /* DIMACS10/coAuthorsDBLP, co-authorship */
+	GRAPH_DICTIONARY28,   /* Pajek/dictionary28, words one letter apart */
+	GRAPH_OPF_10000,      /* IPSO/OPF_10000, optimal power flow matrix */
+	GRAPH_SHAPES
+};
+
+/* Size tiers (workload.size, plus the original's size). */
+enum graph_tier { GRAPH_TIER_TINY, GRAPH_TIER_SMALL, GRAPH_TIER_DEFAULT, GRAPH_TIER_FULL };
+
+/* The original graph as Pannotia reads it (docs/graphs.md gives each number's source). */
+struct graph_original {
+	const char *name;  /* "usa-road-d.bay": what graph_shape_find takes */
+	const char *title; /* "USA-road-d.BAY" */
+	uint32_t nodes;	   /* rows */
+	uint32_t entries;  /* CSR entries after symmetrizing and dropping the diagonal */
+	const char *kind;  /* e.g. "road network" */
+	bool distances;	   /* weights are Euclidean lengths (road); else seeded in [1, 1000] */
+};
+
+const struct graph_original *graph_original(enum graph_shape s);
+/* Returns 0, or -CS_ENOENT with the list of names in err. */
+int graph_shape_find(const char *name, enum graph_shape *s, struct cs_err *err);
+
+/* Node count of a tier: tiny 2048, small 16384, default 65536, full the original's, each at
+ * most the original's; ecology1's rounded to a square (graph_shape_nodes). */
+uint32_t graph_tier_nodes(enum graph_shape s, enum graph_tier t);
+/* The node count graph_generate makes for a request of `nodes` (ecology1: the nearest square;
+ * the others: nodes itself). */
+uint32_t graph_shape_nodes(enum graph_shape s, uint32_t nodes);
+/* The entries graph_generate makes at that node count: the original's mean degree kept
+ * (entries x nodes / original nodes, rounded to an even number), ecology1's exact 5-point count
+ * 4 side (side - 1). */
+uint32_t graph_shape_entries(enum graph_shape s, uint32_t nodes);
+
+/* The smallest node count a generator accepts. */
+#define GRAPH_MIN_NODES 64
+
+/*
+ * Generates a graph shaped like the original at `nodes` nodes (GRAPH_MIN_NODES up to the
+ * original's count; graph_shape_nodes says what it makes of it) from the run seed: exactly
+ * graph_shape_entries entries, the original's degree distribution and ordering as far as they
+ * are known (docs/graphs.md: what each one matches and what it does not), with weights.
+ * Returns 0, -CS_ERANGE (nodes out of range) or -CS_ENOMEM.
+ */
+int graph_generate(enum graph_shape s, uint32_t nodes, uint64_t seed, struct graph **out,
+		   struct cs_err *err);
 
 /* ---- files ---------------------------------------------------------------------------------- */
 
