@@ -408,6 +408,9 @@ START_TEST(test_gen_names_and_ranges)
 	ck_assert_uint_eq(graph_tier_nodes(GRAPH_USA_ROAD_BAY, GRAPH_TIER_DEFAULT), 65536);
 	ck_assert_uint_eq(graph_tier_nodes(GRAPH_OPF_10000, GRAPH_TIER_DEFAULT), 43887);
 	ck_assert_uint_eq(graph_tier_nodes(GRAPH_USA_ROAD_COL, GRAPH_TIER_FULL), 435666);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_SHAPES, GRAPH_TIER_TINY), 0);
+	ck_assert_uint_eq(graph_shape_entries(GRAPH_SHAPES, 100), 0);
+	ck_assert_ptr_null(graph_original(GRAPH_SHAPES));
 	for (int i = 0; i < GRAPH_SHAPES; i++) /* the full-size targets are the originals' */
 		ck_assert_uint_eq(graph_shape_entries(i, graph_original(i)->nodes),
 				  graph_original(i)->entries);

@@ -81,18 +81,23 @@ uint32_t graph_shape_nodes(enum graph_shape s, uint32_t nodes)
 uint32_t graph_tier_nodes(enum graph_shape s, enum graph_tier t)
 {
 	static const uint32_t tier[] = {2048, 16384, 65536};
-	uint32_t full = originals[s].nodes;
+	uint32_t full;
 
-	if (t == GRAPH_TIER_FULL || tier[t] > full)
+	if (s >= GRAPH_SHAPES)
+		return 0;
+	full = originals[s].nodes;
+	if (t >= GRAPH_TIER_FULL || tier[t] > full)
 		return full;
 	return graph_shape_nodes(s, tier[t]);
 }
 
 uint32_t graph_shape_entries(enum graph_shape s, uint32_t nodes)
 {
-	const struct graph_original *o = &originals[s];
+	const struct graph_original *o = graph_original(s);
 	uint64_t half;
 
+	if (!o)
+		return 0;
 	if (s == GRAPH_ECOLOGY1) {
 		uint32_t side = grid_side(nodes);
 

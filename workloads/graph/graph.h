@@ -126,14 +126,14 @@ const struct graph_original *graph_original(enum graph_shape s);
 int graph_shape_find(const char *name, enum graph_shape *s, struct cs_err *err);
 
 /* Node count of a tier: tiny 2048, small 16384, default 65536, full the original's, each at
- * most the original's; ecology1's rounded to a square (graph_shape_nodes). */
+ * most the original's; ecology1's rounded to a square (graph_shape_nodes). 0 for no shape. */
 uint32_t graph_tier_nodes(enum graph_shape s, enum graph_tier t);
 /* The node count graph_generate makes for a request of `nodes` (ecology1: the nearest square;
  * the others: nodes itself). */
 uint32_t graph_shape_nodes(enum graph_shape s, uint32_t nodes);
 /* The entries graph_generate makes at that node count: the original's mean degree kept
  * (entries x nodes / original nodes, rounded to an even number), ecology1's exact 5-point count
- * 4 side (side - 1). */
+ * 4 side (side - 1). 0 for no shape. */
 uint32_t graph_shape_entries(enum graph_shape s, uint32_t nodes);
 
 /* The smallest node count a generator accepts. */
