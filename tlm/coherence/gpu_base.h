@@ -28,6 +28,9 @@ extern const char *const gpu_base_msg_names[];
 /* mem_msg.txn of a write-back (L1 to L2, L2 to DRAM): it answers no record of the sender's
  * requester, only the sender counts it. */
 #define GPU_TXN_WRITEBACK 0x80000000u
+/* the write-through of a write an L1 performed itself (a work-group-scope atomic of the scoped
+ * protocols): no requester waits for it, and the L1 reported it to the coherence checker */
+#define GPU_TXN_SB 0x20000000u
 /* an L1's read that does not fill it (a .cg or .cv load): txn is the SM's request id */
 #define GPU_TXN_UNCACHED  0x40000000u
 

@@ -20,6 +20,7 @@
 
 #include "tlm/coherence/gpu_base.h"
 #include "tlm/coherence/gpu_l1_port.h"
+#include "tlm/coherence/scoped.h"
 #include "tlm/mem/cache.h"
 #include "tlm/mem/mshr.h"
 
@@ -28,10 +29,21 @@
 /* What an MSHR entry remembers per merged access (the transaction record). */
 struct l1_target {
 	uint32_t id;
-	uint8_t kind; /* GPU_ACC_LD or GPU_ACC_ST (write-back fetch-on-write) */
+	uint8_t kind; /* GPU_ACC_LD, GPU_ACC_ST (write-back fetch-on-write) or GPU_ACC_ATOM (a
+		       * work-group-scope atomic the scoped L1 performs itself) */
 	uint8_t sector_mask;
 	uint64_t byte_mask[2];
-	uint8_t data[MEM_LINE_MAX]; /* a store's bytes */
+	union {
+		uint8_t data[MEM_LINE_MAX];  /* a store's bytes */
+		struct mem_atom_lanes *atom; /* an atomic's lanes (the SM's record) */
+	};
+};
+
+/* The scoped L1 (protocol scoped-baseline): its FIFO store buffer and the coherence actions by
+ * cause (seed 004's Figs. 5 and 6). */
+struct l1_scoped_stats {
+	uint64_t *inv_kernel_start, *inv_acquire, *flush_kernel_end, *flush_release;
+	uint64_t *flush_waits, *sb_full, *l1_atomics, *l1_atomic_misses;
 };
 
 struct l1_stats {
@@ -54,8 +66,16 @@ struct gpu_l1 {
 	void (*flush_cb)(void *arg);
 	void *flush_arg;
 
+	/* scoped-baseline: write-throughs not yet acknowledged (the FIFO store buffer's entries),
+	 * its capacity, and the warps whose release waits for it to drain */
+	bool scoped;
+	unsigned sb_pending, sb_cap;
+	unsigned *sb_waiters, n_sb_waiters;
+	struct l1_scoped_stats ss;
+
 	struct l1_stats st;
 };
+
 
 /* ---- the cached L1 -------------------------------------------------------------------------- */
 
@@ -155,7 +175,19 @@ static bool l1_store_msg(struct gpu_l1 *l1, const struct gpu_access *a)
 	m->req_bytes = (uint16_t)gpu_mask_bytes(a->byte_mask);
 	m->scope = a->scope;
 	m->order = a->order;
+	if (l1->scoped)
+		l1->sb_pending++;
 	l1_port_send(&l1->port, m);
+	return true;
+}
+
+/* scoped-baseline: a store that finds the store buffer full waits (the SM offers it again
+ * when an entry drains). */
+static bool l1_sb_full(struct gpu_l1 *l1)
+{
+	if (!l1->scoped || l1->sb_pending < l1->sb_cap)
+		return false;
+	(*l1->ss.sb_full)++;
 	return true;
 }
 
@@ -165,6 +197,8 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 	struct l1_target t;
 
 	if (!l1->write_back) {
+		if (l1_sb_full(l1))
+			return false;
 		if (!l1_port_room(&l1->port, 1)) {
 			(*l1->st.c.refused_queue)++;
 			return false;
@@ -242,6 +276,78 @@ static bool l1_uncached_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	return true;
 }
 
+/* A work-group-scope atomic the scoped L1 performs on its copy (seed 004 Table 3 a0, a6,
+ * a15): the lanes in order, then what they wrote goes to the L2 through the store buffer. */
+static void l1_apply_atomic(struct gpu_l1 *l1, struct cache_line *l, struct mem_atom_lanes *al)
+{
+	uint64_t mask[2] = {0, 0};
+	uint8_t sectors = 0;
+	struct mem_msg *m;
+
+	for (unsigned i = 0; i < al->n; i++) {
+		struct mem_atom_lane *ln = &al->lane[i];
+
+		ln->old = mem_atomic_apply(l->data + ln->offset, al->bytes, al->op, ln->a, ln->b);
+		if (!mem_atomic_writes(al->op))
+			continue;
+		if (l1->ctx->chk) {
+			/* performed here: the checker sees the write now (the L2 does not again) */
+			uint64_t v = 0;
+
+			memcpy(&v, l->data + ln->offset, al->bytes);
+			cohcheck_write(l1->ctx->chk, l->addr + ln->offset, al->bytes, v);
+		}
+		for (unsigned b = 0; b < al->bytes; b++)
+			mask[(ln->offset + b) >> 6] |= 1ull << ((ln->offset + b) & 63);
+		sectors |=
+		    (uint8_t)(l1->sector_bytes ? 1u << (ln->offset / l1->sector_bytes) : 0xff);
+	}
+	(*l1->ss.l1_atomics)++;
+	cache_touch(l1->cache, l);
+	if (!mask[0] && !mask[1])
+		return;
+	/* may pass the store buffer's bound when a fill performs it: a fill is not refused */
+	m = l1_port_msg(&l1->port, GPU_MSG_WRITE, l->addr, GPU_TXN_SB);
+	if (!m)
+		return;
+	gpu_mask_copy(m->p.data, l->data, mask, l1->line_bytes);
+	m->byte_mask[0] = mask[0];
+	m->byte_mask[1] = mask[1];
+	m->sector_mask = sectors;
+	m->req_bytes = (uint16_t)gpu_mask_bytes(mask);
+	m->scope = MEM_SCOPE_WG;
+	l1->sb_pending++;
+	l1_port_send(&l1->port, m);
+}
+
+static bool l1_wg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct mem_atom_lanes *al = (struct mem_atom_lanes *)a->data;
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct l1_target t;
+
+	if (mem_atomic_writes(al->op) && l1_sb_full(l1))
+		return false;
+	if (!l1_port_room(&l1->port, 1)) {
+		(*l1->st.c.refused_queue)++;
+		return false;
+	}
+	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
+		l1_apply_atomic(l1, l, al);
+		l1_port_hit(&l1->port, a->id, NULL);
+		return true;
+	}
+	memset(&t, 0, sizeof(t));
+	t.id = a->id;
+	t.kind = GPU_ACC_ATOM;
+	t.sector_mask = a->sector_mask;
+	t.atom = al;
+	if (!l1_miss(l1, a, &t))
+		return false;
+	(*l1->ss.l1_atomic_misses)++;
+	return true;
+}
+
 static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 {
 	const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
@@ -285,7 +391,10 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 			(*l1->st.c.stores)++;
 		break;
 	default:
-		ok = l1_atomic(l1, a);
+		if (l1->scoped && a->scope == MEM_SCOPE_WG)
+			ok = l1_wg_atomic(l1, a);
+		else
+			ok = l1_atomic(l1, a);
 		if (ok)
 			(*l1->st.c.atomics)++;
 		break;
@@ -370,12 +479,28 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
 			l->dirty_sectors |= t->sector_mask;
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
+		} else if (t->kind == GPU_ACC_ATOM) {
+			l1_apply_atomic(l1, l, t->atom);
+			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else {
 			l1->port.cl.done(l1->port.cl.sm, t->id, l->data);
 		}
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
+	l1_port_maybe_retry(&l1->port);
+}
+
+/* scoped-baseline: a store-buffer entry was acknowledged; the releases waiting for the
+ * buffer to drain go on once it is empty, and a store refused for room may come again. */
+static void l1_sb_drained_one(struct gpu_l1 *l1)
+{
+	l1->sb_pending--;
+	if (l1->sb_pending)
+		return;
+	for (unsigned i = 0; i < l1->n_sb_waiters; i++)
+		l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
+	l1->n_sb_waiters = 0;
 	l1_port_maybe_retry(&l1->port);
 }
 
@@ -393,17 +518,26 @@ static void l1_response(void *owner, struct mem_msg *m)
 	case GPU_MSG_WRITE_ACK:
 		if (m->txn & GPU_TXN_WRITEBACK) {
 			l1->wb_pending--;
-			if (!l1->wb_pending && l1->flush_cb) {
-				void (*cb)(void *) = l1->flush_cb;
-
-				l1->flush_cb = NULL;
-				cb(l1->flush_arg);
-			}
 		} else {
-			l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
+			if (l1->scoped)
+				l1_sb_drained_one(l1);
+			if (!(m->txn & GPU_TXN_SB))
+				l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
+		}
+		if (!l1->wb_pending && !l1->sb_pending && l1->flush_cb) {
+			void (*cb)(void *) = l1->flush_cb;
+
+			l1->flush_cb = NULL;
+			cb(l1->flush_arg);
 		}
 		break;
 	case GPU_MSG_ATOMIC_ACK:
+		/* scoped-baseline: an acquire of agent scope invalidates the L1 after the atomic
+		 * (Table 3 a2, a18) */
+		if (l1->scoped && mem_order_acquires(m->order) && m->scope != MEM_SCOPE_WG) {
+			cache_invalidate_all(l1->cache);
+			(*l1->ss.inv_acquire)++;
+		}
 		l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
 		break;
 	default:
@@ -419,6 +553,8 @@ static void l1_kernel_begin(struct gpu_l1 *l1)
 {
 	if (!l1->bypass)
 		cache_invalidate_all(l1->cache);
+	if (l1->scoped)
+		(*l1->ss.inv_kernel_start)++;
 }
 
 static void l1_flush_one(void *ctx, struct cache_line *l)
@@ -445,7 +581,9 @@ static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 		/* the miss queue may grow past its bound here: a flush is not refused */
 		cache_for_each(l1->cache, l1_flush_one, l1);
 	}
-	if (!l1->wb_pending) {
+	if (l1->scoped)
+		(*l1->ss.flush_kernel_end)++;
+	if (!l1->wb_pending && !l1->sb_pending) {
 		cb(arg);
 		return;
 	}
@@ -466,6 +604,27 @@ static sim_time_t l1_nc_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, u
 			cache_invalidate_all(l1->cache);
 	}
 	return 0;
+}
+
+/* scoped-baseline (seed 004 §2.2): work-group scope needs nothing (one L1 per CU); an acquire
+ * of agent or system scope flash-invalidates the L1 in one cycle; a release flushes the FIFO
+ * store buffer: the warp waits until every write-through of the CU is acknowledged. */
+static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope)
+{
+	if (scope == MEM_SCOPE_WG)
+		return 0;
+	if (mem_order_acquires(order)) {
+		cache_invalidate_all(l1->cache);
+		(*l1->ss.inv_acquire)++;
+	}
+	if (!mem_order_releases(order))
+		return 0;
+	(*l1->ss.flush_release)++;
+	if (!l1->sb_pending || !l1->port.cl.fence_done)
+		return 0;
+	(*l1->ss.flush_waits)++;
+	l1->sb_waiters[l1->n_sb_waiters++] = warp;
+	return GPU_FENCE_PENDING;
 }
 
 static bool l1_idle(const struct gpu_l1 *l1)
@@ -490,6 +649,7 @@ static void l1_destroy(struct gpu_l1 *l1)
 	l1_port_fini(&l1->port);
 	cache_destroy(l1->cache);
 	mshr_destroy(l1->mshr);
+	free(l1->sb_waiters);
 	free(l1);
 }
 
@@ -509,10 +669,28 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->fence_invalidations =
 	    cs_stat_counter(g, "fence_invalidations", "", "acquire fences that invalidated the L1");
 	s->fills = cs_stat_counter(g, "fills", "", "data answers written into the L1");
+	if (!l1->scoped)
+		return;
+	l1->ss.inv_kernel_start =
+	    cs_stat_counter(g, "inv_kernel_start", "", "invalidations at a kernel's start");
+	l1->ss.inv_acquire = cs_stat_counter(g, "inv_acquire", "",
+					     "invalidations by acquires of agent or system scope");
+	l1->ss.flush_kernel_end =
+	    cs_stat_counter(g, "flush_kernel_end", "", "store-buffer flushes at a kernel's end");
+	l1->ss.flush_release = cs_stat_counter(
+	    g, "flush_release", "", "store-buffer flushes by releases of agent or system scope");
+	l1->ss.flush_waits = cs_stat_counter(g, "flush_waits", "",
+					     "releases that waited for the store buffer to drain");
+	l1->ss.sb_full =
+	    cs_stat_counter(g, "sb_full", "", "stores held back by a full store buffer");
+	l1->ss.l1_atomics =
+	    cs_stat_counter(g, "l1_atomics", "", "work-group-scope atomics performed in the L1");
+	l1->ss.l1_atomic_misses = cs_stat_counter(
+	    g, "l1_atomic_misses", "", "work-group-scope atomics that fetched their line first");
 }
 
 static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
-			    struct cs_stat_group *g, bool bypass, struct gpu_l1 **out,
+			    struct cs_stat_group *g, bool bypass, bool scoped, struct gpu_l1 **out,
 			    struct cs_err *err)
 {
 	const struct gpu_l1_cfg *cfg = ctx->l1;
@@ -524,6 +702,15 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 		goto fail;
 	l1->ctx = ctx;
 	l1->bypass = bypass;
+	l1->scoped = scoped;
+	if (scoped) {
+		const struct scoped_cfg *sc = ctx->proto_cfg;
+
+		l1->sb_cap = (unsigned)sc->store_buffer;
+		l1->sb_waiters = calloc(ctx->warps ? ctx->warps : 1, sizeof(*l1->sb_waiters));
+		if (!l1->sb_waiters)
+			goto fail;
+	}
 	l1->write_back = cfg->write == GPU_L1_WRITE_BACK;
 	l1->line_bytes = (unsigned)cfg->line_bytes;
 	l1->sector_bytes = (unsigned)cfg->sector_bytes;
@@ -584,13 +771,22 @@ static sim_time_t l1_lt_advance(struct gpu_l1 *l1, sim_time_t t)
 static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_common(ctx, sm, cl, g, false, out, err);
+	return l1_create_common(ctx, sm, cl, g, false, false, out, err);
+}
+
+static int l1_create_scoped(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
+{
+	if (ctx->l1->write == GPU_L1_WRITE_BACK)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "l1.write: the scoped protocols' L1 is write-through (seed 004)");
+	return l1_create_common(ctx, sm, cl, g, false, true, out, err);
 }
 
 static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_common(ctx, sm, cl, g, true, out, err);
+	return l1_create_common(ctx, sm, cl, g, true, false, out, err);
 }
 
 const struct gpu_l1_ops gpu_l1_nc_ops = {
@@ -618,6 +814,21 @@ const struct gpu_l1_ops gpu_l1_bypass_ops = {
     .lt_advance = l1_lt_advance,
     .kernel_begin = l1_kernel_begin,
     .kernel_end = l1_kernel_end,
+    .idle = l1_idle,
+    .digest = l1_digest,
+};
+
+const struct gpu_l1_ops gpu_l1_scoped_ops = {
+    .create = l1_create_scoped,
+    .destroy = l1_destroy,
+    .noc_port = l1_noc_port,
+    .access = l1_access,
+    .set_lt = l1_set_lt,
+    .lt_access = l1_lt_access,
+    .lt_advance = l1_lt_advance,
+    .kernel_begin = l1_kernel_begin,
+    .kernel_end = l1_kernel_end,
+    .fence = l1_scoped_fence,
     .idle = l1_idle,
     .digest = l1_digest,
 };

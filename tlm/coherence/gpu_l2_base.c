@@ -26,7 +26,7 @@
 struct l2_stats {
 	uint64_t *accesses, *reads, *writes, *atomics;
 	uint64_t *read_hits, *read_misses, *write_hits, *write_misses, *atomic_hits, *atomic_misses;
-	uint64_t *mshr_merges, *evictions, *writebacks, *fills, *write_allocs;
+	uint64_t *mshr_merges, *evictions, *writebacks, *fills, *write_allocs, *wt_drops;
 	uint64_t *stall_mshr, *stall_victim, *stall_resp, *stall_dram, *stall_merge;
 	uint64_t *dram_reads;
 	uint64_t *stall_leased, *held, *held_cycles;
@@ -287,13 +287,26 @@ static sim_time_t l2_perform(struct gpu_l2 *b, struct cache_line *l, struct mem_
 		ready = l2_cycles(b, now, cfg->atomic_latency);
 		break;
 	}
-	if (b->ctx->chk && m->type != GPU_MSG_READ)
+	if (b->ctx->chk && m->type != GPU_MSG_READ && !(m->txn & GPU_TXN_SB))
 		l2_check_writes(b, l, m);
 	if (b->pol && b->pol->served)
 		b->pol->served(b->ps, l, m, ready);
 	cache_touch(b->cache, l);
 	m->p.status = TLM_OK_RESPONSE;
 	return ready;
+}
+
+/* A write-through bank (l2_policy.write_through): what l holds dirty goes to DRAM and the line
+ * is dropped, as an eviction's write-back (a later miss reads DRAM behind the write, in the
+ * bank's DRAM queue order). Not while requests wait on the line. Both faces. */
+static void l2_write_through(struct gpu_l2 *b, struct cache_line *l)
+{
+	if (!b->pol || !b->pol->write_through || !l->dirty_sectors || (l->flags & L2_RESERVED))
+		return;
+	if (!l2_writeback(b, l))
+		return;
+	(*b->st.wt_drops)++;
+	cache_invalidate(b->cache, l);
 }
 
 /* Serve m from line l and queue its answer (AT). */
@@ -401,6 +414,7 @@ static void l2_run_targets(struct gpu_l2 *b, struct mshr_entry *e, struct cache_
 	}
 	l->flags &= (uint8_t)~L2_RESERVED;
 	mshr_free(b->mshr, e);
+	l2_write_through(b, l);
 }
 
 static void l2_hold_over(struct sim_kernel *k, void *obj, void *arg)
@@ -518,6 +532,7 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 		l2_mark_written(b, l, m);
 		l2_count(b, m, true);
 		l2_serve(b, l, m, now);
+		l2_write_through(b, l);
 		return true;
 	}
 	e = mshr_find(b->mshr, m->p.addr);
@@ -549,6 +564,7 @@ static bool l2_handle(struct gpu_l2 *b, struct mem_msg *m, sim_time_t now)
 			(*b->st.write_allocs)++;
 			l2_count(b, m, false);
 			l2_serve(b, l, m, now);
+			l2_write_through(b, l);
 			return true;
 		}
 	}
@@ -884,6 +900,12 @@ static void l2_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay)
 	}
 	l2_mark_written(b, l, m);
 	t = l2_perform(b, l, m, t);
+	if (b->pol && b->pol->write_through && l->dirty_sectors) {
+		/* the write-through goes to DRAM behind the answer */
+		l2_write_through(b, l);
+		if (b->dq.n)
+			(void)l2_lt_dram(b, t);
+	}
 	*delay = t - now;
 }
 
@@ -995,6 +1017,9 @@ static void l2_stats_register(struct gpu_l2 *b, struct cs_stat_group *g)
 	s->fills = cs_stat_counter(g, "fills", "", "fills from DRAM");
 	s->write_allocs =
 	    cs_stat_counter(g, "write_allocs", "", "write misses allocated without a fetch");
+	if (b->pol && b->pol->write_through)
+		s->wt_drops =
+		    cs_stat_counter(g, "wt_drops", "", "lines written through to DRAM and dropped");
 	s->dram_reads = cs_stat_counter(g, "dram_reads", "", "reads sent to DRAM");
 	s->stall_mshr =
 	    cs_stat_counter(g, "stall.mshr_full", "", "times the pipeline head stalled");

@@ -16,6 +16,10 @@
 
 struct l2_policy {
 	size_t state_size;
+	/* every write (a store, a write-back, an atomic's result) is written through to DRAM and
+	 * the line dropped once its requests are served: seed 004's L2, which keeps nothing newer
+	 * than memory so that the CPU sees GPU writes */
+	bool write_through;
 	int (*init)(void *ps, const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
 		    struct cs_err *err);
 	/* a line was allocated (before its fill or a full write) */

@@ -235,6 +235,9 @@ struct gpu_protocol {
 	/* false: the L1 may return stale data to accesses no fence orders (litmus and random
 	 * tests then hold it only to the fenced outcomes of RC) */
 	bool coherent;
+	/* the L1 performs an acquire atomic's acquire itself when the atomic returns (seed 004's
+	 * scoped protocols): before a release atomic the SM asks the L1 for the release only */
+	bool acquire_in_l1;
 	/* its own configuration section (loaded for every registered protocol, so that sweeps
 	 * may set it whatever the protocol), NULL when it has none */
 	const struct cs_param_table *params;

@@ -320,6 +320,8 @@ static void warp_drained(struct warp *w)
 	if (w->op.kind == OP_BAR) {
 		order = MEM_ORDER_ACQ_REL;
 		scope = MEM_SCOPE_WG;
+	} else if (w->op.kind == OP_ATOM) {
+		order = atomic_fence_order(w->sm, &w->op);
 	}
 	if (w->op.kind != OP_EXIT && !warp_fence(w, order, scope))
 		return;
@@ -521,7 +523,7 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 				return true;
 			}
 			/* nothing to drain: the protocol's release may still hold it */
-			if (!warp_fence(w, op->order, op->scope))
+			if (!warp_fence(w, atomic_fence_order(sm, op), op->scope))
 				return true;
 			op->drained = true;
 		}

@@ -180,6 +180,13 @@ static inline bool op_blocking(const struct warp_op *op, bool sc)
 	       (op->kind == OP_ATOM && (op->want_old || op->order == MEM_ORDER_SEQ_CST)) || sc;
 }
 
+/* The order of the protocol's fence before a release atomic: the atomic's own, or only its
+ * release when the L1 performs the acquire as the atomic returns (gpu_protocol.acquire_in_l1). */
+static inline uint8_t atomic_fence_order(const struct gpu_sm *sm, const struct warp_op *op)
+{
+	return sm->proto->acquire_in_l1 ? MEM_ORDER_RELEASE : op->order;
+}
+
 /* sm_lt.c: w became ready (or its time changed while ready) on the LT or FF face */
 void sm_lt_ready(struct gpu_sm *sm, struct warp *w);
 

@@ -144,7 +144,7 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		if (op->kind == OP_ATOM && !sc && mem_order_releases(op->order)) {
 			w->lt_t = max_t(w->lt_t, w->lt_out);
 			lt_sync(sm, w->lt_t);
-			w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+			w->lt_t = ivm_fence(sm, w, w->lt_t, atomic_fence_order(sm, op), op->scope);
 		}
 		t0 = ivm_issue(sm, w, 1);
 		w->lt_req = 0;
