@@ -1191,6 +1191,10 @@ struct load_result {
 	double unloaded;	   /* cycles, mean of the unloaded latencies */
 };
 
+/* The networks the load tests run on: 0 crossbar, 1 mesh, 2 mesh of concentration 2 (the 21
+ * endpoints on 4 x 3 routers, spread). */
+static const char *const load_nets[3] = {"crossbar", "mesh", "concentrated mesh"};
+
 /* Requests of 128 B (5 flits), 0 B responses; offered load as a fraction of the request
  * network's ejection capacity (n_mem ports x 1 flit per cycle). Measures the packets generated
  * in [warm, warm + window). */
@@ -1206,7 +1210,8 @@ static struct load_result load_point(unsigned topology, double load, uint64_t se
 	unsigned f;
 
 	default_cfg(&cfg);
-	cfg.topology = topology;
+	cfg.topology = topology ? NOC_MESH : NOC_CROSSBAR;
+	cfg.concentration = topology == 2 ? 2 : 1;
 	tb_init(&tb, &cfg, n_req, n_mem);
 	f = flits(&cfg, 128);
 	tb.gen_req_bytes = 128;
@@ -1266,7 +1271,7 @@ START_TEST(test_latency_load_curve)
 		if (i && r[i].latency < r[i - 1].latency * 0.97)
 			ck_abort_msg("%s: latency fell from %.2f to %.2f cycles between loads %.2f "
 				     "and %.2f",
-				     topology ? "mesh" : "crossbar", r[i - 1].latency, r[i].latency,
+				     load_nets[topology], r[i - 1].latency, r[i].latency,
 				     loads[i - 1], loads[i]);
 	}
 	/* light load: close to the unloaded latency; offered load delivered */
@@ -1276,7 +1281,7 @@ START_TEST(test_latency_load_curve)
 	/* heavy load: clearly longer */
 	if (r[n - 1].latency < 2 * r[0].latency)
 		ck_abort_msg("%s: latency at %.0f%% load %.2f cycles, at %.0f%% only %.2f",
-			     topology ? "mesh" : "crossbar", loads[n - 1] * 100, r[n - 1].latency,
+			     load_nets[topology], loads[n - 1] * 100, r[n - 1].latency,
 			     loads[0] * 100, r[0].latency);
 }
 END_TEST
@@ -1722,8 +1727,8 @@ static Suite *noc_suite(void)
 
 	tc = tcase_create("load");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_latency_load_curve, 0, 2);
-	tcase_add_loop_test(tc, test_determinism, 0, 2);
+	tcase_add_loop_test(tc, test_latency_load_curve, 0, 3);
+	tcase_add_loop_test(tc, test_determinism, 0, 3);
 	tcase_add_test(tc, test_determinism_queue_kinds);
 	suite_add_tcase(s, tc);
 
