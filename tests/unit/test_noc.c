@@ -1136,6 +1136,14 @@ START_TEST(test_concentrated_bad_placement)
 	    -CS_ECONFIG);
 	ck_assert_str_eq(err.msg, "noc: 24 endpoints do not fit a mesh of 3 x 2 routers holding "
 				  "noc.concentration (3) each");
+	/* the same with concentration 1 (the packed placement, checked when the mesh is built) */
+	cfg.concentration = 1;
+	ck_assert_int_eq(
+	    noc_create(k, &cfg, 16, 8, NULL, 1, cs_stat_group(cs_stats_root(s), "d"), &n, &err),
+	    -CS_ECONFIG);
+	ck_assert_str_eq(err.msg, "noc: 24 endpoints do not fit a mesh of 3 x 2 routers holding "
+				  "noc.concentration (1) each");
+	cfg.concentration = 3;
 	{
 		const struct noc_group g = {.first = 0, .count = 19};
 		unsigned out[19];

@@ -786,20 +786,18 @@ int noc_build(struct sim_kernel *k, const struct noc_cfg *cfg, const struct noc_
 		noc_mesh_size(cfg, n->n_ep, &n->cols, &n->rows);
 		if (!cfg->mesh_rows && maxpos / n->cols + 1 > n->rows)
 			n->rows = maxpos / n->cols + 1;
-		if ((uint64_t)n->cols * n->rows > 1u << 20) {
-			noc_destroy(n);
-			return cs_err_set(err, -CS_EINVAL,
-					  "noc: mesh of %u x %u routers is too large", n->cols,
-					  n->rows);
-		}
-		if ((uint64_t)n->cols * n->rows * conc_of(cfg) < n->n_ep) {
-			noc_destroy(n);
-			return cs_err_set(err, -CS_ECONFIG,
-					  "noc: %u endpoints do not fit a mesh of %u x %u routers "
-					  "holding noc.concentration (%u) each",
-					  b->n_ep, n->cols, n->rows, conc_of(cfg));
-		}
-		rc = mesh_place(n, b->ep_names, err);
+		/* the message first: it reads the mesh's size, which noc_destroy frees */
+		if ((uint64_t)n->cols * n->rows > 1u << 20)
+			rc =
+			    cs_err_set(err, -CS_EINVAL, "noc: mesh of %u x %u routers is too large",
+				       n->cols, n->rows);
+		else if ((uint64_t)n->cols * n->rows * conc_of(cfg) < n->n_ep)
+			rc = cs_err_set(err, -CS_ECONFIG,
+					"noc: %u endpoints do not fit a mesh of %u x %u routers "
+					"holding noc.concentration (%u) each",
+					b->n_ep, n->cols, n->rows, conc_of(cfg));
+		else
+			rc = mesh_place(n, b->ep_names, err);
 		if (rc) {
 			noc_destroy(n);
 			return rc;
