@@ -103,6 +103,7 @@ printf '\nsim = 5;\n' >notgroup.cfg
 printf 'sim = {\n  seed = 1;\n  seed = 2;\n};\n' >dup.cfg
 printf '@include "nowhere.cfg"\n' >include.cfg
 printf 'pingpong = {\n  procs = 63;\n};\n' >odd.cfg
+printf 'system = {\n  type = "gpu";\n};\ngpu = {\n  sms = 16;\n};\nnoc = {\n  mesh_cols = 4;\n  mesh_rows = 2;\n  concentration = 2;\n};\n' >mesh.cfg
 mkdir adir
 
 bad missing-config 3 "missing.cfg" "cannot open" -- run -c missing.cfg -o out.json "${SMALL[@]}"
@@ -126,6 +127,8 @@ bad duplicate-key 3 "dup.cfg:" "duplicate" -- run -c dup.cfg -o out.json
 bad missing-include 3 "include.cfg:1:" -- run -c include.cfg -o out.json
 bad config-dump-bad-file 3 "bad.cfg:4:" "did you mean 'seed'" -- config -c bad.cfg --dump
 bad odd-procs-in-file 3 "pingpong.procs" "even" -- run -c odd.cfg -o out.json
+bad mesh-too-small 3 "mesh.cfg:9:" "noc.mesh_rows = 2" "24 endpoints do not fit" \
+	"noc.concentration (2)" -- run -c mesh.cfg -o out.json
 
 # ---- --set ----------------------------------------------------------------------------------------
 

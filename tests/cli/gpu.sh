@@ -44,6 +44,18 @@ for cfg in "$G" "$X"; do
 		--set coherence.protocol=noncoherent
 done
 
+# seed 004's 128-CU GPU (configs/hlrc-128cu.cfg): it runs, oldest first, on the concentrated
+# 16 x 8 mesh and the DDR3 preset; a coherent protocol verifies what needs coherence
+H=$SRC/configs/hlrc-128cu.cfg
+expect 0 "verified" hlrc-stream -- run -c "$H" -w stream "${TINY[@]}" -o hlrc.json
+grep -q "128 SMs, protocol noncoherent .*oldest first" hlrc-stream.out ||
+	fail "hlrc: $(grep '^gpu:' hlrc-stream.out)"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["stats"]
+sys.exit(0 if "gpu.noc.req.link.bank31_out" in s and "gpu.noc.req.link.r127_n" in s else 1)' \
+	hlrc.json || fail "hlrc: no 32nd bank or 128th router in the NoC stats"
+expect 0 "verified" hlrc-barrier -- run -c "$H" -w barrier "${TINY[@]}" \
+	--set coherence.protocol=gtsc
+
 # the report has what an architect looks for
 expect 0 "L1 load hit rate" report -- run -c "$G" -w chase_l1 "${TINY[@]}" \
 	--set coherence.protocol=noncoherent

@@ -14,6 +14,7 @@
 #include "tlm/kernel/tlm.h"
 #include "tlm/mem/msg.h"
 #include "tlm/mem/store.h"
+#include "util/config.h"
 #include "util/error.h"
 #include "util/params.h"
 #include "util/stats.h"
@@ -616,32 +617,46 @@ static sim_time_t edge_ps(uint64_t clock_mhz, uint64_t n)
 	return (n * 1000000ull + clock_mhz - 1) / clock_mhz;
 }
 
+/* A timing preset of configs/dram/ (NAME.cfg, the lines of a `dram` group) as the loader reads
+ * it inside `dram = { ... }`: the defaults, then its keys. */
+static void preset_cfg(const char *name, struct dram_cfg *c)
+{
+	const char *src = getenv("COHSCOPE_SRC");
+	char path[1024], *text;
+	struct cs_config *cfg;
+	struct cs_err err;
+	FILE *f;
+	long len;
+
+	snprintf(path, sizeof(path), "%s/configs/dram/%s.cfg", src ? src : ".", name);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	text = calloc((size_t)len + 32, 1);
+	ck_assert_ptr_nonnull(text);
+	strcpy(text, "dram = {\n");
+	ck_assert_uint_eq(fread(text + strlen(text), 1, (size_t)len, f), (size_t)len);
+	strcat(text, "\n};\n");
+	fclose(f);
+	if (cs_config_open_string(text, path, &cfg, &err) ||
+	    cs_config_section(cfg, &dram_params, c, &err))
+		ck_abort_msg("%s", err.msg);
+	ck_assert_int_eq(dram_cfg_check(c, &err), 0);
+	cs_config_close(cfg);
+	free(text);
+}
+
 /* Configurations the latency tests run on. */
 /* DDR4-2400 17-17-17, x64 of 8 x8 parts (gem5's DDR4_2400_8x8, its ns in 1200 MHz cycles):
  * 16 banks in 4 groups, 8 KB rows; tCCD_S 4 / tCCD_L 6, tRRD_S 4 / tRRD_L 6, tWTR_S 3 /
- * tWTR_L 9 (JEDEC 2.5 ns / 7.5 ns), CWL 12 (JEDEC DDR4-2400). No refresh here. */
+ * tWTR_L 9 (JEDEC 2.5 ns / 7.5 ns), CWL 12 (JEDEC DDR4-2400): the preset
+ * configs/dram/ddr4-2400.cfg. No refresh here. */
 static void ddr4_cfg(struct dram_cfg *c)
 {
-	default_cfg(c);
-	c->clock_mhz = 1200;
-	c->data_rate = 2;
-	c->bus_bytes = 8;
-	c->burst_length = 8;
-	c->banks = 16;
-	c->bank_groups = 4;
-	c->row_bytes = 8192;
-	c->tCL = c->tRCD = c->tRP = 17;
-	c->tRAS = 39;
-	c->tRC = 56;
-	c->tRRD = 4;
-	c->tRRDL = 6;
-	c->tCCD = 4;
-	c->tCCDL = 6;
-	c->tWR = 18;
-	c->tWL = 12;
-	c->tCDLR = 3;
-	c->tWTRL = 9;
-	c->tFAW = 26;
+	preset_cfg("ddr4-2400", c);
+	ck_assert_uint_eq(c->tCCDL, 6);
 	c->tREFI = 0;
 }
 
@@ -669,6 +684,10 @@ static void latency_cfg(int i, struct dram_cfg *c)
 		break;
 	case 3: /* DDR4-2400 8x8 with 4 bank groups (gem5 DDR4_2400_8x8 in cycles of 0.833 ns) */
 		ddr4_cfg(c);
+		break;
+	case 4: /* DDR3-1000: the preset configs/dram/ddr3-1000.cfg, 8 banks, 2 ns cycles */
+		preset_cfg("ddr3-1000", c);
+		c->tREFI = 0;
 		break;
 	}
 }
@@ -877,8 +896,8 @@ START_TEST(test_timing_rules_random)
 	static const uint32_t lens[] = {32, 64, 128};
 	unsigned total = 0;
 
-	latency_cfg(_i % 4, &c);
-	c.scheduler = _i >= 4 ? DRAM_SCHED_FCFS : DRAM_SCHED_FRFCFS;
+	latency_cfg(_i % 5, &c);
+	c.scheduler = _i >= 5 ? DRAM_SCHED_FCFS : DRAM_SCHED_FRFCFS;
 	c.queue = 16;
 	c.write_queue = 16;
 	tb_init(&tb, &c, 4, 0, NULL);
@@ -920,6 +939,63 @@ START_TEST(test_timing_rules_random)
 	ck_assert_double_gt(tb_stat(&tb, "row_hits"), 0);
 	ck_assert_double_gt(tb_stat(&tb, "row_conflicts"), 0);
 	ck_assert_double_le(tb_stat(&tb, "queue_occupancy"), 16);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* The DDR3-1000 preset (configs/dram/ddr3-1000.cfg) by hand: a 2 ns clock, 64 B bursts of 4
+ * clocks, CL = tRCD = tRP = 7. A 64 B read takes tCL + burst = 11 clocks (22 ns) on an open row,
+ * tRCD more (36 ns) on a closed bank and tRP more again (50 ns) on another open row; measured on
+ * an idle channel, before its first refresh (7.8 us). Peak: 8 B x 2 beats x 500 MHz = 8 GB/s;
+ * a sequential stream with refresh stays under it and loses at most what the refreshes take,
+ * (tRP + tRFC + tRCD) / tREFI = 144 / 3900 = 3.7 %, plus 1 % for the rows it opens. */
+START_TEST(test_ddr3_preset)
+{
+	struct tb tb;
+	struct dram_cfg c;
+	struct rq *r;
+	const unsigned n = 8192;
+	double secs, bw;
+
+	preset_cfg("ddr3-1000", &c);
+	ck_assert_uint_eq(c.clock_mhz, 500);
+	ck_assert_uint_eq(c.tREFI, 3900);
+	ck_assert_double_eq(dram_peak_bytes_per_s(&c), 8e9);
+	ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 64, DRAM_ROW_HIT), 7 + 4);
+	ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 64, DRAM_ROW_CLOSED), 7 + 7 + 4);
+	ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 64, DRAM_ROW_CONFLICT), 7 + 7 + 7 + 4);
+	ck_assert_uint_eq(dram_unloaded_write_cycles(&c, 64, DRAM_ROW_HIT), 6 + 4);
+	/* a 128 B line: a second burst tCCD = 4 clocks later */
+	ck_assert_uint_eq(dram_unloaded_read_cycles(&c, 128, DRAM_ROW_CLOSED), 7 + 7 + 4 + 4);
+
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 3);
+	r[0] = (struct rq){.addr = addr_of(&c, 0, 0, 0), .len = 64, .at = 0};
+	r[1] = (struct rq){.addr = addr_of(&c, 0, 0, 64), .len = 64, .at = SIM_US};
+	r[2] = (struct rq){.addr = addr_of(&c, 0, 1, 0), .len = 64, .at = 2 * SIM_US};
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	ck_assert_uint_eq(r[0].resp - r[0].sent, 36 * SIM_NS);
+	ck_assert_uint_eq(r[1].resp - r[1].sent, 22 * SIM_NS);
+	ck_assert_uint_eq(r[2].resp - r[2].sent, 50 * SIM_NS);
+	ck_assert_double_eq(tb_stat(&tb, "row_misses"), 1);
+	ck_assert_double_eq(tb_stat(&tb, "row_hits"), 1);
+	ck_assert_double_eq(tb_stat(&tb, "row_conflicts"), 1);
+	tb_fini(&tb);
+
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, n);
+	for (unsigned i = 0; i < n; i++)
+		r[i] = (struct rq){.addr = (uint64_t)i * 64, .len = 64};
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	check_trace(&tb);
+	secs = (double)(tb.last_resp - r[0].sent) * 1e-12;
+	bw = (double)n * 64 / secs;
+	if (bw > dram_peak_bytes_per_s(&c) || bw < (1 - 144.0 / 3900 - 0.01) * 8e9)
+		ck_abort_msg("DDR3-1000 stream: %.3f GB/s, peak 8 GB/s", bw / 1e9);
+	ck_assert_double_gt(tb_stat(&tb, "refreshes"), 0);
 	tb_fini(&tb);
 }
 END_TEST
@@ -1536,14 +1612,15 @@ static Suite *dram_suite(void)
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_bad_config);
-	tcase_add_loop_test(tc, test_closed_forms, 0, 4);
+	tcase_add_loop_test(tc, test_closed_forms, 0, 5);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("timing");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_unloaded_latency, 0, 4);
+	tcase_add_loop_test(tc, test_unloaded_latency, 0, 5);
 	tcase_add_loop_test(tc, test_act_spacing, 0, 3);
-	tcase_add_loop_test(tc, test_timing_rules_random, 0, 8);
+	tcase_add_loop_test(tc, test_timing_rules_random, 0, 10);
+	tcase_add_test(tc, test_ddr3_preset);
 	tcase_add_test(tc, test_bank_groups);
 	suite_add_tcase(s, tc);
 

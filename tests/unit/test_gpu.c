@@ -404,6 +404,116 @@ START_TEST(test_same_seed_same_stats)
 }
 END_TEST
 
+/* ---- warp scheduling ------------------------------------------------------------------------- */
+
+#define SCH_WARPS 4
+#define SCH_OPS	  300
+
+/* Warp 0 loads a line from DRAM, then every warp computes SCH_OPS single cycles; t[w][i] is the
+ * cycle warp w's i-th compute ended (its issue cycle + 1). One scheduler, so one warp issues a
+ * cycle and the order is the policy's. */
+struct sched_args {
+	uint64_t addr, load_back;
+	uint64_t t[SCH_WARPS][SCH_OPS];
+};
+
+static struct sched_args sched;
+
+static void sched_kernel(struct gpu_warp *w)
+{
+	struct sched_args *a = (struct sched_args *)gw_args(w);
+	unsigned me = gw_warp(w);
+
+	if (me == 0) {
+		(void)gw_ld32(w, a->addr);
+		a->load_back = gw_cycle(w);
+	}
+	for (unsigned i = 0; i < SCH_OPS; i++) {
+		gw_compute(w, 1);
+		a->t[me][i] = gw_cycle(w);
+	}
+}
+
+static int sched_host(struct gpu_host *h)
+{
+	struct gpu_kernel k = {.name = "sched",
+			       .ctas = 1,
+			       .warps_per_cta = SCH_WARPS,
+			       .fn = sched_kernel,
+			       .args = &sched};
+
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload sched_wl = {.name = "sched", .system = "gpu", .gpu = sched_host};
+
+static bool back_to_back(unsigned w)
+{
+	for (unsigned i = 1; i < SCH_OPS; i++)
+		if (sched.t[w][i] != sched.t[w][i - 1] + 1)
+			return false;
+	return true;
+}
+
+static uint64_t first(unsigned w)
+{
+	return sched.t[w][0];
+}
+
+static uint64_t last(unsigned w)
+{
+	return sched.t[w][SCH_OPS - 1];
+}
+
+/* The three policies on the same kernel. lrr: every ready warp gets its turn, so warps 1-3
+ * interleave and warp 0 mixes in once its load is back. gto: warp 1 (the oldest ready while
+ * warp 0 waits) keeps issuing to its end although warp 0 was ready long before; then warp 0,
+ * then 2, then 3. oldest: warp 0 takes the scheduler back the cycle it is ready and runs to its
+ * end, interrupting warp 1; warps finish in launch order. */
+START_TEST(test_scheduler_order)
+{
+	static const char *const pol[3] = {"core.scheduler=lrr", "core.scheduler=gto",
+					   "core.scheduler=oldest"};
+	const char *sets[] = {"core.schedulers=1", "coherence.protocol=noncoherent", pol[_i], NULL};
+	struct run r;
+
+	memset(&sched, 0, sizeof(sched));
+	sched.addr = 1u << 20;
+	run_start(&r, base_cfg, sets, &sched_wl);
+	ck_assert_int_eq(run_go(&r, NULL, 0), 0);
+	run_end(&r);
+	/* the load took a while: warp 1 was still computing when it came back */
+	ck_assert_uint_gt(sched.load_back, first(1) + 50);
+	ck_assert_uint_lt(sched.load_back, first(1) + SCH_OPS);
+	switch (_i) {
+	case 0: /* lrr */
+		ck_assert(!back_to_back(1));
+		ck_assert_uint_lt(first(2), last(1));
+		ck_assert_uint_lt(first(3), last(1));
+		ck_assert_uint_lt(first(0), last(1));
+		ck_assert_uint_gt(last(0), last(3)); /* warp 0 started late, ends last */
+		break;
+	case 1: /* gto */
+		ck_assert(back_to_back(1));
+		ck_assert_uint_gt(first(0), last(1));
+		ck_assert(back_to_back(0));
+		ck_assert_uint_gt(first(2), last(0));
+		ck_assert(back_to_back(2));
+		ck_assert_uint_gt(first(3), last(2));
+		break;
+	case 2: /* oldest */
+		ck_assert(back_to_back(0));
+		ck_assert_uint_le(first(0), sched.load_back + 2);
+		ck_assert_uint_lt(first(1), first(0));
+		ck_assert_uint_gt(last(1), last(0));
+		ck_assert(!back_to_back(1));
+		ck_assert_uint_gt(first(2), last(1));
+		ck_assert_uint_gt(first(3), last(2));
+		break;
+	}
+}
+END_TEST
+
 static Suite *gpu_suite(void)
 {
 	Suite *s = suite_create("gpu");
@@ -418,6 +528,7 @@ static Suite *gpu_suite(void)
 	tcase_add_test(t, test_micro_correct_without_l1);
 	tcase_add_test(t, test_noncoherent_reads_stale);
 	tcase_add_test(t, test_same_seed_same_stats);
+	tcase_add_loop_test(t, test_scheduler_order, 0, 3);
 	suite_add_tcase(s, t);
 	return s;
 }

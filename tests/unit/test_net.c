@@ -358,15 +358,19 @@ static unsigned flits_of(const struct noc_cfg *c, unsigned bytes)
 struct lat_case {
 	unsigned topology, links, n_ep, n_vnets, cols;
 	unsigned pos[MAX_EP]; /* mesh positions (row-major on cols columns) */
+	unsigned conc;	      /* noc.concentration (0: 1) */
 };
 
 static const struct lat_case lat_cases[] = {
-    {NOC_CROSSBAR, NOC_LINKS_SEPARATE, 6, 4, 0, {0}},
-    {NOC_CROSSBAR, NOC_LINKS_SHARED, 5, 3, 0, {0}},
+    {NOC_CROSSBAR, NOC_LINKS_SEPARATE, 6, 4, 0, {0}, 0},
+    {NOC_CROSSBAR, NOC_LINKS_SHARED, 5, 3, 0, {0}, 0},
     /* 7 endpoints on a 3 x 3 mesh in a scrambled order, position 4 (the centre) empty */
-    {NOC_MESH, NOC_LINKS_SHARED, 7, 4, 3, {8, 0, 5, 1, 6, 3, 2}},
-    {NOC_MESH, NOC_LINKS_SEPARATE, 7, 2, 3, {8, 0, 5, 1, 6, 3, 2}},
-    {NOC_LINK, NOC_LINKS_SHARED, 2, 4, 0, {0}},
+    {NOC_MESH, NOC_LINKS_SHARED, 7, 4, 3, {8, 0, 5, 1, 6, 3, 2}, 0},
+    {NOC_MESH, NOC_LINKS_SEPARATE, 7, 2, 3, {8, 0, 5, 1, 6, 3, 2}, 0},
+    /* 7 endpoints on 2 x 2 routers, up to 3 on one (each its own local port), shared wires */
+    {NOC_MESH, NOC_LINKS_SHARED, 7, 4, 2, {3, 0, 0, 1, 3, 0, 3}, 3},
+    {NOC_MESH, NOC_LINKS_SEPARATE, 7, 3, 2, {3, 0, 0, 1, 3, 0, 3}, 3},
+    {NOC_LINK, NOC_LINKS_SHARED, 2, 4, 0, {0}, 0},
 };
 
 START_TEST(test_oneway_latency)
@@ -380,6 +384,7 @@ START_TEST(test_oneway_latency)
 
 	cfg_of(&cfg, lc->topology, lc->links);
 	cfg.mesh_cols = lc->cols;
+	cfg.concentration = lc->conc ? lc->conc : 1;
 	cfg.router_latency = 3;
 	cfg.link_latency = 2;
 	tb_init(&tb, &cfg, lc->n_ep, lc->n_vnets, lc->topology == NOC_MESH ? lc->pos : NULL);

@@ -647,15 +647,77 @@ static const struct lat_case lat_cases[] = {
     {NOC_MESH, 3, 2, 16, 4},	 {NOC_MESH, 1, 3, 8, 0},
 };
 
+/* One message at a time on an idle network, one per microsecond (1400 NoC cycles exactly:
+ * every offer on an exact edge; a bank answers at the next whole microsecond): SM i to bank j
+ * for every pair with (i + j) % stride == 0, a 0 B request with a 128 B response and the other
+ * way round. */
+static void send_pairs(struct tb *tb, unsigned stride)
+{
+	static const unsigned payloads[] = {0, 128};
+	const sim_time_t slot = SIM_US;
+
+	tb->resp_align = slot;
+	for (unsigned i = 0; i < tb->n_req; i++)
+		for (unsigned j = 0; j < tb->n_mem; j++)
+			for (unsigned a = 0; a < 2 && (i + j) % stride == 0; a++) {
+				unsigned r = tb_msg(tb, i, j, 0, payloads[a], 3, payloads[1 - a]);
+
+				ck_assert_int_eq(
+				    sim_run_until(tb->k, (sim_time_t)(2 * r + 1) * slot), 0);
+				tb_send(tb, r);
+			}
+}
+
+/* Runs what send_pairs sent; each message took exactly the closed form and the hand formula
+ * (hops + 1) (R + L) + F - 1, with hops the Manhattan distance between the positions given
+ * (mesh) or 0, and nothing queued. */
+static void check_pairs(struct tb *tb, const struct noc_cfg *cfg, unsigned cols,
+			const unsigned *pos_sm, const unsigned *pos_mem)
+{
+	uint64_t rl = cfg->router_latency + cfg->link_latency;
+
+	run(tb);
+	every_delivered_once(tb);
+	for (unsigned r = 0; r < tb->n_rec; r++) {
+		const struct rec *x = &tb->rec[r];
+		unsigned hops = cfg->topology == NOC_MESH
+				    ? manhattan(cols, pos_sm[x->sm], pos_mem[x->bank])
+				    : 0;
+		uint64_t creq = (hops + 1) * rl + flits(cfg, x->req_bytes) - 1;
+		uint64_t cresp = (hops + 1) * rl + flits(cfg, x->resp_bytes) - 1;
+		sim_time_t req = x->req_deliv - x->req_sent, resp = x->resp_deliv - x->resp_sent;
+
+		ck_assert_uint_eq(noc_hops(tb->noc, x->sm, x->bank), hops);
+		ck_assert_uint_eq(x->resp_sent % SIM_US, 0);
+		if (req != noc_unloaded_ps(tb->noc, x->sm, x->bank, x->req_bytes, false) ||
+		    req != sim_clock_edge(clk(tb), creq) ||
+		    resp != noc_unloaded_ps(tb->noc, x->sm, x->bank, x->resp_bytes, true) ||
+		    resp != sim_clock_edge(clk(tb), cresp))
+			ck_abort_msg("sm%u -> bank%u (%u hops), %u B / %u B: request %llu ps "
+				     "(closed form %llu, hand %llu), response %llu ps (%llu, %llu)",
+				     x->sm, x->bank, hops, x->req_bytes, x->resp_bytes,
+				     (unsigned long long)req,
+				     (unsigned long long)noc_unloaded_ps(tb->noc, x->sm, x->bank,
+									 x->req_bytes, false),
+				     (unsigned long long)sim_clock_edge(clk(tb), creq),
+				     (unsigned long long)resp,
+				     (unsigned long long)noc_unloaded_ps(tb->noc, x->sm, x->bank,
+									 x->resp_bytes, true),
+				     (unsigned long long)sim_clock_edge(clk(tb), cresp));
+	}
+	/* on an idle network nothing queues */
+	ck_assert_double_eq(stat(tb, "noc.req.queueing"), 0);
+	ck_assert_double_eq(stat(tb, "noc.resp.queueing"), 0);
+	tb_check_clean(tb);
+}
+
 START_TEST(test_unloaded_latency)
 {
 	const struct lat_case *lc = &lat_cases[_i];
 	const unsigned n_req = 15, n_mem = 6;
 	unsigned cols, pos_sm[15], pos_mem[6];
-	static const unsigned payloads[] = {0, 128};
 	struct noc_cfg cfg;
 	struct tb tb;
-	sim_time_t slot = SIM_US; /* 1400 NoC cycles exactly: every offer on an exact edge */
 
 	default_cfg(&cfg);
 	cfg.topology = lc->topology;
@@ -665,53 +727,9 @@ START_TEST(test_unloaded_latency)
 	cfg.header_bytes = lc->header;
 	cfg.buffer_flits = (lc->header + 128 + lc->flit - 1) / lc->flit;
 	tb_init(&tb, &cfg, n_req, n_mem);
-	tb.resp_align = slot; /* a bank answers at the next whole microsecond */
 	doc_place(n_req, n_mem, 0, &cols, pos_sm, pos_mem);
-	/* one message at a time on an idle network: every pair, both payloads both ways */
-	for (unsigned i = 0; i < n_req; i++)
-		for (unsigned j = 0; j < n_mem; j++)
-			for (unsigned a = 0; a < 2; a++) {
-				unsigned r = tb_msg(&tb, i, j, 0, payloads[a], 3, payloads[1 - a]);
-
-				ck_assert_int_eq(
-				    sim_run_until(tb.k, (sim_time_t)(2 * r + 1) * slot), 0);
-				tb_send(&tb, r);
-			}
-	run(&tb);
-	every_delivered_once(&tb);
-	for (unsigned r = 0; r < tb.n_rec; r++) {
-		const struct rec *x = &tb.rec[r];
-		unsigned hops =
-		    lc->topology == NOC_MESH ? manhattan(cols, pos_sm[x->sm], pos_mem[x->bank]) : 0;
-		/* the hand formula: (hops + 1) routers and links, then the tail's F - 1 cycles */
-		uint64_t creq =
-		    (uint64_t)(hops + 1) * (lc->router + lc->link) + flits(&cfg, x->req_bytes) - 1;
-		uint64_t cresp =
-		    (uint64_t)(hops + 1) * (lc->router + lc->link) + flits(&cfg, x->resp_bytes) - 1;
-		sim_time_t req = x->req_deliv - x->req_sent, resp = x->resp_deliv - x->resp_sent;
-
-		ck_assert_uint_eq(noc_hops(tb.noc, x->sm, x->bank), hops);
-		ck_assert_uint_eq(x->resp_sent % slot, 0);
-		if (req != noc_unloaded_ps(tb.noc, x->sm, x->bank, x->req_bytes, false) ||
-		    req != sim_clock_edge(clk(&tb), creq) ||
-		    resp != noc_unloaded_ps(tb.noc, x->sm, x->bank, x->resp_bytes, true) ||
-		    resp != sim_clock_edge(clk(&tb), cresp))
-			ck_abort_msg("sm%u -> bank%u (%u hops), %u B / %u B: request %llu ps "
-				     "(closed form %llu, hand %llu), response %llu ps (%llu, %llu)",
-				     x->sm, x->bank, hops, x->req_bytes, x->resp_bytes,
-				     (unsigned long long)req,
-				     (unsigned long long)noc_unloaded_ps(tb.noc, x->sm, x->bank,
-									 x->req_bytes, false),
-				     (unsigned long long)sim_clock_edge(clk(&tb), creq),
-				     (unsigned long long)resp,
-				     (unsigned long long)noc_unloaded_ps(tb.noc, x->sm, x->bank,
-									 x->resp_bytes, true),
-				     (unsigned long long)sim_clock_edge(clk(&tb), cresp));
-	}
-	/* on an idle network nothing queues */
-	ck_assert_double_eq(stat(&tb, "noc.req.queueing"), 0);
-	ck_assert_double_eq(stat(&tb, "noc.resp.queueing"), 0);
-	tb_check_clean(&tb);
+	send_pairs(&tb, 1);
+	check_pairs(&tb, &cfg, cols, pos_sm, pos_mem);
 	tb_fini(&tb);
 }
 END_TEST
@@ -929,6 +947,215 @@ START_TEST(test_crossbar_hops)
 }
 END_TEST
 
+/* ---- concentration: several endpoints per router --------------------------------------------- */
+
+/* The spread placement documented in noc.h, written again here: the banks (the smaller group)
+ * first, bank j at floor((2j + 1) R / (2 n_mem)), then SM i at floor((2i + 1) R / (2 n_req)),
+ * or the next router with room when that one holds conc endpoints already. */
+static void doc_spread(unsigned n_req, unsigned n_mem, unsigned routers, unsigned conc,
+		       unsigned *pos_sm, unsigned *pos_mem)
+{
+	unsigned *cnt = calloc(routers, sizeof(*cnt));
+
+	ck_assert_ptr_nonnull(cnt);
+	for (unsigned k = 0; k < n_req + n_mem; k++) {
+		bool bank = k < n_mem;
+		unsigned i = bank ? k : k - n_mem, n = bank ? n_mem : n_req;
+		unsigned r = (2 * i + 1) * routers / (2 * n);
+
+		while (cnt[r] == conc)
+			r = (r + 1) % routers;
+		cnt[r]++;
+		if (bank)
+			pos_mem[i] = r;
+		else
+			pos_sm[i] = r;
+	}
+	free(cnt);
+}
+
+struct conc_case {
+	unsigned n_req, n_mem, cols, rows, conc, router, link;
+	unsigned stride; /* SM i talks to the banks j with (i + j) % stride == 0 */
+};
+
+static const struct conc_case conc_cases[] = {
+    /* 4 x 2 routers, each a bank and two SMs */
+    {16, 8, 4, 2, 3, 2, 1, 1},
+    /* seed 004's 8 x 16 mesh: SM i at router i, bank j at router 4j + 2 */
+    {128, 32, 16, 8, 2, 1, 1, 8},
+    /* more endpoints than a router's share: SMs pushed on to the next router with room */
+    {13, 5, 3, 2, 3, 3, 2, 1},
+};
+
+/* Zero-load latency of a concentrated mesh, every pair of a case, both networks: exactly
+ * (hops + 1) (R + L) + F - 1 with hops from the documented placement (0 on a shared router). */
+START_TEST(test_concentrated_latency)
+{
+	const struct conc_case *cc = &conc_cases[_i];
+	unsigned pos_sm[128], pos_mem[32], cols, rows, same = 0;
+	struct noc_cfg cfg;
+	struct tb tb;
+
+	default_cfg(&cfg);
+	cfg.mesh_cols = cc->cols;
+	cfg.mesh_rows = cc->rows;
+	cfg.concentration = cc->conc;
+	cfg.router_latency = cc->router;
+	cfg.link_latency = cc->link;
+	tb_init(&tb, &cfg, cc->n_req, cc->n_mem);
+	noc_mesh_dims(tb.noc, &cols, &rows);
+	ck_assert_uint_eq(cols, cc->cols);
+	ck_assert_uint_eq(rows, cc->rows);
+	doc_spread(cc->n_req, cc->n_mem, cols * rows, cc->conc, pos_sm, pos_mem);
+	if (cc->n_req == 128)
+		for (unsigned j = 0; j < 32; j++)
+			ck_assert_uint_eq(pos_mem[j], 4 * j + 2);
+	for (unsigned i = 0; i < cc->n_req + cc->n_mem; i++) {
+		bool mem = i >= cc->n_req;
+		unsigned idx = mem ? i - cc->n_req : i, x, y;
+
+		noc_node_pos(tb.noc, mem, idx, &x, &y);
+		if (y * cols + x != (mem ? pos_mem[idx] : pos_sm[idx]))
+			ck_abort_msg("%s%u at router %u, documented %u", mem ? "bank" : "sm", idx,
+				     y * cols + x, mem ? pos_mem[idx] : pos_sm[idx]);
+		if (cc->n_req == 128 && !mem)
+			ck_assert_uint_eq(y * cols + x, i);
+	}
+	for (unsigned i = 0; i < cc->n_req; i++)
+		for (unsigned j = 0; j < cc->n_mem; j++)
+			same += (i + j) % cc->stride == 0 && pos_sm[i] == pos_mem[j];
+	ck_assert_uint_gt(same, 0); /* some pairs share a router: 0 hops */
+	send_pairs(&tb, cc->stride);
+	check_pairs(&tb, &cfg, cols, pos_sm, pos_mem);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* Two SMs on one router (conc_cases[0]: router 0 holds bank 0, SM 0 and SM 1). Each has its own
+ * injection port, so SM 0 -> bank 0 (on the same router) and SM 1 -> bank 1 (east) offered in
+ * one cycle both take the unloaded latency; SM 0 and SM 1 -> bank 3 at once contend for the
+ * router's east output: round-robin after its last winner (SM 1, towards bank 1) lets SM 0 go
+ * first, SM 1 follows its F flits later. */
+START_TEST(test_concentrated_contention)
+{
+	struct noc_cfg cfg;
+	struct tb tb;
+	unsigned a, b, f, x, y;
+	sim_time_t t0 = SIM_US, t1 = 2 * SIM_US;
+
+	default_cfg(&cfg);
+	cfg.mesh_cols = 4;
+	cfg.mesh_rows = 2;
+	cfg.concentration = 3;
+	tb_init(&tb, &cfg, 16, 8);
+	f = flits(&cfg, 128);
+	noc_node_pos(tb.noc, false, 0, &x, &y);
+	ck_assert_uint_eq(x + y, 0);
+	noc_node_pos(tb.noc, false, 1, &x, &y);
+	ck_assert_uint_eq(x + y, 0);
+	noc_node_pos(tb.noc, true, 0, &x, &y);
+	ck_assert_uint_eq(x + y, 0);
+	ck_assert_uint_eq(noc_hops(tb.noc, 0, 0), 0);
+	/* own injection ports: no wait */
+	a = tb_msg(&tb, 0, 0, 1, 128, 4, 0);
+	b = tb_msg(&tb, 1, 1, 1, 128, 4, 0);
+	ck_assert_int_eq(sim_run_until(tb.k, t0), 0);
+	tb_send(&tb, a);
+	tb_send(&tb, b);
+	run(&tb);
+	ck_assert_uint_eq(tb.rec[a].req_deliv - t0, noc_unloaded_ps(tb.noc, 0, 0, 128, false));
+	ck_assert_uint_eq(tb.rec[b].req_deliv - t0, noc_unloaded_ps(tb.noc, 1, 1, 128, false));
+	ck_assert_uint_eq(noc_unloaded_cycles(tb.noc, 0, 0, 128, false),
+			  cfg.router_latency + cfg.link_latency + f - 1);
+	/* one output port: the second waits the first's F cycles */
+	a = tb_msg(&tb, 0, 3, 1, 128, 4, 0);
+	b = tb_msg(&tb, 1, 3, 1, 128, 4, 0);
+	ck_assert_int_eq(sim_run_until(tb.k, t1), 0);
+	tb_send(&tb, a);
+	tb_send(&tb, b);
+	run(&tb);
+	ck_assert_uint_eq(tb.rec[a].req_deliv - t1, noc_unloaded_ps(tb.noc, 0, 3, 128, false));
+	ck_assert_uint_eq(
+	    tb.rec[b].req_deliv - t1,
+	    sim_clock_edge(clk(&tb), noc_unloaded_cycles(tb.noc, 1, 3, 128, false) + f));
+	ck_assert_double_eq(stat(&tb, "noc.req.link.r0_e"), 3 * f); /* with SM 1 -> bank 1 */
+	ck_assert_double_eq(stat(&tb, "noc.req.link.sm0_in"), 2 * f);
+	ck_assert_double_eq(stat(&tb, "noc.req.link.bank0_out"), f);
+	every_delivered_once(&tb);
+	tb_check_clean(&tb);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* Bad placements are refused with a message naming the router, where it is and who is on it;
+ * endpoints that cannot fit the given mesh with a message naming the keys. */
+START_TEST(test_concentrated_bad_placement)
+{
+	static const char *const tn[1] = {"m"};
+	const unsigned pos[6] = {0, 5, 5, 2, 5, 1};
+	struct noc_cfg cfg;
+	struct cs_err err;
+	struct sim_kernel *k;
+	struct cs_stats *s;
+	struct noc *n = NULL;
+
+	ck_assert_int_eq(sim_kernel_create(NULL, &k), 0);
+	ck_assert_int_eq(cs_stats_create(&s), 0);
+	default_cfg(&cfg);
+	cfg.mesh_cols = 3;
+	cfg.mesh_rows = 2;
+	cfg.concentration = 2;
+	/* three endpoints on router 5 (x 2, y 1), two allowed */
+	ck_assert_int_eq(
+	    noc_net_create(k, &cfg, 6, 1, pos, NULL, tn, 1, cs_stats_root(s), &n, &err),
+	    -CS_EINVAL);
+	ck_assert_ptr_null(n);
+	ck_assert_str_eq(err.msg, "noc: router 5 (x 2, y 1) holds 3 endpoints (ep1, ep2, ep4), "
+				  "more than noc.concentration (2)");
+	/* with concentration 3 it is a good placement */
+	cfg.concentration = 3;
+	ck_assert_int_eq(
+	    noc_net_create(k, &cfg, 6, 1, pos, NULL, tn, 1, cs_stats_root(s), &n, &err), 0);
+	ck_assert_uint_eq(noc_ep_hops(n, 1, 4), 0);
+	ck_assert_uint_eq(noc_ep_hops(n, 0, 5), 1);
+	noc_destroy(n);
+	/* a router beyond the given rows */
+	{
+		const unsigned far[2] = {0, 6};
+
+		ck_assert_int_eq(noc_net_create(k, &cfg, 2, 1, far, NULL, tn, 1,
+						cs_stat_group(cs_stats_root(s), "b"), &n, &err),
+				 -CS_EINVAL);
+		ck_assert_str_eq(err.msg, "noc: ep1 at router 6 is outside the mesh of 3 x 2 "
+					  "routers");
+	}
+	/* 16 SMs and 8 banks on 3 x 2 routers of 3: 24 > 18 */
+	ck_assert_int_eq(
+	    noc_create(k, &cfg, 16, 8, NULL, 1, cs_stat_group(cs_stats_root(s), "c"), &n, &err),
+	    -CS_ECONFIG);
+	ck_assert_str_eq(err.msg, "noc: 24 endpoints do not fit a mesh of 3 x 2 routers holding "
+				  "noc.concentration (3) each");
+	/* the same with concentration 1 (the packed placement, checked when the mesh is built) */
+	cfg.concentration = 1;
+	ck_assert_int_eq(
+	    noc_create(k, &cfg, 16, 8, NULL, 1, cs_stat_group(cs_stats_root(s), "d"), &n, &err),
+	    -CS_ECONFIG);
+	ck_assert_str_eq(err.msg, "noc: 24 endpoints do not fit a mesh of 3 x 2 routers holding "
+				  "noc.concentration (1) each");
+	cfg.concentration = 3;
+	{
+		const struct noc_group g = {.first = 0, .count = 19};
+		unsigned out[19];
+
+		ck_assert_int_eq(noc_spread_place(&cfg, 19, &g, 1, out, &err), -CS_ECONFIG);
+		ck_assert_ptr_nonnull(strstr(err.msg, "noc.concentration (3)"));
+	}
+	cs_stats_destroy(s);
+	sim_kernel_destroy(k);
+}
+END_TEST
+
 /* ---- uniform random traffic ------------------------------------------------------------------ */
 
 static void gen_cb(struct sim_kernel *k, void *obj, void *arg);
@@ -972,6 +1199,10 @@ struct load_result {
 	double unloaded;	   /* cycles, mean of the unloaded latencies */
 };
 
+/* The networks the load tests run on: 0 crossbar, 1 mesh, 2 mesh of concentration 2 (the 21
+ * endpoints on 4 x 3 routers, spread). */
+static const char *const load_nets[3] = {"crossbar", "mesh", "concentrated mesh"};
+
 /* Requests of 128 B (5 flits), 0 B responses; offered load as a fraction of the request
  * network's ejection capacity (n_mem ports x 1 flit per cycle). Measures the packets generated
  * in [warm, warm + window). */
@@ -987,7 +1218,8 @@ static struct load_result load_point(unsigned topology, double load, uint64_t se
 	unsigned f;
 
 	default_cfg(&cfg);
-	cfg.topology = topology;
+	cfg.topology = topology ? NOC_MESH : NOC_CROSSBAR;
+	cfg.concentration = topology == 2 ? 2 : 1;
 	tb_init(&tb, &cfg, n_req, n_mem);
 	f = flits(&cfg, 128);
 	tb.gen_req_bytes = 128;
@@ -1047,7 +1279,7 @@ START_TEST(test_latency_load_curve)
 		if (i && r[i].latency < r[i - 1].latency * 0.97)
 			ck_abort_msg("%s: latency fell from %.2f to %.2f cycles between loads %.2f "
 				     "and %.2f",
-				     topology ? "mesh" : "crossbar", r[i - 1].latency, r[i].latency,
+				     load_nets[topology], r[i - 1].latency, r[i].latency,
 				     loads[i - 1], loads[i]);
 	}
 	/* light load: close to the unloaded latency; offered load delivered */
@@ -1057,7 +1289,7 @@ START_TEST(test_latency_load_curve)
 	/* heavy load: clearly longer */
 	if (r[n - 1].latency < 2 * r[0].latency)
 		ck_abort_msg("%s: latency at %.0f%% load %.2f cycles, at %.0f%% only %.2f",
-			     topology ? "mesh" : "crossbar", loads[n - 1] * 100, r[n - 1].latency,
+			     load_nets[topology], loads[n - 1] * 100, r[n - 1].latency,
 			     loads[0] * 100, r[0].latency);
 }
 END_TEST
@@ -1495,12 +1727,16 @@ static Suite *noc_suite(void)
 	tcase_add_loop_test(tc, test_mesh_xy_routing, 0,
 			    sizeof(grid_cases) / sizeof(grid_cases[0]));
 	tcase_add_test(tc, test_crossbar_hops);
+	tcase_add_loop_test(tc, test_concentrated_latency, 0,
+			    sizeof(conc_cases) / sizeof(conc_cases[0]));
+	tcase_add_test(tc, test_concentrated_contention);
+	tcase_add_test(tc, test_concentrated_bad_placement);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("load");
 	tcase_set_timeout(tc, 120);
-	tcase_add_loop_test(tc, test_latency_load_curve, 0, 2);
-	tcase_add_loop_test(tc, test_determinism, 0, 2);
+	tcase_add_loop_test(tc, test_latency_load_curve, 0, 3);
+	tcase_add_loop_test(tc, test_determinism, 0, 3);
 	tcase_add_test(tc, test_determinism_queue_kinds);
 	suite_add_tcase(s, tc);
 

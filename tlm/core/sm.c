@@ -15,7 +15,7 @@
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
-static const char *const sched_names[] = {"lrr", "gto", NULL};
+static const char *const sched_names[] = {"lrr", "gto", "oldest", NULL};
 static const char *const cons_names[] = {"sc", "rc", NULL};
 static const char *const coal_names[] = {"line", "sector", NULL};
 
@@ -34,7 +34,9 @@ static const struct cs_param core_rows[] = {
     {"schedulers", CS_P_UINT, CF(schedulers), "2", "",
      "warp schedulers per SM, each issuing one instruction per cycle (GTX480: 2)", 1, 64, NULL},
     {"scheduler", CS_P_ENUM, CF(scheduler), "lrr", "",
-     "warp scheduling: lrr (loose round robin) or gto (greedy then oldest)", 0, 0, sched_names},
+     "warp scheduling: lrr (loose round robin), gto (greedy then oldest) or oldest (the ready "
+     "warp launched first, gem5's OLDEST_FIRST)",
+     0, 0, sched_names},
     {"consistency", CS_P_ENUM, CF(consistency), "rc", "",
      "memory model: sc (one outstanding memory op per warp) or rc (fences wait)", 0, 0, cons_names},
     {"coalesce", CS_P_ENUM, CF(coalesce), "line", "",
@@ -574,10 +576,13 @@ static struct warp *pick(struct gpu_sm *sm, unsigned s, bool skip_mem)
 	unsigned m = (n - s + ns - 1) / ns; /* slots s, s + ns, ... */
 	struct warp *best = NULL;
 
-	if (sm->cfg->scheduler == GPU_SCHED_GTO) {
+	if (sm->cfg->scheduler != GPU_SCHED_LRR) {
 		struct warp *last = &sm->warps[sm->sched_last[s]];
 
-		if (last->state == W_READY && !(skip_mem && is_mem_op(last)))
+		/* GTO: the warp that issued last while it is ready; then, as OLDEST always, the
+		 * ready warp launched first (gem5's OFSchedulingPolicy: the lowest wfDynId) */
+		if (sm->cfg->scheduler == GPU_SCHED_GTO && last->state == W_READY &&
+		    !(skip_mem && is_mem_op(last)))
 			return last;
 		for (unsigned i = s; i < n; i += ns) {
 			struct warp *w = &sm->warps[i];

@@ -6,7 +6,8 @@
  * posted to its warp and the coroutine yields until the SM has issued it (and, for what the
  * warp must wait for, until it is performed). Each of `core.schedulers` warp schedulers issues
  * at most one instruction per core cycle, choosing among its warps (slot % schedulers) by
- * loose round robin (LRR) or greedy-then-oldest (GTO). Memory instructions are coalesced into
+ * loose round robin (LRR), greedy-then-oldest (GTO) or oldest first (the ready warp launched
+ * first, gem5's OLDEST_FIRST). Memory instructions are coalesced into
  * line (or sector) requests that wait in the LD/ST unit's bounded queue; the unit hands the L1
  * one request per cycle. SC: a warp has at most one memory instruction outstanding and waits
  * until it is performed (stores included). RC: stores and reductions do not stall the warp;
@@ -21,7 +22,7 @@
 #include "tlm/coherence/gpu_proto.h"
 #include "workloads/gpu_api.h"
 
-enum gpu_sched_policy { GPU_SCHED_LRR = 0, GPU_SCHED_GTO };
+enum gpu_sched_policy { GPU_SCHED_LRR = 0, GPU_SCHED_GTO, GPU_SCHED_OLDEST };
 enum gpu_coalesce_mode { GPU_COALESCE_LINE = 0, GPU_COALESCE_SECTOR };
 
 struct gpu_core_cfg {

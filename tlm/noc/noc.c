@@ -36,7 +36,14 @@ static const struct cs_param noc_param_rows[] = {
     {"buffer_flits", CS_P_UINT, offsetof(struct noc_cfg, buffer_flits), "16", "flits",
      "input buffer per port per network (must hold the largest packet)", 1, 65536, NULL},
     {"mesh_cols", CS_P_UINT, offsetof(struct noc_cfg, mesh_cols), "0", "",
-     "mesh columns (0: ceil(sqrt(SMs + L2 banks)))", 0, 4096, NULL},
+     "mesh columns (0: ceil(sqrt(routers)), routers = ceil(endpoints / concentration))", 0, 4096,
+     NULL},
+    {"mesh_rows", CS_P_UINT, offsetof(struct noc_cfg, mesh_rows), "0", "",
+     "mesh rows (0: ceil(routers / columns))", 0, 4096, NULL},
+    {"concentration", CS_P_UINT, offsetof(struct noc_cfg, concentration), "1", "endpoints",
+     "mesh: endpoints one router may hold, each on its own injection and ejection port (as "
+     "Garnet's external links); above 1 every group of endpoints is spread over all routers",
+     1, 64, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -72,6 +79,10 @@ static const struct cs_param link_param_rows[] = {
      1, 65536, NULL},
     {"mesh_cols", CS_P_UINT, offsetof(struct noc_cfg, mesh_cols), "0", "", "unused by a link", 0,
      4096, NULL},
+    {"mesh_rows", CS_P_UINT, offsetof(struct noc_cfg, mesh_rows), "0", "", "unused by a link", 0,
+     4096, NULL},
+    {"concentration", CS_P_UINT, offsetof(struct noc_cfg, concentration), "1", "endpoints",
+     "unused by a link", 1, 64, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -150,7 +161,12 @@ uint64_t noc_cycle_ceil(struct noc *n, sim_time_t t)
 
 /* ---- geometry -------------------------------------------------------------------------------- */
 
-/* Mesh columns for n endpoints: mesh_cols, or ceil(sqrt(n)). */
+static unsigned conc_of(const struct noc_cfg *cfg)
+{
+	return cfg->concentration > 1 ? (unsigned)cfg->concentration : 1;
+}
+
+/* Mesh columns for `total` routers: mesh_cols, or ceil(sqrt(total)). */
 static unsigned mesh_cols_for(const struct noc_cfg *cfg, unsigned total)
 {
 	unsigned cols =
@@ -161,6 +177,16 @@ static unsigned mesh_cols_for(const struct noc_cfg *cfg, unsigned total)
 	while ((uint64_t)cols * cols < total && !cfg->mesh_cols)
 		cols++; /* guard against sqrt rounding */
 	return cols;
+}
+
+void noc_mesh_size(const struct noc_cfg *cfg, unsigned n_ep, unsigned *cols, unsigned *rows)
+{
+	unsigned c = conc_of(cfg), need = (n_ep + c - 1) / c;
+
+	*cols = mesh_cols_for(cfg, need);
+	*rows = cfg->mesh_rows ? (unsigned)cfg->mesh_rows : (need + *cols - 1) / *cols;
+	if (!*rows)
+		*rows = 1;
 }
 
 /* The GPU face's placement: bank j at floor((2j + 1) N / (2 n_mem)), the SMs in the other
@@ -176,6 +202,59 @@ void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos)
 		else
 			pos[s++] = p;
 	}
+}
+
+int noc_spread_place(const struct noc_cfg *cfg, unsigned n_ep, const struct noc_group *groups,
+		     unsigned n_groups, unsigned *pos, struct cs_err *err)
+{
+	unsigned cols, rows, c = conc_of(cfg), *count, *order;
+	uint64_t total = 0, nr;
+
+	noc_mesh_size(cfg, n_ep, &cols, &rows);
+	nr = (uint64_t)cols * rows;
+	for (unsigned g = 0; g < n_groups; g++)
+		total += groups[g].count;
+	if (total > nr * c)
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "noc: %llu endpoints do not fit a mesh of %u x %u routers holding "
+		    "noc.concentration (%u) each",
+		    (unsigned long long)total, cols, rows, c);
+	if (nr > 1u << 20)
+		return cs_err_set(err, -CS_ECONFIG, "noc: mesh of %u x %u routers is too large",
+				  cols, rows);
+	count = calloc(nr, sizeof(*count));
+	order = malloc((n_groups ? n_groups : 1) * sizeof(*order));
+	if (!count || !order) {
+		free(count);
+		free(order);
+		return cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
+	}
+	/* smaller groups first (insertion sort: stable, so ties keep the given order) */
+	for (unsigned g = 0; g < n_groups; g++) {
+		unsigned i = g;
+
+		while (i > 0 && groups[order[i - 1]].count > groups[g].count) {
+			order[i] = order[i - 1];
+			i--;
+		}
+		order[i] = g;
+	}
+	for (unsigned k = 0; k < n_groups; k++) {
+		const struct noc_group *gr = &groups[order[k]];
+
+		for (unsigned i = 0; i < gr->count; i++) {
+			uint64_t r = ((uint64_t)2 * i + 1) * nr / ((uint64_t)2 * gr->count);
+
+			while (count[r] >= c) /* full: the next router with room */
+				r = r + 1 == nr ? 0 : r + 1;
+			count[r]++;
+			pos[gr->first + i] = (unsigned)r;
+		}
+	}
+	free(count);
+	free(order);
+	return 0;
 }
 
 unsigned noc_hops_pos(const struct noc *n, unsigned pa, unsigned pb)
@@ -217,26 +296,18 @@ static unsigned opposite(unsigned d)
 	return opp[d];
 }
 
-/* Ports per router in the physical link table: the mesh's directions, or (one router) one
+/* Ports per router in the physical link table: the mesh's directions and one local port per
+ * endpoint slot (slot 0 is D_LOCAL, slot s > 0 is D_COUNT + s - 1), or (one router) one
  * output per endpoint. */
 static unsigned phys_ports(const struct noc *n)
 {
-	return n->cfg.topology == NOC_MESH ? D_COUNT : n->n_ep;
+	return n->cfg.topology == NOC_MESH ? D_COUNT - 1 + (n->max_conc ? n->max_conc : 1)
+					   : n->n_ep;
 }
 
-/* at[r] = the endpoint at router position r that sends (send) / receives on vnet v, or -1. */
-static int *ep_map(const struct noc *n, unsigned v, bool send, unsigned nr)
+static unsigned local_port(unsigned slot)
 {
-	int *at = malloc((size_t)nr * sizeof(*at));
-
-	if (!at)
-		return NULL;
-	for (unsigned r = 0; r < nr; r++)
-		at[r] = -1;
-	for (unsigned e = 0; e < n->n_ep; e++)
-		if (((send ? n->ep[e].send : n->ep[e].recv) >> v) & 1)
-			at[n->ep[e].pos] = (int)e;
-	return at;
+	return slot ? D_COUNT + slot - 1 : D_LOCAL;
 }
 
 static int out_init(struct noc_out *o, struct noc_net *net, struct noc_router *r, unsigned ri,
@@ -319,10 +390,9 @@ static int build_crossbar(struct noc_net *net, struct cs_stat_group *lg,
 static int build_mesh(struct noc_net *net, struct cs_stat_group *lg, const char *const *ep_names)
 {
 	struct noc *n = net->n;
-	unsigned nr = n->cols * n->rows, ni = 0, no = 0;
-	struct noc_in **in_at = NULL;	/* [nr][D_COUNT] */
-	struct noc_out **out_at = NULL; /* [nr][D_COUNT] */
-	int *src_at = ep_map(n, net->id, true, nr), *dst_at = ep_map(n, net->id, false, nr);
+	unsigned nr = n->cols * n->rows, v = net->id, ni = 0, no = 0;
+	struct noc_in **in_at = NULL;	/* [nr][D_COUNT]: the input from each neighbour */
+	struct noc_out **out_at = NULL; /* [nr][D_COUNT]: the output to each neighbour */
 	char name[64], desc[128];
 	int rc = -CS_ENOMEM;
 
@@ -330,84 +400,97 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg, const char 
 	net->routers = calloc(nr, sizeof(*net->routers));
 	in_at = calloc((size_t)nr * D_COUNT, sizeof(*in_at));
 	out_at = calloc((size_t)nr * D_COUNT, sizeof(*out_at));
-	if (!net->routers || !in_at || !out_at || !src_at || !dst_at)
+	if (!net->routers || !in_at || !out_at)
 		goto out;
-	/* count ports */
-	for (unsigned r = 0; r < nr; r++) {
-		if (src_at[r] >= 0)
-			ni++;
-		if (dst_at[r] >= 0)
-			no++;
+	/* count ports: one local input per endpoint that sends, one local output per endpoint
+	 * that receives, one each way per neighbour */
+	for (unsigned e = 0; e < n->n_ep; e++) {
+		ni += (n->ep[e].send >> v) & 1;
+		no += (n->ep[e].recv >> v) & 1;
+	}
+	for (unsigned r = 0; r < nr; r++)
 		for (unsigned d = D_E; d < D_COUNT; d++)
 			if (neighbour(n, r, d) >= 0) {
 				ni++;
 				no++;
 			}
-	}
 	net->n_ins = ni;
 	net->n_outs = no;
 	net->ins = calloc(ni ? ni : 1, sizeof(*net->ins));
 	net->outs = calloc(no ? no : 1, sizeof(*net->outs));
 	if (!net->ins || !net->outs)
 		goto out;
-	/* inputs: local (injection) first, then from each neighbour */
+	/* inputs: the local ones (injection, in endpoint order) first, then from each neighbour */
 	ni = 0;
 	for (unsigned r = 0; r < nr; r++) {
 		struct noc_router *rt = &net->routers[r];
-		int s = src_at[r];
 		unsigned cnt = 0;
 
-		for (unsigned d = 0; d < D_COUNT; d++)
-			if ((d == D_LOCAL && s >= 0) || (d != D_LOCAL && neighbour(n, r, d) >= 0))
-				cnt++;
+		for (unsigned k = n->rt_start[r]; k < n->rt_start[r + 1]; k++)
+			cnt += (n->ep[n->rt_ep[k]].send >> v) & 1;
+		for (unsigned d = D_E; d < D_COUNT; d++)
+			cnt += neighbour(n, r, d) >= 0;
 		rt->n_in = cnt;
 		rt->in = calloc(cnt ? cnt : 1, sizeof(*rt->in));
 		rt->route = calloc(n->n_ep, sizeof(*rt->route));
 		if (!rt->in || !rt->route)
 			goto out;
 		cnt = 0;
-		for (unsigned d = 0; d < D_COUNT; d++) {
+		for (unsigned k = n->rt_start[r]; k < n->rt_start[r + 1]; k++) {
+			unsigned e = n->rt_ep[k];
 			struct noc_in *in;
 
-			if (d == D_LOCAL ? s < 0 : neighbour(n, r, d) < 0)
+			if (!((n->ep[e].send >> v) & 1))
+				continue;
+			in = &net->ins[ni++];
+			in->r = rt;
+			in->local = cnt;
+			rt->in[cnt++] = in;
+			net->inj[e] = in;
+		}
+		for (unsigned d = D_E; d < D_COUNT; d++) {
+			struct noc_in *in;
+
+			if (neighbour(n, r, d) < 0)
 				continue;
 			in = &net->ins[ni++];
 			in->r = rt;
 			in->local = cnt;
 			rt->in[cnt++] = in;
 			in_at[r * D_COUNT + d] = in;
-			if (d == D_LOCAL)
-				net->inj[s] = in;
 		}
 	}
-	/* outputs: to each neighbour's input from this side, and to the local ejection buffer */
+	/* outputs: to each local endpoint's ejection buffer, then to each neighbour's input from
+	 * this side */
 	no = 0;
 	for (unsigned r = 0; r < nr; r++) {
 		struct noc_router *rt = &net->routers[r];
-		int dl = dst_at[r];
 
-		for (unsigned d = 0; d < D_COUNT; d++) {
-			struct noc_in *down;
+		for (unsigned k = n->rt_start[r]; k < n->rt_start[r + 1]; k++) {
+			unsigned e = n->rt_ep[k];
+
+			if (!((n->ep[e].recv >> v) & 1))
+				continue;
+			snprintf(name, sizeof(name), "%s_out", ep_names[e]);
+			snprintf(desc, sizeof(desc), "flits carried from router %u to %s", r,
+				 ep_names[e]);
+			rc = out_init(&net->outs[no++], net, rt, r, local_port(n->ep[e].slot),
+				      &net->ej[e], lg, name, desc);
+			if (rc)
+				goto out;
+		}
+		for (unsigned d = D_E; d < D_COUNT; d++) {
 			struct noc_out *o;
 			int nb = neighbour(n, r, d);
 
-			if (d == D_LOCAL) {
-				if (dl < 0)
-					continue;
-				down = &net->ej[dl];
-				snprintf(name, sizeof(name), "%s_out", ep_names[dl]);
-				snprintf(desc, sizeof(desc), "flits carried from router %u to %s",
-					 r, ep_names[dl]);
-			} else {
-				if (nb < 0)
-					continue;
-				down = in_at[(unsigned)nb * D_COUNT + opposite(d)];
-				snprintf(name, sizeof(name), "r%u_%s", r, dir_name[d]);
-				snprintf(desc, sizeof(desc),
-					 "flits carried from router %u to router %d", r, nb);
-			}
+			if (nb < 0)
+				continue;
+			snprintf(name, sizeof(name), "r%u_%s", r, dir_name[d]);
+			snprintf(desc, sizeof(desc), "flits carried from router %u to router %d", r,
+				 nb);
 			o = &net->outs[no++];
-			rc = out_init(o, net, rt, r, d, down, lg, name, desc);
+			rc = out_init(o, net, rt, r, d, in_at[(unsigned)nb * D_COUNT + opposite(d)],
+				      lg, name, desc);
 			if (rc)
 				goto out;
 			out_at[r * D_COUNT + d] = o;
@@ -418,29 +501,28 @@ static int build_mesh(struct noc_net *net, struct cs_stat_group *lg, const char 
 		unsigned x = r % n->cols, y = r / n->cols;
 
 		for (unsigned dst = 0; dst < n->n_ep; dst++) {
-			unsigned t = n->ep[dst].pos, tx = t % n->cols, ty = t / n->cols, d;
+			unsigned t = n->ep[dst].pos, tx = t % n->cols, ty = t / n->cols;
+			struct noc_out *o;
 
-			if (!((n->ep[dst].recv >> net->id) & 1))
+			if (!((n->ep[dst].recv >> v) & 1))
 				continue;
 			if (tx > x)
-				d = D_E;
+				o = out_at[r * D_COUNT + D_E];
 			else if (tx < x)
-				d = D_W;
+				o = out_at[r * D_COUNT + D_W];
 			else if (ty < y)
-				d = D_N;
+				o = out_at[r * D_COUNT + D_N];
 			else if (ty > y)
-				d = D_S;
+				o = out_at[r * D_COUNT + D_S];
 			else
-				d = D_LOCAL;
-			net->routers[r].route[dst] = out_at[r * D_COUNT + d];
+				o = net->ej[dst].up; /* its own ejection port */
+			net->routers[r].route[dst] = o;
 		}
 	}
 	rc = 0;
 out:
 	free(in_at);
 	free(out_at);
-	free(src_at);
-	free(dst_at);
 	return rc;
 }
 
@@ -517,6 +599,8 @@ void noc_destroy(struct noc *n)
 		free(c);
 	}
 	free(n->clk_tab);
+	free(n->rt_start);
+	free(n->rt_ep);
 	free(n->phys);
 	free(n->ep);
 	free(n->route);
@@ -588,25 +672,60 @@ static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g, const 
 	return 0;
 }
 
-/* Every endpoint at its own router (a router holds at most one). */
-static int positions_distinct(const struct noc *n, struct cs_err *err)
+/* Every endpoint on a router of the mesh, at most noc.concentration of them on one: the
+ * per-router lists (rt_start, rt_ep), each endpoint's slot and max_conc. A bad placement is
+ * -CS_EINVAL naming the router and its endpoints. */
+static int mesh_place(struct noc *n, const char *const *names, struct cs_err *err)
 {
-	int *at = malloc((size_t)n->cols * n->rows * sizeof(*at));
-	int rc = 0;
+	unsigned nr = n->cols * n->rows, c = conc_of(&n->cfg), *fill;
 
-	if (!at)
+	n->rt_start = calloc((size_t)nr + 1, sizeof(*n->rt_start));
+	n->rt_ep = calloc(n->n_ep, sizeof(*n->rt_ep));
+	fill = calloc(nr, sizeof(*fill));
+	if (!n->rt_start || !n->rt_ep || !fill) {
+		free(fill);
 		return cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
-	for (unsigned r = 0; r < n->cols * n->rows; r++)
-		at[r] = -1;
-	for (unsigned e = 0; e < n->n_ep && !rc; e++) {
-		if (at[n->ep[e].pos] >= 0)
-			rc = cs_err_set(err, -CS_EINVAL,
-					"noc: endpoints %d and %u share mesh position %u",
-					at[n->ep[e].pos], e, n->ep[e].pos);
-		at[n->ep[e].pos] = (int)e;
 	}
-	free(at);
-	return rc;
+	for (unsigned e = 0; e < n->n_ep; e++) {
+		if (n->ep[e].pos >= nr) {
+			free(fill);
+			return cs_err_set(err, -CS_EINVAL,
+					  "noc: %s at router %u is outside the mesh of %u x %u "
+					  "routers",
+					  names[e], n->ep[e].pos, n->cols, n->rows);
+		}
+		n->rt_start[n->ep[e].pos + 1]++;
+	}
+	for (unsigned r = 0; r < nr; r++) {
+		unsigned k = n->rt_start[r + 1];
+
+		if (k > c) {
+			char list[160] = "";
+			size_t len = 0;
+
+			for (unsigned e = 0; e < n->n_ep && len + 1 < sizeof(list); e++)
+				if (n->ep[e].pos == r)
+					len += (size_t)snprintf(list + len, sizeof(list) - len,
+								"%s%s", len ? ", " : "", names[e]);
+			free(fill);
+			return cs_err_set(
+			    err, -CS_EINVAL,
+			    "noc: router %u (x %u, y %u) holds %u endpoints (%s), more "
+			    "than noc.concentration (%u)",
+			    r, r % n->cols, r / n->cols, k, list, c);
+		}
+		if (k > n->max_conc)
+			n->max_conc = k;
+		n->rt_start[r + 1] += n->rt_start[r];
+	}
+	for (unsigned e = 0; e < n->n_ep; e++) {
+		unsigned r = n->ep[e].pos;
+
+		n->ep[e].slot = fill[r]++;
+		n->rt_ep[n->rt_start[r] + n->ep[e].slot] = e;
+	}
+	free(fill);
+	return 0;
 }
 
 int noc_build(struct sim_kernel *k, const struct noc_cfg *cfg, const struct noc_build *b,
@@ -664,17 +783,21 @@ int noc_build(struct sim_kernel *k, const struct noc_cfg *cfg, const struct noc_
 			maxpos = ep->pos;
 	}
 	if (cfg->topology == NOC_MESH) {
-		n->cols = mesh_cols_for(cfg, n->n_ep);
-		n->rows = (n->n_ep + n->cols - 1) / n->cols;
-		if (maxpos / n->cols + 1 > n->rows)
+		noc_mesh_size(cfg, n->n_ep, &n->cols, &n->rows);
+		if (!cfg->mesh_rows && maxpos / n->cols + 1 > n->rows)
 			n->rows = maxpos / n->cols + 1;
-		if ((uint64_t)n->cols * n->rows > 1u << 20) {
-			noc_destroy(n);
-			return cs_err_set(err, -CS_EINVAL,
-					  "noc: mesh of %u x %u routers is too large", n->cols,
-					  n->rows);
-		}
-		rc = positions_distinct(n, err);
+		/* the message first: it reads the mesh's size, which noc_destroy frees */
+		if ((uint64_t)n->cols * n->rows > 1u << 20)
+			rc =
+			    cs_err_set(err, -CS_EINVAL, "noc: mesh of %u x %u routers is too large",
+				       n->cols, n->rows);
+		else if ((uint64_t)n->cols * n->rows * conc_of(cfg) < n->n_ep)
+			rc = cs_err_set(err, -CS_ECONFIG,
+					"noc: %u endpoints do not fit a mesh of %u x %u routers "
+					"holding noc.concentration (%u) each",
+					b->n_ep, n->cols, n->rows, conc_of(cfg));
+		else
+			rc = mesh_place(n, b->ep_names, err);
 		if (rc) {
 			noc_destroy(n);
 			return rc;
@@ -765,7 +888,16 @@ int noc_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_req, 
 		rc = cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
 		goto out;
 	}
-	noc_gpu_place(n_req, n_mem, pos);
+	if (cfg->topology == NOC_MESH && conc_of(cfg) > 1) {
+		/* the banks first: they take their exact spread positions */
+		const struct noc_group g[2] = {{.first = n_req, .count = n_mem},
+					       {.first = 0, .count = n_req}};
+
+		rc = noc_spread_place(cfg, b.n_ep, g, 2, pos, err);
+		if (rc)
+			goto out;
+	} else
+		noc_gpu_place(n_req, n_mem, pos);
 	for (unsigned e = 0; e < b.n_ep; e++) {
 		send[e] = e < n_req ? 1u << NOC_REQ : 1u << NOC_RESP;
 		recv[e] = e < n_req ? 1u << NOC_RESP : 1u << NOC_REQ;
@@ -807,6 +939,7 @@ int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_e
 {
 	struct noc_build b = {
 	    .n_ep = n_ep, .n_vnets = n_vnets, .pos = pos, .vnet_names = vnet_names};
+	unsigned *spread = NULL;
 	uint8_t *mask = NULL;
 	char **names = NULL;
 	struct noc *n;
@@ -826,6 +959,20 @@ int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_e
 		rc = cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
 		goto out;
 	}
+	if (!pos && cfg->topology == NOC_MESH && conc_of(cfg) > 1) {
+		/* no placement given: the endpoints spread as one group */
+		const struct noc_group g = {.first = 0, .count = n_ep};
+
+		spread = calloc(n_ep, sizeof(*spread));
+		if (!spread) {
+			rc = cs_err_set(err, -CS_ENOMEM, "noc: out of memory");
+			goto out;
+		}
+		rc = noc_spread_place(cfg, n_ep, &g, 1, spread, err);
+		if (rc)
+			goto out;
+		b.pos = spread;
+	}
 	memset(mask, (1 << n_vnets) - 1, n_ep);
 	b.send = b.recv = mask;
 	b.ep_names = (const char *const *)names;
@@ -843,6 +990,7 @@ int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_e
 	noc_set_lt(n, NULL);
 	*out = n;
 out:
+	free(spread);
 	free(mask);
 	free(names);
 	return rc;

@@ -30,8 +30,19 @@
  *   unloaded latency plus the ejection meter's wait added (the LT face); transport_dbg forwards.
  * Topologies: crossbar and mesh (below), and link: a crossbar of exactly 2 endpoints whose
  * flit_bytes is the bytes per cycle, link_latency the wire latency and header_bytes the packet
- * header (e.g. a CPU-GPU link like PCIe; noc_link_params has such defaults). Mesh positions are
- * given by the caller (pos[e], distinct, row-major p = y * cols + x) or are e.
+ * header (e.g. a CPU-GPU link like PCIe; noc_link_params has such defaults). Mesh positions
+ * (routers, row-major p = y * cols + x) are given by the caller (pos[e]; at most
+ * noc.concentration endpoints on one router) or are e (concentration 1) or the spread placement
+ * of all endpoints as one group (concentration > 1, noc_spread_place).
+ *
+ * CONCENTRATION (mesh). A router may hold up to noc.concentration endpoints. As in gem5's Garnet,
+ * where every controller has an external link of its own into its router, each endpoint has its
+ * own injection port (a local input buffer of the router) and its own ejection port (an output
+ * and link to its ejection buffer): endpoints of one router never wait for each other to inject
+ * or eject, only where their packets meet on the same router output (a mesh link, or the
+ * ejection port of one destination). A router's inputs are its endpoints' injection buffers in
+ * endpoint order, then the east, west, north and south inputs; round-robin runs over them in
+ * that order. Two endpoints on one router are 0 hops apart.
  *
  * GPU FACE. Two vnets of the same shape: the request network carries SM i -> L2 bank j
  * (mem_msg.src -> mem_msg.dst, NoC header + req_bytes, class mem_msg.type), the response network
@@ -43,13 +54,16 @@
  *   crossbar  one router; every source endpoint feeds one of its input ports and every
  *             destination endpoint hangs off one of its output ports. Contention at output ports
  *             (one flit per cycle each) and at input ports (one flit per cycle each, FIFO).
- *   mesh      a cols x rows grid of routers, cols = mesh_cols or ceil(sqrt(n_req + n_mem)),
- *             rows = ceil((n_req + n_mem) / cols). Grid positions are numbered row-major
- *             (p = y * cols + x). Memory node j sits at p = floor((2j + 1) * N / (2 n_mem)) with
- *             N = n_req + n_mem (spread evenly over the first N positions), the SMs take the
- *             remaining positions among the first N in increasing order; positions >= N have a
- *             router but no endpoint. Routers are joined to their four neighbours by one link in
- *             each direction; routing is XY dimension order (first along x, then along y).
+ *   mesh      a cols x rows grid of routers (noc_mesh_size: N = n_req + n_mem endpoints,
+ *             routers = ceil(N / concentration), cols = mesh_cols or ceil(sqrt(routers)), rows =
+ *             mesh_rows or ceil(routers / cols)). Grid positions are numbered row-major
+ *             (p = y * cols + x). Concentration 1: memory node j sits at p = floor((2j + 1) * N /
+ *             (2 n_mem)) (spread evenly over the first N positions), the SMs take the remaining
+ *             positions among the first N in increasing order; positions >= N have a router but
+ *             no endpoint. Concentration > 1: the spread placement (noc_spread_place) of the
+ *             banks, then the SMs, over all routers. Routers are joined to their four neighbours
+ *             by one link in each direction; routing is XY dimension order (first along x, then
+ *             along y).
  *
  * Timing (all in NoC cycles, clock_mhz): a packet of F = max(1, ceil((header_bytes + payload) /
  * flit_bytes)) flits enters the input buffer of its source router at a clock edge; each router
@@ -135,7 +149,10 @@ struct noc_cfg {
 	uint64_t router_latency; /* cycles from head arrival to head on the output link */
 	uint64_t link_latency;	 /* cycles per link (also the credit return delay) */
 	uint64_t buffer_flits;	 /* flits per input buffer, per port, per network */
-	uint64_t mesh_cols;	 /* mesh columns, 0: ceil(sqrt(n_req + n_mem)) */
+	uint64_t mesh_cols;	 /* mesh columns, 0: ceil(sqrt(routers needed)) */
+	uint64_t mesh_rows;	 /* mesh rows, 0: as many as the endpoints need */
+	uint64_t concentration;	 /* mesh: endpoints per router at most (0 in a struct made in
+				    code counts as 1) */
 };
 
 extern const struct cs_param_table noc_params;	    /* section "noc" */
@@ -161,8 +178,11 @@ void noc_destroy(struct noc *n);
 
 /*
  * The generic network: n_ep endpoints (1..65535; the link topology: exactly 2), n_vnets vnets
- * (1..NOC_VNET_MAX). pos: mesh position of each endpoint (distinct; NULL: endpoint e at e);
- * ignored by the crossbar and the link. vnet_names name the vnets' stat groups (NULL: "v0"...).
+ * (1..NOC_VNET_MAX). pos: mesh position (router) of each endpoint, at most noc.concentration
+ * on one router (NULL: endpoint e at e, or with concentration > 1 the spread placement of all
+ * endpoints as one group); ignored by the crossbar and the link. A router outside a mesh of
+ * given mesh_rows, or one holding too many, is -CS_EINVAL naming the router, its x and y and
+ * its endpoints. vnet_names name the vnets' stat groups (NULL: "v0"...).
  * type_names, n_types and stats as for noc_create. Stats as the GPU face's with the vnet names
  * for req/resp and ep<e> for sm<i>/bank<j>. 0, -CS_ECONFIG, -CS_EINVAL or -CS_ENOMEM.
  */
@@ -174,6 +194,22 @@ int noc_net_create(struct sim_kernel *k, const struct noc_cfg *cfg, unsigned n_e
  * n_mem): pos[0..n_req+n_mem) gets each one's position (bank j at floor((2j + 1) N / (2 n_mem)),
  * the SMs in the other positions in order); for callers that place endpoints as the GPU does. */
 void noc_gpu_place(unsigned n_req, unsigned n_mem, unsigned *pos);
+/* Mesh dimensions of a network of n_ep endpoints: routers = ceil(n_ep / concentration),
+ * cols = mesh_cols or ceil(sqrt(routers)), rows = mesh_rows or ceil(routers / cols). (A
+ * network whose caller places an endpoint beyond them gets the rows to hold it, unless
+ * mesh_rows is given.) */
+void noc_mesh_size(const struct noc_cfg *cfg, unsigned n_ep, unsigned *cols, unsigned *rows);
+/* The spread placement (concentration > 1): groups of endpoints (group g: endpoints first ..
+ * first + count - 1), smaller groups first (ties in the order given), each spread evenly over
+ * all R = cols x rows routers of noc_mesh_size(cfg, n_ep): its i-th endpoint of n at router
+ * floor((2i + 1) R / (2n)), or, when that router already holds `concentration` endpoints, at
+ * the next router (in row-major order, wrapping) with room. pos[first + i] gets the router.
+ * 0, or -CS_ECONFIG when the groups do not fit R x concentration, -CS_ENOMEM. */
+struct noc_group {
+	unsigned first, count;
+};
+int noc_spread_place(const struct noc_cfg *cfg, unsigned n_ep, const struct noc_group *groups,
+		     unsigned n_groups, unsigned *pos, struct cs_err *err);
 /* Node ids (generic face): a message's dst names node dst, which is endpoint ep_of_id[dst] of
  * this network, either the node itself or the bridge towards it (tlm/noc/bridge.h). Without a
  * table (the default) dst is the endpoint. 0, -CS_EINVAL (an endpoint out of range) or

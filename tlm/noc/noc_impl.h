@@ -52,12 +52,13 @@ struct noc_ep {
 	struct tlm_target_socket ts;
 	struct tlm_initiator_socket is;
 	struct noc *n;
-	unsigned id;  /* endpoint id */
-	unsigned idx; /* GPU face: SM or bank index */
-	unsigned pos; /* router position */
-	bool mem;     /* GPU face: a bank */
-	uint8_t send; /* vnets it may inject into (bit v) */
-	uint8_t recv; /* vnets it may receive from */
+	unsigned id;   /* endpoint id */
+	unsigned idx;  /* GPU face: SM or bank index */
+	unsigned pos;  /* router position */
+	unsigned slot; /* mesh: its index among the endpoints of its router (endpoint order) */
+	bool mem;      /* GPU face: a bank */
+	uint8_t send;  /* vnets it may inject into (bit v) */
+	uint8_t recv;  /* vnets it may receive from */
 	struct noc_pkt *pend_head[NOC_VNET_MAX],
 	    *pend_tail[NOC_VNET_MAX]; /* offered, waiting for room in the injection buffer */
 	struct lt_res lt; /* load meter of the ejection port in front of it (both faces) */
@@ -143,8 +144,11 @@ struct noc {
 	unsigned n_ep, n_vnets, n_types;
 	unsigned n_req, n_mem; /* GPU face: SMs are endpoints 0..n_req-1, banks the next n_mem */
 	uint32_t R, L, buf, flit, hdr;
-	/* mesh geometry: cols x rows routers, endpoint e at ep[e].pos */
+	/* mesh geometry: cols x rows routers, endpoint e at ep[e].pos; router r holds endpoints
+	 * rt_ep[rt_start[r] .. rt_start[r + 1]) in endpoint order, at most max_conc of them */
 	unsigned cols, rows;
+	unsigned *rt_start, *rt_ep;
+	unsigned max_conc;
 	struct noc_ep *ep;
 	/* noc_set_routes: a message's dst is a node id, route[dst] its endpoint here (NULL: dst
 	 * is the endpoint) */

@@ -671,6 +671,31 @@ static int bind_mem(struct fabric *f, const struct fab_group *g, const struct fa
 	return 0;
 }
 
+/* A one-way mesh network of concentration > 1: each group on it spread over all routers
+ * (noc_spread_place: the smaller groups first). *pos stays NULL otherwise. */
+static int msg_positions(const struct fabric *f, unsigned i, unsigned **pos, struct cs_err *err)
+{
+	const struct fab_net *n = &f->net[i];
+	struct noc_group gr[FAB_GROUPS_MAX];
+	unsigned ng = 0;
+
+	*pos = NULL;
+	if (n->cfg.topology != NOC_MESH || n->cfg.concentration <= 1)
+		return 0;
+	for (unsigned j = 0; j < f->ngroups; j++) {
+		const struct fab_group *g = &f->g[j];
+
+		if (g->count && (g->net == (int)i || g->net2 == (int)i))
+			gr[ng++] =
+			    (struct noc_group){.first = g->net == (int)i ? g->n[0].ep : g->n[0].ep2,
+					       .count = g->count};
+	}
+	*pos = calloc(n->n_ep ? n->n_ep : 1, sizeof(**pos));
+	if (!*pos)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	return noc_spread_place(&n->cfg, n->n_ep, gr, ng, *pos, err);
+}
+
 static int make_nets(struct fabric *f, struct cs_err *err)
 {
 	const struct fab_proto *p = f->a.proto;
@@ -680,13 +705,25 @@ static int make_nets(struct fabric *f, struct cs_err *err)
 		struct fab_net *n = &f->net[i];
 		struct cs_stat_group *sg =
 		    cs_stat_group(f->a.root, i == 0 && f->a.net_stats ? f->a.net_stats : n->name);
+		unsigned *pos = NULL;
 
 		if (n->face == FAB_REQ)
 			rc = noc_create(f->a.k, &n->cfg, n->n_req, n->n_resp, f->a.msg_names,
 					f->a.n_msgs, sg, &n->noc, err);
-		else
-			rc = noc_net_create(f->a.k, &n->cfg, n->n_ep, p->vnets, NULL, p->vnet_names,
+		else if (!(rc = msg_positions(f, i, &pos, err)))
+			rc = noc_net_create(f->a.k, &n->cfg, n->n_ep, p->vnets, pos, p->vnet_names,
 					    f->a.msg_names, f->a.n_msgs, sg, &n->noc, err);
+		free(pos);
+		if (rc == -CS_ECONFIG) {
+			char msg[sizeof(err->msg)];
+
+			/* the mesh cannot hold the network's endpoints (only given rows can be too
+			 * few): name where they are set */
+			snprintf(msg, sizeof(msg), "%s",
+				 strncmp(err->msg, "noc: ", 5) ? err->msg : err->msg + 5);
+			return bad_key(f, n->name, n->cfg.mesh_rows ? "mesh_rows" : "concentration",
+				       err, "network %s: %s", n->name, msg);
+		}
 		if (rc)
 			return rc;
 	}

@@ -40,7 +40,10 @@
  * Networks. A network section has the shape of `noc` (noc_params: crossbar, mesh, link) and
  * takes every group that names it. A FAB_MSG network carries the family's vnets; a network of
  * FAB_REQ and FAB_RESP groups is the GPU's request/response network (noc_create, mesh
- * placement as noc_gpu_place). One network is one face.
+ * placement as noc_gpu_place, or with noc.concentration > 1 the targets then the initiators
+ * spread over all routers). On a FAB_MSG mesh of concentration > 1 every group is spread over
+ * all routers, the smaller groups first (noc_spread_place); with concentration 1 endpoint e is
+ * at router e. One network is one face.
  *
  * Ranges. fabric.ranges names sections of base, size, home (a group whose role serves memory)
  * and page attributes (cacheable, readonly); "" gives one range over all memory, homed at the

@@ -1074,6 +1074,9 @@ static double ff_insts(const struct gpu_sys *g)
 	return stat_sum(g, "gpu.sm%u.ff_insts", g->ctx.sms);
 }
 
+/* The report's names of enum gpu_sched_policy. */
+static const char *const sched_labels[] = {"LRR", "GTO", "oldest first"};
+
 static int gpu_report(struct cs_system *s, FILE *f)
 {
 	struct gpu_sys *g = s->priv;
@@ -1085,8 +1088,7 @@ static int gpu_report(struct cs_system *s, FILE *f)
 	summarize(g, &m);
 	fprintf(f, "gpu: %u SMs, protocol %s (%s), %s, %s, workload %s (%s)\n", g->ctx.sms,
 		g->proto->name, g->proto->label, g->core.consistency == GPU_SC ? "SC" : "RC",
-		g->core.scheduler == GPU_SCHED_GTO ? "GTO" : "LRR", s->workload->name,
-		size_names[g->wl.size]);
+		sched_labels[g->core.scheduler], s->workload->name, size_names[g->wl.size]);
 	estimate(g, &m, &e);
 	if (g->mode == CS_MODE_DETAILED) {
 		fprintf(f, "  cycles            %" PRIu64 " (core clock, %.3f us; detailed)\n",
