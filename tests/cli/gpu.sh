@@ -48,7 +48,7 @@ done
 # 16 x 8 mesh and the DDR3 preset; a coherent protocol verifies what needs coherence
 H=$SRC/configs/hlrc-128cu.cfg
 expect 0 "verified" hlrc-stream -- run -c "$H" -w stream "${TINY[@]}" -o hlrc.json
-grep -q "128 SMs, protocol noncoherent .*oldest first" hlrc-stream.out ||
+grep -q "128 SMs, protocol scoped-baseline .*oldest first" hlrc-stream.out ||
 	fail "hlrc: $(grep '^gpu:' hlrc-stream.out)"
 python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["stats"]
 sys.exit(0 if "gpu.noc.req.link.bank31_out" in s and "gpu.noc.req.link.r127_n" in s else 1)' \
