@@ -496,12 +496,13 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 static void l1_sb_drained_one(struct gpu_l1 *l1)
 {
 	l1->sb_pending--;
-	if (l1->sb_pending)
-		return;
-	for (unsigned i = 0; i < l1->n_sb_waiters; i++)
-		l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
-	l1->n_sb_waiters = 0;
-	l1_port_maybe_retry(&l1->port);
+	if (!l1->sb_pending) {
+		for (unsigned i = 0; i < l1->n_sb_waiters; i++)
+			l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
+		l1->n_sb_waiters = 0;
+	}
+	if (l1->sb_pending + 1 == l1->sb_cap)
+		l1_port_maybe_retry(&l1->port); /* it was full: a refused store may come now */
 }
 
 static void l1_response(void *owner, struct mem_msg *m)
