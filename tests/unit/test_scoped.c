@@ -24,7 +24,9 @@ static const char *base_cfg =
     "noc = { topology = \"crossbar\"; clock_mhz = 1000; };\n"
     "dram = { clock_mhz = 1000; };\n";
 
-enum row { A0, A1, A6, A7, A15, A16, MP, SB };
+enum row { A0, A1, A6, A7, A15, A16, MP, SB, COUNT };
+
+#define COUNT_ITERS 40
 
 struct row_args {
 	enum row row;
@@ -109,6 +111,23 @@ static void row_kernel(struct gpu_warp *w)
 			gw_atom_store(w, a->x, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
 		}
 		break;
+	case COUNT:
+		/* every warp adds to its CTA's counter at work-group scope (performed in its CU's
+		 * L1, next to plain loads and stores of the same line) and to one counter at agent
+		 * scope (at the L2); both totals must be exact */
+		for (unsigned i = 0; i < COUNT_ITERS; i++) {
+			uint64_t mine = a->lines + 128 * gw_cta(w);
+
+			gw_atom(w, MEM_ATOM_ADD, mine, 4, 1, 0, MEM_SCOPE_WG,
+				i % 3 ? MEM_ORDER_RELAXED : MEM_ORDER_ACQ_REL);
+			gw_st32(w, mine + 4 + 4 * gw_warp(w), i);
+			(void)gw_ld32(w, mine + 64);
+			gw_atom(w, MEM_ATOM_ADD, a->x, 4, 1, 0, MEM_SCOPE_DEVICE,
+				i % 2 ? MEM_ORDER_RELAXED : MEM_ORDER_ACQ_REL);
+			if (i % 8 == 7)
+				gw_fence(w, MEM_ORDER_ACQ_REL, MEM_SCOPE_DEVICE);
+		}
+		break;
 	case SB:
 		/* warp 1 of CTA 0 fires 16 stores; warp 0 then releases: it waits for the CU's
 		 * store buffer (warp 1's stores), not only for its own accesses */
@@ -146,6 +165,8 @@ static int row_host(struct gpu_host *h)
 	if (!rc) {
 		a->x_after = gh_read32(h, a->x);
 		a->d_after = gh_read32(h, a->d);
+		a->r[6] = gh_read32(h, a->lines);
+		a->r[7] = gh_read32(h, a->lines + 128);
 	}
 	return rc;
 }
@@ -316,6 +337,25 @@ START_TEST(test_store_buffer)
 }
 END_TEST
 
+START_TEST(test_atomicity)
+{
+	static const char *const small[] = {"scoped.store_buffer=2", NULL};
+	static const char *const sc[] = {"core.consistency=sc", NULL};
+	const char *const *sets[] = {NULL, small, sc};
+
+	for (unsigned s = 0; s < 3; s++) {
+		struct row_args a;
+		struct counts c;
+
+		run_row(COUNT, &a, &c, sets[s]);
+		ck_assert_uint_eq(a.r[6], 2 * COUNT_ITERS); /* CTA 0's 2 warps */
+		ck_assert_uint_eq(a.r[7], 2 * COUNT_ITERS);
+		ck_assert_uint_eq(a.x_after, 2 + 4 * COUNT_ITERS);
+		ck_assert_double_eq(c.l1_atomics, 2 * COUNT_ITERS);
+	}
+}
+END_TEST
+
 static Suite *scoped_suite(void)
 {
 	Suite *s = suite_create("scoped");
@@ -330,6 +370,7 @@ static Suite *scoped_suite(void)
 	tcase_add_test(tc, test_a16_rmw_agent);
 	tcase_add_test(tc, test_message_passing);
 	tcase_add_test(tc, test_store_buffer);
+	tcase_add_test(tc, test_atomicity);
 	suite_add_tcase(s, tc);
 	return s;
 }
