@@ -1004,13 +1004,14 @@ static void format_cond(const struct litmus_test *t, char *buf, size_t len)
 	for (unsigned i = 0; i < t->cond.natoms && n < len; i++) {
 		const struct lit_atom *a = &t->cond.atoms[i];
 		const char *sep = i ? " /\\ " : "";
+		const char *eq = a->ne ? "!=" : "=";
 
 		if (a->is_loc)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s=%" PRId64, sep,
-					      t->locs[a->loc].name, a->value);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%s%" PRId64, sep,
+					      t->locs[a->loc].name, eq, a->value);
 		else
-			n += (size_t)snprintf(buf + n, len - n, "%s%u:%s=%" PRId64, sep, a->thread,
-					      t->threads[a->thread].regs[a->reg], a->value);
+			n += (size_t)snprintf(buf + n, len - n, "%s%u:%s%s%" PRId64, sep, a->thread,
+					      t->threads[a->thread].regs[a->reg], eq, a->value);
 	}
 	if (n < len)
 		snprintf(buf + n, len - n, ")");

@@ -349,7 +349,7 @@ static bool atom_holds(const struct lit_atom *at, int64_t (*regs)[LIT_MAX_REGS],
 {
 	int64_t v = at->is_loc ? locs[at->loc] : regs[at->thread][at->reg];
 
-	return v == at->value;
+	return (v == at->value) != at->ne;
 }
 
 static int count_outcome(struct lit_state *st, int64_t (*regs)[LIT_MAX_REGS], const int64_t *locs)
