@@ -115,10 +115,11 @@ static const char litmus_help[] =
     "usage: cohscope litmus FILE... -c CONFIG [--set SECTION.KEY=VALUE]... [--iterations N]\n"
     "                       [--jitter CYCLES] [--warmup N] [--placement random|fixed]\n"
     "                       [--seed N] [--expect FILE] [--json FILE|-] [-q]\n"
-    "                       [--agents cpu|gpu,...]\n"
+    "                       [--agents cpu|gpu,...] [--atomics ops|fences]\n"
     "\n"
-    "Runs each litmus test (herdtools7 .litmus, C or OpenCL) N times on the GPU of CONFIG, one\n"
-    "single-warp CTA per thread, and checks the outcome named by its condition against the model\n"
+    "Runs each litmus test (herdtools7 .litmus: C, OpenCL, PTX) N times on the GPU of CONFIG,\n"
+    "one single-warp CTA per thread, and checks the outcome named by its condition against the "
+    "model\n"
     "the run is held to: core.consistency (sc or rc) under a coherent protocol; none (outcomes\n"
     "reported, nothing enforced) under a non-coherent one. X86 tests run on the CPU cores of a\n"
     "system 'cpu' CONFIG (configs/cpu-tso.cfg), one thread per core, held to tso (docs/cpu.md).\n"
@@ -147,6 +148,9 @@ static const char litmus_help[] =
     "                         those agents: tests/litmus/mixed/expected.tsv)\n"
     "      --agents LIST      where each thread runs, one of cpu, gpu per thread, comma-\n"
     "                         separated (e.g. cpu,gpu): X86 tests on system apu (docs/litmus.md)\n"
+    "      --atomics M        OpenCL atomics as the GPU's atomic loads, stores and RMWs of\n"
+    "                         their order and scope (ops, the default), or as plain accesses\n"
+    "                         between fences (fences: the C mapping)\n"
     "      --json FILE|-      write the report as JSON (written whole or not at all; - for\n"
     "                         standard output, which then gets no table)\n"
     "  -q, --quiet            no table and no histograms on stdout\n"
@@ -896,7 +900,8 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 		OPT_SEED,
 		OPT_EXPECT,
 		OPT_JSON,
-		OPT_AGENTS
+		OPT_AGENTS,
+		OPT_ATOMICS
 	};
 	static const struct option longopts[] = {
 	    {"config", required_argument, NULL, 'c'},
@@ -909,6 +914,7 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 	    {"expect", required_argument, NULL, OPT_EXPECT},
 	    {"json", required_argument, NULL, OPT_JSON},
 	    {"agents", required_argument, NULL, OPT_AGENTS},
+	    {"atomics", required_argument, NULL, OPT_ATOMICS},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -955,6 +961,16 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 			else
 				return cli_fail(EXIT_USAGE,
 						"litmus: --placement %s: not one of random, fixed",
+						optarg);
+			break;
+		case OPT_ATOMICS:
+			if (strcmp(optarg, "ops") == 0)
+				o->lo.atomics = LIT_ATOMICS_OPS;
+			else if (strcmp(optarg, "fences") == 0)
+				o->lo.atomics = LIT_ATOMICS_FENCES;
+			else
+				return cli_fail(EXIT_USAGE,
+						"litmus: --atomics %s: not one of ops, fences",
 						optarg);
 			break;
 		case OPT_SEED:
@@ -1004,13 +1020,14 @@ static void format_cond(const struct litmus_test *t, char *buf, size_t len)
 	for (unsigned i = 0; i < t->cond.natoms && n < len; i++) {
 		const struct lit_atom *a = &t->cond.atoms[i];
 		const char *sep = i ? " /\\ " : "";
+		const char *eq = a->ne ? "!=" : "=";
 
 		if (a->is_loc)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s=%" PRId64, sep,
-					      t->locs[a->loc].name, a->value);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s%s%" PRId64, sep,
+					      t->locs[a->loc].name, eq, a->value);
 		else
-			n += (size_t)snprintf(buf + n, len - n, "%s%u:%s=%" PRId64, sep, a->thread,
-					      t->threads[a->thread].regs[a->reg], a->value);
+			n += (size_t)snprintf(buf + n, len - n, "%s%u:%s%s%" PRId64, sep, a->thread,
+					      t->threads[a->thread].regs[a->reg], eq, a->value);
 	}
 	if (n < len)
 		snprintf(buf + n, len - n, ")");
@@ -1068,12 +1085,13 @@ static json_t *litmus_json(const struct litmus_cli *o, struct litmus_test **t,
 	}
 	json_object_set_new(
 	    root, "cohscope",
-	    json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s?, s:s?}", "version",
+	    json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:s, s:s?, s:s?}", "version",
 		      COHSCOPE_VERSION, "config", o->config, "seed",
 		      (json_int_t)(n ? r[0].seed : 0), "iterations", (json_int_t)o->lo.iterations,
 		      "jitter", (json_int_t)o->lo.jitter, "warmup", (json_int_t)o->lo.warmup,
 		      "placement", o->lo.placement == LIT_PLACE_FIXED ? "fixed" : "random",
-		      "expect", o->expect, "agents", n && r[0].agents[0] ? r[0].agents : NULL));
+		      "atomics", o->lo.atomics == LIT_ATOMICS_FENCES ? "fences" : "ops", "expect",
+		      o->expect, "agents", n && r[0].agents[0] ? r[0].agents : NULL));
 	for (int i = 0; i < n; i++) {
 		json_t *outs = json_array(), *jt;
 

@@ -211,6 +211,12 @@ bad litmus-expect-empty 3 "empty.expect:1:" "no expectation" -- \
 bad litmus-expect-comments 3 "comments.expect:2:" "no expectation" -- \
 	litmus "$SRC/tests/litmus/CoRR.litmus" -c "$GPU" --iterations 2 --expect comments.expect \
 	--json out.json
+printf 'GPU_PTX bad\n{\n0:.reg .s32 r0;\n}\n P0 ;\n ld.cg.s32 r0,[r0] ;\nexists (0:r0=1)\n' >ptxbad.litmus
+bad litmus-ptx-address 3 "ptxbad.litmus:6:" "holds no address" -- \
+	litmus ptxbad.litmus -c "$GPU" --iterations 2 --json out.json
+printf 'PTX bad\n{}\n P0@cta 0,gpu 0 ;\n ld.acquire r1, x ;\nexists (P0:r1=0)\n' >ptxscope.litmus
+bad litmus-ptx-scope 3 "ptxscope.litmus:4:" "ld needs a scope" -- \
+	litmus ptxscope.litmus -c "$GPU" --iterations 2 --json out.json
 printf 'C none\n{}\nexists (x=1)\n' >nothread.litmus
 bad litmus-no-thread 3 "nothread.litmus:3:" "expected a thread" -- \
 	litmus nothread.litmus -c "$GPU" --iterations 2 --json out.json

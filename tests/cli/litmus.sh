@@ -116,6 +116,7 @@ expect 3 "nosuch.litmus" missing -- litmus nosuch.litmus -c "$G" --json missing.
 expect 2 "--frobnicate" badopt -- litmus "$L/SB.litmus" -c "$G" --frobnicate --json badopt.json
 expect 2 "iterations" zero-iter -- litmus "$L/SB.litmus" -c "$G" --iterations 0
 expect 2 "placement" badplace -- litmus "$L/SB.litmus" -c "$G" --placement everywhere
+expect 2 "atomics" badatomics -- litmus "$L/SB.litmus" -c "$G" --atomics sometimes
 expect 2 "CONFIG" noconfig -- litmus "$L/SB.litmus"
 expect 2 "no litmus file" nofile -- litmus -c "$G"
 printf 'upstream/c11/b.litmus\tForbid\n' >bad.tsv

@@ -1,6 +1,6 @@
 /*
  * tests/unit/test_litmus_parse.c - the herdtools7 `.litmus` parser (workloads/litmus/parse.c):
- * exact in-memory form of upstream LKMM / C11 / OpenCL tests, every upstream copy under
+ * exact in-memory form of upstream LKMM / C11 / OpenCL / X86 / PTX tests, every upstream copy under
  * tests/litmus/upstream parses, other dialects and bad inputs give one-line "FILE:LINE: ..."
  * errors, limits, and a small fuzz (truncations, mutations, garbage) that must never crash.
  */
@@ -96,10 +96,10 @@ static char *read_all(const char *path, size_t *len)
 /* The upstream files (relative paths), sorted by directory listing order. */
 static unsigned list_upstream(char names[][300], unsigned max)
 {
-	static const char *const dirs[] = {"c-lkmm", "c11", "opencl", "x86"};
+	static const char *const dirs[] = {"c-lkmm", "c11", "opencl", "x86", "ptx", "ptx-legacy"};
 	unsigned n = 0;
 
-	for (unsigned d = 0; d < 4; d++) {
+	for (unsigned d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
 		DIR *dir = opendir(upstream_path(dirs[d]));
 		struct dirent *e;
 
@@ -360,7 +360,7 @@ START_TEST(test_every_upstream_file_parses)
 	static char names[MAX_FILES][300];
 	unsigned n = list_upstream(names, MAX_FILES), per[2] = {0, 0};
 
-	ck_assert_uint_ge(n, 35);
+	ck_assert_uint_ge(n, 58);
 	for (unsigned i = 0; i < n; i++) {
 		struct litmus_test *t = parse_ok_file(names[i]);
 
@@ -375,7 +375,141 @@ START_TEST(test_every_upstream_file_parses)
 		litmus_free(t);
 	}
 	ck_assert_uint_ge(per[0], 28);
-	ck_assert_uint_ge(per[1], 16);
+	ck_assert_uint_ge(per[1], 30);
+}
+END_TEST
+
+/* GPU_PTX (herd 2015): .reg declarations, addresses in registers, cache operators, scopeTree. */
+START_TEST(test_ptx_legacy)
+{
+	struct litmus_test *t = parse_ok_file("ptx-legacy/coRR.litmus");
+	const struct lit_thread *p0 = &t->threads[0], *p1 = &t->threads[1];
+
+	ck_assert_str_eq(t->arch, "GPU_PTX");
+	ck_assert_str_eq(t->name, "CoRR");
+	ck_assert_uint_eq(t->nthreads, 2);
+	ck_assert_uint_eq(t->nlocs, 1);
+	ck_assert_str_eq(t->locs[0].name, "x");
+	ck_assert(!t->locs[0].local);
+	/* P0: mov r0,1; st.cg [r1],r0 (r1 holds x's address: no op) */
+	ck_assert_uint_eq(p0->nops, 2);
+	ck_assert_uint_eq(p0->nregs, 2);
+	ck_assert_str_eq(p0->regs[1], "r1");
+	check_op(&p0->ops[0], LIT_MOVE, LIT_ONCE, -1, 0, 1);
+	ck_assert_uint_eq(p0->ops[1].kind, LIT_STORE);
+	ck_assert(p0->ops[1].val.is_reg && p0->ops[1].val.reg == 0);
+	ck_assert_uint_eq(p0->ops[1].co, LIT_CO_CG);
+	ck_assert(!p0->ops[1].atomic);
+	ck_assert_uint_eq(p0->ops[1].line, 12);
+	/* P1: two ld.cg of x into r0, r2 */
+	ck_assert_uint_eq(p1->nops, 2);
+	check_op(&p1->ops[0], LIT_LOAD, LIT_ONCE, 0, 0, 0);
+	check_op(&p1->ops[1], LIT_LOAD, LIT_ONCE, 0, 1, 0);
+	ck_assert_uint_eq(p1->ops[1].co, LIT_CO_CG);
+	/* two CTAs of one device */
+	ck_assert_int_eq(p0->wg, 0);
+	ck_assert_int_eq(p1->wg, 1);
+	ck_assert_int_eq(p0->dev, 0);
+	ck_assert_int_eq(p1->dev, 0);
+	check_atom_reg(&t->cond.atoms[0], 1, 0, 1);
+	check_atom_reg(&t->cond.atoms[1], 1, 1, 0);
+	ck_assert(!t->coherence || !strcmp(t->name, "CoRR")); /* the name makes it a Co shape */
+	litmus_free(t);
+
+	/* membar.gl: an acq_rel fence of device scope */
+	t = parse_ok_file("ptx-legacy/mp+membar.gls.litmus");
+	ck_assert_uint_eq(t->threads[0].nops, 5);
+	ck_assert_uint_eq(t->threads[0].ops[2].kind, LIT_FENCE);
+	ck_assert_uint_eq(t->threads[0].ops[2].fence, LIT_FENCE_ACQ_REL);
+	ck_assert_uint_eq(t->threads[0].ops[2].scope, LIT_SCOPE_DEVICE);
+	ck_assert_uint_eq(t->threads[1].ops[1].scope, LIT_SCOPE_DEVICE);
+	ck_assert_str_eq(t->locs[0].name, "x");
+	ck_assert_str_eq(t->locs[1].name, "y");
+	check_op(&t->threads[1].ops[0], LIT_LOAD, LIT_ONCE, 1, 0, 0);
+	litmus_free(t);
+
+	/* every operator and membar, direct [x] addresses, shared memory, CTA-mates */
+	t = parse_ok("GPU_PTX T\n{\n0:.reg .s32 r0 = 5;\n0:.reg .b64 r1 = x;\n}\n"
+		     " P0                 | P1                   ;\n"
+		     " ld.ca.s32 r2,[r1]  | ld.global.cv.u32 r0,[x] ;\n"
+		     " st.cv.s32 [r1],r0  | ld.volatile.s32 r1,[x]  ;\n"
+		     " membar.cta         | st.volatile.b32 [x],-1  ;\n"
+		     " membar.sys         | ld.s32 r2,[x]           ;\n"
+		     "scopeTree\n(device(kernel(cta(warp P0)(warp P1))))\nx: shared\n"
+		     "exists (0:r2=0 /\\ 1:r0=1)\n");
+	ck_assert_uint_eq(t->threads[0].nops, 5); /* the MOVE of r0 = 5 first */
+	check_op(&t->threads[0].ops[0], LIT_MOVE, LIT_ONCE, -1, 0, 5);
+	ck_assert_uint_eq(t->threads[0].ops[1].co, LIT_CO_CA);
+	ck_assert_uint_eq(t->threads[0].ops[2].co, LIT_CO_CV);
+	ck_assert_uint_eq(t->threads[0].ops[3].scope, LIT_SCOPE_WG);
+	ck_assert_uint_eq(t->threads[0].ops[4].scope, LIT_SCOPE_SYSTEM);
+	ck_assert_uint_eq(t->threads[1].ops[0].co, LIT_CO_CV);
+	ck_assert_uint_eq(t->threads[1].ops[1].co, LIT_CO_CV); /* .volatile read as .cv */
+	ck_assert_uint_eq(t->threads[1].ops[2].co, LIT_CO_CV);
+	ck_assert_int_eq(t->threads[1].ops[2].val.k, -1);
+	ck_assert_uint_eq(t->threads[1].ops[3].co, LIT_CO_NONE);
+	ck_assert_int_eq(t->threads[0].wg, t->threads[1].wg);
+	ck_assert(t->locs[0].local);
+	litmus_free(t);
+}
+END_TEST
+
+/* PTX 6 (Dat3M): semantics and scopes, fences, `@cta N,gpu N` placement, `==` / `!=`. */
+START_TEST(test_ptx6)
+{
+	struct litmus_test *t = parse_ok_file("ptx/MP-gpu.litmus");
+	const struct lit_op *op;
+
+	ck_assert_str_eq(t->arch, "PTX");
+	ck_assert_uint_eq(t->nthreads, 2);
+	ck_assert_int_eq(t->threads[0].wg, 0);
+	ck_assert_int_eq(t->threads[1].wg, 0);
+	ck_assert_int_eq(t->threads[1].dev, 0);
+	/* P1:r1=0; P1:r2=0 in the init block: two MOVEs, then the loads */
+	ck_assert_uint_eq(t->threads[1].nops, 4);
+	op = &t->threads[0].ops[0]; /* st.weak x, 1 */
+	check_op(op, LIT_STORE, LIT_ONCE, 0, -1, 1);
+	ck_assert(!op->atomic);
+	op = &t->threads[0].ops[1]; /* st.release.gpu y, 1 */
+	check_op(op, LIT_STORE, LIT_RELEASE, 1, -1, 1);
+	ck_assert(op->atomic);
+	ck_assert_uint_eq(op->scope, LIT_SCOPE_DEVICE);
+	op = &t->threads[1].ops[2]; /* ld.acquire.gpu r1, y */
+	check_op(op, LIT_LOAD, LIT_ACQUIRE, 1, 0, 0);
+	ck_assert(op->atomic);
+	op = &t->threads[1].ops[3]; /* ld.weak r2, x */
+	check_op(op, LIT_LOAD, LIT_ONCE, 0, 1, 0);
+	ck_assert(!op->atomic);
+	ck_assert(t->cond.negated);
+	ck_assert(!t->cond.atoms[0].ne);
+	ck_assert(t->cond.atoms[1].ne);
+	check_atom_reg(&t->cond.atoms[1], 1, 1, 1);
+	litmus_free(t);
+
+	t = parse_ok_file("ptx/SB+sc-gpu.litmus");
+	op = &t->threads[0].ops[2]; /* after the MOVE of P0:r1=0 and st.weak */
+	ck_assert_uint_eq(op->kind, LIT_FENCE);
+	ck_assert_uint_eq(op->fence, LIT_FENCE_SC);
+	ck_assert(op->atomic);
+	ck_assert_uint_eq(op->scope, LIT_SCOPE_DEVICE);
+	ck_assert_int_eq(t->threads[1].wg, 1);
+	litmus_free(t);
+
+	t = parse_ok_file("ptx/MP-sys-fence.litmus");
+	op = &t->threads[0].ops[1];
+	ck_assert_uint_eq(op->fence, LIT_FENCE_ACQ_REL);
+	ck_assert_uint_eq(op->scope, LIT_SCOPE_SYSTEM);
+	op = &t->threads[0].ops[2]; /* st.relaxed.sys */
+	check_op(op, LIT_STORE, LIT_ONCE, 1, -1, 1);
+	ck_assert(op->atomic);
+	litmus_free(t);
+
+	/* two GPUs: placement kept as written (run on the one GPU, docs/litmus.md) */
+	t = parse_ok_file("ptx/CoRR-weak-weak.litmus");
+	ck_assert_int_eq(t->threads[0].dev, 0);
+	ck_assert_int_eq(t->threads[1].dev, 1);
+	ck_assert(t->coherence);
+	litmus_free(t);
 }
 END_TEST
 
@@ -611,8 +745,69 @@ START_TEST(test_errors)
 	    {"X86 t\n{ }\n P0 | P1\n MOV [x],$1 | MOV [y],$1 ;\n", ":4: expected '|' between"},
 	    {"X86 t\n{ }\n P0 ;\n MOV EAX,[x] ;\nexists (0:EBX=1)\n", ":5: unknown register 0:EBX"},
 	    {"X86 t\n{ }\n P0 ;\n MOV EAX,[x] \nexists (x=1)\n", ":5: expected ';' at the end"},
-	    {"PTX MP\n", ":1: unsupported: architecture PTX"},
-	    {"GPU_PTX CoRR\n", ":1: unsupported: architecture GPU_PTX"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n ld.relaxed r1, x ;\nexists (P0:r1=0)\n",
+	     ":4: ld needs a scope (.cta, .gpu or .sys)"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n st.acquire.gpu x, 1 ;\nexists (x=0)\n",
+	     ":4: st cannot be .acquire"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n ld.weak.gpu r1, x ;\nexists (x=0)\n",
+	     ":4: ld: a scope needs .relaxed, .acquire or .release"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n ld.relaxed.cg.gpu r1, x ;\nexists (x=0)\n",
+	     ":4: ld: a cache operator on a strong access"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n ld.weak.weak r1, x ;\nexists (x=0)\n",
+	     ":4: ld: .weak repeats a kind of qualifier"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n atom.add.gpu r1, x, 1 ;\nexists (x=0)\n",
+	     ":4: unsupported: PTX instruction atom"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n ld.lu r1, x ;\nexists (x=0)\n",
+	     ":4: unsupported: .lu in ld"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n ld.weak.s64 r1, x ;\nexists (x=0)\n",
+	     ":4: unsupported: .s64 in ld"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n fence.sc ;\nexists (x=0)\n",
+	     ":4: fence needs a scope (.cta, .gpu or .sys)"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n fence.gpu ;\nexists (x=0)\n",
+	     ":4: fence needs .acq_rel or .sc"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n fence.sc.gl ;\nexists (x=0)\n",
+	     ":4: fence needs a scope"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n membar.gpu ;\nexists (x=0)\n",
+	     ":4: membar needs a scope (.cta, .gl or .sys)"},
+	    {"PTX t\n{ y = 0; }\n P0@cta 0,gpu 0 ;\n st.weak x, y ;\nexists (x=0)\n",
+	     ":4: 'y' is a location, expected a register as the value"},
+	    {"PTX t\n{}\n P0@wg 0, dev 0 ;\n st.weak x, 1 ;\nexists (x=0)\n",
+	     ":3: unsupported: scope tag '@wg'"},
+	    {"PTX t\n{}\n P0@cta 0,dev 0 ;\n st.weak x, 1 ;\nexists (x=0)\n",
+	     ":3: expected 'gpu N' in the scope tag"},
+	    {"PTX t\n{}\n P0@cta 0,gpu 0 ;\n st.weak x, 1 ;\nexists (x<1)\n",
+	     ":5: expected '=' in the condition"},
+	    {"X86 t\n{ }\n P0@cta 0,gpu 0 ;\n MOV [x],$1 ;\nexists (x=1)\n",
+	     ":3: unsupported: scope tag in an X86 test"},
+	    {"GPU_PTX t\n{\n0:.reg .s32 r0;\n}\n P0 ;\n ld.cg.s32 r0,[r5] ;\nexists (0:r0=1)\n",
+	     ":6: unknown address 'r5'"},
+	    {"GPU_PTX t\n{\n0:.reg .s32 r0;\n}\n P0 ;\n ld.cg.s32 r0,[r0] ;\nexists (0:r0=1)\n",
+	     ":6: register 'r0' holds no address"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n ld.cg.s32 r0,[r1+4] ;\n"
+	     "exists (0:r0=1)\n",
+	     ":6: unsupported: address offset"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n st.cg.s32 [r1],r1 ;\n"
+	     "exists (x=1)\n",
+	     ":6: unsupported: address register 'r1' as the value"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n mov.s32 r1,1 ;\nexists (x=1)\n",
+	     ":6: unsupported: address register 'r1' as the destination"},
+	    {"GPU_PTX t\n{\n0:.reg .f32 r0;\n}\n", ":3: unsupported: register type .f32"},
+	    {"GPU_PTX t\n{\n0:.pred p;\n}\n", ":3: unsupported: .pred in the init block"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n st.cg.s32 [r1],1 ;\n"
+	     "scopeTree\n(device (kernel (cta (warp P0 P0))))\nexists (x=1)\n",
+	     ":8: P0 appears twice"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 | P1 ;\n st.cg.s32 [r1],1 | ;\n"
+	     "scopeTree\n(device (kernel (cta (warp P0 P1))))\nexists (x=1)\n",
+	     ":8: unsupported: two threads in one warp"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n st.cg.s32 [r1],1 ;\n"
+	     "scopeTree\n(device (work_group P0))\nexists (x=1)\n",
+	     ":8: unsupported: scope level work_group"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n st.cg.s32 [r1],1 ;\n"
+	     "scopeTree\n(device (kernel P0))\nexists (x=1)\n",
+	     ":8: P0 is not inside a cta"},
+	    {"GPU_PTX t\n{\n0:.reg .b64 r1 = x;\n}\n P0 ;\n st.cg.s32 [r1],1 ;\n"
+	     "x: texture\nexists (x=1)\n",
+	     ":7: expected 'global' or 'local'"},
 	    {"Vulkan corr\n", ":1: unsupported: architecture Vulkan"},
 	    {"C\n", ":1: missing test name"},
 	    {"C t extra\n", ":1: unexpected text after the test name"},
@@ -924,6 +1119,8 @@ static Suite *litmus_parse_suite(void)
 	tcase_add_test(tc, test_every_upstream_file_parses);
 	tcase_add_test(tc, test_x86_sb_rfi);
 	tcase_add_test(tc, test_x86_instructions);
+	tcase_add_test(tc, test_ptx_legacy);
+	tcase_add_test(tc, test_ptx6);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("syntax");

@@ -8,9 +8,12 @@
  * SC cores never show store buffering; a non-coherent protocol is held to no model; expectation
  * files match by path suffix and report bad lines with FILE:LINE; header keys win over the file;
  * --agents lists parse and print back, and a mixed run's expectation lines apply only to a run
- * with the same agents.
+ * with the same agents. PTX: cache operators reach the L1 (.ca reads a stale copy under
+ * noncoherent, .cv never), fence.sc orders store buffering, `!=` conditions count; OpenCL
+ * atomics are performed as atomics (--atomics ops) or as plain accesses (fences).
  */
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,9 +50,9 @@ static struct litmus_test *parse(const char *text, const char *path)
 	return t;
 }
 
-/* Runs t under base_cfg plus the overrides (NULL-terminated). */
-static void run(const struct litmus_test *t, const char *const *sets, uint64_t iterations,
-		struct litmus_result *r)
+/* Runs t under base_cfg plus the overrides (NULL-terminated), OpenCL atomics as `atomics`. */
+static void run_atomics(const struct litmus_test *t, const char *const *sets, uint64_t iterations,
+			unsigned atomics, struct litmus_result *r)
 {
 	struct cs_config *cfg = NULL;
 	struct cs_err err = {0};
@@ -58,6 +61,7 @@ static void run(const struct litmus_test *t, const char *const *sets, uint64_t i
 
 	litmus_opts_default(&o);
 	o.iterations = iterations;
+	o.atomics = atomics;
 	if (cs_config_open_string(base_cfg, "test", &cfg, &err))
 		ck_abort_msg("config: %s", err.msg);
 	for (unsigned i = 0; sets && sets[i]; i++)
@@ -67,6 +71,12 @@ static void run(const struct litmus_test *t, const char *const *sets, uint64_t i
 	cs_config_close(cfg);
 	if (rc)
 		ck_abort_msg("run: %s", err.msg);
+}
+
+static void run(const struct litmus_test *t, const char *const *sets, uint64_t iterations,
+		struct litmus_result *r)
+{
+	run_atomics(t, sets, iterations, LIT_ATOMICS_OPS, r);
 }
 
 START_TEST(test_histogram_complete_and_sorted)
@@ -214,6 +224,120 @@ START_TEST(test_moves_branches_rmw_negative)
 }
 END_TEST
 
+/* GPU_PTX message passing across two CTAs with membar.gl, reader's loads with operator OP. */
+static struct litmus_test *ptx_mp(const char *op)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "GPU_PTX mp\n{\n0:.reg .b64 r1 = x;\n0:.reg .b64 r3 = y;\n"
+		 "1:.reg .b64 r1 = y;\n1:.reg .b64 r3 = x;\n}\n"
+		 " P0                | P1                ;\n"
+		 " st.cg.s32 [r1],1  | ld.%s.s32 r0,[r1] ;\n"
+		 " membar.gl         | membar.gl         ;\n"
+		 " st.cg.s32 [r3],1  | ld.%s.s32 r2,[r3] ;\n"
+		 "scopeTree\n(device (kernel (cta (warp P0)) (cta (warp P1))))\n"
+		 "exists (1:r0=1 /\\ 1:r2=0)\n",
+		 op, op);
+	return parse(text, "mp.litmus");
+}
+
+/* The cache operators reach the non-coherent L1: through .ca the reader sees the flag and an
+ * old copy of the data the warm-up left in its L1 (the fences do not drop it); .cv and .cg
+ * read the L2 (where message passing is never broken). A coherent L1 serves them all alike. */
+START_TEST(test_ptx_cache_operators)
+{
+	static const char *const nc[] = {"coherence.protocol=noncoherent", NULL};
+	static const char *const gtsc[] = {"coherence.protocol=gtsc", NULL};
+	static const char *const ops[] = {"ca", "cg", "cv"};
+	uint64_t seen[3];
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct litmus_test *t = ptx_mp(ops[i]);
+		struct litmus_result r;
+
+		run(t, nc, 1500, &r);
+		seen[i] = r.condition_count;
+		litmus_result_free(&r);
+		run(t, gtsc, 300, &r);
+		ck_assert_uint_eq(r.model, LIT_MODEL_RC);
+		ck_assert_msg(r.condition_count == 0, "gtsc: .%s mp+membar.gl seen %" PRIu64,
+			      ops[i], r.condition_count);
+		litmus_result_free(&r);
+		litmus_free(t);
+	}
+	ck_assert_msg(seen[0] > 0, ".ca loads never read the stale copy");
+	ck_assert_uint_eq(seen[1], 0);
+	ck_assert_uint_eq(seen[2], 0);
+}
+END_TEST
+
+/* PTX 6: weak store buffering is seen under RC, fence.sc.gpu (a seq_cst fence) removes it; the
+ * condition uses `!=`, counted as the values that differ. */
+START_TEST(test_ptx_fence_sc_and_ne)
+{
+	static const char *const rc[] = {"core.consistency=rc", NULL};
+	static const char *const text[2] = {
+	    "PTX SB\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+	    " st.weak x, 1 | st.weak y, 1 ;\n ld.weak r1, y | ld.weak r2, x ;\n"
+	    "exists (P0:r1 != 1 /\\ P1:r2 != 1)\n",
+	    "PTX SB+sc\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n"
+	    " st.weak x, 1 | st.weak y, 1 ;\n fence.sc.gpu | fence.sc.gpu ;\n"
+	    " ld.weak r1, y | ld.weak r2, x ;\nexists (P0:r1 != 1 /\\ P1:r2 != 1)\n"};
+	uint64_t seen[2];
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct litmus_test *t = parse(text[i], "sb.litmus");
+		struct litmus_result r;
+		uint64_t cond = 0;
+
+		run(t, rc, 600, &r);
+		for (unsigned k = 0; k < r.noutcomes; k++) {
+			bool ne = r.outcomes[k].vals[0] != 1 && r.outcomes[k].vals[1] != 1;
+
+			ck_assert(ne == r.outcomes[k].condition);
+			cond += ne ? r.outcomes[k].count : 0;
+		}
+		ck_assert_uint_eq(cond, r.condition_count);
+		seen[i] = r.condition_count;
+		litmus_result_free(&r);
+		litmus_free(t);
+	}
+	ck_assert_msg(seen[0] > 0, "weak SB never seen under rc");
+	ck_assert_uint_eq(seen[1], 0);
+}
+END_TEST
+
+/* OpenCL atomics: as the op API's atomics (the default) a relaxed atomic load is performed at
+ * the L2 and never reads a stale L1 copy; as the C mapping's plain loads (--atomics fences) it
+ * does under noncoherent. */
+START_TEST(test_opencl_atomics)
+{
+	static const char *const nc[] = {"coherence.protocol=noncoherent", NULL};
+	static const char *text =
+	    "OpenCL mp\n{ [x] = 0; [y] = 0; }\n"
+	    "P0@wg 0, dev 0 (global atomic_int* x, global atomic_int* y) {\n"
+	    "  atomic_store_explicit(x, 1, memory_order_relaxed, memory_scope_device);\n"
+	    "  atomic_store_explicit(y, 1, memory_order_release, memory_scope_device);\n}\n"
+	    "P1@wg 1, dev 0 (global atomic_int* x, global atomic_int* y) {\n"
+	    "  int r0 = atomic_load_explicit(y, memory_order_acquire, memory_scope_device);\n"
+	    "  int r1 = atomic_load_explicit(x, memory_order_relaxed, memory_scope_device);\n}\n"
+	    "exists (1:r0=1 /\\ 1:r1=0)\n";
+	struct litmus_test *t = parse(text, "mp.litmus");
+	struct litmus_result ops, fences;
+
+	ck_assert(t->threads[1].ops[0].atomic);
+	run_atomics(t, nc, 1500, LIT_ATOMICS_OPS, &ops);
+	run_atomics(t, nc, 1500, LIT_ATOMICS_FENCES, &fences);
+	ck_assert_uint_eq(ops.condition_count, 0);
+	ck_assert_msg(fences.condition_count > 0, "plain loads never read the stale copy");
+	ck_assert(t->threads[1].ops[0].atomic); /* the caller's test is left alone */
+	litmus_result_free(&ops);
+	litmus_result_free(&fences);
+	litmus_free(t);
+}
+END_TEST
+
 static void write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -345,6 +469,9 @@ static Suite *litmus_run_suite(void)
 	tcase_add_test(t, test_sc_forbids_store_buffering);
 	tcase_add_test(t, test_noncoherent_is_held_to_nothing);
 	tcase_add_test(t, test_moves_branches_rmw_negative);
+	tcase_add_test(t, test_ptx_cache_operators);
+	tcase_add_test(t, test_ptx_fence_sc_and_ne);
+	tcase_add_test(t, test_opencl_atomics);
 	tcase_add_test(t, test_expectations_file);
 	tcase_add_test(t, test_agents);
 	suite_add_tcase(s, t);

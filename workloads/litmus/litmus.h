@@ -1,8 +1,9 @@
 /*
  * workloads/litmus/litmus.h - a litmus test in memory: what the parser (parse.c) builds from a
  * herdtools7 `.litmus` file (C dialect as herd7 and the Linux-kernel memory-model catalogue
- * write it; OpenCL flavour with scope tags; X86 in Intel syntax) and what the runner (run.c)
- * executes on the GPU (C, OpenCL) or on CPU cores (X86).
+ * write it; OpenCL flavour with scope tags; X86 in Intel syntax; PTX: herd's GPU_PTX of 2015
+ * with cache operators and Dat3M's PTX 6 with scoped release/acquire) and what the runner
+ * (run.c) executes on the GPU (C, OpenCL, PTX) or on CPU cores (X86).
  *
  * A test has shared locations with initial values, threads (each a straight-line list of ops;
  * `if` without `else` becomes a BRANCH op that skips the ops of its body when the condition is
@@ -48,11 +49,16 @@ enum lit_fence {
 	LIT_FENCE_SC,
 };
 
-/* A scope as OpenCL writes it (memory_scope_work_group, _device, _all_svm_devices); accesses
- * without one have LIT_SCOPE_DEFAULT (device for atomics, as OpenCL's default, and for C). */
+/* A scope as OpenCL writes it (memory_scope_work_group, _device, _all_svm_devices; PTX .cta,
+ * .gpu, .sys and membar.cta, .gl, .sys); accesses without one have LIT_SCOPE_DEFAULT (device
+ * for atomics, as OpenCL's default, and for C). */
 enum lit_scope { LIT_SCOPE_DEFAULT = 0, LIT_SCOPE_WG, LIT_SCOPE_DEVICE, LIT_SCOPE_SYSTEM };
 
 enum lit_rmw { LIT_RMW_ADD = 0, LIT_RMW_XCHG, LIT_RMW_CAS };
+
+/* A PTX cache operator of a plain access (GPU_PTX ld/st.ca, .cg, .cv; .volatile is read as
+ * .cv); LIT_CO_NONE: none written (the L1's default, as .ca). */
+enum lit_co { LIT_CO_NONE = 0, LIT_CO_CA, LIT_CO_CG, LIT_CO_CV };
 
 /* An operand: a constant or a register of the same thread. */
 struct lit_val {
@@ -76,12 +82,21 @@ struct lit_op {
 	uint8_t cmp; /* enum lit_cmp */
 	struct lit_val a, b;
 	uint8_t skip;
+	uint8_t co; /* enum lit_co (LOAD, STORE) */
+	/* An atomic access as the op API performs it: a PTX strong access (.relaxed, .acquire,
+	 * .release with a scope) or an OpenCL atomic: an atomic load / store / RMW of that order
+	 * and scope (run.c; OpenCL's only under --atomics ops). A fence with it set takes its
+	 * order as written (PTX fence.sc: a seq_cst fence). Unset: the C mapping, plain accesses
+	 * between fences (docs/litmus.md). */
+	bool atomic;
 	unsigned line; /* source line, for messages */
 };
 
 struct lit_thread {
 	char name[8]; /* "P0" */
-	int wg, dev;  /* OpenCL placement (`P0@wg 0, dev 0` or scopeTree); -1 when not given */
+	/* OpenCL placement (`P0@wg 0, dev 0` or scopeTree), PTX's (`P0@cta 0,gpu 0` or a GPU_PTX
+	 * scopeTree: cta as wg, gpu as dev); -1 when not given */
+	int wg, dev;
 	unsigned nregs;
 	char regs[LIT_MAX_REGS][LIT_NAME_MAX]; /* register names, in order of declaration */
 	unsigned nops;
@@ -97,6 +112,7 @@ struct lit_loc {
 
 struct lit_atom {
 	bool is_loc; /* loc=value, else thread:reg=value */
+	bool ne;     /* `!=` (PTX): the value differs */
 	uint8_t thread, reg, loc;
 	int64_t value;
 };
@@ -108,7 +124,7 @@ struct lit_cond {
 };
 
 struct litmus_test {
-	char arch[16];	/* "C", "OpenCL", ... as written on the header line */
+	char arch[16];	/* "C", "OpenCL", "X86", "GPU_PTX", "PTX" as written on the header line */
 	char name[128]; /* the test's name from the header line */
 	char path[256]; /* the file it came from */
 	unsigned nlocs, nthreads;

@@ -1,12 +1,15 @@
 /*
  * workloads/litmus/parse.c - herdtools7 `.litmus` parser for the C dialect (herd7 C11 and the
  * Linux-kernel memory-model catalogue), the OpenCL flavour (Dat3M `P0@wg N, dev N` tags and
- * herd's `scopeTree` section) and X86 (Intel syntax column programs: MOV, MFENCE, XCHG and
- * LOCK-prefixed read-modify-writes). Builds the struct litmus_test of litmus.h.
+ * herd's `scopeTree` section), X86 (Intel syntax column programs: MOV, MFENCE, XCHG and
+ * LOCK-prefixed read-modify-writes) and PTX (column programs too: herd's GPU_PTX of 2015 with
+ * `.reg` declarations, addresses in registers, ld/st cache operators, membar and a scopeTree of
+ * device/kernel/cta/warp; Dat3M's PTX 6 with ld/st.weak/.relaxed/.acquire/.release, fences and
+ * `P0@cta N,gpu N` tags). Builds the struct litmus_test of litmus.h.
  *
  * Layout: a header line `ARCH NAME`, doc strings / `Key=value` lines / comments, an optional init
- * block `{ ... }`, thread functions `PN(params) { body }` (X86: a row `P0 | P1 ;` and rows of
- * instruction cells, one column per thread), optional `scopeTree` / memory-map /
+ * block `{ ... }`, thread functions `PN(params) { body }` (X86, PTX: a row `P0 | P1 ;` and rows
+ * of instruction cells, one column per thread), optional `scopeTree` / memory-map /
  * `locations` sections, and the final condition `exists (...)` or `~exists (...)`.
  *
  * The header and the Key=value lines are read line by line; the rest goes through a small lexer.
@@ -47,6 +50,8 @@ struct pending_reg {
 	unsigned thread;
 	char name[LIT_NAME_MAX];
 	int64_t value;
+	int loc;   /* GPU_PTX `.reg .b64 r1 = x`: the location whose address it holds, else -1 */
+	bool decl; /* GPU_PTX `.reg .s32 r0`: declared, no value (0) */
 	unsigned line;
 	bool used;
 };
@@ -64,6 +69,10 @@ struct parser {
 	uint32_t params[LIT_MAX_THREADS];   /* locations that are parameters of each thread */
 	uint32_t declared[LIT_MAX_THREADS]; /* registers declared (or assigned) by the body */
 	uint32_t loc_inited;		    /* locations given a value by the init block */
+	bool ptx;			    /* GPU_PTX or PTX */
+	/* PTX address registers: 1 + the location whose address register r of thread t holds
+	 * (from `.reg .b64 r = x`), 0 for a value register */
+	uint8_t aloc[LIT_MAX_THREADS][LIT_MAX_REGS];
 	unsigned npend;
 	struct pending_reg pend[LIT_MAX_THREADS * LIT_MAX_REGS];
 };
@@ -472,7 +481,8 @@ static int parse_header(struct parser *p)
 		p->pos++;
 	n = p->pos - a;
 	if (!((n == 1 && s[a] == 'C') || (n == 6 && !memcmp(s + a, "OpenCL", 6)) ||
-	      (n == 6 && !memcmp(s + a, "OPENCL", 6)) || (n == 3 && !memcmp(s + a, "X86", 3)))) {
+	      (n == 6 && !memcmp(s + a, "OPENCL", 6)) || (n == 3 && !memcmp(s + a, "X86", 3)) ||
+	      (n == 7 && !memcmp(s + a, "GPU_PTX", 7)) || (n == 3 && !memcmp(s + a, "PTX", 3)))) {
 		char shown[41];
 		size_t k = 0;
 
@@ -484,6 +494,7 @@ static int parse_header(struct parser *p)
 	}
 	memcpy(t->arch, s + a, n);
 	t->arch[n] = '\0';
+	p->ptx = !strcmp(t->arch, "GPU_PTX") || !strcmp(t->arch, "PTX");
 	while (is_space_tab(s[p->pos]))
 		p->pos++;
 	a = p->pos;
@@ -651,11 +662,50 @@ static int init_loc(struct parser *p, const struct token *name, bool atomic, boo
 	return 0;
 }
 
-/* `T:reg = value`, T already read; recorded and turned into a MOVE when thread T is parsed. */
+/* `.word` after a PTX mnemonic or in a `.reg` declaration: the word into *w. */
+static int ptx_qualifier(struct parser *p, struct token *w)
+{
+	int rc = advance(p); /* '.' */
+
+	if (rc)
+		return rc;
+	if (p->tok.kind != TK_IDENT)
+		return unexpected(p, "a qualifier after '.'");
+	*w = p->tok;
+	return advance(p);
+}
+
+/* GPU_PTX `.reg .TYPE` before a register name (the '.' is the current token). */
+static int ptx_reg_decl(struct parser *p)
+{
+	static const char *const types[] = {"s32", "u32", "b32", "s64", "u64", "b64"};
+	struct token w;
+	int rc = ptx_qualifier(p, &w);
+
+	if (rc)
+		return rc;
+	if (!tok_eq(&w, "reg"))
+		return perr(p, w.line, "unsupported: .%.*s in the init block (expected .reg)",
+			    (int)(w.len > 40 ? 40 : w.len), w.s);
+	if (!at(p, "."))
+		return unexpected(p, "a type such as '.s32' after .reg");
+	rc = ptx_qualifier(p, &w);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (tok_eq(&w, types[i]))
+			return 0;
+	return perr(p, w.line, "unsupported: register type .%.*s", (int)(w.len > 40 ? 40 : w.len),
+		    w.s);
+}
+
+/* `T:reg = value`, T already read; recorded and turned into a MOVE when thread T is parsed.
+ * PTX: `T:.reg .TYPE reg` (value 0), `= value`, or `= loc` (the register holds loc's address). */
 static int init_reg(struct parser *p, unsigned thread, unsigned line)
 {
 	struct pending_reg *pr;
 	struct token name;
+	bool decl = false;
 	int rc;
 
 	if (thread >= LIT_MAX_THREADS)
@@ -664,12 +714,20 @@ static int init_reg(struct parser *p, unsigned thread, unsigned line)
 	rc = expect(p, ":", "after the thread number");
 	if (rc)
 		return rc;
+	if (p->ptx && at(p, ".")) {
+		rc = ptx_reg_decl(p);
+		if (rc)
+			return rc;
+		decl = true;
+	}
 	if (p->tok.kind != TK_IDENT)
 		return unexpected(p, "a register name");
 	name = p->tok;
 	if (p->npend >= LIT_MAX_THREADS * LIT_MAX_REGS)
 		return perr(p, line, "too many register initialisations");
 	pr = &p->pend[p->npend];
+	memset(pr, 0, sizeof(*pr));
+	pr->loc = -1;
 	rc = copy_name(p, pr->name, &name);
 	if (rc)
 		return rc;
@@ -679,12 +737,25 @@ static int init_reg(struct parser *p, unsigned thread, unsigned line)
 	rc = advance(p);
 	if (rc)
 		return rc;
-	rc = expect(p, "=", "in the init block");
-	if (rc)
-		return rc;
-	rc = init_value(p, &pr->value);
-	if (rc)
-		return rc;
+	if (decl && !at(p, "=")) {
+		pr->decl = true;
+	} else {
+		rc = expect(p, "=", "in the init block");
+		if (rc)
+			return rc;
+		if (decl && p->tok.kind == TK_IDENT) {
+			int idx;
+
+			rc = loc_get(p, &p->tok, &idx);
+			if (!rc)
+				rc = advance(p);
+			pr->loc = idx;
+		} else {
+			rc = init_value(p, &pr->value);
+		}
+		if (rc)
+			return rc;
+	}
 	pr->thread = thread;
 	pr->line = line;
 	pr->used = false;
@@ -768,8 +839,9 @@ static int parse_init(struct parser *p)
 static int x86_reg(struct parser *p, unsigned ti, const struct token *tk, int *r);
 
 /* Register initialisations of thread ti from the init block become its leading MOVEs. C: the
- * register is new and must not shadow a location parameter; X86: registers are architectural,
- * the first use names them. */
+ * register is new and must not shadow a location parameter; X86 and PTX (x86 true): registers
+ * are named by their first use or declaration; a PTX address register gets no MOVE, its
+ * location is recorded (p->aloc), and a declared one without value none either. */
 static int init_moves(struct parser *p, unsigned ti, bool x86)
 {
 	for (unsigned i = 0; i < p->npend; i++) {
@@ -781,17 +853,23 @@ static int init_moves(struct parser *p, unsigned ti, bool x86)
 		if (pr->thread != ti)
 			continue;
 		tk.len = strlen(pr->name);
-		if (!x86 && param_find(p, ti, &tk) >= 0)
+		if ((!x86 && param_find(p, ti, &tk) >= 0) ||
+		    (p->ptx && loc_find(p->t, tk.s, tk.len) >= 0))
 			return perr(p, pr->line, "register '%s' shadows a location", pr->name);
 		rc = x86 ? x86_reg(p, ti, &tk, &r) : reg_add(p, ti, &tk, &r);
-		if (!rc)
-			rc = new_op(p, ti, pr->line, &op);
+		if (rc)
+			return rc;
+		pr->used = true;
+		if (pr->loc >= 0)
+			p->aloc[ti][r] = (uint8_t)(pr->loc + 1);
+		if (pr->loc >= 0 || pr->decl)
+			continue;
+		rc = new_op(p, ti, pr->line, &op);
 		if (rc)
 			return rc;
 		op->kind = LIT_MOVE;
 		op->reg = (int8_t)r;
 		op->val.k = pr->value;
-		pr->used = true;
 	}
 	return 0;
 }
@@ -1183,6 +1261,8 @@ static int parse_call(struct parser *p, unsigned ti, const struct call *c, const
 	op.order = order;
 	op.scope = scope;
 	op.reg = (int8_t)dst;
+	/* OpenCL's atomics are atomic accesses (run as such unless --atomics fences) */
+	op.atomic = c->cls != C_FENCE && strcmp(p->t->arch, "C") != 0;
 	switch (c->cls) {
 	case C_LOAD:
 		op.kind = LIT_LOAD;
@@ -1565,6 +1645,38 @@ static int parse_stmt(struct parser *p, unsigned ti)
 
 /* ---- threads ------------------------------------------------------------------------------- */
 
+/* A thread's placement after its name (p->tok is the '@'): OpenCL `@wg N, dev N`, PTX
+ * `@cta N,gpu N` (the CTA as the work-group, the GPU as the device). */
+static int scope_tag(struct parser *p, struct lit_thread *th)
+{
+	const char *inner = p->ptx ? "cta" : "wg", *outer = p->ptx ? "gpu" : "dev";
+	char what[40];
+	int rc = advance(p);
+
+	if (rc)
+		return rc;
+	if (!at(p, inner)) {
+		char d[64];
+
+		return perr(p, p->tok.line, "unsupported: scope tag '@%s'",
+			    tok_text(&p->tok, d, sizeof(d)));
+	}
+	rc = advance(p);
+	if (!rc)
+		rc = parse_small(p, &th->wg, p->ptx ? "a CTA number" : "a work-group number");
+	if (!rc)
+		rc =
+		    expect(p, ",", p->ptx ? "after the CTA number" : "after the work-group number");
+	if (rc)
+		return rc;
+	if (!at(p, outer)) {
+		snprintf(what, sizeof(what), "'%s N' in the scope tag", outer);
+		return unexpected(p, what);
+	}
+	rc = advance(p);
+	return rc ? rc : parse_small(p, &th->dev, p->ptx ? "a GPU number" : "a device number");
+}
+
 static int parse_thread(struct parser *p)
 {
 	struct litmus_test *t = p->t;
@@ -1587,32 +1699,10 @@ static int parse_thread(struct parser *p)
 	th->wg = -1;
 	th->dev = -1;
 	rc = advance(p);
+	if (!rc && at(p, "@"))
+		rc = scope_tag(p, th);
 	if (rc)
 		return rc;
-	if (at(p, "@")) {
-		rc = advance(p);
-		if (rc)
-			return rc;
-		if (!at(p, "wg")) {
-			char d[64];
-
-			return perr(p, p->tok.line, "unsupported: scope tag '@%s'",
-				    tok_text(&p->tok, d, sizeof(d)));
-		}
-		rc = advance(p);
-		if (!rc)
-			rc = parse_small(p, &th->wg, "a work-group number");
-		if (!rc)
-			rc = expect(p, ",", "after the work-group number");
-		if (!rc && !at(p, "dev"))
-			return unexpected(p, "'dev N' in the scope tag");
-		if (!rc)
-			rc = advance(p);
-		if (!rc)
-			rc = parse_small(p, &th->dev, "a device number");
-		if (rc)
-			return rc;
-	}
 	if (!at(p, "("))
 		return unexpected(p, "'(' after the thread name");
 	rc = parse_params(p, ti);
@@ -1853,17 +1943,273 @@ static int x86_instr(struct parser *p, unsigned ti)
 		    (int)(m.len > 40 ? 40 : m.len), m.s);
 }
 
-/* Is the current token where the program ends (the condition or a section after it)? */
-static bool x86_program_end(struct parser *p)
+/* ---- PTX column programs (herd's GPU_PTX of 2015, Dat3M's PTX 6) --------------------------- */
+
+/* Memory semantics a PTX access or fence names. */
+enum ptx_sem {
+	PS_NONE = 0,
+	PS_WEAK,
+	PS_RELAXED,
+	PS_ACQUIRE,
+	PS_RELEASE,
+	PS_VOLATILE,
+	PS_ACQ_REL,
+	PS_SC
+};
+
+/* The qualifiers after a mnemonic: `.sem`, `.scope`, a cache operator, `.global`, a type. */
+struct ptx_quals {
+	int sem;   /* enum ptx_sem */
+	int scope; /* enum lit_scope, -1: none; membar's .gl is DEVICE */
+	int co;	   /* enum lit_co */
+	bool gl;   /* the scope was written .gl (membar's word) */
+};
+
+static int ptx_quals(struct parser *p, const struct token *m, struct ptx_quals *q)
 {
-	return p->tok.kind == TK_EOF || at(p, "exists") || at(p, "~") || at(p, "forall") ||
-	       at(p, "locations") || at(p, "filter");
+	static const char *const sems[] = {"",	      "weak",	  "relaxed", "acquire",
+					   "release", "volatile", "acq_rel", "sc"};
+	static const char *const cos[] = {"", "ca", "cg", "cv"};
+	const int mlen = (int)(m->len > 20 ? 20 : m->len);
+
+	memset(q, 0, sizeof(*q));
+	q->scope = -1;
+	while (at(p, ".")) {
+		struct token w;
+		int sem = 0, co = 0, scope = -1, rc = ptx_qualifier(p, &w);
+
+		if (rc)
+			return rc;
+		for (int i = 1; i < (int)(sizeof(sems) / sizeof(sems[0])); i++)
+			if (tok_eq(&w, sems[i]))
+				sem = i;
+		for (int i = 1; i < (int)(sizeof(cos) / sizeof(cos[0])); i++)
+			if (tok_eq(&w, cos[i]))
+				co = i;
+		if (tok_eq(&w, "cta"))
+			scope = LIT_SCOPE_WG;
+		else if (tok_eq(&w, "gpu") || tok_eq(&w, "gl"))
+			scope = LIT_SCOPE_DEVICE;
+		else if (tok_eq(&w, "sys"))
+			scope = LIT_SCOPE_SYSTEM;
+		if ((sem && q->sem) || (co && q->co) || (scope >= 0 && q->scope >= 0))
+			return perr(p, w.line, "%.*s: .%.*s repeats a kind of qualifier", mlen,
+				    m->s, (int)(w.len > 20 ? 20 : w.len), w.s);
+		if (sem)
+			q->sem = sem;
+		else if (co)
+			q->co = co;
+		else if (scope >= 0)
+			q->scope = scope, q->gl = tok_eq(&w, "gl");
+		else if (!tok_eq(&w, "global") && !tok_eq(&w, "s32") && !tok_eq(&w, "u32") &&
+			 !tok_eq(&w, "b32"))
+			return perr(p, w.line, "unsupported: .%.*s in %.*s",
+				    (int)(w.len > 20 ? 20 : w.len), w.s, mlen, m->s);
+	}
+	return 0;
 }
 
-/* `P0 | P1 ... ;` then rows of cells `instr | instr ... ;` (a cell may be empty). */
-static int parse_x86_program(struct parser *p)
+/* The register of thread ti named by the current token, used as a value or a destination (role,
+ * for the message when it is a location or holds an address); added on first use. */
+static int ptx_value_reg(struct parser *p, unsigned ti, const char *role, int *r)
+{
+	struct token tk = p->tok;
+	int rc;
+
+	if (tk.kind != TK_IDENT)
+		return unexpected(p, "a register");
+	if (reg_find(&p->t->threads[ti], tk.s, tk.len) < 0 && loc_find(p->t, tk.s, tk.len) >= 0)
+		return perr(p, tk.line, "'%.*s' is a location, expected a register as the %s",
+			    (int)tk.len, tk.s, role);
+	rc = x86_reg(p, ti, &tk, r);
+	if (rc)
+		return rc;
+	if (p->aloc[ti][*r])
+		return perr(p, tk.line, "unsupported: address register '%.*s' as the %s",
+			    (int)tk.len, tk.s, role);
+	return advance(p);
+}
+
+/* An address: `[r]` (r holds a location's address), `[x]` or `x`. */
+static int ptx_address(struct parser *p, unsigned ti, uint8_t *loc)
+{
+	bool bracket = at(p, "[");
+	struct token tk;
+	int r, idx, rc = bracket ? advance(p) : 0;
+
+	if (rc)
+		return rc;
+	tk = p->tok;
+	if (tk.kind != TK_IDENT)
+		return unexpected(p, "an address such as '[r1]' or 'x'");
+	r = reg_find(&p->t->threads[ti], tk.s, tk.len);
+	if (r >= 0 && !p->aloc[ti][r])
+		return perr(p, tk.line,
+			    "register '%.*s' holds no address (declare it '.reg .b64 %.*s = x')",
+			    (int)tk.len, tk.s, (int)tk.len, tk.s);
+	if (r >= 0) {
+		idx = p->aloc[ti][r] - 1;
+	} else if (!strcmp(p->t->arch, "GPU_PTX") && loc_find(p->t, tk.s, tk.len) < 0) {
+		return perr(p, tk.line,
+			    "unknown address '%.*s' (neither a register nor a location)",
+			    (int)(tk.len > 40 ? 40 : tk.len), tk.s);
+	} else {
+		rc = loc_get(p, &tk, &idx);
+		if (rc)
+			return rc;
+	}
+	*loc = (uint8_t)idx;
+	rc = advance(p);
+	if (rc || !bracket)
+		return rc;
+	if (at(p, "+"))
+		return perr(p, p->tok.line, "unsupported: address offset");
+	return expect(p, "]", "after the address");
+}
+
+/* A value operand: an integer or a value register. */
+static int ptx_value(struct parser *p, unsigned ti, struct lit_val *v)
+{
+	int r, rc;
+
+	memset(v, 0, sizeof(*v));
+	if (p->tok.kind == TK_NUM || at(p, "-"))
+		return parse_int(p, &v->k, "an integer");
+	rc = ptx_value_reg(p, ti, "value", &r);
+	v->is_reg = true;
+	v->reg = (uint8_t)r;
+	return rc;
+}
+
+/* ld / st: semantics, scope and cache operator as PTX allows them together. */
+static int ptx_access_check(struct parser *p, const struct token *m, const struct ptx_quals *q,
+			    bool load)
+{
+	const int mlen = (int)m->len;
+	bool strong = q->sem == PS_RELAXED || q->sem == PS_ACQUIRE || q->sem == PS_RELEASE;
+
+	if (q->sem == PS_ACQ_REL || q->sem == PS_SC || q->sem == (load ? PS_RELEASE : PS_ACQUIRE))
+		return perr(p, m->line, "%.*s cannot be .%s", mlen, m->s,
+			    q->sem == PS_ACQ_REL   ? "acq_rel"
+			    : q->sem == PS_SC	   ? "sc"
+			    : q->sem == PS_RELEASE ? "release"
+						   : "acquire");
+	if (strong && q->scope < 0)
+		return perr(p, m->line, "%.*s needs a scope (.cta, .gpu or .sys)", mlen, m->s);
+	if (!strong && q->scope >= 0)
+		return perr(p, m->line, "%.*s: a scope needs .relaxed, .acquire or .release", mlen,
+			    m->s);
+	if (q->gl)
+		return perr(p, m->line, "unsupported: .gl in %.*s (write .gpu)", mlen, m->s);
+	if (q->co && (strong || q->sem == PS_VOLATILE))
+		return perr(p, m->line, "%.*s: a cache operator on a %s access", mlen, m->s,
+			    strong ? "strong" : "volatile");
+	return 0;
+}
+
+/* One PTX instruction of thread ti (the mnemonic is the current token): mov, ld, st, membar,
+ * fence. */
+static int ptx_instr(struct parser *p, unsigned ti)
+{
+	struct token m = p->tok;
+	struct ptx_quals q;
+	struct lit_op *op;
+	const int mlen = (int)(m.len > 40 ? 40 : m.len);
+	bool ld = tok_eq(&m, "ld"), st = tok_eq(&m, "st");
+	int rc;
+
+	if (m.kind != TK_IDENT)
+		return unexpected(p, "a PTX instruction");
+	if (!ld && !st && !tok_eq(&m, "mov") && !tok_eq(&m, "membar") && !tok_eq(&m, "fence"))
+		return perr(p, m.line, "unsupported: PTX instruction %.*s", mlen, m.s);
+	rc = advance(p);
+	if (!rc)
+		rc = ptx_quals(p, &m, &q);
+	if (!rc)
+		rc = new_op(p, ti, m.line, &op);
+	if (rc)
+		return rc;
+	if (tok_eq(&m, "membar") || tok_eq(&m, "fence")) {
+		bool membar = tok_eq(&m, "membar");
+
+		if (q.scope < 0 || q.co || (q.scope == LIT_SCOPE_DEVICE && q.gl != membar))
+			return perr(p, m.line, "%s needs a scope (%s)", membar ? "membar" : "fence",
+				    membar ? ".cta, .gl or .sys" : ".cta, .gpu or .sys");
+		if (membar ? q.sem != PS_NONE : q.sem != PS_ACQ_REL && q.sem != PS_SC)
+			return perr(p, m.line, "%s",
+				    membar ? "membar takes no semantics"
+					   : "fence needs .acq_rel or .sc");
+		op->kind = LIT_FENCE;
+		op->fence = q.sem == PS_SC ? LIT_FENCE_SC : LIT_FENCE_ACQ_REL;
+		op->order = q.sem == PS_SC ? LIT_SC : LIT_ACQ_REL;
+		op->scope = (uint8_t)q.scope;
+		op->atomic = true;
+		return 0;
+	}
+	if (tok_eq(&m, "mov")) {
+		int r;
+
+		if (q.sem || q.co || q.scope >= 0)
+			return perr(p, m.line, "mov takes a type only (mov.s32)");
+		rc = ptx_value_reg(p, ti, "destination", &r);
+		if (!rc)
+			rc = expect(p, ",", "between the operands");
+		if (!rc)
+			rc = ptx_value(p, ti, &op->val);
+		op->kind = LIT_MOVE;
+		op->reg = (int8_t)r;
+		return rc;
+	}
+	rc = ptx_access_check(p, &m, &q, ld);
+	if (rc)
+		return rc;
+	op->order = q.sem == PS_ACQUIRE	  ? LIT_ACQUIRE
+		    : q.sem == PS_RELEASE ? LIT_RELEASE
+					  : LIT_ONCE;
+	op->scope = (uint8_t)(q.scope < 0 ? LIT_SCOPE_DEFAULT : q.scope);
+	op->atomic = q.scope >= 0;
+	op->co = (uint8_t)(q.sem == PS_VOLATILE ? LIT_CO_CV : q.co);
+	if (ld) {
+		int r;
+
+		op->kind = LIT_LOAD;
+		rc = ptx_value_reg(p, ti, "destination", &r);
+		op->reg = (int8_t)r;
+		if (!rc)
+			rc = expect(p, ",", "between the operands");
+		return rc ? rc : ptx_address(p, ti, &op->loc);
+	}
+	op->kind = LIT_STORE;
+	rc = ptx_address(p, ti, &op->loc);
+	if (!rc)
+		rc = expect(p, ",", "between the operands");
+	return rc ? rc : ptx_value(p, ti, &op->val);
+}
+
+/* ---- column programs (X86, PTX) ------------------------------------------------------------ */
+
+/* Is the current token where the program ends (the condition or a section after it: herd's
+ * sections, a GPU_PTX scopeTree or memory map `x: global`)? */
+static bool column_program_end(struct parser *p)
+{
+	const char *s = p->src + p->pos;
+
+	if (p->tok.kind == TK_EOF || at(p, "exists") || at(p, "~") || at(p, "forall") ||
+	    at(p, "locations") || at(p, "filter") || at(p, "scopeTree"))
+		return true;
+	if (p->tok.kind != TK_IDENT)
+		return false;
+	while (is_space_tab(*s))
+		s++;
+	return *s == ':';
+}
+
+/* `P0 | P1 ... ;` (PTX: `P0@cta 0,gpu 0 | ...`) then rows of cells `instr | instr ... ;` (a
+ * cell may be empty). */
+static int parse_column_program(struct parser *p)
 {
 	struct litmus_test *t = p->t;
+	int (*instr)(struct parser *, unsigned) = p->ptx ? ptx_instr : x86_instr;
 	unsigned n = 0;
 	int rc;
 
@@ -1884,6 +2230,12 @@ static int parse_x86_program(struct parser *p)
 		th->wg = th->dev = -1;
 		t->nthreads = ++n;
 		rc = advance(p);
+		if (!rc && at(p, "@")) {
+			if (!p->ptx)
+				return perr(p, p->tok.line, "unsupported: scope tag in an %s test",
+					    t->arch);
+			rc = scope_tag(p, th);
+		}
 		if (rc)
 			return rc;
 		if (at(p, ";"))
@@ -1900,12 +2252,12 @@ static int parse_x86_program(struct parser *p)
 		if (rc)
 			return rc;
 	}
-	while (!x86_program_end(p)) {
+	while (!column_program_end(p)) {
 		unsigned row = p->tok.line;
 
 		for (unsigned col = 0; col < n; col++) {
 			if (!at(p, "|") && !at(p, ";")) {
-				rc = x86_instr(p, col);
+				rc = instr(p, col);
 				if (rc)
 					return rc;
 			}
@@ -1924,11 +2276,16 @@ static int parse_x86_program(struct parser *p)
 
 /* ---- sections after the threads ------------------------------------------------------------ */
 
-/* `(LEVEL item*)` of a scopeTree; dev/wg are the enclosing device and work-group numbers. */
+/* `(LEVEL item*)` of a scopeTree; dev/wg are the enclosing device and work-group numbers.
+ * OpenCL levels: device, work_group, sub_group; GPU_PTX: device, kernel, cta (the work-group),
+ * warp (one thread: each runs as a warp of its own). */
 static int parse_sexpr(struct parser *p, unsigned depth, int dev, int wg, int *ndev, int *nwg,
 		       uint32_t *placed)
 {
 	struct litmus_test *t = p->t;
+	const char *group = p->ptx ? "cta" : "work_group";
+	bool warp = false;
+	unsigned threads = 0;
 	int rc;
 
 	if (depth > LIT_DEPTH_MAX)
@@ -1938,17 +2295,20 @@ static int parse_sexpr(struct parser *p, unsigned depth, int dev, int wg, int *n
 		return rc;
 	if (at(p, "device")) {
 		dev = (*ndev)++;
-	} else if (at(p, "work_group")) {
+	} else if (at(p, group)) {
 		if (wg >= 0)
-			return perr(p, p->tok.line, "work_group inside a work_group");
+			return perr(p, p->tok.line, "%s inside a %s", group, group);
 		wg = (*nwg)++;
-	} else if (!at(p, "sub_group")) {
+	} else if (p->ptx && at(p, "warp")) {
+		warp = true;
+	} else if (!(p->ptx ? at(p, "kernel") : at(p, "sub_group"))) {
 		char d[64];
 
 		if (p->tok.kind == TK_IDENT)
 			return perr(p, p->tok.line, "unsupported: scope level %s",
 				    tok_text(&p->tok, d, sizeof(d)));
-		return unexpected(p, "a scope level (device, work_group)");
+		return unexpected(p, p->ptx ? "a scope level (device, kernel, cta, warp)"
+					    : "a scope level (device, work_group)");
 	}
 	rc = advance(p);
 	while (!rc && !at(p, ")")) {
@@ -1966,7 +2326,11 @@ static int parse_sexpr(struct parser *p, unsigned depth, int dev, int wg, int *n
 		if (*placed & (1u << n))
 			return perr(p, p->tok.line, "P%d appears twice in the scopeTree", n);
 		if (wg < 0)
-			return perr(p, p->tok.line, "P%d is not inside a work_group", n);
+			return perr(p, p->tok.line, "P%d is not inside a %s", n, group);
+		if (warp && threads++)
+			return perr(p, p->tok.line,
+				    "unsupported: two threads in one warp (each thread runs as a "
+				    "warp of its own)");
 		*placed |= 1u << n;
 		t->threads[n].wg = wg;
 		t->threads[n].dev = dev < 0 ? 0 : dev;
@@ -2118,10 +2482,11 @@ static int parse_atom(struct parser *p)
 		atom.is_loc = true;
 		atom.loc = (uint8_t)i;
 	}
-	if (at(p, "!="))
+	if (at(p, "!=") && !p->ptx)
 		return perr(p, p->tok.line, "unsupported: '!=' in the condition");
-	if (!at(p, "=") && !at(p, "=="))
+	if (!at(p, "=") && !at(p, "==") && !at(p, "!="))
 		return unexpected(p, "'=' in the condition");
+	atom.ne = at(p, "!=");
 	rc = advance(p);
 	if (rc)
 		return rc;
@@ -2223,8 +2588,8 @@ static int parse_test(struct parser *p)
 	if (rc)
 		return rc;
 	first = p->tok.line;
-	if (!strcmp(t->arch, "X86")) {
-		rc = parse_x86_program(p);
+	if (!strcmp(t->arch, "X86") || p->ptx) {
+		rc = parse_column_program(p);
 		if (rc)
 			return rc;
 		for (unsigned i = 0; i < t->nthreads; i++)

@@ -136,6 +136,10 @@ static void do_fence(struct gpu_warp *w, const struct lit_op *op)
 {
 	enum mem_scope sc = map_scope(op->scope);
 
+	if (op->atomic) { /* PTX: fence.sc (a seq_cst fence), fence.acq_rel and membar */
+		gw_fence(w, op->fence == LIT_FENCE_SC ? MEM_ORDER_SEQ_CST : MEM_ORDER_ACQ_REL, sc);
+		return;
+	}
 	switch (op->fence) {
 	case LIT_FENCE_MB:
 		gw_fence(w, MEM_ORDER_ACQ_REL, MEM_SCOPE_DEVICE);
@@ -170,7 +174,9 @@ static enum mem_atomic_op map_rmw(uint8_t rmw)
 	}
 }
 
-static enum mem_order map_order(uint8_t order)
+/* The op API's order of an access of order `order`. The C mapping puts fences around its
+ * accesses and gives a seq_cst RMW acq_rel; an atomic access (op->atomic) is seq_cst itself. */
+static enum mem_order map_order(uint8_t order, bool atomic)
 {
 	switch (order) {
 	case LIT_ACQUIRE:
@@ -178,44 +184,67 @@ static enum mem_order map_order(uint8_t order)
 	case LIT_RELEASE:
 		return MEM_ORDER_RELEASE;
 	case LIT_ACQ_REL:
-	case LIT_SC:
 		return MEM_ORDER_ACQ_REL;
+	case LIT_SC:
+		return atomic ? MEM_ORDER_SEQ_CST : MEM_ORDER_ACQ_REL;
 	default:
 		return MEM_ORDER_RELAXED;
 	}
 }
 
+static enum mem_cache_op map_co(uint8_t co)
+{
+	return co == LIT_CO_CG ? MEM_CO_CG : co == LIT_CO_CV ? MEM_CO_CV : MEM_CO_CA;
+}
+
+/* A load or store: an atomic one of its order and scope (op->atomic: PTX .relaxed / .acquire /
+ * .release, OpenCL atomics), else a plain one between the C mapping's fences, with its PTX
+ * cache operator if it has one. An RMW: an atomic of its order, inside the C mapping's fences
+ * unless op->atomic. */
 static void do_access(struct gpu_warp *w, const struct lit_args *a, const struct lit_op *op,
 		      int64_t *reg)
 {
 	enum mem_scope sc = map_scope(op->scope);
+	enum mem_order mo = map_order(op->order, op->atomic);
 	uint64_t addr = a->addr[op->loc];
+	uint8_t fo = op->atomic ? LIT_ONCE : op->order; /* the order the fences carry */
 	uint64_t v, v2;
 
 	switch (op->kind) {
 	case LIT_LOAD:
-		fence_before(w, op->order, false, sc);
-		v = gw_ld32(w, addr);
+		fence_before(w, fo, false, sc);
+		if (op->atomic)
+			v = gw_atom_load(w, addr, 4, sc, mo);
+		else if (op->co)
+			v = gw_ld_co(w, addr, 4, map_co(op->co));
+		else
+			v = gw_ld32(w, addr);
 		if (op->reg >= 0)
 			reg[op->reg] = (int32_t)(uint32_t)v;
-		fence_after(w, op->order, true, sc);
+		fence_after(w, fo, true, sc);
 		break;
 	case LIT_STORE:
-		fence_before(w, op->order, true, sc);
-		gw_st32(w, addr, (uint32_t)eval(&op->val, reg));
-		fence_after(w, op->order, false, sc);
+		fence_before(w, fo, true, sc);
+		v = (uint32_t)eval(&op->val, reg);
+		if (op->atomic)
+			gw_atom_store(w, addr, 4, v, sc, mo);
+		else if (op->co)
+			gw_st_co(w, addr, 4, v, map_co(op->co));
+		else
+			gw_st32(w, addr, (uint32_t)v);
+		fence_after(w, fo, false, sc);
 		break;
 	default: /* LIT_RMW */
 		v = (uint32_t)eval(&op->val, reg);
 		v2 = (uint32_t)eval(&op->val2, reg);
-		fence_before(w, op->order, true, sc);
+		fence_before(w, fo, true, sc);
 		if (op->rmw == LIT_RMW_CAS)
-			v = gw_atom(w, MEM_ATOM_CAS, addr, 4, v, v2, sc, map_order(op->order));
+			v = gw_atom(w, MEM_ATOM_CAS, addr, 4, v, v2, sc, mo);
 		else
-			v = gw_atom(w, map_rmw(op->rmw), addr, 4, v, 0, sc, map_order(op->order));
+			v = gw_atom(w, map_rmw(op->rmw), addr, 4, v, 0, sc, mo);
 		if (op->reg >= 0)
 			reg[op->reg] = (int32_t)(uint32_t)v;
-		fence_after(w, op->order, true, sc);
+		fence_after(w, fo, true, sc);
 		break;
 	}
 }
@@ -349,7 +378,7 @@ static bool atom_holds(const struct lit_atom *at, int64_t (*regs)[LIT_MAX_REGS],
 {
 	int64_t v = at->is_loc ? locs[at->loc] : regs[at->thread][at->reg];
 
-	return v == at->value;
+	return (v == at->value) != at->ne;
 }
 
 static int count_outcome(struct lit_state *st, int64_t (*regs)[LIT_MAX_REGS], const int64_t *locs)
@@ -706,6 +735,11 @@ static void x86_to_gpu(struct lit_thread *th)
 	}
 }
 
+static bool is_opencl(const struct litmus_test *t)
+{
+	return !strcmp(t->arch, "OpenCL") || !strcmp(t->arch, "OPENCL");
+}
+
 static const struct cs_workload litmus_mixed_workload = {
     .name = "litmus",
     .system = "apu",
@@ -1034,6 +1068,7 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	struct gpu_l2_cfg l2;
 	const struct gpu_protocol *proto;
 	struct cs_system *sys = NULL;
+	struct litmus_test *mt = NULL; /* t with its ops mapped (--agents, --atomics fences) */
 	struct sim_clock clk;
 	int rc;
 
@@ -1044,20 +1079,22 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 	if (!o->iterations)
 		return cs_err_set(err, -CS_EINVAL, "litmus: at least one iteration is needed");
 	collect_keys(t, r);
-	if (o->nagents || !strcmp(t->arch, "X86")) {
-		struct litmus_test *mt = NULL;
-
-		if (o->nagents) {
-			mt = malloc(sizeof(*mt));
-			if (!mt)
-				return cs_err_set(err, -CS_ENOMEM, "out of memory");
-			*mt = *t;
-			for (unsigned i = 0; i < mt->nthreads; i++)
-				if (o->agents[i] == LIT_AGENT_GPU)
-					x86_to_gpu(&mt->threads[i]);
-			st.t = mt;
-			litmus_agents_text(o, r->agents, sizeof(r->agents));
+	if (o->nagents || (o->atomics == LIT_ATOMICS_FENCES && is_opencl(t))) {
+		mt = malloc(sizeof(*mt));
+		if (!mt)
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		*mt = *t;
+		for (unsigned i = 0; i < mt->nthreads; i++) {
+			if (o->nagents && o->agents[i] == LIT_AGENT_GPU)
+				x86_to_gpu(&mt->threads[i]);
+			for (unsigned k = 0; !o->nagents && k < mt->threads[i].nops; k++)
+				mt->threads[i].ops[k].atomic = false; /* --atomics fences */
 		}
+		st.t = mt;
+	}
+	if (o->nagents || !strcmp(t->arch, "X86")) {
+		if (o->nagents)
+			litmus_agents_text(o, r->agents, sizeof(r->agents));
 		rc = litmus_run_cpu(cfg, &st, err);
 		free(mt);
 		if (!rc) {
@@ -1097,5 +1134,6 @@ int litmus_run(const struct litmus_test *t, struct cs_config *cfg, const struct 
 		outcome_text(t, r, &r->outcomes[i]);
 out:
 	cs_system_destroy(sys);
+	free(mt);
 	return rc;
 }

@@ -40,6 +40,11 @@
  * distances between writers, readers and banks differ from one iteration to the next. */
 enum litmus_placement { LIT_PLACE_RANDOM = 0, LIT_PLACE_FIXED };
 
+/* How an OpenCL test's atomics run (--atomics): as the op API's atomic loads, stores and RMWs
+ * of their order and scope (ops), or as the C mapping's plain accesses between fences, RMWs
+ * inside them (fences). docs/litmus.md "Mapping to the GPU's ops". */
+enum litmus_atomics { LIT_ATOMICS_OPS = 0, LIT_ATOMICS_FENCES };
+
 /* jitter (core cycles; GPU cycles in a mixed run, which a CPU thread waits as the same time in
  * its own cycles): each iteration draws a scale J in {jitter, jitter/4, jitter/16, jitter/64};
  * a thread waits rand % J before its first op and rand % (J/8 + 1) before each further memory
@@ -50,6 +55,7 @@ struct litmus_opts {
 	uint64_t jitter;
 	uint64_t warmup;
 	unsigned placement; /* enum litmus_placement */
+	unsigned atomics;   /* enum litmus_atomics */
 	/* --agents: thread i runs on agents[i] (enum litmus_agent); 0 agents: no --agents (C and
 	 * OpenCL tests on the GPU, X86 tests on the CPU cores of system cpu) */
 	unsigned nagents;
