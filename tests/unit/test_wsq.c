@@ -2,7 +2,8 @@
  * tests/unit/test_wsq.c - the work-stealing deques of workloads/wsq.[ch] on the simulated GPU:
  * owners that push and pop in a seeded random pattern while thieves steal from random victims
  * never lose or duplicate a task, and every record arrives whole; under protocols with and
- * without L1s, with atomic and with plain indices. Also the host-side checks and the scenarios.
+ * without L1s, with atomic and with plain indices. Also the host-side checks, the scenarios and
+ * workload.graph's choices (workloads/pannotia.c).
  */
 #include <check.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include "tests/unit/sysrun.h"
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/graph/graph.h"
+#include "workloads/pannotia.h"
 #include "workloads/wsq.h"
 
 static const char *base_cfg =
@@ -243,6 +246,23 @@ START_TEST(test_layout_and_scenarios)
 }
 END_TEST
 
+/* workload.graph's choices are "auto" and the graph shapes in enum order. */
+START_TEST(test_graph_choices)
+{
+	struct cs_err err = {0};
+	unsigned i;
+
+	ck_assert_str_eq(pannotia_graph_names[0], "auto");
+	for (i = 1; pannotia_graph_names[i]; i++) {
+		enum graph_shape s;
+
+		ck_assert_int_eq(graph_shape_find(pannotia_graph_names[i], &s, &err), 0);
+		ck_assert_int_eq(s, (int)i - 1);
+	}
+	ck_assert_uint_eq(i, GRAPH_SHAPES + 1);
+}
+END_TEST
+
 static int bad_alloc_host(struct gpu_host *h)
 {
 	struct wsq q;
@@ -282,6 +302,7 @@ static Suite *wsq_suite(void)
 	tcase_add_test(tc, test_lost_races_seen);
 	tcase_add_test(tc, test_layout_and_scenarios);
 	tcase_add_test(tc, test_alloc_checks);
+	tcase_add_test(tc, test_graph_choices);
 	suite_add_tcase(s, tc);
 	return s;
 }
