@@ -408,7 +408,7 @@ static void pn_kernel(struct gpu_warp *w)
 struct pn_run {
 	const char *who;
 	struct graph *g;
-	char gname[64];
+	char gname[CS_PARAM_STR_MAX];
 	struct pn_args a;
 	struct pn_stats st;
 	struct gpu_kernel k;
@@ -454,6 +454,12 @@ static int pn_graph(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 		return gh_error(h, rc, "%s: %s", r->who, err.msg);
 	snprintf(r->gname, sizeof(r->gname), "%s", graph_original(s)->name);
 	return 0;
+}
+
+/* n uint32 on the device (an edgeless graph: one zero word). */
+static uint64_t pn_upload(struct gpu_host *h, const uint32_t *v, uint32_t n)
+{
+	return n ? wl_upload(h, v, (size_t)n * 4) : wl_alloc_zero(h, 4);
 }
 
 /* The graph on the device, the queues and their tasks, the kernel. */
@@ -513,9 +519,9 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 	if (rc)
 		return rc;
 	a->row = wl_upload(h, graph_row(r->g), ((size_t)n + 1) * 4);
-	a->col = wl_upload(h, graph_col(r->g), (size_t)graph_entries(r->g) * 4 + 4);
+	a->col = pn_upload(h, graph_col(r->g), graph_entries(r->g));
 	if (weights)
-		a->wt = wl_upload(h, graph_weight(r->g), (size_t)graph_entries(r->g) * 4 + 4);
+		a->wt = pn_upload(h, graph_weight(r->g), graph_entries(r->g));
 	a->stop = wl_alloc_zero(h, WL_LINE_BYTES);
 	a->drained = wl_alloc_zero(h, WL_LINE_BYTES);
 	r->k = (struct gpu_kernel){.ctas = nq,
