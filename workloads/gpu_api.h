@@ -177,6 +177,10 @@ unsigned gh_lanes(const struct gpu_host *h);
 unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k);
 /* A failed output check: recorded like gw_fail; returns -CS_ECHECK for the host to return. */
 int gh_fail(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A failure that is not a failed check, e.g. a bad input file (code -CS_EINVAL: exit status 3):
+ * recorded like gh_fail with that code, which it returns for the host to return. */
+int gh_error(struct gpu_host *h, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Free-form result lines for the report ("histogram: 256 bins verified"). */
 void gh_note(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

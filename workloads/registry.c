@@ -9,6 +9,7 @@
 #include "workloads/cpu_micro.h"
 #include "workloads/hetero.h"
 #include "workloads/micro.h"
+#include "workloads/pannotia.h"
 #include "workloads/rtest.h"
 
 static const struct cs_workload wl_selfcheck = {
@@ -160,6 +161,18 @@ SUITE_WL(ccp, 2,
 	 "cutoff Coulombic potential (Parboil cutcp): atom bins staged in shared memory, "
 	 "compute-bound (no coherence needed)");
 
+/* Seed 004's Pannotia graph applications on per-CTA work-stealing queues (pannotia.h). */
+GPU_WL(sssp, pannotia_sssp_main,
+       "Pannotia SSSP: Bellman-Ford min-plus relaxation until nothing changes, nodes in per-CTA "
+       "work-stealing task queues (workload.graph, .scenario, .chunk, .victim); every distance "
+       "checked");
+GPU_WL(color, pannotia_color_main,
+       "Pannotia color: maximal-independent-set rounds on seeded node values, two kernels a "
+       "round, nodes in per-CTA work-stealing task queues; every color checked");
+GPU_WL(pagerank, pannotia_pagerank_main,
+       "Pannotia PageRank: 20 push iterations with atomic adds, in fixed point, nodes in "
+       "per-CTA work-stealing task queues; every rank checked");
+
 static const struct cs_workload *const workloads[] = {
     &wl_selfcheck,
     &wl_pingpong,
@@ -175,6 +188,9 @@ static const struct cs_workload *const workloads[] = {
     &wl_barrier,
     &wl_histo,
     &wl_rtest,
+    &wl_sssp,
+    &wl_color,
+    &wl_pagerank,
     /* the suite, in thesis Table 3.4's order */
     &wl_bh,
     &wl_cc,

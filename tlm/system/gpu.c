@@ -31,7 +31,9 @@
 #include "tlm/system/system.h"
 #include "workloads/gpu_api.h"
 #include "workloads/trace/trace.h"
+#include "workloads/pannotia.h"
 #include "workloads/workload.h"
+#include "workloads/wsq.h"
 
 #define HEAP_BASE	  0x10000000ull
 #define GPU_MAX_PROTOCOLS 16
@@ -83,6 +85,29 @@ static const struct cs_param workload_rows[] = {
      0, 0, check_names},
     {"samples", CS_P_UINT, offsetof(struct gpu_workload_cfg, samples), "4096", "outputs",
      "outputs a sampled check compares (all of them when there are fewer)", 1, 1ull << 40, NULL},
+    {"graph", CS_P_ENUM, offsetof(struct gpu_workload_cfg, graph), "auto", "",
+     "input graph of sssp, color and pagerank: a seeded graph shaped like one of seed 004's "
+     "inputs, sized by workload.size (docs/graphs.md); auto: the workload's first input "
+     "(sssp and pagerank usa-road-d.bay, color ecology1)",
+     0, 0, pannotia_graph_names},
+    {"graph_file", CS_P_STRING, offsetof(struct gpu_workload_cfg, graph_file), "", "",
+     "sssp, color, pagerank: read the graph from this Matrix Market or DIMACS .gr file (the "
+     "real input) instead of generating workload.graph; empty: generate",
+     0, 0, NULL},
+    {"scenario", CS_P_ENUM, offsetof(struct gpu_workload_cfg, scenario), "baseline", "",
+     "sssp, color, pagerank: seed 004's synchronization scenario of the per-CTA task queues: "
+     "baseline (no stealing, agent scope), scope-only (no stealing, work-group scope), "
+     "steal-only (stealing, agent scope), rsp (work-group scope for own pops, remote agent "
+     "scope for steals)",
+     0, 0, wsq_scenario_names},
+    {"chunk", CS_P_UINT, offsetof(struct gpu_workload_cfg, chunk), "0", "nodes",
+     "sssp, color, pagerank: graph nodes per task; 0: one per work-item of the work-group (2 "
+     "wavefronts of core.lanes)",
+     0, 1u << 20, NULL},
+    {"victim", CS_P_ENUM, offsetof(struct gpu_workload_cfg, victim), "random", "",
+     "sssp, color, pagerank: where an idle work-group's sweep of the other queues starts: "
+     "random, ring (the next queue), sticky (the last queue it stole from, else random)",
+     0, 0, wsq_victim_names},
     {NULL},
 };
 
@@ -538,6 +563,11 @@ void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v)
 	gh_write(h, addr, &v, 4);
 }
 
+const struct gpu_workload_cfg *gh_workload_cfg(const struct gpu_host *h)
+{
+	return &((const struct gpu_sys *)h)->wl;
+}
+
 enum gpu_size gh_size(const struct gpu_host *h)
 {
 	return (enum gpu_size)((const struct gpu_sys *)h)->wl.size;
@@ -593,17 +623,34 @@ unsigned gh_max_ctas_per_sm(const struct gpu_host *h, const struct gpu_kernel *k
 	return gpu_sm_max_ctas(&((const struct gpu_sys *)h)->core, k);
 }
 
-int gh_fail(struct gpu_host *h, const char *fmt, ...)
+static int gh_vfail(struct gpu_host *h, int code, const char *fmt, va_list ap)
 {
-	struct gpu_sys *g = G(h);
 	char msg[400];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	gpu_fail(G(h), code, msg);
+	return code;
+}
+
+int gh_error(struct gpu_host *h, int code, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	code = gh_vfail(h, code, fmt, ap);
 	va_end(ap);
-	gpu_fail(g, -CS_ECHECK, msg);
-	return -CS_ECHECK;
+	return code;
+}
+
+int gh_fail(struct gpu_host *h, const char *fmt, ...)
+{
+	va_list ap;
+	int code;
+
+	va_start(ap, fmt);
+	code = gh_vfail(h, -CS_ECHECK, fmt, ap);
+	va_end(ap);
+	return code;
 }
 
 void gh_note(struct gpu_host *h, const char *fmt, ...)

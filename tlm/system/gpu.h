@@ -22,10 +22,20 @@ struct gpu_workload_cfg {
 	unsigned size;	  /* enum gpu_size */
 	unsigned check;	  /* 0: sample, 1: full */
 	uint64_t samples; /* outputs a sampled check compares */
+	/* the graph workloads (sssp, color, pagerank: workloads/pannotia.c) */
+	unsigned graph;			   /* 0: the workload's own, else pannotia_graph_names */
+	char graph_file[CS_PARAM_STR_MAX]; /* a Matrix Market or DIMACS .gr file, or "" */
+	unsigned scenario;		   /* enum wsq_scenario */
+	uint64_t chunk;			   /* nodes per task, 0: one per work-item */
+	unsigned victim;		   /* enum wsq_victim */
 };
 
 extern const struct cs_param_table gpu_params;		 /* "gpu" */
 extern const struct cs_param_table gpu_coherence_params; /* "coherence" */
 extern const struct cs_param_table gpu_workload_params;	 /* "workload" */
+
+struct gpu_host;
+/* The workload section of a GPU host's run (per-workload parameters). */
+const struct gpu_workload_cfg *gh_workload_cfg(const struct gpu_host *h);
 
 #endif

@@ -8,7 +8,8 @@
  * arrays, at the same index range), makes every child with more than `threshold` particles a
  * new task on its own deque and records the others as leaves. Each CTA owns a lock-free deque
  * (Arora, Blumofe and Plaxton: the owner pushes and pops at the bottom, thieves take the top
- * with a CAS on a tagged age word); an idle CTA steals from random victims. The run ends when
+ * with a CAS on a tagged age word: workloads/wsq.[ch], in its plain-index mode); an idle CTA
+ * steals from random victims. The run ends when
  * the global count of outstanding tasks (atomics) reaches zero; idle CTAs watch it with plain
  * loads bounded by the spin guard.
  *
@@ -27,6 +28,7 @@
 #include "util/error.h"
 #include "workloads/gpu_api.h"
 #include "workloads/wl_util.h"
+#include "workloads/wsq.h"
 
 #define DLB_TAG	      0x646c620000000000ull
 #define DLB_WARPS     4	   /* warps per CTA: they share one task */
@@ -56,24 +58,13 @@ struct dlb_args {
 	uint32_t n, threshold;
 };
 
-static uint64_t dq_bytes(void)
-{
-	return 2 * WL_LINE_BYTES + (uint64_t)DLB_CAP * DLB_REC * 4;
-}
+/* dlb's deques: plain indices with fences at agent scope (an L1 without coherence serves stale
+ * ones), an acq_rel CAS on the age word. */
+static const struct wsq_sync dlb_sync = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN};
 
-static uint64_t dq_age(const struct dlb_args *a, unsigned cta)
+static struct wsq dlb_wsq(const struct dlb_args *a)
 {
-	return a->deques + cta * dq_bytes();
-}
-
-static uint64_t dq_bot(const struct dlb_args *a, unsigned cta)
-{
-	return dq_age(a, cta) + WL_LINE_BYTES;
-}
-
-static uint64_t dq_slot(const struct dlb_args *a, unsigned cta, unsigned i)
-{
-	return dq_age(a, cta) + 2 * WL_LINE_BYTES + (uint64_t)i * DLB_REC * 4;
+	return (struct wsq){.base = a->deques, .queues = 0, .cap = DLB_CAP, .words = DLB_REC};
 }
 
 static uint32_t stamp(uint32_t tag, uint32_t idx)
@@ -109,86 +100,44 @@ static void rec_store(struct gpu_warp *w, uint64_t base, const uint32_t rec[DLB_
 	gw_st32v(w, addr, (1u << DLB_REC) - 1, v);
 }
 
-static void rec_load(struct gpu_warp *w, uint64_t base, uint32_t rec[DLB_REC])
-{
-	uint64_t addr[WARP_LANES];
-	uint32_t v[WARP_LANES] = {0};
-
-	rec_addrs(addr, base);
-	gw_ld32v(w, addr, (1u << DLB_REC) - 1, v);
-	memcpy(rec, v, DLB_REC * 4);
-}
-
 /* Owner's pop at the bottom (ABP). 1: got a task, 0: empty. */
-static int dq_pop(struct gpu_warp *w, const struct dlb_args *a, uint32_t *bot, uint32_t *tagp,
+static int dq_pop(struct gpu_warp *w, const struct dlb_args *a, struct wsq_owner *o,
 		  uint32_t rec[DLB_REC])
 {
-	unsigned me = gw_cta(w);
-	uint32_t b, age, top, tag, nage;
+	struct wsq q = dlb_wsq(a);
 
-	if (*bot == 0)
-		return 0;
-	b = --*bot;
-	gw_st32(w, dq_bot(a, me), b);
-	gw_fence(w, MEM_ORDER_ACQ_REL, MEM_SCOPE_DEVICE); /* the bottom store before the age read */
-	rec_load(w, dq_slot(a, me, b), rec);
-	age = wl_atomic_read32(w, dq_age(a, me));
-	top = age & 0xffff;
-	tag = age >> 16;
-	gw_compute(w, 6); /* compares, unpacking */
-	if (b > top)
-		return 1;
-	*bot = 0;
-	gw_st32(w, dq_bot(a, me), 0);
-	gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
-	*tagp = (tag + 1) & 0xffff;
-	nage = *tagp << 16;
-	if (b == top && gw_atom(w, MEM_ATOM_CAS, dq_age(a, me), 4, age, nage, MEM_SCOPE_DEVICE,
-				MEM_ORDER_ACQ_REL) == age)
-		return 1;
-	gw_atom(w, MEM_ATOM_EXCH, dq_age(a, me), 4, nage, 0, MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
-	return 0;
+	return wsq_pop(w, &q, gw_cta(w), o, &dlb_sync, rec, NULL);
 }
 
 /* Pushes n records at the bottom: records, release, bottom. 0 or -1 (overflow, reported). */
-static int dq_push(struct gpu_warp *w, const struct dlb_args *a, uint32_t *bot, uint32_t tag,
+static int dq_push(struct gpu_warp *w, const struct dlb_args *a, struct wsq_owner *o,
 		   uint32_t recs[][DLB_REC], unsigned n)
 {
+	struct wsq q = dlb_wsq(a);
 	unsigned me = gw_cta(w);
 
 	if (n == 0)
 		return 0;
-	if (*bot + n > DLB_CAP) {
-		gw_fail(w, "dlb: CTA %u: deque overflow (%u + %u tasks > %u slots)", me, *bot, n,
+	if (o->bot + n > DLB_CAP) {
+		gw_fail(w, "dlb: CTA %u: deque overflow (%u + %u tasks > %u slots)", me, o->bot, n,
 			DLB_CAP);
 		return -1;
 	}
 	/* Only the owner changes the tag (when it resets the empty deque): it keeps a copy. */
-	for (unsigned i = 0; i < n; i++) {
-		recs[i][R_STAMP] = stamp(tag, *bot + i);
-		rec_store(w, dq_slot(a, me, *bot + i), recs[i]);
-	}
-	gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
-	*bot += n;
-	gw_st32(w, dq_bot(a, me), *bot);
-	return 0;
+	for (unsigned i = 0; i < n; i++)
+		recs[i][R_STAMP] = stamp(o->tag, o->bot + i);
+	return wsq_push(w, &q, me, o, &dlb_sync, &recs[0][0], n);
 }
 
 /* A thief's pop at the top of victim v: 1 stolen, 0 empty or lost the race, -1 failed. */
 static int dq_steal(struct gpu_warp *w, const struct dlb_args *a, unsigned v, uint32_t rec[DLB_REC])
 {
-	uint32_t age = gw_ld32(w, dq_age(a, v)), top = age & 0xffff, b;
+	struct wsq q = dlb_wsq(a);
+	uint32_t age = 0, top;
 
-	gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
-	b = gw_ld32(w, dq_bot(a, v));
-	gw_compute(w, 4);
-	if (b <= top || top >= DLB_CAP)
+	if (wsq_steal(w, &q, v, &dlb_sync, rec, &age) != WSQ_STOLEN)
 		return 0;
-	gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
-	rec_load(w, dq_slot(a, v, top), rec);
-	if (gw_atom(w, MEM_ATOM_CAS, dq_age(a, v), 4, age, age + 1, MEM_SCOPE_DEVICE,
-		    MEM_ORDER_ACQ_REL) != age)
-		return 0;
+	top = age & 0xffff;
 	if (rec[R_STAMP] != stamp(age >> 16, top) || rec[R_COUNT] == 0 ||
 	    rec[R_START] + rec[R_COUNT] > a->n || rec[R_DEPTH] >= DLB_MAXDEPTH) {
 		gw_fail(w,
@@ -222,14 +171,14 @@ static void dlb_livelock(struct gpu_warp *w, const struct dlb_args *a, uint64_t 
 }
 
 /* Warp 0: the next task (own deque, else steal), or done. Returns ST_*. */
-static int next_task(struct gpu_warp *w, const struct dlb_args *a, uint32_t *bot, uint32_t *tag,
+static int next_task(struct gpu_warp *w, const struct dlb_args *a, struct wsq_owner *o,
 		     uint32_t rec[DLB_REC], uint32_t *from)
 {
 	unsigned me = gw_cta(w), ctas = gw_ctas(w);
 	uint64_t spins = 0;
 
 	*from = me;
-	if (dq_pop(w, a, bot, tag, rec))
+	if (dq_pop(w, a, o, rec))
 		return ST_TASK;
 	for (;;) {
 		if (ctas > 1) {
@@ -335,7 +284,7 @@ static void scatter(struct gpu_warp *w, const struct dlb_args *a, const uint32_t
 /* Warp 0 after the split: children with more than threshold particles become tasks on the
  * own deque, the others leaves; then this task is finished. 0 or -1. */
 static int finish_task(struct gpu_warp *w, const struct dlb_args *a, const uint32_t *t,
-		       const uint32_t tot[8], const uint32_t cstart[8], uint32_t *bot, uint32_t tag)
+		       const uint32_t tot[8], const uint32_t cstart[8], struct wsq_owner *own)
 {
 	uint32_t push[8][DLB_REC], leaf[8][DLB_REC];
 	unsigned np = 0, nl = 0;
@@ -361,7 +310,7 @@ static int finish_task(struct gpu_warp *w, const struct dlb_args *a, const uint3
 	if (np)
 		gw_atom(w, MEM_ATOM_ADD, a->outstanding, 4, np, 0, MEM_SCOPE_DEVICE,
 			MEM_ORDER_RELAXED);
-	if (dq_push(w, a, bot, tag, push, np) != 0)
+	if (dq_push(w, a, own, push, np) != 0)
 		return -1;
 	if (nl) {
 		uint32_t base = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->leafcount, 4, nl, 0,
@@ -381,11 +330,11 @@ static void dlb_kernel(struct gpu_warp *w)
 	const struct dlb_args *a = gw_args(w);
 	uint32_t *sm = gw_smem(w);
 	unsigned wid = gw_warp(w), nw = gw_warps_per_cta(w);
-	uint32_t bot = 0, tag = 0; /* warp 0: the own deque's bottom and tag (owner's copies) */
+	struct wsq_owner own = {0}; /* warp 0: the own deque's bottom and tag (owner's copies) */
 
 	if (wid == 0 && gw_cta(w) == 0) {
 		/* The root task, pushed by CTA 0 (record prepared by the host in slot 0). */
-		bot = 1;
+		own.bot = 1;
 	}
 	for (;;) {
 		uint32_t t[DLB_REC], cnt[8] = {0}, tot[8] = {0}, cstart[8], off[8];
@@ -395,7 +344,7 @@ static void dlb_kernel(struct gpu_warp *w)
 		if (wid == 0) {
 			uint32_t from;
 
-			st = next_task(w, a, &bot, &tag, t, &from);
+			st = next_task(w, a, &own, t, &from);
 			memcpy(sm + S_TASK, t, sizeof(t));
 			sm[S_STATE] = (uint32_t)st;
 			sm[S_FROM] = from;
@@ -440,7 +389,7 @@ static void dlb_kernel(struct gpu_warp *w)
 		gw_atom(w, MEM_ATOM_ADD, a->sync + (uint64_t)gw_cta(w) * WL_LINE_BYTES, 4, 1, 0,
 			MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
 		gw_barrier(w);
-		if (wid == 0 && finish_task(w, a, t, tot, cstart, &bot, tag) != 0)
+		if (wid == 0 && finish_task(w, a, t, tot, cstart, &own) != 0)
 			sm[S_STATE] = ST_FAIL; /* the other warps stop at the next task */
 	}
 }
@@ -654,6 +603,7 @@ int bench_dlb_main(struct gpu_host *h)
 	uint64_t seed = gh_seed(h) ^ DLB_TAG;
 	uint32_t n = (uint32_t)wl_by_size(h, 2048, 16384, 32768), *tmp = NULL;
 	uint32_t root[DLB_REC];
+	struct wsq q;
 	int err = -CS_ENOMEM;
 
 	k.ctas = (unsigned)wl_by_size(h, 8, 16, 32);
@@ -691,7 +641,9 @@ int bench_dlb_main(struct gpu_host *h)
 	gh_write(h, a->y[0], r.ht.y, n * 4ull);
 	gh_write(h, a->z[0], r.ht.z, n * 4ull);
 	gh_write(h, a->id[0], r.ht.ids, n * 4ull);
-	a->deques = wl_alloc_zero(h, k.ctas * dq_bytes());
+	if (wsq_alloc(h, &q, k.ctas, DLB_CAP, DLB_REC) != 0)
+		goto out;
+	a->deques = q.base;
 	a->outstanding = wl_alloc_zero(h, WL_LINE_BYTES);
 	a->leafcount = wl_alloc_zero(h, WL_LINE_BYTES);
 	a->steals = wl_alloc_zero(h, WL_LINE_BYTES);
@@ -704,8 +656,8 @@ int bench_dlb_main(struct gpu_host *h)
 	root[R_DEPTH] = 0;
 	root[R_CX] = root[R_CY] = root[R_CZ] = root[R_HALF] = wl_f2u(0.5f);
 	root[R_STAMP] = stamp(0, 0);
-	gh_write(h, dq_slot(a, 0, 0), root, sizeof(root));
-	gh_write32(h, dq_bot(a, 0), 1);
+	gh_write(h, wsq_slot_addr(&q, 0, 0), root, sizeof(root));
+	gh_write32(h, wsq_bot_addr(&q, 0), 1);
 	gh_write32(h, a->outstanding, 1);
 
 	host_split(&r.ht, tmp, a->threshold, 0, n, 0, 0.5f, 0.5f, 0.5f, 0.5f);
