@@ -30,7 +30,7 @@ extern const char *const gpu_base_msg_names[];
 #define GPU_TXN_WRITEBACK 0x80000000u
 /* the write-through of a write an L1 performed itself (a work-group-scope atomic of the scoped
  * protocols): no requester waits for it, and the L1 reported it to the coherence checker */
-#define GPU_TXN_SB 0x20000000u
+#define GPU_TXN_SB	  0x20000000u
 /* an L1's read that does not fill it (a .cg or .cv load): txn is the SM's request id */
 #define GPU_TXN_UNCACHED  0x40000000u
 

@@ -76,7 +76,6 @@ struct gpu_l1 {
 	struct l1_stats st;
 };
 
-
 /* ---- the cached L1 -------------------------------------------------------------------------- */
 
 static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
