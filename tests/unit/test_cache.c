@@ -22,7 +22,7 @@ static uint64_t rng_next(uint64_t *s)
 static struct cache *mk(uint64_t size, unsigned assoc, unsigned line, unsigned sector,
 			enum cache_repl repl)
 {
-	struct cache_geom g = {size, assoc, line, sector, repl, false};
+	struct cache_geom g = {size, assoc, line, sector, repl, false, 0, 0};
 	struct cache *c = NULL;
 
 	ck_assert_int_eq(cache_create(&g, &c), 0);
@@ -64,23 +64,25 @@ START_TEST(test_geometry_validation)
 		struct cache_geom g;
 		int rc;
 	} cases[] = {
-	    {{16384, 4, 128, 0, CACHE_REPL_LRU, false}, 0},   /* GTX 480 L1: 32 sets */
-	    {{65536, 8, 128, 32, CACHE_REPL_LRU, false}, 0},  /* GTX 480 L2 slice, sectored */
-	    {{98304, 24, 128, 32, CACHE_REPL_LRU, false}, 0}, /* TITAN V L2 slice: 24 ways */
-	    {{1536, 3, 128, 0, CACHE_REPL_FIFO, false}, 0},   /* 3 ways, 4 sets */
-	    {{1536, 3, 128, 0, CACHE_REPL_PLRU, false}, -CS_EINVAL}, /* PLRU needs 2^k ways */
-	    {{32768, 64, 128, 0, CACHE_REPL_PLRU, false}, 0},	     /* 64-way PLRU */
-	    {{65536, 128, 128, 0, CACHE_REPL_PLRU, false}, 0},	    /* more tree bits than a word */
-	    {{16384, 4, 96, 0, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* line not 2^k */
-	    {{12288, 4, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* 24 sets */
-	    {{16000, 4, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* not whole sets */
-	    {{0, 4, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL},
-	    {{16384, 0, 128, 0, CACHE_REPL_LRU, false}, -CS_EINVAL},
-	    {{16384, 4, 128, 24, CACHE_REPL_LRU, false}, -CS_EINVAL}, /* sector does not divide */
-	    {{16384, 4, 128, 8, CACHE_REPL_LRU, false}, -CS_EINVAL},  /* 16 sectors */
-	    {{16384, 4, 128, 16, CACHE_REPL_LRU, false}, 0},	      /* 8 sectors */
-	    {{16384, 4, 128, 256, CACHE_REPL_LRU, false}, -CS_EINVAL},
-	    {{16384, 4, 128, 0, (enum cache_repl)7, false}, -CS_EINVAL},
+	    {{16384, 4, 128, 0, CACHE_REPL_LRU, false, 0, 0}, 0},   /* GTX 480 L1: 32 sets */
+	    {{65536, 8, 128, 32, CACHE_REPL_LRU, false, 0, 0}, 0},  /* GTX 480 L2 slice, sectored */
+	    {{98304, 24, 128, 32, CACHE_REPL_LRU, false, 0, 0}, 0}, /* TITAN V L2 slice: 24 ways */
+	    {{1536, 3, 128, 0, CACHE_REPL_FIFO, false, 0, 0}, 0},   /* 3 ways, 4 sets */
+	    {{1536, 3, 128, 0, CACHE_REPL_PLRU, false, 0, 0}, -CS_EINVAL}, /* PLRU needs 2^k ways */
+	    {{32768, 64, 128, 0, CACHE_REPL_PLRU, false, 0, 0}, 0},	   /* 64-way PLRU */
+	    {{65536, 128, 128, 0, CACHE_REPL_PLRU, false, 0, 0},
+	     0}, /* more tree bits than a word */
+	    {{16384, 4, 96, 0, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL},  /* line not 2^k */
+	    {{12288, 4, 128, 0, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL}, /* 24 sets */
+	    {{16000, 4, 128, 0, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL}, /* not whole sets */
+	    {{0, 4, 128, 0, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL},
+	    {{16384, 0, 128, 0, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL},
+	    {{16384, 4, 128, 24, CACHE_REPL_LRU, false, 0, 0},
+	     -CS_EINVAL}, /* sector does not divide */
+	    {{16384, 4, 128, 8, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL}, /* 16 sectors */
+	    {{16384, 4, 128, 16, CACHE_REPL_LRU, false, 0, 0}, 0},	   /* 8 sectors */
+	    {{16384, 4, 128, 256, CACHE_REPL_LRU, false, 0, 0}, -CS_EINVAL},
+	    {{16384, 4, 128, 0, (enum cache_repl)7, false, 0, 0}, -CS_EINVAL},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -152,6 +154,69 @@ START_TEST(test_sets_map)
 	ck_assert_uint_eq(n, 35);
 	cache_destroy(c);
 	cache_destroy(s);
+}
+END_TEST
+
+/* A bank of an interleaved cache indexes by its own addresses: a working set of exactly one
+ * bank's capacity, spread over all banks, fits with no eviction (16 banks, 6 banks; line- and
+ * two-line-grain chunks), and the geometry check refuses a chunk smaller than a line. */
+static void banked_fits(unsigned banks, unsigned chunk_shift)
+{
+	const uint64_t bank_bytes = 32768, line = 128;
+	struct cache *bank[16];
+	uint64_t lines = banks * bank_bytes / line;
+
+	for (unsigned b = 0; b < banks; b++) {
+		struct cache_geom g = {.size_bytes = bank_bytes,
+				       .assoc = 8,
+				       .line_bytes = (unsigned)line,
+				       .repl = CACHE_REPL_LRU,
+				       .index_banks = banks,
+				       .index_chunk_shift = chunk_shift};
+
+		bank[b] = NULL;
+		ck_assert_int_eq(cache_create(&g, &bank[b]), 0);
+	}
+	for (uint64_t i = 0; i < lines; i++) {
+		uint64_t a = 0x40000000 + i * line;
+		struct cache *c = bank[(a >> chunk_shift) % banks];
+		struct cache_line *v = cache_victim(c, a, NULL, NULL);
+
+		if (v->state)
+			ck_abort_msg("%u banks, chunk 2^%u: line %llu evicts %llx", banks,
+				     chunk_shift, (unsigned long long)i,
+				     (unsigned long long)v->addr);
+		cache_install(c, v, a, 1);
+	}
+	for (uint64_t i = 0; i < lines; i++) {
+		uint64_t a = 0x40000000 + i * line;
+
+		ck_assert_ptr_nonnull(cache_lookup(bank[(a >> chunk_shift) % banks], a));
+	}
+	/* consecutive lines of one bank fill consecutive sets */
+	ck_assert_uint_eq(cache_set_of(bank[0], 0), 0);
+	ck_assert_uint_eq(cache_set_of(bank[0], (uint64_t)banks << chunk_shift),
+			  1u << (chunk_shift - 7));
+	for (unsigned b = 0; b < banks; b++)
+		cache_destroy(bank[b]);
+}
+
+START_TEST(test_banked_index)
+{
+	struct cache_geom bad = {.size_bytes = 32768,
+				 .assoc = 8,
+				 .line_bytes = 128,
+				 .repl = CACHE_REPL_LRU,
+				 .index_banks = 4,
+				 .index_chunk_shift = 6};
+	struct cache *c = NULL;
+
+	banked_fits(16, 7);
+	banked_fits(16, 8);
+	banked_fits(6, 8);
+	banked_fits(1, 7);
+	ck_assert_int_eq(cache_create(&bad, &c), -CS_EINVAL);
+	ck_assert_ptr_null(c);
 }
 END_TEST
 
@@ -841,6 +906,7 @@ static Suite *cache_suite(void)
 
 	tcase_add_test(tc, test_geometry_validation);
 	tcase_add_test(tc, test_sets_map);
+	tcase_add_test(tc, test_banked_index);
 	tcase_add_test(tc, test_for_each_and_invalidate_all);
 	tcase_add_test(tc, test_install_clears);
 	tcase_add_test(tc, test_digest);

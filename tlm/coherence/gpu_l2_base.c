@@ -1066,6 +1066,8 @@ int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx,
 	    .line_bytes = (unsigned)cfg->line_bytes,
 	    .sector_bytes = (unsigned)cfg->sector_bytes,
 	    .repl = (enum cache_repl)cfg->repl,
+	    .index_banks = ctx->map.banks,
+	    .index_chunk_shift = ctx->map.interleave_shift,
 	};
 	rc = cache_create(&geom, &b->cache);
 	if (rc) {

@@ -23,6 +23,8 @@ struct cache {
 	unsigned sets;
 	unsigned assoc;
 	unsigned line_shift;
+	unsigned chunk_lines_shift; /* banked: log2 of lines per interleave chunk */
+	unsigned bank_shift;	    /* banked with a power-of-two bank count: log2 of it, else 0 */
 	unsigned nsectors;
 	unsigned plru_words; /* uint64_t words of tree bits per set (PLRU) */
 	uint8_t all_sectors;
@@ -78,6 +80,9 @@ int cache_create(const struct cache_geom *g, struct cache **out)
 	if (!is_pow2(sets) || sets > UINT32_MAX || nlines > UINT32_MAX ||
 	    g->size_bytes > SIZE_MAX / 2)
 		return -CS_EINVAL;
+	if (g->index_banks > 1 &&
+	    (g->index_chunk_shift < log2u(g->line_bytes) || g->index_chunk_shift > 40))
+		return -CS_EINVAL;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -87,6 +92,10 @@ int cache_create(const struct cache_geom *g, struct cache **out)
 	c->assoc = g->assoc;
 	c->line_shift = log2u(g->line_bytes);
 	c->line_mask = g->line_bytes - 1;
+	if (g->index_banks > 1) {
+		c->chunk_lines_shift = g->index_chunk_shift - c->line_shift;
+		c->bank_shift = is_pow2(g->index_banks) ? log2u(g->index_banks) : 0;
+	}
 	c->nsectors = nsectors;
 	c->all_sectors = g->sector_bytes ? (uint8_t)((1u << nsectors) - 1) : CACHE_ALL_SECTORS;
 	c->plru_words = (g->assoc + 63) / 64;
@@ -155,9 +164,22 @@ uint64_t cache_line_addr(const struct cache *c, uint64_t addr)
 	return addr & ~c->line_mask;
 }
 
+/* The line number the set index is taken from: the global one, or a bank's local one. */
+static inline uint64_t index_line(const struct cache *c, uint64_t addr)
+{
+	uint64_t line = addr >> c->line_shift, chunk, in_chunk;
+
+	if (c->g.index_banks <= 1)
+		return line;
+	chunk = line >> c->chunk_lines_shift;
+	in_chunk = line & ((UINT64_C(1) << c->chunk_lines_shift) - 1);
+	chunk = c->bank_shift ? chunk >> c->bank_shift : chunk / c->g.index_banks;
+	return chunk << c->chunk_lines_shift | in_chunk;
+}
+
 unsigned cache_set_of(const struct cache *c, uint64_t addr)
 {
-	return (unsigned)((addr >> c->line_shift) & (c->sets - 1));
+	return (unsigned)(index_line(c, addr) & (c->sets - 1));
 }
 
 static size_t line_index(const struct cache *c, const struct cache_line *l)
@@ -182,7 +204,7 @@ struct cache_line *cache_line_at(struct cache *c, unsigned set, unsigned way)
 struct cache_line *cache_lookup(struct cache *c, uint64_t addr)
 {
 	uint64_t la = addr & ~c->line_mask;
-	size_t base = (size_t)((addr >> c->line_shift) & (c->sets - 1)) * c->assoc;
+	size_t base = (size_t)cache_set_of(c, addr) * c->assoc;
 	const uint64_t *t = c->tags + base;
 
 	for (unsigned w = 0; w < c->assoc; w++)

@@ -6,7 +6,11 @@
  * (state != 0), line addresses, sector masks and the replacement order.
  *
  * Geometry: sets = size_bytes / (assoc * line_bytes), a power of two; set index =
- * (addr / line_bytes) % sets (GPGPU-Sim's linear set index 'L'). Sectored caches
+ * (addr / line_bytes) % sets (GPGPU-Sim's linear set index 'L'). A bank of an interleaved cache
+ * (index_banks > 1) takes the set index from the address inside the bank: the interleave's bank
+ * bits are removed first, as GPGPU-Sim does for its L2 sub-partitions. Without that, a bank sees
+ * only the addresses whose low line bits equal its own number and uses one set in index_banks
+ * (with line-grain interleave). Sectored caches
  * (sector_bytes != 0) have line_bytes / sector_bytes <= 8 sectors, one bit each in
  * valid_sectors / dirty_sectors. A cache that is not sectored has one "sector" and its full mask
  * is CACHE_ALL_SECTORS (0xff, every bit set): controllers compare against cache_all_sectors().
@@ -37,6 +41,12 @@ struct cache_geom {
 	unsigned sector_bytes; /* 0 = not sectored */
 	enum cache_repl repl;
 	bool tags_only; /* no data array: every line's data is NULL (directories, filters) */
+	/* A bank of a cache interleaved over index_banks banks in chunks of 2^index_chunk_shift
+	 * bytes (chunk c lives in bank c % index_banks): sets are indexed by the bank-local address
+	 * (c / index_banks, then the offset in the chunk). 0 or 1 = not banked. The chunk must be at
+	 * least a line. */
+	unsigned index_banks;
+	unsigned index_chunk_shift;
 };
 
 struct cache_line {	       /* public so controllers read it inline */

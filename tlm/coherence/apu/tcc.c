@@ -791,6 +791,9 @@ int apu_tcc_create(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_gro
 		    .assoc = (unsigned)cfg->tcc.assoc,
 		    .line_bytes = 64,
 		    .repl = CACHE_REPL_PLRU,
+		    /* slices interleave by line (apu_tcc_home) */
+		    .index_banks = cfg->tccs,
+		    .index_chunk_shift = 6,
 		};
 
 		rc = cache_create(&geom, &c->cache);
