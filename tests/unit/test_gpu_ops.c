@@ -315,6 +315,92 @@ START_TEST(test_cache_operators)
 }
 END_TEST
 
+/* ---- an acquire atomic performs the protocol's acquire ------------------------------------- */
+
+struct acq_args {
+	uint64_t x, flag;
+	uint8_t order; /* of the consumer's flag reads */
+	bool rmw;      /* read the flag with an atomic add of 0 instead of an atomic load */
+	uint32_t got;
+};
+
+static uint32_t acq_read_flag(struct gpu_warp *w, const struct acq_args *a)
+{
+	if (a->rmw)
+		return (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->flag, 4, 0, 0, MEM_SCOPE_DEVICE,
+					 a->order);
+	return (uint32_t)gw_atom_load(w, a->flag, 4, MEM_SCOPE_DEVICE, a->order);
+}
+
+/* CTA 0 (SM 0) caches x = 1; CTA 1 (SM 1) writes 2 and releases the flag; CTA 0 reads the flag
+ * until it sees the release, then reads x from its L1. */
+static void acq_kernel(struct gpu_warp *w)
+{
+	struct acq_args *a = (struct acq_args *)gw_args(w);
+	uint64_t n = 0;
+
+	if (gw_cta(w) == 1) {
+		while (gw_atom_load(w, a->flag, 4, MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED) != 1)
+			if (gw_spin_guard(w, &n))
+				return gw_fail(w, "the consumer never cached x");
+		gw_st32(w, a->x, 2);
+		gw_atom_store(w, a->flag, 4, 2, MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
+		return;
+	}
+	if (gw_ld32(w, a->x) != 1)
+		return gw_fail(w, "x is not 1 at the start");
+	gw_atom_store(w, a->flag, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED);
+	while (acq_read_flag(w, a) != 2)
+		if (gw_spin_guard(w, &n))
+			return gw_fail(w, "the release never came");
+	a->got = gw_ld32(w, a->x);
+}
+
+static int acq_host(struct gpu_host *h)
+{
+	static const uint16_t sm[2] = {0, 1};
+	struct acq_args *a = gh_arg(h);
+	struct gpu_kernel k = {.name = "acq",
+			       .ctas = 2,
+			       .warps_per_cta = 1,
+			       .fn = acq_kernel,
+			       .args = a,
+			       .cta_sm = sm};
+
+	a->x = gh_alloc(h, 128, 0);
+	a->flag = gh_alloc(h, 128, 0);
+	gh_write32(h, a->x, 1);
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload acq_wl = {.name = "acq", .system = "gpu", .gpu = acq_host};
+
+/* On a non-coherent L1 that drops its lines at an acquire (l1.fence_invalidate), reading the
+ * flag with an acquire atomic (a PTX ld.acquire, an OpenCL acquire RMW) drops the stale x, in
+ * both faces; a relaxed read keeps it (the message-passing failure the acquire is for). */
+START_TEST(test_acquire_atomic_invalidates)
+{
+	static const char *const modes[] = {"system.mode=detailed", "system.mode=analytic"};
+
+	for (unsigned m = 0; m < 2; m++)
+		for (unsigned c = 0; c < 5; c++) {
+			static const uint8_t orders[] = {MEM_ORDER_ACQUIRE, MEM_ORDER_ACQ_REL,
+							 MEM_ORDER_SEQ_CST, MEM_ORDER_RELAXED,
+							 MEM_ORDER_RELEASE};
+			const char *sets[] = {"coherence.protocol=noncoherent",
+					      "l1.fence_invalidate=true", modes[m], NULL};
+			struct acq_args a = {.order = orders[c], .rmw = c == 1};
+			uint32_t want = c < 3 ? 2 : 1;
+			struct sysrun r;
+
+			sysrun_start(&r, base_cfg, &acq_wl, &a, -1, sets);
+			ck_assert_msg(a.got == want, "%s, order %u%s: x %u, want %u", modes[m],
+				      orders[c], a.rmw ? " (RMW)" : "", a.got, want);
+			sysrun_end(&r);
+		}
+}
+END_TEST
+
 static Suite *gpu_ops_suite(void)
 {
 	Suite *s = suite_create("gpu_ops");
@@ -325,6 +411,7 @@ static Suite *gpu_ops_suite(void)
 	tcase_add_test(tc, test_lanes_checked);
 	tcase_add_test(tc, test_atomic_load_store);
 	tcase_add_test(tc, test_cache_operators);
+	tcase_add_test(tc, test_acquire_atomic_invalidates);
 	suite_add_tcase(s, tc);
 	return s;
 }

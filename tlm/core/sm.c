@@ -235,14 +235,17 @@ static bool warp_fence(struct warp *w, uint8_t order, uint8_t scope)
 	return false;
 }
 
-/* Under SC an access is over when the protocol says what it wrote, or what it read, is
- * visible to all (TC-Weak: GWCT, which reads of a recent write raise too). */
-static bool sc_access_visible(struct warp *w)
+/* A blocking op is performed: the protocol's fence after it (op_over_fence: under SC what it
+ * wrote or read is visible to all, TC-Weak's GWCT; an acquire atomic's acquire), if any. */
+static bool access_over(struct warp *w)
 {
-	if (w->sm->cfg->consistency != GPU_SC)
+	uint8_t order, scope;
+
+	if (!op_over_fence(w->sm, &w->op, &order, &scope))
 		return true;
 	w->op.drained = true; /* fence_over() then continues with the next op */
-	return warp_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+	w->op.fenced = false; /* a release atomic's fence before it was another */
+	return warp_fence(w, order, scope);
 }
 
 static void warp_request_done(struct warp *w, bool blocking)
@@ -251,7 +254,7 @@ static void warp_request_done(struct warp *w, bool blocking)
 	/* W_WAIT_MEM: always in AT; after a switch from LT in the middle of an op, the requests
 	 * the LT face performed may all be back before the rest is issued */
 	if (blocking && !--w->pending && w->state == W_WAIT_MEM) {
-		if (sc_access_visible(w))
+		if (access_over(w))
 			warp_advance(w);
 		return;
 	}
@@ -323,7 +326,7 @@ static void warp_drained(struct warp *w)
 		order = MEM_ORDER_ACQ_REL;
 		scope = MEM_SCOPE_WG;
 	} else if (w->op.kind == OP_ATOM) {
-		order = atomic_fence_order(w->sm, &w->op);
+		order = MEM_ORDER_RELEASE; /* its acquire follows it (op_over_fence) */
 	}
 	if (w->op.kind != OP_EXIT && !warp_fence(w, order, scope))
 		return;
@@ -525,7 +528,7 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 				return true;
 			}
 			/* nothing to drain: the protocol's release may still hold it */
-			if (!warp_fence(w, atomic_fence_order(sm, op), op->scope))
+			if (!warp_fence(w, MEM_ORDER_RELEASE, op->scope))
 				return true;
 			op->drained = true;
 		}

@@ -173,18 +173,35 @@ struct gpu_sm {
 #define REQ_NONE UINT32_MAX
 
 /* The warp waits until the op's requests are performed: loads, atomics whose old values it
- * needs or that are seq_cst (a full fence after them), and every access under SC. */
+ * needs, that acquire (nothing after them may be performed first) or that are seq_cst (a full
+ * fence after them), and every access under SC. */
 static inline bool op_blocking(const struct warp_op *op, bool sc)
 {
 	return op->kind == OP_LD ||
-	       (op->kind == OP_ATOM && (op->want_old || op->order == MEM_ORDER_SEQ_CST)) || sc;
+	       (op->kind == OP_ATOM && (op->want_old || mem_order_acquires(op->order))) || sc;
 }
 
-/* The order of the protocol's fence before a release atomic: the atomic's own, or only its
- * release when the L1 performs the acquire as the atomic returns (gpu_protocol.acquire_in_l1). */
-static inline uint8_t atomic_fence_order(const struct gpu_sm *sm, const struct warp_op *op)
+/* The protocol's fence once a blocking op is performed (false: none): under SC, what it wrote
+ * or read visible to all (a release of device scope); after an atomic that acquires at device
+ * or system scope, the protocol's acquire (a non-coherent L1 drops its lines, VIPER's TCP
+ * invalidates), unless the L1 performs it as the answer arrives (gpu_protocol.acquire_in_l1).
+ * A work-group-scope acquire needs nothing of any protocol: the work-group shares the L1. The
+ * fence before a release atomic is its release only, so an acq_rel atomic's acquire follows
+ * it, as C11 orders them. */
+static inline bool op_over_fence(const struct gpu_sm *sm, const struct warp_op *op, uint8_t *order,
+				 uint8_t *scope)
 {
-	return sm->proto->acquire_in_l1 ? MEM_ORDER_RELEASE : op->order;
+	bool sc = sm->cfg->consistency == GPU_SC;
+	bool acq = op->kind == OP_ATOM && mem_order_acquires(op->order) &&
+		   mem_scope_base(op->scope) != MEM_SCOPE_WG && !sm->proto->acquire_in_l1;
+
+	*order = MEM_ORDER_RELEASE;
+	*scope = MEM_SCOPE_DEVICE;
+	if (acq) {
+		*order = sc ? MEM_ORDER_ACQ_REL : MEM_ORDER_ACQUIRE;
+		*scope = op->scope;
+	}
+	return sc || acq;
 }
 
 /* sm_lt.c: w became ready (or its time changed while ready) on the LT or FF face */

@@ -114,9 +114,11 @@ static sim_time_t ivm_fence(struct gpu_sm *sm, struct warp *w, sim_time_t t, uin
 /* A blocking op's last answer is in (at w->lt_done): the warp goes on then. */
 static void lt_mem_over(struct gpu_sm *sm, struct warp *w)
 {
+	uint8_t order, scope;
+
 	w->lt_t = max_t(w->lt_done, w->lt_t);
-	if (sm->cfg->consistency == GPU_SC)
-		w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+	if (op_over_fence(sm, &w->op, &order, &scope))
+		w->lt_t = ivm_fence(sm, w, w->lt_t, order, scope);
 }
 
 void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w)
@@ -144,7 +146,7 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		if (op->kind == OP_ATOM && !sc && mem_order_releases(op->order)) {
 			w->lt_t = max_t(w->lt_t, w->lt_out);
 			lt_sync(sm, w->lt_t);
-			w->lt_t = ivm_fence(sm, w, w->lt_t, atomic_fence_order(sm, op), op->scope);
+			w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, op->scope);
 		}
 		t0 = ivm_issue(sm, w, 1);
 		w->lt_req = 0;
