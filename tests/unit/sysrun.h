@@ -12,6 +12,7 @@
 #include "tlm/system/system.h"
 #include "util/config.h"
 #include "util/stats.h"
+#include "workloads/gpu_api.h"
 #include "workloads/workload.h"
 
 struct sysrun {
@@ -66,6 +67,18 @@ static inline double sysrun_stat(struct sysrun *r, const char *name)
 
 	ck_assert_msg(cs_stats_value(r->sys->stats, name, &v) == 0, "no stat %s", name);
 	return v;
+}
+
+/* Launches fn as two CTAs of `warps` warps, CTA 0 on SM 0 and CTA 1 on SM 1 (the directed
+ * two-CU tests: a producer on one SM, a consumer on the other). */
+static inline int sysrun_launch_pair(struct gpu_host *h, const char *name,
+				     void (*fn)(struct gpu_warp *w), void *args, unsigned warps)
+{
+	static const uint16_t sm[2] = {0, 1};
+	struct gpu_kernel k = {
+	    .name = name, .ctas = 2, .warps_per_cta = warps, .fn = fn, .args = args, .cta_sm = sm};
+
+	return gh_launch(h, &k);
 }
 
 #endif

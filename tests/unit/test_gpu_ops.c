@@ -272,19 +272,12 @@ static void cop_kernel(struct gpu_warp *w)
 
 static int cop_host(struct gpu_host *h)
 {
-	static const uint16_t sm[2] = {0, 1};
 	struct cop_args *a = gh_arg(h);
-	struct gpu_kernel k = {.name = "cop",
-			       .ctas = 2,
-			       .warps_per_cta = 1,
-			       .fn = cop_kernel,
-			       .args = a,
-			       .cta_sm = sm};
 
 	a->x = gh_alloc(h, 128, 0);
 	a->flag = gh_alloc(h, 128, 0);
 	gh_write32(h, a->x, 1);
-	return gh_launch(h, &k);
+	return sysrun_launch_pair(h, "cop", cop_kernel, a, 1);
 }
 
 static const struct cs_workload cop_wl = {.name = "cop", .system = "gpu", .gpu = cop_host};
@@ -358,19 +351,12 @@ static void acq_kernel(struct gpu_warp *w)
 
 static int acq_host(struct gpu_host *h)
 {
-	static const uint16_t sm[2] = {0, 1};
 	struct acq_args *a = gh_arg(h);
-	struct gpu_kernel k = {.name = "acq",
-			       .ctas = 2,
-			       .warps_per_cta = 1,
-			       .fn = acq_kernel,
-			       .args = a,
-			       .cta_sm = sm};
 
 	a->x = gh_alloc(h, 128, 0);
 	a->flag = gh_alloc(h, 128, 0);
 	gh_write32(h, a->x, 1);
-	return gh_launch(h, &k);
+	return sysrun_launch_pair(h, "acq", acq_kernel, a, 1);
 }
 
 static const struct cs_workload acq_wl = {.name = "acq", .system = "gpu", .gpu = acq_host};

@@ -146,14 +146,7 @@ static void row_kernel(struct gpu_warp *w)
 
 static int row_host(struct gpu_host *h)
 {
-	static const uint16_t sm[2] = {0, 1};
 	struct row_args *a = gh_arg(h);
-	struct gpu_kernel k = {.name = "row",
-			       .ctas = 2,
-			       .warps_per_cta = 2,
-			       .fn = row_kernel,
-			       .args = a,
-			       .cta_sm = sm};
 	int rc;
 
 	a->x = gh_alloc(h, 128, 0);
@@ -161,7 +154,7 @@ static int row_host(struct gpu_host *h)
 	a->flag = gh_alloc(h, 128, 0);
 	a->lines = gh_alloc(h, 16 * 128, 0);
 	gh_write32(h, a->x, 2);
-	rc = gh_launch(h, &k);
+	rc = sysrun_launch_pair(h, "row", row_kernel, a, 2);
 	if (!rc) {
 		a->x_after = gh_read32(h, a->x);
 		a->d_after = gh_read32(h, a->d);
