@@ -170,6 +170,8 @@ struct counts {
 	double l1_atomics, l1_atomic_misses, inv_acquire, flush_release, flush_waits;
 	double inv_kernel_start, flush_kernel_end, load_hits, l2_atomics, l2_writes, wt_drops;
 	double sb_full;
+	double lat_atomic_load, lat_atomic_load_cycles, lat_release, lat_release_cycles;
+	double lat_acquire, lat_load;
 };
 
 static void run_row(enum row row, struct row_args *a, struct counts *c, const char *const *sets)
@@ -193,6 +195,12 @@ static void run_row(enum row row, struct row_args *a, struct counts *c, const ch
 	c->l2_writes = sysrun_stat(&r, "gpu.l2.bank0.writes");
 	c->wt_drops = sysrun_stat(&r, "gpu.l2.bank0.wt_drops");
 	c->sb_full = sysrun_stat(&r, "gpu.sm0.l1.sb_full");
+	c->lat_atomic_load = sysrun_stat(&r, "gpu.sm0.lat.atomic_load");
+	c->lat_atomic_load_cycles = sysrun_stat(&r, "gpu.sm0.lat.atomic_load_cycles");
+	c->lat_release = sysrun_stat(&r, "gpu.sm0.lat.release");
+	c->lat_release_cycles = sysrun_stat(&r, "gpu.sm0.lat.release_cycles");
+	c->lat_acquire = sysrun_stat(&r, "gpu.sm0.lat.acquire");
+	c->lat_load = sysrun_stat(&r, "gpu.sm0.lat.load");
 	sysrun_end(&r);
 }
 
@@ -232,6 +240,11 @@ START_TEST(test_a1_load_acquire_agent)
 	ck_assert_double_eq(c.inv_acquire, 1); /* a2: the L1 is invalidated after it */
 	ck_assert_double_eq(c.load_hits, 0);   /* so d misses again */
 	ck_assert_double_eq(c.flush_release, 0);
+	/* Figs. 7/8 latencies: one atomic load, at least the L2's 50 cycles; two data loads */
+	ck_assert_double_eq(c.lat_atomic_load, 1);
+	ck_assert_double_ge(c.lat_atomic_load_cycles, 50);
+	ck_assert_double_eq(c.lat_load, 2);
+	ck_assert_double_eq(c.lat_release, 0);
 	kernel_boundaries(&c);
 }
 END_TEST
@@ -308,8 +321,9 @@ START_TEST(test_message_passing)
 
 	run_row(MP, &a, &c, NULL);
 	ck_assert_uint_eq(a.r[0], 0);
-	ck_assert_uint_eq(a.r[1], 0); /* no acquire: the stale copy */
-	ck_assert_uint_eq(a.r[2], 7); /* after an agent-scope acquire fence */
+	ck_assert_uint_eq(a.r[1], 0);	       /* no acquire: the stale copy */
+	ck_assert_uint_eq(a.r[2], 7);	       /* after an agent-scope acquire fence */
+	ck_assert_double_eq(c.lat_acquire, 0); /* SM 0 wrote; SM 1's fence is sm1's */
 }
 END_TEST
 
@@ -323,6 +337,10 @@ START_TEST(test_store_buffer)
 	ck_assert_double_eq(c.flush_release, 1);
 	ck_assert_double_eq(c.flush_waits, 1); /* warp 1's stores were still in the buffer */
 	ck_assert_double_eq(c.sb_full, 0);
+	/* the release atomic's wait for them is its release latency: at least a store's trip
+	 * through the L2 (50 cycles) */
+	ck_assert_double_eq(c.lat_release, 1);
+	ck_assert_double_ge(c.lat_release_cycles, 50);
 	run_row(SB, &a, &c, small);
 	ck_assert_double_gt(c.sb_full, 0);    /* 16 stores through 4 entries */
 	ck_assert_double_eq(c.l2_writes, 16); /* all of them (x is an atomic at the L2) */

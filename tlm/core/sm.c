@@ -86,6 +86,46 @@ int gpu_core_cfg_check(const struct gpu_core_cfg *core, const struct cs_config *
 	return 0;
 }
 
+/* ---- latency statistics (both faces) ---------------------------------------------------------- */
+
+void sm_lat_add(struct gpu_sm *sm, enum sm_lat c, sim_time_t since, sim_time_t now)
+{
+	const struct sim_clock *clk = &sm->ctx->core_clk;
+
+	(*sm->st.lat[c])++;
+	if (now > since)
+		*sm->st.lat_cycles[c] += sim_clock_cycle(clk, now) - sim_clock_cycle(clk, since);
+}
+
+static enum sm_lat req_lat_class(const struct sm_req *r)
+{
+	if (r->acc.kind == GPU_ACC_LD)
+		return SM_LAT_LOAD;
+	if (r->acc.kind == GPU_ACC_ST)
+		return SM_LAT_STORE;
+	return r->atom.op == MEM_ATOM_LOAD    ? SM_LAT_ATOMIC_LOAD
+	       : r->atom.op == MEM_ATOM_STORE ? SM_LAT_ATOMIC_STORE
+					      : SM_LAT_ATOMIC_RMW;
+}
+
+/* A fence or release atomic begins waiting (the first time only). */
+static void sync_begin(struct warp *w)
+{
+	if (w->sync_on)
+		return;
+	w->sync_on = true;
+	w->sync_t0 = sim_now(w->sm->ctx->k);
+}
+
+/* ... and is over: its wait counts in class c. */
+static void sync_end(struct warp *w, enum sm_lat c)
+{
+	if (!w->sync_on)
+		return;
+	w->sync_on = false;
+	sm_lat_add(w->sm, c, w->sync_t0, sim_now(w->sm->ctx->k));
+}
+
 /* ---- records --------------------------------------------------------------------------------- */
 
 static struct sm_req *req_alloc(struct gpu_sm *sm, uint32_t *id)
@@ -340,6 +380,7 @@ static void warp_drained(struct warp *w)
 			cta_release_barrier(w->sm, w->cta);
 		break;
 	case OP_FENCE:
+		sync_end(w, fence_lat_class(w->op.order));
 		warp_advance(w);
 		break;
 	default:
@@ -406,6 +447,7 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	}
 	r->w = w;
 	r->blocking = blocking;
+	r->sent = sim_now(sm->ctx->k);
 	r->lane_mask = c->lane_mask;
 	r->acc = (struct gpu_access){
 	    .sector_mask = c->sector_mask,
@@ -512,6 +554,7 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 {
 	struct warp_op *op = &w->op;
 	bool rc = sm->cfg->consistency == GPU_RC;
+	bool release_waited;
 
 	if (w->at_compute) {
 		issue_chunk(sm, w, s, now, &w->at_compute, owed_compute_done);
@@ -523,6 +566,7 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 	case OP_ST:
 	case OP_ATOM:
 		if (op->kind == OP_ATOM && rc && !op->drained && mem_order_releases(op->order)) {
+			sync_begin(w);
 			if (w->outstanding) {
 				w->state = W_WAIT_DRAIN;
 				return true;
@@ -532,15 +576,20 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 				return true;
 			op->drained = true;
 		}
+		/* issue_mem may let the warp post its next op: what waited is known before */
+		release_waited = op->kind == OP_ATOM && w->sync_on;
 		if (!issue_mem(sm, w))
 			return false;
+		if (release_waited)
+			sync_end(w, SM_LAT_RELEASE);
 		break;
 	case OP_FENCE:
 	case OP_BAR:
 	case OP_EXIT:
-		if (op->kind == OP_FENCE)
+		if (op->kind == OP_FENCE) {
 			(*sm->st.fences)++;
-		else if (op->kind == OP_BAR)
+			sync_begin(w);
+		} else if (op->kind == OP_BAR)
 			(*sm->st.barriers)++;
 		w->state = W_WAIT_DRAIN;
 		/* counted before the drain: a last exit ends the kernel, whose books close then */
@@ -754,6 +803,10 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	struct warp *w = r->w;
 	struct warp_op *op = &w->op;
 
+	/* the LT face answers at its own time (gpu_now), which sm_lt.c stamped r->sent in */
+	sm_lat_add(sm, req_lat_class(r), r->sent,
+		   sm->mode == SM_AT ? sim_now(sm->ctx->k) : sm->ctx->lt_clock->t);
+
 	if (r->acc.kind == GPU_ACC_LD) {
 		for (uint64_t m = r->lane_mask; m; m &= m - 1) {
 			unsigned lane = (unsigned)__builtin_ctzll(m);
@@ -926,6 +979,26 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 	s->mem_insts = cs_stat_counter(g, "mem_insts", "", "warp memory instructions issued");
 	s->requests = cs_stat_counter(g, "requests", "", "coalesced requests sent to the L1");
 	s->fences = cs_stat_counter(g, "fences", "", "fences issued");
+	{
+		static const char *const names[SM_LAT_N][3] = {
+		    {"lat.load", "lat.load_cycles", "data load requests"},
+		    {"lat.store", "lat.store_cycles", "data store requests"},
+		    {"lat.atomic_load", "lat.atomic_load_cycles", "atomic load requests"},
+		    {"lat.atomic_store", "lat.atomic_store_cycles", "atomic store requests"},
+		    {"lat.atomic_rmw", "lat.atomic_rmw_cycles",
+		     "atomic read-modify-write requests"},
+		    {"lat.acquire", "lat.acquire_cycles", "acquire fences (their wait)"},
+		    {"lat.release", "lat.release_cycles",
+		     "release fences and release atomics (their wait before issue)"},
+		};
+
+		for (unsigned c = 0; c < SM_LAT_N; c++) {
+			s->lat[c] = cs_stat_counter(g, names[c][0], "", names[c][2]);
+			s->lat_cycles[c] =
+			    cs_stat_counter(g, names[c][1], "cycles",
+					    "their latencies summed (seed 004 Figs. 7, 8)");
+		}
+	}
 	s->barriers = cs_stat_counter(g, "barriers", "", "CTA barriers issued");
 	s->compute_cycles =
 	    cs_stat_counter(g, "compute_cycles", "cycles", "issue slots of compute");

@@ -83,6 +83,9 @@ struct warp {
 	bool lt_fence_pending;
 	sim_time_t lt_fence_t;
 	uint32_t lt_gen; /* LT: its entry in the ready heap is the one with this generation */
+	/* AT: a fence or a release atomic waiting since sync_t0 (its latency statistic) */
+	bool sync_on;
+	sim_time_t sync_t0;
 };
 
 /* LT, FF: a ready warp's entry in the SM's heap, ordered by (time, slot). */
@@ -97,12 +100,28 @@ struct sm_req {
 	bool blocking;
 	uint64_t lane_mask;
 	uint32_t next_free;
+	sim_time_t sent; /* when it was built, LT: issued (its latency statistic) */
 	struct gpu_access acc;
 	uint8_t data[MEM_LINE_MAX];
 	struct mem_atom_lanes atom;
 };
 
+/* Latency classes of seed 004's Figs. 7 and 8: data loads and stores, atomic loads, stores and
+ * read-modify-writes (per request, from the LD/ST unit to the L1's answer), and the waits of
+ * fences and release atomics for their coherence actions (acquire, release). */
+enum sm_lat {
+	SM_LAT_LOAD = 0,
+	SM_LAT_STORE,
+	SM_LAT_ATOMIC_LOAD,
+	SM_LAT_ATOMIC_STORE,
+	SM_LAT_ATOMIC_RMW,
+	SM_LAT_ACQUIRE,
+	SM_LAT_RELEASE,
+	SM_LAT_N
+};
+
 struct sm_stats {
+	uint64_t *lat[SM_LAT_N], *lat_cycles[SM_LAT_N];
 	uint64_t *insts, *mem_insts, *fences, *barriers, *compute_cycles;
 	uint64_t *requests, *ctas, *warps;
 	uint64_t *stall_ldst, *stall_l1;
@@ -208,6 +227,13 @@ static inline bool op_over_fence(const struct gpu_sm *sm, const struct warp_op *
 void sm_lt_ready(struct gpu_sm *sm, struct warp *w);
 
 /* sm.c, used by both faces */
+/* One latency of class c, from since to now (the face's time: sim_now in AT, the LT clock's). */
+void sm_lat_add(struct gpu_sm *sm, enum sm_lat c, sim_time_t since, sim_time_t now);
+/* The class a fence's wait counts in: a release if it releases, else an acquire. */
+static inline enum sm_lat fence_lat_class(uint8_t order)
+{
+	return mem_order_releases(order) ? SM_LAT_RELEASE : SM_LAT_ACQUIRE;
+}
 void warp_advance(struct warp *w);
 void sm_wake(struct gpu_sm *sm);
 void sm_stall_close(struct gpu_sm *sm, sim_time_t now);

@@ -144,9 +144,12 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		t0 = w->lt_t;
 	} else {
 		if (op->kind == OP_ATOM && !sc && mem_order_releases(op->order)) {
+			sim_time_t wait0 = w->lt_t;
+
 			w->lt_t = max_t(w->lt_t, w->lt_out);
 			lt_sync(sm, w->lt_t);
 			w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, op->scope);
+			sm_lat_add(sm, SM_LAT_RELEASE, wait0, w->lt_t);
 		}
 		t0 = ivm_issue(sm, w, 1);
 		w->lt_req = 0;
@@ -174,6 +177,7 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 		r = sm_req_build(sm, w, &op->req[i], blocking);
 		if (!r)
 			return true;
+		r->sent = at;
 		sm->lt_ldst = sm_cycles(sm, at, 1);
 		w->outstanding++;
 		done = sm->proto->l1->lt_access(sm->l1, &r->acc, at, i + 1 == op->nreq);
@@ -268,13 +272,18 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 	case OP_SMEM:
 		w->lt_t = sm_cycles(sm, ivm_issue(sm, w, 1), sm->cfg->smem_latency);
 		break;
-	case OP_FENCE:
+	case OP_FENCE: {
+		sim_time_t wait0;
+
 		(*sm->st.fences)++;
 		/* the fence takes its scheduler's issue slot, as in the detailed face */
-		w->lt_t = max_t(ivm_issue(sm, w, 1), w->lt_out);
+		wait0 = ivm_issue(sm, w, 1);
+		w->lt_t = max_t(wait0, w->lt_out);
 		lt_sync(sm, w->lt_t); /* the acks it waits for are in (TC-Weak: GWCT) */
 		w->lt_t = ivm_fence(sm, w, w->lt_t, op->order, op->scope);
+		sm_lat_add(sm, fence_lat_class(op->order), wait0, w->lt_t);
 		break;
+	}
 	case OP_BAR:
 		(*sm->st.barriers)++;
 		w->lt_t = max_t(w->lt_t, w->lt_out);
