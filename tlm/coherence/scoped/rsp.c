@@ -16,9 +16,9 @@
 
 const struct gpu_protocol gpu_protocol_rsp = {
     .name = "rsp",
-    .help = "seed 004's RSP: scoped-baseline plus remote scope, whose atomics make their home "
-	    "L2 bank broadcast flushes, invalidations and RMW locks to every other L1 and wait "
-	    "for the acks; on the one-way network",
+    .help = "seed 004's RSP, not coherent for unsynchronized accesses: scoped-baseline plus "
+	    "remote scope, whose atomics make their home L2 bank broadcast flushes, "
+	    "invalidations and RMW locks to every other L1 and wait for the acks",
     .label = "RSP",
     .msg_names = sc_msg_names,
     .n_msgs = SC_MSG_COUNT,
