@@ -32,13 +32,16 @@ static const char *base_cfg =
     "noc = { topology = \"crossbar\"; clock_mhz = 1000; };\n"
     "dram = { clock_mhz = 1000; };\n";
 
-enum kit_case { K_ACQUIRE, K_RELEASE, K_RMW, K_FLUSH_WAIT, K_MP_REMOTE_REL, K_CASES };
+enum kit_case { K_ACQUIRE, K_RELEASE, K_RMW, K_FLUSH_WAIT, K_MP_REMOTE_REL, K_ATOMICITY, K_CASES };
+
+#define WG_ADDS	    60 /* SM 1's work-group adds of 1 to x in the atomicity test */
+#define REMOTE_ADDS 20 /* SM 0's remote adds of 1000 */
 
 struct kit_args {
 	enum kit_case c;
 	uint64_t x, d, go, lines;
 	uint32_t got[NSTORES];
-	uint32_t r0, d_seen;
+	uint32_t r0, d_seen, x_after;
 };
 
 static void spin_agent(struct gpu_warp *w, uint64_t addr, uint32_t v)
@@ -121,6 +124,20 @@ static void kit_kernel(struct gpu_warp *w)
 			gw_atom_store(w, a->x, 4, 1, MEM_SCOPE_DEVICE_REMOTE, MEM_ORDER_RELEASE);
 		}
 		break;
+	case K_ATOMICITY:
+		/* SM 1 adds to x at work-group scope (in its L1, through its store buffer) while
+		 * SM 0 adds at remote scope (at the L2): the lock, flush and invalidations of
+		 * a19-a25 keep every add, so x ends exactly at the sum */
+		if (cta == 1) {
+			for (unsigned i = 0; i < WG_ADDS; i++)
+				gw_atom(w, MEM_ATOM_ADD, a->x, 4, 1, 0, MEM_SCOPE_WG,
+					MEM_ORDER_RELAXED);
+		} else if (cta == 0) {
+			for (unsigned i = 0; i < REMOTE_ADDS; i++)
+				gw_atom(w, MEM_ATOM_ADD, a->x, 4, 1000, 0, MEM_SCOPE_DEVICE_REMOTE,
+					MEM_ORDER_ACQ_REL);
+		}
+		break;
 	case K_CASES:
 		break;
 	}
@@ -136,13 +153,17 @@ static int kit_host(struct gpu_host *h)
 			       .fn = kit_kernel,
 			       .args = a,
 			       .cta_sm = sm};
+	int rc;
 
 	a->lines = gh_alloc(h, (uint64_t)NSTORES * BANKS * LINE, 4096);
 	a->x = gh_alloc(h, 2 * LINE, 4096) + LINE; /* bank 1 */
 	a->d = gh_alloc(h, LINE, 4096);
 	a->go = gh_alloc(h, 2 * LINE, 4096) + LINE; /* bank 1 */
 	gh_write32(h, a->x, 2);
-	return gh_launch(h, &k);
+	rc = gh_launch(h, &k);
+	if (!rc)
+		a->x_after = gh_read32(h, a->x);
+	return rc;
 }
 
 static const struct cs_workload kit_wl = {.name = "kit", .system = "gpu", .gpu = kit_host};
@@ -187,6 +208,8 @@ static void check_row(enum kit_case c, double flush, double inv, double locks, d
 	ck_assert_double_eq(bank_stat(&r, "broadcasts"), bcasts);
 	ck_assert_double_eq(bank_stat(&r, "probes"), bcasts * (SMS - 1));
 	ck_assert_double_eq(bank_stat(&r, "probe_acks"), bcasts * (SMS - 1));
+	/* the requester was answered after the last ack */
+	ck_assert_double_eq(bank_stat(&r, "acks_before_answer"), bcasts * (SMS - 1));
 	ck_assert_double_eq(sm_stat(&r, 0, "probes"), 0);
 	for (unsigned sm = 1; sm < SMS; sm++) {
 		ck_assert_double_eq(sm_stat(&r, sm, "probes"), bcasts);
@@ -235,6 +258,7 @@ START_TEST(test_flush_waits_for_store_buffer)
 	start_case(&r, &a, K_FLUSH_WAIT, slow_dram);
 	ck_assert_double_eq(sm_stat(&r, 1, "remote_flush"), 1);
 	ck_assert_double_eq(sm_stat(&r, 1, "probe_waits"), 1);
+	ck_assert_double_eq(bank_stat(&r, "acks_before_answer"), SMS - 1);
 	ck_assert_double_eq(sm_stat(&r, 2, "probe_waits"), 0);
 	ck_assert_double_eq(sm_stat(&r, 3, "probe_waits"), 0);
 	ck_assert_double_eq(sysrun_stat(&r, "gpu.coherence_check.violations"), 0);
@@ -275,6 +299,24 @@ START_TEST(test_rows_in_lt)
 		sysrun_end(&r);
 		if (c != K_RELEASE)
 			ck_assert_uint_eq(a.r0, 2);
+	}
+}
+END_TEST
+
+START_TEST(test_rmw_atomicity)
+{
+	for (unsigned lt = 0; lt < 2; lt++) {
+		static const char *const analytic[] = {"system.mode=analytic", NULL};
+		struct kit_args a;
+		struct sysrun r;
+
+		start_case(&r, &a, K_ATOMICITY, lt ? analytic : NULL);
+		ck_assert_double_eq(bank_stat(&r, "remote_ops"), REMOTE_ADDS);
+		ck_assert_double_eq(sm_stat(&r, 1, "rmw_locks"), REMOTE_ADDS);
+		ck_assert_double_eq(sm_stat(&r, 1, "l1_atomics"), WG_ADDS);
+		sysrun_end(&r);
+		ck_assert_msg(a.x_after == 2 + WG_ADDS + 1000 * REMOTE_ADDS, "%s: x = %u",
+			      lt ? "LT" : "AT", a.x_after);
 	}
 }
 END_TEST
@@ -321,6 +363,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_flush_waits_for_store_buffer);
 	tcase_add_test(tc, test_mp_remote_release);
 	tcase_add_test(tc, test_rows_in_lt);
+	tcase_add_test(tc, test_rmw_atomicity);
 	suite_add_tcase(s, tc);
 	return s;
 }

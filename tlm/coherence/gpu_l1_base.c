@@ -27,6 +27,14 @@
 
 #define L1_VALID 1
 
+/* mshr_user(e)[2] of the rsp L1: what probes did while the entry's fill was in flight. An
+ * invalidation: the fill serves its accesses but leaves no copy (its data may predate the
+ * remote operation). A lock in the LT face, where the lock cannot wait for the fill as the
+ * detailed face's does: the data predates the remote RMW the lock serves, so the entry's
+ * work-group RMWs read the line again rather than lose that RMW's update. */
+#define L1_FILL_DROP   1u
+#define L1_FILL_REREAD 2u
+
 /* What an MSHR entry remembers per merged access (the transaction record). */
 struct l1_target {
 	uint32_t id;
@@ -431,15 +439,35 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 
 static void l1_probes_check(struct gpu_l1 *l1);
 
+static bool l1_entry_has_rmw(struct mshr_entry *e)
+{
+	for (unsigned i = 0; i < mshr_targets(e); i++)
+		if (((struct l1_target *)mshr_target(e, i))->kind == GPU_ACC_ATOM)
+			return true;
+	return false;
+}
+
 static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 {
 	struct mshr_entry *e = mshr_at(l1->mshr, m->txn);
 	struct cache_line *l;
+	uint64_t flags;
 	unsigned n;
 
 	if (!e || mshr_line(e) != m->p.addr) {
 		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: a fill for %#llx matches no MSHR entry",
 			 l1->port.sm, (unsigned long long)m->p.addr);
+		return;
+	}
+	flags = mshr_user(e)[2];
+	if ((flags & L1_FILL_REREAD) && l1_entry_has_rmw(e)) {
+		struct mem_msg *r = l1_port_msg(&l1->port, GPU_MSG_READ, m->p.addr, m->txn);
+
+		if (!r)
+			return;
+		r->sector_mask = (uint8_t)mshr_user(e)[1];
+		mshr_user(e)[2] = flags & ~(uint64_t)L1_FILL_REREAD;
+		l1_port_send(&l1->port, r);
 		return;
 	}
 	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(gpu_now(l1->ctx) - mshr_user(e)[0]) /
@@ -493,6 +521,8 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 				for (unsigned j = 0; j < kn; j++)
 					mshr_merge(l1->mshr, e, &keep[j]);
 				mshr_user(e)[0] = gpu_now(l1->ctx);
+				mshr_user(e)[1] = r->sector_mask;
+				mshr_user(e)[2] = flags;
 				r->txn = mshr_index(l1->mshr, e);
 			}
 			l1_port_send(&l1->port, r);
@@ -512,6 +542,8 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
+	if (flags & L1_FILL_DROP)
+		cache_invalidate(l1->cache, l);
 	l1_probes_check(l1);
 	l1_port_maybe_retry(&l1->port);
 }
@@ -603,6 +635,16 @@ static void l1_probes_check(struct gpu_l1 *l1)
 	l1->n_probe_wait = kept;
 }
 
+static void l1_mark_fills(struct gpu_l1 *l1, uint64_t flags)
+{
+	for (unsigned i = 0; i < mshr_capacity(l1->mshr); i++) {
+		struct mshr_entry *e = mshr_at(l1->mshr, i);
+
+		if (e)
+			mshr_user(e)[2] |= flags;
+	}
+}
+
 static bool l1_probe_park(struct gpu_l1 *l1, struct mem_msg *m)
 {
 	if (l1->n_probe_wait == l1->cap_probe_wait) {
@@ -639,9 +681,12 @@ static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
 	if (act & SC_ACT_LOCK) {
 		l1->rmw_locks++;
 		(*l1->rs.locks)++;
+		if (lt_delay)
+			l1_mark_fills(l1, L1_FILL_REREAD);
 	}
 	if (act & SC_ACT_INV) {
 		cache_invalidate_all(l1->cache);
+		l1_mark_fills(l1, L1_FILL_DROP);
 		(*l1->rs.remote_inv)++;
 	}
 	if (act & SC_ACT_FLUSH)

@@ -21,12 +21,13 @@ enum sc_phase { SC_PH_BEFORE = 0, SC_PH_AT_BANK, SC_PH_AFTER };
 struct sc_txn {
 	struct mem_msg *req;
 	uint64_t line;
-	uint8_t phase; /* enum sc_phase */
-	uint8_t after; /* probe type of the broadcast after the bank (0: none) */
+	uint8_t phase;	  /* enum sc_phase */
+	uint8_t after;	  /* probe type of the broadcast after the bank (0: none) */
+	uint32_t acks_in; /* acks received (the answer must come after all of them) */
 };
 
 struct sc_home_stats {
-	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls;
+	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
 };
 
 struct sc_home {
@@ -155,6 +156,7 @@ static void phase_done(struct sc_home *h, unsigned i)
 	}
 	m = t->req;
 	line = t->line;
+	*h->st.acks_before_answer += t->acks_in;
 	sc_acks_free(h->acks, i);
 	answer(h, m);
 	apu_port_wake(h->port, line, NULL); /* the next remote operation on the line */
@@ -244,6 +246,7 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 			return APU_TAKE;
 		}
 		(*h->st.acks)++;
+		((struct sc_txn *)sc_acks_user(h->acks, i))->acks_in++;
 		if (r)
 			phase_done(h, i);
 		return APU_TAKE;
@@ -323,6 +326,7 @@ static void lt_broadcast(struct sc_home *h, const struct mem_msg *req, uint8_t t
 		tlm_payload_release(&m->p);
 		(*h->st.probes)++;
 		(*h->st.acks)++;
+		(*h->st.acks_before_answer)++; /* the answer waits for the latest (below) */
 		if (d > latest)
 			latest = d;
 	}
@@ -420,6 +424,10 @@ static int home_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_
 	h->st.acks = cs_stat_counter(g, "probe_acks", "", "probe acks counted");
 	h->st.parked = cs_stat_counter(g, "remote_parked", "",
 				       "remote atomics that waited for one on the same line");
+	h->st.acks_before_answer =
+	    cs_stat_counter(g, "acks_before_answer", "",
+			    "acks a remote operation's record had counted when its requester was "
+			    "answered (all it was owed)");
 	h->st.stalls = cs_stat_counter(g, "remote_stalls", "",
 				       "requests held back: every transaction record in use");
 	*out = (struct gpu_l2 *)(void *)h;
