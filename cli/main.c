@@ -219,7 +219,7 @@ static void list_roles(void)
 	printf("roles (a node group's role, by protocol family; docs/architecture.md §8):\n");
 	for (size_t i = 0; f[i]; i++)
 		for (const struct fab_role_ops *const *r = f[i]->roles; *r; r++)
-			printf("  %-4s %-10s %s\n", f[i]->name, (*r)->name, (*r)->help);
+			printf("  %-6s %-10s %s\n", f[i]->name, (*r)->name, (*r)->help);
 }
 
 static int cmp_str(const void *a, const void *b)

@@ -2,7 +2,7 @@
 # tests/cli/fabric.sh BINARY SOURCE_DIR
 #
 # The system builder from the command line (tlm/system/fabric.h, docs/architecture.md §8):
-# - `cohscope list roles` names the roles of both protocol families;
+# - `cohscope list roles` names the roles of the protocol families;
 # - system gpu written out as an explicit layout gives the same result, bit for bit, as the
 #   standard layout a configuration without `fabric` gets; so does the APU, whose
 #   configs/apu-2200g.cfg writes its layout out;
@@ -16,7 +16,8 @@
 . "$(dirname "$0")/lib.bash" "$@"
 
 "$BIN" list roles >roles.txt || fail "list roles: exit $?"
-for r in "gpu  l1" "gpu  l2" "apu  corepair" "apu  directory" "apu  memctrl"; do
+for r in "gpu    l1" "gpu    l2" "scoped l1" "scoped l2" "apu    corepair" "apu    directory" \
+	"apu    memctrl"; do
 	grep -q "^  $r " roles.txt || fail "list roles: no '$r'"
 done
 

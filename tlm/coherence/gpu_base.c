@@ -7,15 +7,7 @@
 #include "tlm/coherence/gpu_base.h"
 #include "tlm/mem/cache.h"
 
-const char *const gpu_base_msg_names[] = {
-    [GPU_MSG_READ] = "read",
-    [GPU_MSG_WRITE] = "write",
-    [GPU_MSG_ATOMIC] = "atomic",
-    [GPU_MSG_WRITEBACK] = "writeback",
-    [GPU_MSG_DATA] = "data",
-    [GPU_MSG_WRITE_ACK] = "write_ack",
-    [GPU_MSG_ATOMIC_ACK] = "atomic_ack",
-};
+const char *const gpu_base_msg_names[] = {GPU_BASE_MSG_NAMES};
 
 static const char *const repl_names[] = {"lru", "plru", "fifo", NULL};
 static const char *const write_names[] = {"through", "back", NULL};

@@ -24,6 +24,11 @@ enum gpu_base_msg {
 };
 
 extern const char *const gpu_base_msg_names[];
+/* Their names, for a protocol's own table that extends the base types (scoped/sc_msg.c). */
+#define GPU_BASE_MSG_NAMES                                                               \
+	[GPU_MSG_READ] = "read", [GPU_MSG_WRITE] = "write", [GPU_MSG_ATOMIC] = "atomic", \
+	[GPU_MSG_WRITEBACK] = "writeback", [GPU_MSG_DATA] = "data",                      \
+	[GPU_MSG_WRITE_ACK] = "write_ack", [GPU_MSG_ATOMIC_ACK] = "atomic_ack"
 
 /* mem_msg.txn of a write-back (L1 to L2, L2 to DRAM): it answers no record of the sender's
  * requester, only the sender counts it. */

@@ -2,8 +2,9 @@
 #include "tlm/coherence/gpu_fabric.h"
 
 #include <inttypes.h>
+#include <string.h>
 
-static struct tlm_initiator_socket *l1_send(void *ctx, void *obj)
+struct tlm_initiator_socket *gpu_fab_l1_send(void *ctx, void *obj)
 {
 	return ((struct gpu_fab_ctx *)ctx)->proto->l1->noc_port(obj);
 }
@@ -15,11 +16,11 @@ static const struct fab_role_ops l1_role = {
     .face = FAB_REQ,
     .external = true,
     .stat_fmt = "sm%u.l1",
-    .send = l1_send,
+    .send = gpu_fab_l1_send,
 };
 
-static int l2_create(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
-		     struct cs_err *err)
+int gpu_fab_l2_create(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
+		      struct cs_err *err)
 {
 	struct gpu_fab_ctx *c = ctx;
 
@@ -27,7 +28,7 @@ static int l2_create(void *ctx, struct fabric *f, const struct fab_node *n, void
 	return c->proto->l2->create(c->ctx, n->nth, n->stats, (struct gpu_l2 **)out, err);
 }
 
-static void l2_destroy(void *ctx, void *obj)
+void gpu_fab_l2_destroy(void *ctx, void *obj)
 {
 	((struct gpu_fab_ctx *)ctx)->proto->l2->destroy(obj);
 }
@@ -37,13 +38,13 @@ static struct tlm_target_socket *l2_recv(void *ctx, void *obj)
 	return ((struct gpu_fab_ctx *)ctx)->proto->l2->noc_port(obj);
 }
 
-static struct tlm_initiator_socket *l2_mem(void *ctx, void *obj, unsigned j)
+struct tlm_initiator_socket *gpu_fab_l2_mem(void *ctx, void *obj, unsigned j)
 {
 	(void)j;
 	return ((struct gpu_fab_ctx *)ctx)->proto->l2->dram_port(obj);
 }
 
-static bool l2_idle(void *ctx, const void *obj)
+bool gpu_fab_l2_idle(void *ctx, const void *obj)
 {
 	return ((struct gpu_fab_ctx *)ctx)->proto->l2->idle(obj);
 }
@@ -54,28 +55,28 @@ static const struct fab_role_ops l2_role = {
     .face = FAB_RESP,
     .max_mem = 1,
     .stat_fmt = "l2.bank%u",
-    .create = l2_create,
-    .destroy = l2_destroy,
+    .create = gpu_fab_l2_create,
+    .destroy = gpu_fab_l2_destroy,
     .recv = l2_recv,
-    .mem_port = l2_mem,
-    .idle = l2_idle,
+    .mem_port = gpu_fab_l2_mem,
+    .idle = gpu_fab_l2_idle,
 };
 
 static const struct fab_role_ops *const gpu_roles[] = {&l1_role, &l2_role, &fab_memctrl_role, NULL};
 
-static unsigned natural_count(void *ctx, const struct fab_role_ops *r)
+unsigned gpu_fab_natural_count(void *ctx, const struct fab_role_ops *r)
 {
 	const struct gpu_ctx *g = ((struct gpu_fab_ctx *)ctx)->ctx;
 
-	if (r == &l1_role)
+	if (!strcmp(r->name, "l1"))
 		return g->sms;
-	if (r == &l2_role)
+	if (!strcmp(r->name, "l2"))
 		return g->map.banks;
 	return g->map.banks / g->map.banks_per_channel;
 }
 
 /* The address map routes by l2.banks and l2.banks_per_channel: the layout must agree. */
-static int layout(void *ctx, struct fabric *f, struct cs_err *err)
+int gpu_fab_layout(void *ctx, struct fabric *f, struct cs_err *err)
 {
 	struct gpu_fab_ctx *c = ctx;
 	const struct gpu_ctx *g = c->ctx;
@@ -122,8 +123,8 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 const struct fab_proto gpu_fab_proto = {
     .name = "gpu",
     .roles = gpu_roles,
-    .natural_count = natural_count,
-    .layout = layout,
+    .natural_count = gpu_fab_natural_count,
+    .layout = gpu_fab_layout,
 };
 
 /* gpu.c made the channels, then the banks, then the SMs; the same order keeps every run's

@@ -23,6 +23,19 @@ struct gpu_fab_ctx {
 };
 
 extern const struct fab_proto gpu_fab_proto;
+/* The family's hooks, shared with the scoped family (scoped/sc_fabric.c), whose roles have the
+ * same names: natural counts (l1: gpu.sms, l2: l2.banks, memctrl: the channels), and the
+ * layout check (one network; the address map's banks and channels, in channel order). */
+unsigned gpu_fab_natural_count(void *ctx, const struct fab_role_ops *r);
+int gpu_fab_layout(void *ctx, struct fabric *f, struct cs_err *err);
+/* The roles' hooks both families share: the L1's sending socket, and an L2 bank made, destroyed,
+ * its DRAM socket and idleness through the protocol's gpu_l2_ops. */
+struct tlm_initiator_socket *gpu_fab_l1_send(void *ctx, void *obj);
+int gpu_fab_l2_create(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
+		      struct cs_err *err);
+void gpu_fab_l2_destroy(void *ctx, void *obj);
+struct tlm_initiator_socket *gpu_fab_l2_mem(void *ctx, void *obj, unsigned j);
+bool gpu_fab_l2_idle(void *ctx, const void *obj);
 /* The standard layout of system gpu: channels, L2 banks, SMs' L1s on the network `noc`. */
 extern const struct fab_std_group gpu_fab_std[];
 extern const unsigned gpu_fab_n_std;

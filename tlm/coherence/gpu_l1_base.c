@@ -21,10 +21,19 @@
 #include "tlm/coherence/gpu_base.h"
 #include "tlm/coherence/gpu_l1_port.h"
 #include "tlm/coherence/scoped.h"
+#include "tlm/coherence/scoped/sc_msg.h"
 #include "tlm/mem/cache.h"
 #include "tlm/mem/mshr.h"
 
 #define L1_VALID 1
+
+/* mshr_user(e)[2] of the rsp L1: what probes did while the entry's fill was in flight. An
+ * invalidation: the fill serves its accesses but leaves no copy (its data may predate the
+ * remote operation). A lock in the LT face, where the lock cannot wait for the fill as the
+ * detailed face's does: the data predates the remote RMW the lock serves, so the entry's
+ * work-group RMWs read the line again rather than lose that RMW's update. */
+#define L1_FILL_DROP   1u
+#define L1_FILL_REREAD 2u
 
 /* What an MSHR entry remembers per merged access (the transaction record). */
 struct l1_target {
@@ -44,6 +53,12 @@ struct l1_target {
 struct l1_scoped_stats {
 	uint64_t *inv_kernel_start, *inv_acquire, *flush_kernel_end, *flush_release;
 	uint64_t *flush_waits, *sb_full, *l1_atomics, *l1_atomic_misses;
+};
+
+/* The rsp L1: the probes a home bank sent it, by action (seed 004's "remote flush" and
+ * "remote inval" of Figs. 5 and 6), and the work-group RMWs its locks held back. */
+struct l1_rsp_stats {
+	uint64_t *probes, *remote_flush, *remote_inv, *locks, *unlocks, *lock_waits, *probe_waits;
 };
 
 struct l1_stats {
@@ -72,6 +87,15 @@ struct gpu_l1 {
 	unsigned sb_pending, sb_cap;
 	unsigned *sb_waiters, n_sb_waiters;
 	struct l1_scoped_stats ss;
+
+	/* rsp (one-way network): RMW locks held by remote operations, work-group RMWs waiting
+	 * for their line (a lock's ack waits for them), and probes whose ack waits (a flush for
+	 * the store buffer to drain, a lock for those RMWs), in arrival order */
+	bool rsp;
+	unsigned rmw_locks, wg_rmw_inflight;
+	struct mem_msg **probe_wait;
+	unsigned n_probe_wait, cap_probe_wait;
+	struct l1_rsp_stats rs;
 
 	struct l1_stats st;
 };
@@ -325,6 +349,11 @@ static bool l1_wg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
 	struct l1_target t;
 
+	if (mem_atomic_writes(al->op) && l1->rmw_locks) {
+		/* a remote operation holds the RMWs of every other CU (Table 3 a9, a19) */
+		(*l1->rs.lock_waits)++;
+		return false;
+	}
 	if (mem_atomic_writes(al->op) && l1_sb_full(l1))
 		return false;
 	if (!l1_port_room(&l1->port, 1)) {
@@ -344,6 +373,7 @@ static bool l1_wg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	if (!l1_miss(l1, a, &t))
 		return false;
 	(*l1->ss.l1_atomic_misses)++;
+	l1->wg_rmw_inflight++;
 	return true;
 }
 
@@ -407,15 +437,37 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 
 /* ---- responses ------------------------------------------------------------------------------- */
 
+static void l1_probes_check(struct gpu_l1 *l1);
+
+static bool l1_entry_has_rmw(struct mshr_entry *e)
+{
+	for (unsigned i = 0; i < mshr_targets(e); i++)
+		if (((struct l1_target *)mshr_target(e, i))->kind == GPU_ACC_ATOM)
+			return true;
+	return false;
+}
+
 static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 {
 	struct mshr_entry *e = mshr_at(l1->mshr, m->txn);
 	struct cache_line *l;
+	uint64_t flags;
 	unsigned n;
 
 	if (!e || mshr_line(e) != m->p.addr) {
 		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: a fill for %#llx matches no MSHR entry",
 			 l1->port.sm, (unsigned long long)m->p.addr);
+		return;
+	}
+	flags = mshr_user(e)[2];
+	if ((flags & L1_FILL_REREAD) && l1_entry_has_rmw(e)) {
+		struct mem_msg *r = l1_port_msg(&l1->port, GPU_MSG_READ, m->p.addr, m->txn);
+
+		if (!r)
+			return;
+		r->sector_mask = (uint8_t)mshr_user(e)[1];
+		mshr_user(e)[2] = flags & ~(uint64_t)L1_FILL_REREAD;
+		l1_port_send(&l1->port, r);
 		return;
 	}
 	cs_stat_avg_sample(l1->st.c.miss_latency, (double)(gpu_now(l1->ctx) - mshr_user(e)[0]) /
@@ -469,6 +521,8 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 				for (unsigned j = 0; j < kn; j++)
 					mshr_merge(l1->mshr, e, &keep[j]);
 				mshr_user(e)[0] = gpu_now(l1->ctx);
+				mshr_user(e)[1] = r->sector_mask;
+				mshr_user(e)[2] = flags;
 				r->txn = mshr_index(l1->mshr, e);
 			}
 			l1_port_send(&l1->port, r);
@@ -480,6 +534,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else if (t->kind == GPU_ACC_ATOM) {
 			l1_apply_atomic(l1, l, t->atom);
+			l1->wg_rmw_inflight--;
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else {
 			l1->port.cl.done(l1->port.cl.sm, t->id, l->data);
@@ -487,6 +542,9 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
+	if (flags & L1_FILL_DROP)
+		cache_invalidate(l1->cache, l);
+	l1_probes_check(l1);
 	l1_port_maybe_retry(&l1->port);
 }
 
@@ -499,6 +557,7 @@ static void l1_sb_drained_one(struct gpu_l1 *l1)
 		for (unsigned i = 0; i < l1->n_sb_waiters; i++)
 			l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
 		l1->n_sb_waiters = 0;
+		l1_probes_check(l1);
 	}
 	if (l1->sb_pending + 1 == l1->sb_cap)
 		l1_port_maybe_retry(&l1->port); /* it was full: a refused store may come now */
@@ -544,6 +603,116 @@ static void l1_response(void *owner, struct mem_msg *m)
 		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected response type %u",
 			 l1->port.sm, m->resp_type);
 		break;
+	}
+}
+
+/* ---- probes from a home bank (rsp, one-way network) ------------------------------------------- */
+
+/* May the ack of a probe asking for `act` go now? A flush waits until every write-through of
+ * the CU is acknowledged (the store buffer has drained); a lock until no work-group RMW is
+ * waiting for its line (it would be performed inside the remote operation). */
+static bool l1_probe_ready(const struct gpu_l1 *l1, unsigned act)
+{
+	return (!(act & SC_ACT_FLUSH) || !l1->sb_pending) &&
+	       (!(act & SC_ACT_LOCK) || !l1->wg_rmw_inflight);
+}
+
+/* Acks the waiting probes that may go now, in arrival order. */
+static void l1_probes_check(struct gpu_l1 *l1)
+{
+	unsigned kept = 0;
+
+	for (unsigned i = 0; i < l1->n_probe_wait; i++) {
+		struct mem_msg *m = l1->probe_wait[i];
+
+		if (!l1_probe_ready(l1, sc_msg_actions(m->type))) {
+			l1->probe_wait[kept++] = m;
+			continue;
+		}
+		l1_port_ack(&l1->port, m, SC_MSG_ACK, NULL);
+		tlm_payload_release(&m->p);
+	}
+	l1->n_probe_wait = kept;
+}
+
+static void l1_mark_fills(struct gpu_l1 *l1, uint64_t flags)
+{
+	for (unsigned i = 0; i < mshr_capacity(l1->mshr); i++) {
+		struct mshr_entry *e = mshr_at(l1->mshr, i);
+
+		if (e)
+			mshr_user(e)[2] |= flags;
+	}
+}
+
+static bool l1_probe_park(struct gpu_l1 *l1, struct mem_msg *m)
+{
+	if (l1->n_probe_wait == l1->cap_probe_wait) {
+		unsigned cap = l1->cap_probe_wait ? 2 * l1->cap_probe_wait : 8;
+		struct mem_msg **w = realloc(l1->probe_wait, cap * sizeof(*w));
+
+		if (!w)
+			return false;
+		l1->probe_wait = w;
+		l1->cap_probe_wait = cap;
+	}
+	l1->probe_wait[l1->n_probe_wait++] = m;
+	(*l1->rs.probe_waits)++;
+	return true;
+}
+
+/* A probe (l1_port_oneway): its actions at once (an invalidation is the flash invalidation of
+ * Table 1; a lock holds back this CU's work-group RMWs), its ack when l1_probe_ready says so.
+ * In the LT face (lt_delay) the ack goes at once, after the time the detailed face would
+ * wait: until the last answer in flight (the store buffer's acks, the RMWs' fills) is back. */
+static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
+{
+	struct gpu_l1 *l1 = owner;
+	unsigned act = sc_msg_actions(m->type);
+
+	if (!act || (act & SC_ACT_RECALL) || ((act & SC_ACT_UNLOCK) && !l1->rmw_locks)) {
+		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected probe %u (locks %u)",
+			 l1->port.sm, m->type, l1->rmw_locks);
+		if (!lt_delay)
+			tlm_payload_release(&m->p);
+		return;
+	}
+	(*l1->rs.probes)++;
+	if (act & SC_ACT_LOCK) {
+		l1->rmw_locks++;
+		(*l1->rs.locks)++;
+		if (lt_delay)
+			l1_mark_fills(l1, L1_FILL_REREAD);
+	}
+	if (act & SC_ACT_INV) {
+		cache_invalidate_all(l1->cache);
+		l1_mark_fills(l1, L1_FILL_DROP);
+		(*l1->rs.remote_inv)++;
+	}
+	if (act & SC_ACT_FLUSH)
+		(*l1->rs.remote_flush)++;
+	if (act & SC_ACT_UNLOCK) {
+		l1->rmw_locks--;
+		(*l1->rs.unlocks)++;
+		if (!l1->rmw_locks)
+			l1_port_maybe_retry(&l1->port);
+	}
+	if (lt_delay) {
+		sim_time_t at = sim_now(l1->ctx->k) + *lt_delay, last = l1_port_lt_last(&l1->port);
+
+		if (!l1_probe_ready(l1, act) && last > at)
+			*lt_delay += last - at;
+		l1_port_ack(&l1->port, m, SC_MSG_ACK, lt_delay);
+		return;
+	}
+	if (l1_probe_ready(l1, act)) {
+		l1_port_ack(&l1->port, m, SC_MSG_ACK, NULL);
+		tlm_payload_release(&m->p);
+		return;
+	}
+	if (!l1_probe_park(l1, m)) {
+		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->port.sm);
+		tlm_payload_release(&m->p);
 	}
 }
 
@@ -629,7 +798,8 @@ static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t orde
 
 static bool l1_idle(const struct gpu_l1 *l1)
 {
-	return l1_port_idle(&l1->port) && (l1->bypass || !mshr_used(l1->mshr));
+	return l1_port_idle(&l1->port) && (l1->bypass || !mshr_used(l1->mshr)) &&
+	       !l1->n_probe_wait && !l1->rmw_locks;
 }
 
 static uint64_t l1_digest(const struct gpu_l1 *l1)
@@ -650,6 +820,9 @@ static void l1_destroy(struct gpu_l1 *l1)
 	cache_destroy(l1->cache);
 	mshr_destroy(l1->mshr);
 	free(l1->sb_waiters);
+	for (unsigned i = 0; i < l1->n_probe_wait; i++)
+		tlm_payload_release(&l1->probe_wait[i]->p);
+	free(l1->probe_wait);
 	free(l1);
 }
 
@@ -687,11 +860,25 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	    cs_stat_counter(g, "l1_atomics", "", "work-group-scope atomics performed in the L1");
 	l1->ss.l1_atomic_misses = cs_stat_counter(
 	    g, "l1_atomic_misses", "", "work-group-scope atomics that fetched their line first");
+	if (!l1->rsp)
+		return;
+	l1->rs.probes = cs_stat_counter(g, "probes", "", "probes from home banks");
+	l1->rs.remote_flush = cs_stat_counter(g, "remote_flush", "",
+					      "store-buffer flushes asked by remote operations");
+	l1->rs.remote_inv =
+	    cs_stat_counter(g, "remote_inv", "", "invalidations asked by remote operations");
+	l1->rs.locks = cs_stat_counter(g, "rmw_locks", "", "RMW locks taken by remote operations");
+	l1->rs.unlocks = cs_stat_counter(g, "rmw_unlocks", "", "RMW locks released");
+	l1->rs.lock_waits =
+	    cs_stat_counter(g, "rmw_lock_waits", "",
+			    "work-group RMWs refused while a remote operation held the lock");
+	l1->rs.probe_waits = cs_stat_counter(
+	    g, "probe_waits", "", "probes whose ack waited (store buffer, RMWs in flight)");
 }
 
 static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
-			    struct cs_stat_group *g, bool bypass, bool scoped, struct gpu_l1 **out,
-			    struct cs_err *err)
+			    struct cs_stat_group *g, bool bypass, bool scoped, bool rsp,
+			    struct gpu_l1 **out, struct cs_err *err)
 {
 	const struct gpu_l1_cfg *cfg = ctx->l1;
 	struct gpu_l1 *l1 = calloc(1, sizeof(*l1));
@@ -703,6 +890,7 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 	l1->ctx = ctx;
 	l1->bypass = bypass;
 	l1->scoped = scoped;
+	l1->rsp = rsp;
 	if (scoped) {
 		const struct scoped_cfg *sc = ctx->proto_cfg;
 
@@ -715,6 +903,8 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 	l1->line_bytes = (unsigned)cfg->line_bytes;
 	l1->sector_bytes = (unsigned)cfg->sector_bytes;
 	rc = l1_port_init(&l1->port, ctx, sm, cl, l1_response, l1, g);
+	if (!rc && rsp)
+		rc = l1_port_oneway(&l1->port, SC_VNET_REQ, SC_VNET_RSP, l1_probe);
 	if (rc)
 		goto fail;
 	if (!bypass) {
@@ -771,22 +961,41 @@ static sim_time_t l1_lt_advance(struct gpu_l1 *l1, sim_time_t t)
 static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_common(ctx, sm, cl, g, false, false, out, err);
+	return l1_create_common(ctx, sm, cl, g, false, false, false, out, err);
+}
+
+/* The scoped protocols' L1 (rsp: on the one-way network, answering probes). */
+static int l1_create_seed004(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			     struct cs_stat_group *g, bool rsp, struct gpu_l1 **out,
+			     struct cs_err *err)
+{
+	if (ctx->l1->write == GPU_L1_WRITE_BACK)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "l1.write: the scoped protocols' L1 is write-through (seed 004)");
+	return l1_create_common(ctx, sm, cl, g, false, true, rsp, out, err);
 }
 
 static int l1_create_scoped(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	if (ctx->l1->write == GPU_L1_WRITE_BACK)
-		return cs_err_set(err, -CS_ECONFIG,
-				  "l1.write: the scoped protocols' L1 is write-through (seed 004)");
-	return l1_create_common(ctx, sm, cl, g, false, true, out, err);
+	return l1_create_seed004(ctx, sm, cl, g, false, out, err);
+}
+
+static int l1_create_rsp(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			 struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_seed004(ctx, sm, cl, g, true, out, err);
+}
+
+static struct tlm_target_socket *l1_deliver_port(struct gpu_l1 *l1)
+{
+	return l1_port_deliver(&l1->port);
 }
 
 static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_common(ctx, sm, cl, g, true, false, out, err);
+	return l1_create_common(ctx, sm, cl, g, true, false, false, out, err);
 }
 
 const struct gpu_l1_ops gpu_l1_nc_ops = {
@@ -822,6 +1031,23 @@ const struct gpu_l1_ops gpu_l1_scoped_ops = {
     .create = l1_create_scoped,
     .destroy = l1_destroy,
     .noc_port = l1_noc_port,
+    .access = l1_access,
+    .set_lt = l1_set_lt,
+    .lt_access = l1_lt_access,
+    .lt_advance = l1_lt_advance,
+    .kernel_begin = l1_kernel_begin,
+    .kernel_end = l1_kernel_end,
+    .fence = l1_scoped_fence,
+    .idle = l1_idle,
+    .digest = l1_digest,
+};
+
+/* rsp: the scoped L1 on the one-way network, answering its home banks' probes */
+const struct gpu_l1_ops gpu_l1_rsp_ops = {
+    .create = l1_create_rsp,
+    .destroy = l1_destroy,
+    .noc_port = l1_noc_port,
+    .deliver_port = l1_deliver_port,
     .access = l1_access,
     .set_lt = l1_set_lt,
     .lt_access = l1_lt_access,

@@ -28,30 +28,42 @@ void l1_port_maybe_retry(struct l1_port *p)
 	}
 }
 
-static void l1_port_pump(struct l1_port *p)
+/* Offers the head of q until the network holds one open; false on a protocol failure.
+ * Requests (counts) are outstanding until their answer comes. */
+static bool l1_port_pump_queue(struct l1_port *p, struct msgq *q, bool *open, bool counts)
 {
-	while (!p->req_open && p->q.n) {
-		struct mem_msg *m = msgq_head(&p->q)->m;
+	while (!*open && q->n) {
+		struct mem_msg *m = msgq_head(q)->m;
 		enum tlm_phase ph = TLM_BEGIN_REQ;
 		sim_time_t d = 0;
 		enum tlm_sync_enum r;
 
 		m->sent_ps = sim_now(p->ctx->k);
-		p->req_open = true;
+		*open = true;
 		(*p->msgs_sent)++;
 		r = tlm_nb_transport_fw(&p->noc, &m->p, &ph, &d);
-		if (r == TLM_UPDATED && ph == TLM_END_REQ) {
-			p->req_open = false;
+		if ((r == TLM_UPDATED && ph == TLM_END_REQ) || (p->oneway && r == TLM_COMPLETED)) {
+			*open = false;
 		} else if (r == TLM_COMPLETED) {
 			sim_fail(p->ctx->k, -CS_EPROTO,
 				 "sm%u.l1: the NoC completed a request early", p->sm);
-			return;
-		} else if (p->req_open) {
-			return; /* END_REQ comes later */
+			return false;
+		} else if (*open) {
+			return true; /* END_REQ comes later */
 		}
-		msgq_pop(&p->q);
-		p->outstanding++;
+		msgq_pop(q);
+		if (counts)
+			p->outstanding++;
 	}
+	return true;
+}
+
+static void l1_port_pump(struct l1_port *p)
+{
+	if (p->oneway && !l1_port_pump_queue(p, &p->ackq, &p->ack_open, false))
+		return;
+	if (!l1_port_pump_queue(p, &p->q, &p->req_open, true))
+		return;
 	l1_port_maybe_retry(p);
 }
 
@@ -69,6 +81,10 @@ struct mem_msg *l1_port_msg(struct l1_port *p, uint8_t type, uint64_t addr, uint
 	pl->len = p->line_bytes;
 	m->src = (uint16_t)p->sm;
 	m->dst = (uint16_t)addrmap_bank(&p->ctx->map, addr);
+	if (p->oneway) {
+		m->dst = (uint16_t)(m->dst + p->ctx->sms);
+		m->vnet = p->req_vnet;
+	}
 	m->type = type;
 	m->txn = txn;
 	return m;
@@ -164,6 +180,15 @@ static enum tlm_sync_enum l1_port_nb_bw(void *obj, struct tlm_payload *pl, enum 
 	struct l1_port *p = obj;
 
 	(void)d;
+	if (*ph == TLM_END_REQ && p->oneway && mem_msg_of(pl)->vnet == p->ack_vnet) {
+		p->ack_open = false;
+		msgq_pop(&p->ackq);
+		if (!p->pump_pending) {
+			p->pump_pending = true;
+			sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
+		}
+		return TLM_ACCEPTED;
+	}
 	if (*ph == TLM_END_REQ) {
 		p->req_open = false;
 		msgq_pop(&p->q);
@@ -509,7 +534,8 @@ static const struct tlm_bw_ops l1_port_bw = {.nb_transport_bw = l1_port_nb_bw};
 
 bool l1_port_idle(const struct l1_port *p)
 {
-	return !p->q.n && !p->outstanding && !p->h_n && !p->req_open && !p->lt_pend_n;
+	return !p->q.n && !p->outstanding && !p->h_n && !p->req_open && !p->lt_pend_n &&
+	       !p->ackq.n && !p->ack_open;
 }
 
 int l1_port_init(struct l1_port *p, const struct gpu_ctx *ctx, unsigned sm,
@@ -538,6 +564,9 @@ void l1_port_fini(struct l1_port *p)
 {
 	msgq_release_all(&p->q);
 	msgq_free(&p->q);
+	if (p->ackq.s)
+		msgq_release_all(&p->ackq);
+	msgq_free(&p->ackq);
 	while (p->lt_pend_n)
 		tlm_payload_release(&lt_pend_pop(p).m->p);
 	free(p->lt_pend);
@@ -561,4 +590,109 @@ void l1_common_stats_register(struct l1_common_stats *s, struct cs_stat_group *g
 	s->miss_latency = cs_stat_average(g, "miss_latency", "cycles", "L1 miss to its answer");
 	if (hit_rate)
 		cs_stat_ratio(g, "load_hit_rate", "loads served by the L1", s->load_hits, s->loads);
+}
+
+/* ---- one-way mode ----------------------------------------------------------------------------- */
+
+/* The network delivers an answer (the L1 handles it) or a probe (the owner's). */
+static enum tlm_sync_enum l1_port_deliver_fw(void *obj, struct tlm_payload *pl, enum tlm_phase *ph,
+					     sim_time_t *d)
+{
+	struct l1_port *p = obj;
+	struct mem_msg *m = mem_msg_of(pl);
+
+	(void)d;
+	if (*ph != TLM_BEGIN_REQ) {
+		sim_fail(p->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected phase %s on delivery", p->sm,
+			 tlm_phase_name(*ph));
+		return TLM_COMPLETED;
+	}
+	if (m->vnet == p->req_vnet || m->vnet == p->ack_vnet) {
+		/* an answer: it comes on the answers' vnet (the ack vnet) */
+		p->outstanding--;
+		p->response(p->owner, m);
+		tlm_payload_release(pl);
+	} else {
+		p->probe(p->owner, m, NULL);
+	}
+	return TLM_COMPLETED;
+}
+
+/* The LT face: an answer is the sender's (its b_transport returns with it); a probe is
+ * performed here. */
+static void l1_port_deliver_b(void *obj, struct tlm_payload *pl, sim_time_t *delay)
+{
+	struct l1_port *p = obj;
+	struct mem_msg *m = mem_msg_of(pl);
+
+	if (m->vnet != p->req_vnet && m->vnet != p->ack_vnet)
+		p->probe(p->owner, m, delay);
+}
+
+static const struct tlm_fw_ops l1_port_deliver_ops = {
+    .b_transport = l1_port_deliver_b,
+    .nb_transport_fw = l1_port_deliver_fw,
+};
+
+int l1_port_oneway(struct l1_port *p, uint8_t req_vnet, uint8_t ack_vnet,
+		   void (*probe)(void *owner, struct mem_msg *m, sim_time_t *lt_delay))
+{
+	if (msgq_init(&p->ackq, 4))
+		return -CS_ENOMEM;
+	p->oneway = true;
+	p->req_vnet = req_vnet;
+	p->ack_vnet = ack_vnet;
+	p->probe = probe;
+	tlm_target_init(&p->deliver, "l1.deliver", &l1_port_deliver_ops, p);
+	return 0;
+}
+
+struct tlm_target_socket *l1_port_deliver(struct l1_port *p)
+{
+	return &p->deliver;
+}
+
+void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, sim_time_t *lt_delay)
+{
+	struct tlm_payload *pl = tlm_payload_alloc(p->ctx->pool);
+	struct mem_msg *m;
+
+	if (!pl) {
+		sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory for messages", p->sm);
+		return;
+	}
+	m = mem_msg_of(pl);
+	pl->addr = probe->p.addr;
+	pl->len = p->line_bytes;
+	m->src = (uint16_t)p->sm;
+	m->dst = probe->src;
+	m->vnet = p->ack_vnet;
+	m->type = type;
+	m->txn = probe->txn;
+	if (lt_delay) {
+		m->sent_ps = sim_now(p->ctx->k) + *lt_delay;
+		(*p->msgs_sent)++;
+		tlm_b_transport(&p->noc, pl, lt_delay);
+		tlm_payload_release(pl);
+		return;
+	}
+	if (!msgq_push(&p->ackq, m, 0)) {
+		sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", p->sm);
+		tlm_payload_release(pl);
+		return;
+	}
+	if (!p->ack_open && !p->pump_pending) {
+		p->pump_pending = true;
+		sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
+	}
+}
+
+sim_time_t l1_port_lt_last(const struct l1_port *p)
+{
+	sim_time_t last = 0;
+
+	for (unsigned i = 0; i < p->lt_pend_n; i++)
+		if (p->lt_pend[i].t > last)
+			last = p->lt_pend[i].t;
+	return last;
 }

@@ -28,6 +28,17 @@ struct l1_port {
 	void (*response)(void *owner, struct mem_msg *m);
 	void *owner;
 
+	/* one-way mode (l1_port_oneway): requests go to node n_sms + bank on vnet req_vnet,
+	 * acks to a probe's sender on ack_vnet from a queue of their own (an ack never waits
+	 * behind a request: tlm/coherence/scoped/README.md §2); answers and probes come in on
+	 * the deliver socket */
+	bool oneway;
+	uint8_t req_vnet, ack_vnet;
+	struct tlm_target_socket deliver;
+	void (*probe)(void *owner, struct mem_msg *m, sim_time_t *lt_delay);
+	struct msgq ackq;
+	bool ack_open;
+
 	struct msgq q; /* waiting for the NoC; accesses are refused once it holds q_limit */
 	unsigned q_limit;
 	bool req_open; /* a BEGIN_REQ is waiting for its END_REQ */
@@ -94,6 +105,18 @@ sim_time_t l1_port_lt_access(struct l1_port *p,
 			     bool (*access)(struct gpu_l1 *, const struct gpu_access *),
 			     struct gpu_l1 *l1, const struct gpu_access *a, sim_time_t t,
 			     bool last);
+/* One-way mode (see struct l1_port). probe(owner, m, lt_delay) gets every probe: the owner
+ * then owns m; lt_delay is NULL in the detailed face, and in the LT face the delay so far,
+ * which the owner grows by the time until its ack is back at the sender (l1_port_ack). */
+int l1_port_oneway(struct l1_port *p, uint8_t req_vnet, uint8_t ack_vnet,
+		   void (*probe)(void *owner, struct mem_msg *m, sim_time_t *lt_delay));
+struct tlm_target_socket *l1_port_deliver(struct l1_port *p);
+/* Answers probe m with an ack of type `type` to its sender: queued (detailed face), or by
+ * b_transport at once, growing *lt_delay (LT face). The probe stays the caller's. */
+void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type,
+		 sim_time_t *lt_delay);
+/* The LT face: the latest time an answer in flight is back (0: none). */
+sim_time_t l1_port_lt_last(const struct l1_port *p);
 /* gpu_l1_ops.lt_advance: handles the answers back by t; returns when the next is back. */
 sim_time_t l1_port_lt_advance(struct l1_port *p, sim_time_t t);
 

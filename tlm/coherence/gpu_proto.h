@@ -154,6 +154,8 @@ struct gpu_l1_client {
 
 struct gpu_l1;
 struct gpu_l2;
+struct fab_proto;
+struct fab_std_group;
 
 struct gpu_l1_ops {
 	int (*create)(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *client,
@@ -241,6 +243,12 @@ struct gpu_protocol {
 	/* its own configuration section (loaded for every registered protocol, so that sweeps
 	 * may set it whatever the protocol), NULL when it has none */
 	const struct cs_param_table *params;
+	/* the system builder's family its controllers belong to and its standard layout (NULL:
+	 * the GPU family on the request/response NoC, gpu_fab_proto); the scoped protocols that
+	 * send probes to L1s use the one-way network's (scoped/sc_fabric.h) */
+	const struct fab_proto *fab;
+	const struct fab_std_group *fab_std;
+	const unsigned *fab_n_std;
 };
 
 /* NULL-terminated, in the order `cohscope list protocols` shows them. */

@@ -11,15 +11,13 @@ extern const struct gpu_protocol gpu_protocol_tc_strong;
 extern const struct gpu_protocol gpu_protocol_tc_weak;
 extern const struct gpu_protocol gpu_protocol_gtsc;
 extern const struct gpu_protocol gpu_protocol_scoped_baseline;
+extern const struct gpu_protocol gpu_protocol_rsp;
 
 static const struct gpu_protocol *const protocols[] = {
-    &gpu_protocol_none,
-    &gpu_protocol_noncoherent,
-    &gpu_protocol_tc_strong,
-    &gpu_protocol_tc_weak,
-    &gpu_protocol_gtsc,
-    &gpu_protocol_scoped_baseline,
-    NULL,
+    &gpu_protocol_none,	     &gpu_protocol_noncoherent,
+    &gpu_protocol_tc_strong, &gpu_protocol_tc_weak,
+    &gpu_protocol_gtsc,	     &gpu_protocol_scoped_baseline,
+    &gpu_protocol_rsp,	     NULL,
 };
 
 const struct gpu_protocol *const *gpu_protocol_registry(void)

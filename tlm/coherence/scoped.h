@@ -14,6 +14,11 @@ struct scoped_cfg {
 };
 
 extern const struct cs_param_table scoped_params;
+/* the family's L2 policy: write-through to DRAM, the line dropped (seed 004 §IV) */
+struct l2_policy;
+extern const struct l2_policy scoped_l2_policy;
 extern const struct gpu_l1_ops gpu_l1_scoped_ops;
+/* the scoped L1 on the one-way network, answering probes (protocol rsp, scoped/README.md) */
+extern const struct gpu_l1_ops gpu_l1_rsp_ops;
 
 #endif

@@ -34,7 +34,7 @@ const struct cs_param_table scoped_params = {
     .size = sizeof(struct scoped_cfg),
 };
 
-static const struct l2_policy scoped_l2_policy = {
+const struct l2_policy scoped_l2_policy = {
     .write_through = true,
 };
 

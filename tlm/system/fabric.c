@@ -3,6 +3,7 @@
 
 #include "tlm/coherence/apu/apu_fabric.h"
 #include "tlm/coherence/gpu_fabric.h"
+#include "tlm/coherence/scoped/sc_fabric.h"
 #include "tlm/noc/bridge.h"
 
 #include <inttypes.h>
@@ -1013,7 +1014,8 @@ const struct fab_role_ops fab_bridge_role = {
     .idle = bridge_idle,
 };
 
-static const struct fab_proto *const fab_protos[] = {&gpu_fab_proto, &apu_fab_proto, NULL};
+static const struct fab_proto *const fab_protos[] = {&gpu_fab_proto, &sc_fab_proto, &apu_fab_proto,
+						     NULL};
 
 const struct fab_proto *const *fab_proto_registry(void)
 {

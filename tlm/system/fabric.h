@@ -49,7 +49,7 @@
  * and page attributes (cacheable, readonly); "" gives one range over all memory, homed at the
  * first group whose role serves memory. fabric_range_of() looks an address up; the systems'
  * allocators place every allocation inside one. A family whose protocols do not read page
- * attributes (fab_proto.page_attrs false: gpu and apu today) refuses an uncacheable or
+ * attributes (fab_proto.page_attrs false: gpu, scoped and apu today) refuses an uncacheable or
  * read-only range rather than ignore it.
  */
 #ifndef COHSCOPE_TLM_SYSTEM_FABRIC_H
@@ -165,7 +165,7 @@ extern const struct fab_role_ops fab_memctrl_role;
  * ids that are not its own to the bridge towards them; the networks and bridges form a tree. */
 extern const struct fab_role_ops fab_bridge_role;
 
-/* The protocol families (gpu, apu), NULL-terminated: `cohscope list roles`. */
+/* The protocol families (gpu, scoped, apu), NULL-terminated: `cohscope list roles`. */
 const struct fab_proto *const *fab_proto_registry(void);
 
 /* A group of the standard layout a system gives for configurations without fabric.groups. */

@@ -829,6 +829,9 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	struct gpu_sys *g = calloc(1, sizeof(*g));
 	struct cs_stat_group *root = cs_stat_group(cs_stats_root(s->stats), "gpu");
 	struct gpu_cluster_env env;
+	const struct fab_proto *fab;
+	const struct fab_std_group *std;
+	unsigned n_std;
 	int rc;
 
 	if (!g)
@@ -891,12 +894,17 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->channels = (unsigned)(g->l2.banks / g->l2.banks_per_channel);
 
 	g->fab_ctx = (struct gpu_fab_ctx){.proto = g->proto, .ctx = &g->ctx, .cfg = s->cfg};
+	/* the protocol's family (the one-way network for those that probe L1s), else the
+	 * request/response one */
+	fab = g->proto->fab ? g->proto->fab : &gpu_fab_proto;
+	std = g->proto->fab ? g->proto->fab_std : gpu_fab_std;
+	n_std = g->proto->fab ? *g->proto->fab_n_std : gpu_fab_n_std;
 	rc = fabric_build(&(struct fab_build_args){.k = s->k,
 						   .cfg = s->cfg,
-						   .proto = &gpu_fab_proto,
+						   .proto = fab,
 						   .ctx = &g->fab_ctx,
-						   .std = gpu_fab_std,
-						   .n_std = gpu_fab_n_std,
+						   .std = std,
+						   .n_std = n_std,
 						   .root = root,
 						   .net_stats = "noc",
 						   .msg_names = g->proto->msg_names,

@@ -116,6 +116,14 @@ struct apu_lt {
 
 static void heap_free(struct lt_heap *h);
 
+/* The name of m's type for error messages. */
+static const char *msg_name(const struct apu_port *p, const struct mem_msg *m)
+{
+	if (p->cfg.msg_names)
+		return m->type < p->cfg.n_msgs ? p->cfg.msg_names[m->type] : "message";
+	return m->type < APU_MSG_TYPES ? apu_msg_names[m->type] : "message";
+}
+
 static bool lt_active(const struct apu_port *p)
 {
 	return p->lt && p->lt->depth;
@@ -295,13 +303,15 @@ static void port_b(void *obj, struct tlm_payload *pl, sim_time_t *delay)
 	struct apu_port *p = obj;
 
 	if (!lt_active(p)) {
+		if (p->ops->b_transport) {
+			p->ops->b_transport(p->owner, mem_msg_of(pl), delay);
+			return;
+		}
 		/* the sender is in an LT run and this port is not: a mixed run */
 		sim_fail(p->k, -CS_EPROTO,
 			 "%s: a %s by b_transport outside an LT run (the detailed and LT faces "
 			 "mixed)",
-			 p->name,
-			 mem_msg_of(pl)->type < APU_MSG_TYPES ? apu_msg_names[mem_msg_of(pl)->type]
-							      : "message");
+			 p->name, msg_name(p, mem_msg_of(pl)));
 		return;
 	}
 	p->lt->st_port = p;
@@ -763,7 +773,7 @@ static void lt_send(struct apu_port *p, struct mem_msg *m, uint64_t cycles)
 	if (!lt->st_set) {
 		if (!sim_failure(p->k))
 			sim_fail(p->k, -CS_EPROTO, "%s: a %s reached no LT port", p->name,
-				 apu_msg_names[m->type < APU_MSG_TYPES ? m->type : 0]);
+				 msg_name(p, m));
 		tlm_payload_release(&m->p);
 		return;
 	}

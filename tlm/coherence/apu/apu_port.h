@@ -51,6 +51,10 @@ enum apu_recv { APU_TAKE = 0, APU_STALL };
 struct apu_port_ops {
 	/* A message for the controller (see above), in both faces. Required. */
 	enum apu_recv (*recv)(void *owner, struct mem_msg *m);
+	/* A message by b_transport when no LT run is on: a family whose LT face is nested
+	 * b_transport calls (the GPU's, tlm/coherence/scoped/README.md §5) performs it here and
+	 * adds its time to *delay; the sender keeps m. NULL: such a message fails the run. */
+	void (*b_transport)(void *owner, struct mem_msg *m, sim_time_t *delay);
 };
 
 struct apu_port_cfg {
@@ -60,6 +64,9 @@ struct apu_port_cfg {
 	unsigned in_depth;  /* messages per input queue (>= 1) */
 	unsigned
 	    per_cycle; /* messages handed to recv per edge (>= 1; gem5 transitions_per_cycle) */
+	/* names of the message types for error messages (NULL: the APU's, apu_msg_names) */
+	const char *const *msg_names;
+	unsigned n_msgs;
 };
 
 typedef void (*apu_trigger_fn)(void *owner, void *arg);

@@ -1,0 +1,30 @@
+/* tlm/coherence/scoped/sc_msg.c - the scoped protocols' message names and probe actions. */
+#include "tlm/coherence/scoped/sc_msg.h"
+
+const char *const sc_msg_names[SC_MSG_COUNT] = {
+    GPU_BASE_MSG_NAMES,		      /* requests and the bank's answers */
+    [SC_MSG_FLUSH] = "flush",	      /* a4 */
+    [SC_MSG_LK_FL_INV] = "lk_fl_inv", /* a9-a11, a19-a21 */
+    [SC_MSG_INV_UL] = "inv_ul",	      /* a13-a14 */
+    [SC_MSG_FL_INV_UL] = "fl_inv_ul", /* a23-a25 */
+    [SC_MSG_RECALL] = "recall",	      /* DeNovo's (not sent yet) */
+    [SC_MSG_ACK] = "ack",
+};
+
+unsigned sc_msg_actions(unsigned type)
+{
+	switch (type) {
+	case SC_MSG_FLUSH:
+		return SC_ACT_FLUSH;
+	case SC_MSG_LK_FL_INV:
+		return SC_ACT_LOCK | SC_ACT_FLUSH | SC_ACT_INV;
+	case SC_MSG_INV_UL:
+		return SC_ACT_INV | SC_ACT_UNLOCK;
+	case SC_MSG_FL_INV_UL:
+		return SC_ACT_FLUSH | SC_ACT_INV | SC_ACT_UNLOCK;
+	case SC_MSG_RECALL:
+		return SC_ACT_RECALL;
+	default:
+		return 0;
+	}
+}

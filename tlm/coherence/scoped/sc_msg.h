@@ -1,0 +1,44 @@
+/*
+ * tlm/coherence/scoped/sc_msg.h - the messages of seed 004's scoped protocols on the one-way
+ * network (README.md §1): the GPU base types (requests and the bank's answers), then the
+ * probes a home L2 bank sends to L1s and the L1s' ack. A probe's type says which of Table 3's
+ * actions it asks for (one message per broadcast phase, so a remote release's a9-a11 travel
+ * together); its txn is the home's transaction record, which the ack echoes.
+ */
+#ifndef COHSCOPE_TLM_COHERENCE_SCOPED_SC_MSG_H
+#define COHSCOPE_TLM_COHERENCE_SCOPED_SC_MSG_H
+
+#include <stdint.h>
+
+#include "tlm/coherence/apu/apu_msg.h"
+#include "tlm/coherence/gpu_base.h"
+
+enum sc_msg {
+	SC_MSG_FLUSH = GPU_MSG_BASE_COUNT, /* flush the store buffer (a4) */
+	SC_MSG_LK_FL_INV,		   /* lock RMWs, flush, invalidate (a9-a11, a19-a21) */
+	SC_MSG_INV_UL,			   /* invalidate, unlock RMWs (a13-a14) */
+	SC_MSG_FL_INV_UL,		   /* flush, invalidate, unlock RMWs (a23-a25) */
+	SC_MSG_RECALL,			   /* give up a registered line with its data (DeNovo) */
+	SC_MSG_ACK,			   /* an L1's answer to a probe */
+	SC_MSG_COUNT
+};
+
+/* What a probe asks an L1 to do (a bit set). */
+enum sc_action {
+	SC_ACT_FLUSH = 1u << 0,
+	SC_ACT_INV = 1u << 1,
+	SC_ACT_LOCK = 1u << 2,
+	SC_ACT_UNLOCK = 1u << 3,
+	SC_ACT_RECALL = 1u << 4,
+};
+
+extern const char *const sc_msg_names[SC_MSG_COUNT];
+
+/* The actions of probe type t (0: not a probe). */
+unsigned sc_msg_actions(unsigned type);
+
+/* Vnets (the APU kit's numbering, apu_msg.h): requests on REQ, probes on PRB, answers and acks
+ * on RSP. */
+enum { SC_VNET_REQ = APU_VNET_REQ, SC_VNET_PRB = APU_VNET_PRB, SC_VNET_RSP = APU_VNET_RSP };
+
+#endif
