@@ -302,13 +302,16 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 	if (!a->stealing || nq < 2)
 		return got;
 	if (o->bot == 0 && !*counted) {
-		/* the own queue is empty for good (nothing is pushed during a launch) */
-		gw_atom(w, MEM_ATOM_ADD, a->drained, 4, 1, 0, a->thief.scope, MEM_ORDER_RELAXED);
+		/* the own queue is empty for good (nothing is pushed during a launch). The count
+		 * orders nothing and no work-group-scope op touches it: agent scope even when steals
+		 * are remote (under rsp a remote-scope poll would cost two broadcasts to every CU) */
+		gw_atom(w, MEM_ATOM_ADD, a->drained, 4, 1, 0, mem_scope_base(a->thief.scope),
+			MEM_ORDER_RELAXED);
 		*counted = true;
 	}
 	if (got)
 		return 1;
-	if (gw_atom_load(w, a->drained, 4, a->thief.scope, MEM_ORDER_RELAXED) == nq)
+	if (gw_atom_load(w, a->drained, 4, mem_scope_base(a->thief.scope), MEM_ORDER_RELAXED) == nq)
 		return 0; /* every queue is empty: no sweep */
 	if (a->victim == WSQ_VICTIM_RING)
 		s0 = 0;
