@@ -998,63 +998,33 @@ static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct
 	return l1_create_common(ctx, sm, cl, g, true, false, false, out, err);
 }
 
+/* What every L1 of this file shares; the tables differ in create, fence and deliver_port. */
+#define L1_BASE_OPS                                                                               \
+	.destroy = l1_destroy, .noc_port = l1_noc_port, .access = l1_access, .set_lt = l1_set_lt, \
+	.lt_access = l1_lt_access, .lt_advance = l1_lt_advance, .kernel_begin = l1_kernel_begin,  \
+	.kernel_end = l1_kernel_end, .idle = l1_idle, .digest = l1_digest
+
 const struct gpu_l1_ops gpu_l1_nc_ops = {
+    L1_BASE_OPS,
     .create = l1_create_nc,
-    .destroy = l1_destroy,
-    .noc_port = l1_noc_port,
-    .access = l1_access,
-    .set_lt = l1_set_lt,
-    .lt_access = l1_lt_access,
-    .lt_advance = l1_lt_advance,
-    .kernel_begin = l1_kernel_begin,
-    .kernel_end = l1_kernel_end,
     .fence = l1_nc_fence,
-    .idle = l1_idle,
-    .digest = l1_digest,
 };
 
 const struct gpu_l1_ops gpu_l1_bypass_ops = {
+    L1_BASE_OPS,
     .create = l1_create_bypass,
-    .destroy = l1_destroy,
-    .noc_port = l1_noc_port,
-    .access = l1_access,
-    .set_lt = l1_set_lt,
-    .lt_access = l1_lt_access,
-    .lt_advance = l1_lt_advance,
-    .kernel_begin = l1_kernel_begin,
-    .kernel_end = l1_kernel_end,
-    .idle = l1_idle,
-    .digest = l1_digest,
 };
 
 const struct gpu_l1_ops gpu_l1_scoped_ops = {
+    L1_BASE_OPS,
     .create = l1_create_scoped,
-    .destroy = l1_destroy,
-    .noc_port = l1_noc_port,
-    .access = l1_access,
-    .set_lt = l1_set_lt,
-    .lt_access = l1_lt_access,
-    .lt_advance = l1_lt_advance,
-    .kernel_begin = l1_kernel_begin,
-    .kernel_end = l1_kernel_end,
     .fence = l1_scoped_fence,
-    .idle = l1_idle,
-    .digest = l1_digest,
 };
 
 /* rsp: the scoped L1 on the one-way network, answering its home banks' probes */
 const struct gpu_l1_ops gpu_l1_rsp_ops = {
+    L1_BASE_OPS,
     .create = l1_create_rsp,
-    .destroy = l1_destroy,
-    .noc_port = l1_noc_port,
     .deliver_port = l1_deliver_port,
-    .access = l1_access,
-    .set_lt = l1_set_lt,
-    .lt_access = l1_lt_access,
-    .lt_advance = l1_lt_advance,
-    .kernel_begin = l1_kernel_begin,
-    .kernel_end = l1_kernel_end,
     .fence = l1_scoped_fence,
-    .idle = l1_idle,
-    .digest = l1_digest,
 };

@@ -1135,12 +1135,6 @@ struct cache *gpu_l2_cache(struct gpu_l2 *b)
 }
 
 const struct gpu_l2_ops gpu_l2_base_ops = {
+    GPU_L2_BASE_MEMBERS,
     .create = l2_create,
-    .destroy = gpu_l2_destroy,
-    .noc_port = gpu_l2_noc_port,
-    .dram_port = gpu_l2_dram_port,
-    .functional_read = gpu_l2_functional_read,
-    .functional_write = gpu_l2_functional_write,
-    .idle = gpu_l2_idle,
-    .digest = gpu_l2_digest,
 };

@@ -57,4 +57,11 @@ bool gpu_l2_probe(const struct gpu_l2 *b, uint64_t addr, uint64_t out[3]);
 void *gpu_l2_policy_state(struct gpu_l2 *b);
 struct cache *gpu_l2_cache(struct gpu_l2 *b);
 
+/* The gpu_l2_ops members every bank built on this file shares; a table adds its create (and
+ * the lease protocols kernel_begin and probe). */
+#define GPU_L2_BASE_MEMBERS                                                                     \
+	.destroy = gpu_l2_destroy, .noc_port = gpu_l2_noc_port, .dram_port = gpu_l2_dram_port,  \
+	.functional_read = gpu_l2_functional_read, .functional_write = gpu_l2_functional_write, \
+	.idle = gpu_l2_idle, .digest = gpu_l2_digest
+
 #endif

@@ -87,18 +87,12 @@ static inline unsigned gtsc_ts_bytes(const struct gtsc_cfg *c)
 #define TC_TS_BYTES 4 /* 32-bit timestamps (thesis §3.1) */
 
 /* The ops of an L2 bank with a policy: only create differs. */
-#define LEASE_L2_OPS(id, create_fn)                      \
-	const struct gpu_l2_ops id = {                   \
-	    .create = create_fn,                         \
-	    .destroy = gpu_l2_destroy,                   \
-	    .noc_port = gpu_l2_noc_port,                 \
-	    .dram_port = gpu_l2_dram_port,               \
-	    .functional_read = gpu_l2_functional_read,   \
-	    .functional_write = gpu_l2_functional_write, \
-	    .kernel_begin = gpu_l2_kernel_begin,         \
-	    .probe = gpu_l2_probe,                       \
-	    .idle = gpu_l2_idle,                         \
-	    .digest = gpu_l2_digest,                     \
+#define LEASE_L2_OPS(id, create_fn)              \
+	const struct gpu_l2_ops id = {           \
+	    GPU_L2_BASE_MEMBERS,                 \
+	    .create = create_fn,                 \
+	    .kernel_begin = gpu_l2_kernel_begin, \
+	    .probe = gpu_l2_probe,               \
 	}
 
 #endif

@@ -45,14 +45,8 @@ static int scoped_l2_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_
 }
 
 static const struct gpu_l2_ops scoped_l2_ops = {
+    GPU_L2_BASE_MEMBERS,
     .create = scoped_l2_create,
-    .destroy = gpu_l2_destroy,
-    .noc_port = gpu_l2_noc_port,
-    .dram_port = gpu_l2_dram_port,
-    .functional_read = gpu_l2_functional_read,
-    .functional_write = gpu_l2_functional_write,
-    .idle = gpu_l2_idle,
-    .digest = gpu_l2_digest,
 };
 
 const struct gpu_protocol gpu_protocol_scoped_baseline = {
