@@ -28,9 +28,10 @@ void l1_port_maybe_retry(struct l1_port *p)
 	}
 }
 
-/* Offers the head of q until the network holds one open; false on a protocol failure.
- * Requests (counts) are outstanding until their answer comes. */
-static bool l1_port_pump_queue(struct l1_port *p, struct msgq *q, bool *open, bool counts)
+/* Offers the head of q until the network holds one open: 0 when q is empty or was held open
+ * already, 1 when the message just offered waits for its END_REQ, negative on a protocol
+ * failure. Requests (counts) are outstanding until their answer comes. */
+static int l1_port_pump_queue(struct l1_port *p, struct msgq *q, bool *open, bool counts)
 {
 	while (!*open && q->n) {
 		struct mem_msg *m = msgq_head(q)->m;
@@ -47,24 +48,35 @@ static bool l1_port_pump_queue(struct l1_port *p, struct msgq *q, bool *open, bo
 		} else if (r == TLM_COMPLETED) {
 			sim_fail(p->ctx->k, -CS_EPROTO,
 				 "sm%u.l1: the NoC completed a request early", p->sm);
-			return false;
+			return -CS_EPROTO;
 		} else if (*open) {
-			return true; /* END_REQ comes later */
+			return 1; /* END_REQ comes later */
 		}
 		msgq_pop(q);
 		if (counts)
 			p->outstanding++;
 	}
-	return true;
+	return 0;
 }
 
+/* A request just offered that waits for its END_REQ holds back the L1's retry until then, as
+ * before the one-way mode; an ack waiting for its END_REQ holds back nothing. */
 static void l1_port_pump(struct l1_port *p)
 {
-	if (p->oneway && !l1_port_pump_queue(p, &p->ackq, &p->ack_open, false))
+	if (p->oneway && l1_port_pump_queue(p, &p->ackq, &p->ack_open, false) < 0)
 		return;
-	if (!l1_port_pump_queue(p, &p->q, &p->req_open, true))
+	if (l1_port_pump_queue(p, &p->q, &p->req_open, true))
 		return;
 	l1_port_maybe_retry(p);
+}
+
+/* The queues are pumped at the current time, after what is being handled now (once). */
+static void l1_port_schedule_pump(struct l1_port *p)
+{
+	if (p->pump_pending)
+		return;
+	p->pump_pending = true;
+	sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
 }
 
 struct mem_msg *l1_port_msg(struct l1_port *p, uint8_t type, uint64_t addr, uint32_t txn)
@@ -120,10 +132,8 @@ void l1_port_send(struct l1_port *p, struct mem_msg *m)
 		tlm_payload_release(&m->p);
 		return;
 	}
-	if (!p->req_open && !p->pump_pending) {
-		p->pump_pending = true;
-		sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
-	}
+	if (!p->req_open)
+		l1_port_schedule_pump(p);
 }
 
 static void l1_port_hit_cb(struct sim_kernel *k, void *obj, void *arg)
@@ -183,20 +193,14 @@ static enum tlm_sync_enum l1_port_nb_bw(void *obj, struct tlm_payload *pl, enum 
 	if (*ph == TLM_END_REQ && p->oneway && mem_msg_of(pl)->vnet == p->ack_vnet) {
 		p->ack_open = false;
 		msgq_pop(&p->ackq);
-		if (!p->pump_pending) {
-			p->pump_pending = true;
-			sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
-		}
+		l1_port_schedule_pump(p);
 		return TLM_ACCEPTED;
 	}
 	if (*ph == TLM_END_REQ) {
 		p->req_open = false;
 		msgq_pop(&p->q);
 		p->outstanding++;
-		if (!p->pump_pending) {
-			p->pump_pending = true;
-			sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
-		}
+		l1_port_schedule_pump(p);
 		return TLM_ACCEPTED;
 	}
 	if (*ph == TLM_BEGIN_RESP) {
@@ -654,21 +658,14 @@ struct tlm_target_socket *l1_port_deliver(struct l1_port *p)
 
 void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, sim_time_t *lt_delay)
 {
-	struct tlm_payload *pl = tlm_payload_alloc(p->ctx->pool);
-	struct mem_msg *m;
+	struct mem_msg *m = l1_port_msg(p, type, probe->p.addr, probe->txn);
+	struct tlm_payload *pl;
 
-	if (!pl) {
-		sim_fail(p->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory for messages", p->sm);
+	if (!m)
 		return;
-	}
-	m = mem_msg_of(pl);
-	pl->addr = probe->p.addr;
-	pl->len = p->line_bytes;
-	m->src = (uint16_t)p->sm;
+	pl = &m->p;
 	m->dst = probe->src;
 	m->vnet = p->ack_vnet;
-	m->type = type;
-	m->txn = probe->txn;
 	if (lt_delay) {
 		m->sent_ps = sim_now(p->ctx->k) + *lt_delay;
 		(*p->msgs_sent)++;
@@ -681,10 +678,8 @@ void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, s
 		tlm_payload_release(pl);
 		return;
 	}
-	if (!p->ack_open && !p->pump_pending) {
-		p->pump_pending = true;
-		sim_schedule(p->ctx->k, 0, l1_port_pump_cb, p, NULL);
-	}
+	if (!p->ack_open)
+		l1_port_schedule_pump(p);
 }
 
 sim_time_t l1_port_lt_last(const struct l1_port *p)
