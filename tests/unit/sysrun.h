@@ -69,6 +69,28 @@ static inline double sysrun_stat(struct sysrun *r, const char *name)
 	return v;
 }
 
+/* gpu.smN.l1.<name> */
+static inline double sysrun_l1_stat(struct sysrun *r, unsigned sm, const char *name)
+{
+	char full[96];
+
+	snprintf(full, sizeof(full), "gpu.sm%u.l1.%s", sm, name);
+	return sysrun_stat(r, full);
+}
+
+/* gpu.l2.bankN.<name> summed over banks 0 .. banks-1 */
+static inline double sysrun_banks_stat(struct sysrun *r, unsigned banks, const char *name)
+{
+	char full[96];
+	double sum = 0;
+
+	for (unsigned b = 0; b < banks; b++) {
+		snprintf(full, sizeof(full), "gpu.l2.bank%u.%s", b, name);
+		sum += sysrun_stat(r, full);
+	}
+	return sum;
+}
+
 /* Launches fn as two CTAs of `warps` warps, CTA 0 on SM 0 and CTA 1 on SM 1 (the directed
  * two-CU tests: a producer on one SM, a consumer on the other). */
 static inline int sysrun_launch_pair(struct gpu_host *h, const char *name,

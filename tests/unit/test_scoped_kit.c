@@ -170,22 +170,12 @@ static const struct cs_workload kit_wl = {.name = "kit", .system = "gpu", .gpu =
 
 static double sm_stat(struct sysrun *r, unsigned sm, const char *name)
 {
-	char full[96];
-
-	snprintf(full, sizeof(full), "gpu.sm%u.l1.%s", sm, name);
-	return sysrun_stat(r, full);
+	return sysrun_l1_stat(r, sm, name);
 }
 
 static double bank_stat(struct sysrun *r, const char *name)
 {
-	char full[96];
-	double sum = 0;
-
-	for (unsigned b = 0; b < BANKS; b++) {
-		snprintf(full, sizeof(full), "gpu.l2.bank%u.%s", b, name);
-		sum += sysrun_stat(r, full);
-	}
-	return sum;
+	return sysrun_banks_stat(r, BANKS, name);
 }
 
 static void start_case(struct sysrun *r, struct kit_args *a, enum kit_case c,
@@ -326,7 +316,16 @@ START_TEST(test_acks_helper)
 	struct sc_acks *t;
 	int i, j;
 
-	ck_assert_int_eq(sc_acks_create(0, 8, &t), -CS_EINVAL);
+	/* unbounded: grows past its first chunk, records stay where they were */
+	ck_assert_int_eq(sc_acks_create(0, sizeof(uint64_t), &t), 0);
+	for (unsigned n = 0; n < 200; n++) {
+		ck_assert_int_eq(sc_acks_alloc(t), (int)n);
+		*(uint64_t *)sc_acks_user(t, n) = n;
+	}
+	ck_assert_uint_ge(sc_acks_cap(t), 200);
+	for (unsigned n = 0; n < 200; n++)
+		ck_assert_uint_eq(*(uint64_t *)sc_acks_user(t, n), n);
+	sc_acks_destroy(t);
 	ck_assert_int_eq(sc_acks_create(2, sizeof(uint64_t), &t), 0);
 	i = sc_acks_alloc(t);
 	j = sc_acks_alloc(t);

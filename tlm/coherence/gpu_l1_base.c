@@ -26,6 +26,7 @@
 #include "tlm/mem/mshr.h"
 
 #define L1_VALID 1
+#define L1_REG	 2 /* registered (hLRC): this L1 holds the line's only up-to-date atomics */
 
 /* mshr_user(e)[2] of the rsp L1: what probes did while the entry's fill was in flight. An
  * invalidation: the fill serves its accesses but leaves no copy (its data may predate the
@@ -34,6 +35,11 @@
  * work-group RMWs read the line again rather than lose that RMW's update. */
 #define L1_FILL_DROP   1u
 #define L1_FILL_REREAD 2u
+#define L1_FILL_REG    4u /* the entry's request is a GetR: the fill brings registration */
+/* LT face: a recall took the line before its GetR's answer was handled here; the entry's
+ * atomics were performed on the answer's data then (README.md §6), the fill only finishes
+ * them and leaves no copy */
+#define L1_FILL_GONE   8u
 
 /* What an MSHR entry remembers per merged access (the transaction record). */
 struct l1_target {
@@ -59,6 +65,21 @@ struct l1_scoped_stats {
  * "remote inval" of Figs. 5 and 6), and the work-group RMWs its locks held back. */
 struct l1_rsp_stats {
 	uint64_t *probes, *remote_flush, *remote_inv, *locks, *unlocks, *lock_waits, *probe_waits;
+};
+
+/* Registration (hLRC): seed 004's sync-access classes at the L1 (Table 6's L1 hits, Synch
+ * Evicts) and coherence actions by cause (Figs. 5 and 6: atomic in, atomic out). */
+struct l1_reg_stats {
+	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
+	uint64_t *recalls, *recall_empty, *recall_waits, *load_bypass, *reg_waits;
+};
+
+/* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
+ * (hLRC flushes before registration leaves the L1). */
+struct l1_unreg {
+	uint64_t addr;
+	uint64_t mask[2]; /* bytes its atomics wrote */
+	uint8_t data[MEM_LINE_MAX];
 };
 
 struct l1_stats {
@@ -97,10 +118,22 @@ struct gpu_l1 {
 	unsigned n_probe_wait, cap_probe_wait;
 	struct l1_rsp_stats rs;
 
+	/* registration (hlrc; NULL: none): what gaining and losing it do, and the evicted
+	 * registered lines whose UnReg waits */
+	const struct sc_reg_variant *rv;
+	struct l1_unreg *unreg;
+	unsigned n_unreg, cap_unreg;
+	struct l1_reg_stats rg;
+
 	struct l1_stats st;
 };
 
 /* ---- the cached L1 -------------------------------------------------------------------------- */
+
+static bool l1_is_reg(const struct cache_line *l)
+{
+	return l && l->state == L1_REG;
+}
 
 static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 {
@@ -127,20 +160,20 @@ static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 	return true;
 }
 
-static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_target *t)
+/* t joins entry e (counted in *merges); false: its merge slots are full. */
+static bool l1_join(struct gpu_l1 *l1, struct mshr_entry *e, struct l1_target *t, uint64_t *merges)
 {
-	struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
-	struct mem_msg *m;
-
-	if (e) {
-		if (!mshr_merge(l1->mshr, e, t)) {
-			(*l1->st.c.refused_merge)++;
-			return false;
-		}
-		(*l1->st.mshr_merges)++;
-		/* sectors the fill will not bring are fetched when it arrives (see l1_fill) */
-		return true;
+	if (!mshr_merge(l1->mshr, e, t)) {
+		(*l1->st.c.refused_merge)++;
+		return false;
 	}
+	(*merges)++;
+	return true;
+}
+
+/* May a new MSHR entry send its request? (false: counted, the access is refused) */
+static bool l1_entry_room(struct gpu_l1 *l1)
+{
 	if (mshr_full(l1->mshr)) {
 		(*l1->st.c.refused_mshr)++;
 		return false;
@@ -149,6 +182,19 @@ static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_tar
 		(*l1->st.c.refused_queue)++;
 		return false;
 	}
+	return true;
+}
+
+static bool l1_miss(struct gpu_l1 *l1, const struct gpu_access *a, struct l1_target *t)
+{
+	struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
+	struct mem_msg *m;
+
+	/* merged: sectors the fill will not bring are fetched when it arrives (see l1_fill) */
+	if (e)
+		return l1_join(l1, e, t, l1->st.mshr_merges);
+	if (!l1_entry_room(l1))
+		return false;
 	e = mshr_alloc(l1->mshr, a->line_addr);
 	mshr_merge(l1->mshr, e, t);
 	mshr_user(e)[0] = gpu_now(l1->ctx);
@@ -226,8 +272,9 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 			(*l1->st.c.refused_queue)++;
 			return false;
 		}
-		if (l) {
-			/* write-through: the present copy is updated, the L2 performs the store */
+		if (l && !l1_is_reg(l)) {
+			/* write-through: the present copy is updated, the L2 performs the store (a
+			 * registered line's data is the L2's, seed 004 §2.5 corner case 2) */
 			gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
 			cache_touch(l1->cache, l);
 			(*l1->st.store_hits)++;
@@ -277,8 +324,9 @@ static bool l1_past_l1(struct gpu_l1 *l1, const struct gpu_access *a, bool keep)
 			return false;
 		l->dirty_sectors = 0; /* kept (keep): clean now */
 	}
-	if (l && !keep)
-		cache_invalidate(l1->cache, l);
+	if (l && !keep && !l1_is_reg(l))
+		cache_invalidate(l1->cache,
+				 l); /* a registered line stays (its data is read at the L2) */
 	return true;
 }
 
@@ -301,32 +349,50 @@ static bool l1_uncached_load(struct gpu_l1 *l1, const struct gpu_access *a)
 
 /* A work-group-scope atomic the scoped L1 performs on its copy (seed 004 Table 3 a0, a6,
  * a15): the lanes in order, then what they wrote goes to the L2 through the store buffer. */
-static void l1_apply_atomic(struct gpu_l1 *l1, struct cache_line *l, struct mem_atom_lanes *al)
+/* The lanes of al in order on l's data (each lane's old value back in its record); the bytes
+ * they wrote are added to mask, their sectors returned. */
+static uint8_t l1_lanes_apply_data(struct gpu_l1 *l1, uint8_t *data, uint64_t addr,
+				   struct mem_atom_lanes *al, uint64_t mask[2])
 {
-	uint64_t mask[2] = {0, 0};
 	uint8_t sectors = 0;
-	struct mem_msg *m;
 
 	for (unsigned i = 0; i < al->n; i++) {
 		struct mem_atom_lane *ln = &al->lane[i];
 
-		ln->old = mem_atomic_apply(l->data + ln->offset, al->bytes, al->op, ln->a, ln->b);
+		ln->old = mem_atomic_apply(data + ln->offset, al->bytes, al->op, ln->a, ln->b);
 		if (!mem_atomic_writes(al->op))
 			continue;
 		if (l1->ctx->chk) {
 			/* performed here: the checker sees the write now (the L2 does not again) */
 			uint64_t v = 0;
 
-			memcpy(&v, l->data + ln->offset, al->bytes);
-			cohcheck_write(l1->ctx->chk, l->addr + ln->offset, al->bytes, v);
+			memcpy(&v, data + ln->offset, al->bytes);
+			cohcheck_write(l1->ctx->chk, addr + ln->offset, al->bytes, v);
 		}
 		for (unsigned b = 0; b < al->bytes; b++)
 			mask[(ln->offset + b) >> 6] |= 1ull << ((ln->offset + b) & 63);
 		sectors |=
 		    (uint8_t)(l1->sector_bytes ? 1u << (ln->offset / l1->sector_bytes) : 0xff);
 	}
-	(*l1->ss.l1_atomics)++;
+	return sectors;
+}
+
+static uint8_t l1_lanes_apply(struct gpu_l1 *l1, struct cache_line *l, struct mem_atom_lanes *al,
+			      uint64_t mask[2])
+{
+	uint8_t sectors = l1_lanes_apply_data(l1, l->data, l->addr, al, mask);
+
 	cache_touch(l1->cache, l);
+	return sectors;
+}
+
+static void l1_apply_atomic(struct gpu_l1 *l1, struct cache_line *l, struct mem_atom_lanes *al)
+{
+	uint64_t mask[2] = {0, 0};
+	uint8_t sectors = l1_lanes_apply(l1, l, al, mask);
+	struct mem_msg *m;
+
+	(*l1->ss.l1_atomics)++;
 	if (!mask[0] && !mask[1])
 		return;
 	/* may pass the store buffer's bound when a fill performs it: a fill is not refused */
@@ -377,6 +443,179 @@ static bool l1_wg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	return true;
 }
 
+/* ---- registration (hlrc; scoped/README.md §6) ----------------------------------------------- */
+
+static void l1_drop_unregistered(void *ctx, struct cache_line *l)
+{
+	struct gpu_l1 *l1 = ctx;
+
+	if (l->state != L1_REG)
+		cache_invalidate(l1->cache, l);
+}
+
+/* The flash invalidation of Table 1: every line; under registration every line but the
+ * registered ones, which no invalidation touches (seed 004 §2.4). */
+static void l1_flash_inv(struct gpu_l1 *l1)
+{
+	if (l1->rv)
+		cache_for_each(l1->cache, l1_drop_unregistered, l1);
+	else
+		cache_invalidate_all(l1->cache);
+}
+
+static bool l1_not_reg(void *ctx, const struct cache_line *l)
+{
+	(void)ctx;
+	return l->state != L1_REG;
+}
+
+/* The way a fill takes: under Rprio registered lines go only when nothing else may (seed 004
+ * §2.5 corner case 5), else LRU. */
+static struct cache_line *l1_victim(struct gpu_l1 *l1, uint64_t addr)
+{
+	struct cache_line *v = NULL;
+
+	if (l1->rv && l1->rv->rprio)
+		v = cache_victim(l1->cache, addr, l1_not_reg, NULL);
+	return v ? v : cache_victim(l1->cache, addr, NULL, NULL);
+}
+
+static int l1_unreg_find(const struct gpu_l1 *l1, uint64_t line)
+{
+	for (unsigned i = 0; i < l1->n_unreg; i++)
+		if (l1->unreg[i].addr == line)
+			return (int)i;
+	return -1;
+}
+
+static void l1_unreg_remove(struct gpu_l1 *l1, unsigned i)
+{
+	l1->unreg[i] = l1->unreg[--l1->n_unreg];
+}
+
+/* Sends the UnRegs of the evicted registered lines once the store buffer has drained (hLRC:
+ * the flush completes before the atomic may be read elsewhere). */
+static void l1_unreg_send(struct gpu_l1 *l1)
+{
+	if (!l1->n_unreg || (l1->rv->flush_on_loss && l1->sb_pending))
+		return;
+	for (unsigned i = 0; i < l1->n_unreg; i++) {
+		const struct l1_unreg *u = &l1->unreg[i];
+		struct mem_msg *m =
+		    l1_port_msg(&l1->port, SC_MSG_UNREG, u->addr, GPU_TXN_WRITEBACK);
+
+		if (!m)
+			return;
+		memcpy(m->p.data, u->data, l1->line_bytes);
+		m->byte_mask[0] = u->mask[0];
+		m->byte_mask[1] = u->mask[1];
+		m->req_bytes = (uint16_t)gpu_mask_bytes(u->mask);
+		m->sector_mask = gpu_all_sectors(l1->line_bytes, l1->sector_bytes);
+		l1->wb_pending++;
+		l1_port_send(&l1->port, m);
+	}
+	l1->n_unreg = 0;
+	l1_port_maybe_retry(&l1->port); /* an atomic on one of them may ask for it again */
+}
+
+/* A fill evicts registered line v (Synch Evict): registration goes back to the L2 with the
+ * bytes this L1's atomics wrote, after the flush. */
+static void l1_reg_evict(struct gpu_l1 *l1, const struct cache_line *v)
+{
+	struct l1_unreg *u;
+
+	if (l1->n_unreg == l1->cap_unreg) {
+		unsigned cap = l1->cap_unreg ? 2 * l1->cap_unreg : 4;
+		struct l1_unreg *n = realloc(l1->unreg, cap * sizeof(*n));
+
+		if (!n) {
+			sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->port.sm);
+			return;
+		}
+		l1->unreg = n;
+		l1->cap_unreg = cap;
+	}
+	u = &l1->unreg[l1->n_unreg++];
+	u->addr = v->addr;
+	u->mask[0] = v->meta[0];
+	u->mask[1] = v->meta[1];
+	memcpy(u->data, v->data, l1->line_bytes);
+	(*l1->rg.sync_evicts)++;
+	l1_unreg_send(l1);
+}
+
+/* An atomic that registers (hLRC: every atomic). On a registered line it is performed here
+ * with no coherence action (Table 3 c0, c8, c16), its writes kept in the line and remembered
+ * byte by byte (only they are newer than the L2's copy). Else a GetR asks the line's home for
+ * registration (c1, c5, c9, c13, c17, c21); the atomic waits in the MSHR entry and is
+ * performed when the registered line comes in. */
+static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct mem_atom_lanes *al = (struct mem_atom_lanes *)a->data;
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct mshr_entry *e;
+	struct l1_target t;
+	struct mem_msg *m;
+
+	if (l1_is_reg(l)) {
+		l1_lanes_apply(l1, l, al, l->meta);
+		(*l1->rg.l1_hits)++;
+		l1_port_hit(&l1->port, a->id, NULL);
+		return true;
+	}
+	e = mshr_find(l1->mshr, a->line_addr);
+	if (l1_unreg_find(l1, a->line_addr) >= 0 || (e && !(mshr_user(e)[2] & L1_FILL_REG))) {
+		/* its UnReg must reach the home before a GetR; a read's fill brings no registration */
+		(*l1->rg.reg_waits)++;
+		return false;
+	}
+	memset(&t, 0, sizeof(t));
+	t.id = a->id;
+	t.kind = GPU_ACC_ATOM;
+	t.sector_mask = a->sector_mask;
+	t.atom = al;
+	if (e)
+		return l1_join(l1, e, &t, l1->rg.merged);
+	if (!l1_entry_room(l1))
+		return false;
+	if (l)
+		cache_invalidate(l1->cache,
+				 l); /* a copy without registration: the GetR brings it */
+	e = mshr_alloc(l1->mshr, a->line_addr);
+	mshr_merge(l1->mshr, e, &t);
+	mshr_user(e)[0] = gpu_now(l1->ctx);
+	mshr_user(e)[1] = gpu_all_sectors(l1->line_bytes, l1->sector_bytes);
+	mshr_user(e)[2] = L1_FILL_REG;
+	m = l1_port_msg(&l1->port, SC_MSG_GETR, a->line_addr, mshr_index(l1->mshr, e));
+	if (!m)
+		return false;
+	m->sector_mask = (uint8_t)mshr_user(e)[1];
+	m->scope = a->scope;
+	m->order = a->order;
+	m->atomic_op = al->op;
+	(*l1->rg.getr)++;
+	l1_port_send(&l1->port, m);
+	return true;
+}
+
+bool gpu_l1_reg_functional(struct gpu_l1 *l1, uint64_t addr, void *rbuf, const void *wbuf,
+			   size_t len)
+{
+	uint64_t line = addr & ~(uint64_t)(l1->line_bytes - 1);
+	struct cache_line *l = l1->rv ? cache_lookup(l1->cache, line) : NULL;
+	unsigned off = (unsigned)(addr - line);
+
+	if (!l1_is_reg(l))
+		return false;
+	for (size_t i = 0; i < len && off + i < l1->line_bytes; i++) {
+		if (wbuf)
+			l->data[off + i] = ((const uint8_t *)wbuf)[i];
+		else if (gpu_mask_byte(l->meta, off + (unsigned)i))
+			((uint8_t *)rbuf)[i] = l->data[off + i];
+	}
+	return true;
+}
+
 static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 {
 	const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)a->data;
@@ -403,10 +642,16 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 
 	switch (a->kind) {
 	case GPU_ACC_LD:
-		if (l1->bypass || a->cop != MEM_CO_CA)
+		if (l1->bypass || a->cop != MEM_CO_CA) {
 			ok = l1_uncached_load(l1, a);
-		else
+		} else if (l1->rv && l1_is_reg(cache_lookup(l1->cache, a->line_addr))) {
+			/* data on a registered line is read at the L2 (seed 004 §2.5 corner case 2) */
+			ok = l1_uncached_load(l1, a);
+			if (ok)
+				(*l1->rg.load_bypass)++;
+		} else {
 			ok = l1_cached_load(l1, a);
+		}
 		if (ok)
 			(*l1->st.c.loads)++;
 		break;
@@ -420,7 +665,9 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 			(*l1->st.c.stores)++;
 		break;
 	default:
-		if (l1->scoped && a->scope == MEM_SCOPE_WG)
+		if (l1->rv)
+			ok = l1_reg_atomic(l1, a);
+		else if (l1->scoped && a->scope == MEM_SCOPE_WG)
 			ok = l1_wg_atomic(l1, a);
 		else
 			ok = l1_atomic(l1, a);
@@ -438,6 +685,7 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 /* ---- responses ------------------------------------------------------------------------------- */
 
 static void l1_probes_check(struct gpu_l1 *l1);
+static void l1_mark_fills(struct gpu_l1 *l1, uint64_t flags);
 
 static bool l1_entry_has_rmw(struct mshr_entry *e)
 {
@@ -475,14 +723,23 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	(*l1->st.fills)++;
 	l = cache_lookup(l1->cache, m->p.addr);
 	if (!l) {
-		l = cache_victim(l1->cache, m->p.addr, NULL, NULL);
+		l = l1_victim(l1, m->p.addr);
 		if (l->state) {
 			(*l1->st.evictions)++;
-			l1_writeback_line(l1, l);
+			if (l->state == L1_REG)
+				l1_reg_evict(l1, l);
+			else
+				l1_writeback_line(l1, l);
 		}
 		cache_install(l1->cache, l, m->p.addr, L1_VALID);
 		l->valid_sectors = 0;
 		l->dirty_sectors = 0;
+	}
+	if (flags & L1_FILL_REG) {
+		/* registration comes with the home's up-to-date line */
+		l->state = L1_REG;
+		l->meta[0] = 0;
+		l->meta[1] = 0;
 	}
 	/* only the sectors that came back are new; dirty bytes of our own stay ours */
 	for (unsigned i = 0; i < l1->line_bytes; i++) {
@@ -532,6 +789,10 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
 			l->dirty_sectors |= t->sector_mask;
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
+		} else if (t->kind == GPU_ACC_ATOM && (flags & L1_FILL_REG)) {
+			if (!(flags & L1_FILL_GONE))
+				l1_lanes_apply(l1, l, t->atom, l->meta);
+			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else if (t->kind == GPU_ACC_ATOM) {
 			l1_apply_atomic(l1, l, t->atom);
 			l1->wg_rmw_inflight--;
@@ -542,8 +803,15 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
-	if (flags & L1_FILL_DROP)
+	if (flags & (L1_FILL_DROP | L1_FILL_GONE))
 		cache_invalidate(l1->cache, l);
+	if ((flags & L1_FILL_REG) && l1->rv->inv_on_gain) {
+		/* registration came in: invalidate after the access (Table 3 c3, c7, c11, c15, c19,
+		 * c23); fills in flight may predate what it synchronizes with */
+		l1_flash_inv(l1);
+		l1_mark_fills(l1, L1_FILL_DROP);
+		(*l1->rg.inv_atomic_in)++;
+	}
 	l1_probes_check(l1);
 	l1_port_maybe_retry(&l1->port);
 }
@@ -557,7 +825,10 @@ static void l1_sb_drained_one(struct gpu_l1 *l1)
 		for (unsigned i = 0; i < l1->n_sb_waiters; i++)
 			l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
 		l1->n_sb_waiters = 0;
-		l1_probes_check(l1);
+		l1_probes_check(
+		    l1); /* a recall takes an evicted line's data before its UnReg goes */
+		if (l1->rv)
+			l1_unreg_send(l1);
 	}
 	if (l1->sb_pending + 1 == l1->sb_cap)
 		l1_port_maybe_retry(&l1->port); /* it was full: a refused store may come now */
@@ -594,7 +865,7 @@ static void l1_response(void *owner, struct mem_msg *m)
 		/* scoped-baseline: an acquire of agent scope invalidates the L1 after the atomic
 		 * (Table 3 a2, a18) */
 		if (l1->scoped && mem_order_acquires(m->order) && m->scope != MEM_SCOPE_WG) {
-			cache_invalidate_all(l1->cache);
+			l1_flash_inv(l1);
 			(*l1->ss.inv_acquire)++;
 		}
 		l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
@@ -611,10 +882,99 @@ static void l1_response(void *owner, struct mem_msg *m)
 /* May the ack of a probe asking for `act` go now? A flush waits until every write-through of
  * the CU is acknowledged (the store buffer has drained); a lock until no work-group RMW is
  * waiting for its line (it would be performed inside the remote operation). */
-static bool l1_probe_ready(const struct gpu_l1 *l1, unsigned act)
+static bool l1_probe_ready_act(const struct gpu_l1 *l1, unsigned act)
 {
 	return (!(act & SC_ACT_FLUSH) || !l1->sb_pending) &&
 	       (!(act & SC_ACT_LOCK) || !l1->wg_rmw_inflight);
+}
+
+/* A recall may be answered once this L1's GetR for the line is answered (its atomics are
+ * performed before the line goes: each transfer makes progress) and, under hLRC, once the
+ * store buffer has drained if the line goes (Table 3 c4, c12, c20: flush remote L1). */
+static bool l1_recall_ready(const struct gpu_l1 *l1, uint64_t line)
+{
+	struct mshr_entry *e = mshr_find(l1->mshr, line);
+
+	if (e && (mshr_user(e)[2] & L1_FILL_REG))
+		return false;
+	return !l1->rv->flush_on_loss || !l1->sb_pending ||
+	       !(l1_is_reg(cache_lookup(l1->cache, line)) || l1_unreg_find(l1, line) >= 0);
+}
+
+static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
+{
+	unsigned act = sc_msg_actions(m->type);
+
+	if (act & SC_ACT_RECALL)
+		return l1_recall_ready(l1, m->p.addr);
+	return l1_probe_ready_act(l1, act);
+}
+
+/* The LT face: a recall for a line whose GetR was performed at the home but whose answer
+ * waits here for the L1's time (the detailed face would wait for it, l1_recall_ready). The
+ * entry's atomics are performed now on the answer's data, which the ack takes with the bytes
+ * they wrote; the fill later finishes them (L1_FILL_GONE). false: no such entry. */
+static bool l1_lt_take_fill(struct gpu_l1 *l1, uint64_t line, struct mem_msg *ack)
+{
+	struct mshr_entry *e = mshr_find(l1->mshr, line);
+	struct mem_msg *fill;
+
+	if (!e || !(mshr_user(e)[2] & L1_FILL_REG) || (mshr_user(e)[2] & L1_FILL_GONE))
+		return false;
+	fill = l1_port_lt_pending(&l1->port, mshr_index(l1->mshr, e));
+	if (!fill)
+		return false;
+	memcpy(ack->p.data, fill->p.data, l1->line_bytes);
+	for (unsigned i = 0; i < mshr_targets(e); i++) {
+		struct l1_target *t = mshr_target(e, i);
+
+		if (t->kind == GPU_ACC_ATOM)
+			l1_lanes_apply_data(l1, ack->p.data, line, t->atom, ack->byte_mask);
+	}
+	mshr_user(e)[2] |= L1_FILL_GONE;
+	return true;
+}
+
+/* A recall's answer: the registered line (or the evicted one whose UnReg has not gone yet),
+ * its data and the bytes this L1's atomics wrote, and the line leaves the L1; or, when the
+ * UnReg has gone, an empty ack (the home takes the UnReg's data). */
+static void l1_recall_answer(struct gpu_l1 *l1, const struct mem_msg *probe, sim_time_t *lt_delay)
+{
+	struct mem_msg *a = l1_port_ack_msg(&l1->port, probe, SC_MSG_ACK);
+	struct cache_line *l = cache_lookup(l1->cache, probe->p.addr);
+	int u = l1_unreg_find(l1, probe->p.addr);
+
+	if (!a)
+		return;
+	if (l1_is_reg(l)) {
+		memcpy(a->p.data, l->data, l1->line_bytes);
+		a->byte_mask[0] = l->meta[0];
+		a->byte_mask[1] = l->meta[1];
+		a->flags = SC_F_GAVE_UP;
+		cache_invalidate(l1->cache, l);
+	} else if (u >= 0) {
+		memcpy(a->p.data, l1->unreg[u].data, l1->line_bytes);
+		a->byte_mask[0] = l1->unreg[u].mask[0];
+		a->byte_mask[1] = l1->unreg[u].mask[1];
+		a->flags = SC_F_GAVE_UP;
+		l1_unreg_remove(l1, (unsigned)u);
+	} else if (lt_delay && l1_lt_take_fill(l1, probe->p.addr, a)) {
+		a->flags = SC_F_GAVE_UP;
+	} else {
+		(*l1->rg.recall_empty)++;
+	}
+	if ((a->flags & SC_F_GAVE_UP) && l1->rv->flush_on_loss)
+		(*l1->rg.flush_atomic_out)++;
+	a->req_bytes = (uint16_t)gpu_mask_bytes(a->byte_mask);
+	l1_port_ack_send(&l1->port, a, lt_delay);
+}
+
+static void l1_probe_answer(struct gpu_l1 *l1, const struct mem_msg *m, sim_time_t *lt_delay)
+{
+	if (sc_msg_actions(m->type) & SC_ACT_RECALL)
+		l1_recall_answer(l1, m, lt_delay);
+	else
+		l1_port_ack(&l1->port, m, SC_MSG_ACK, lt_delay);
 }
 
 /* Acks the waiting probes that may go now, in arrival order. */
@@ -625,11 +985,11 @@ static void l1_probes_check(struct gpu_l1 *l1)
 	for (unsigned i = 0; i < l1->n_probe_wait; i++) {
 		struct mem_msg *m = l1->probe_wait[i];
 
-		if (!l1_probe_ready(l1, sc_msg_actions(m->type))) {
+		if (!l1_probe_ready(l1, m)) {
 			l1->probe_wait[kept++] = m;
 			continue;
 		}
-		l1_port_ack(&l1->port, m, SC_MSG_ACK, NULL);
+		l1_probe_answer(l1, m, NULL);
 		tlm_payload_release(&m->p);
 	}
 	l1->n_probe_wait = kept;
@@ -640,7 +1000,8 @@ static void l1_mark_fills(struct gpu_l1 *l1, uint64_t flags)
 	for (unsigned i = 0; i < mshr_capacity(l1->mshr); i++) {
 		struct mshr_entry *e = mshr_at(l1->mshr, i);
 
-		if (e)
+		/* a GetR's fill is registered: no invalidation touches it */
+		if (e && !(mshr_user(e)[2] & L1_FILL_REG))
 			mshr_user(e)[2] |= flags;
 	}
 }
@@ -657,8 +1018,40 @@ static bool l1_probe_park(struct gpu_l1 *l1, struct mem_msg *m)
 		l1->cap_probe_wait = cap;
 	}
 	l1->probe_wait[l1->n_probe_wait++] = m;
-	(*l1->rs.probe_waits)++;
+	if (l1->rsp)
+		(*l1->rs.probe_waits)++;
 	return true;
+}
+
+/* A probe whose actions are done: its answer now if it may go (l1_probe_ready), else when it
+ * may (parked). In the LT face the answer goes at once, after the time the detailed face
+ * would wait: until the last answer in flight (the store buffer's acks, the RMWs' fills) is
+ * back. */
+static void l1_probe_finish(struct gpu_l1 *l1, struct mem_msg *m, sim_time_t *lt_delay)
+{
+	if (lt_delay) {
+		sim_time_t at = sim_now(l1->ctx->k) + *lt_delay, last = l1_port_lt_last(&l1->port);
+
+		if (!l1_probe_ready(l1, m)) {
+			if (sc_msg_actions(m->type) & SC_ACT_RECALL)
+				(*l1->rg.recall_waits)++;
+			if (last > at)
+				*lt_delay += last - at;
+		}
+		l1_probe_answer(l1, m, lt_delay);
+		return;
+	}
+	if (l1_probe_ready(l1, m)) {
+		l1_probe_answer(l1, m, NULL);
+		tlm_payload_release(&m->p);
+		return;
+	}
+	if (sc_msg_actions(m->type) & SC_ACT_RECALL)
+		(*l1->rg.recall_waits)++;
+	if (!l1_probe_park(l1, m)) {
+		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->port.sm);
+		tlm_payload_release(&m->p);
+	}
 }
 
 /* A probe (l1_port_oneway): its actions at once (an invalidation is the flash invalidation of
@@ -670,6 +1063,11 @@ static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
 	struct gpu_l1 *l1 = owner;
 	unsigned act = sc_msg_actions(m->type);
 
+	if (act == SC_ACT_RECALL && l1->rv) {
+		(*l1->rg.recalls)++;
+		l1_probe_finish(l1, m, lt_delay);
+		return;
+	}
 	if (!act || (act & SC_ACT_RECALL) || ((act & SC_ACT_UNLOCK) && !l1->rmw_locks)) {
 		sim_fail(l1->ctx->k, -CS_EPROTO, "sm%u.l1: unexpected probe %u (locks %u)",
 			 l1->port.sm, m->type, l1->rmw_locks);
@@ -685,7 +1083,7 @@ static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
 			l1_mark_fills(l1, L1_FILL_REREAD);
 	}
 	if (act & SC_ACT_INV) {
-		cache_invalidate_all(l1->cache);
+		l1_flash_inv(l1);
 		l1_mark_fills(l1, L1_FILL_DROP);
 		(*l1->rs.remote_inv)++;
 	}
@@ -697,23 +1095,7 @@ static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
 		if (!l1->rmw_locks)
 			l1_port_maybe_retry(&l1->port);
 	}
-	if (lt_delay) {
-		sim_time_t at = sim_now(l1->ctx->k) + *lt_delay, last = l1_port_lt_last(&l1->port);
-
-		if (!l1_probe_ready(l1, act) && last > at)
-			*lt_delay += last - at;
-		l1_port_ack(&l1->port, m, SC_MSG_ACK, lt_delay);
-		return;
-	}
-	if (l1_probe_ready(l1, act)) {
-		l1_port_ack(&l1->port, m, SC_MSG_ACK, NULL);
-		tlm_payload_release(&m->p);
-		return;
-	}
-	if (!l1_probe_park(l1, m)) {
-		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->port.sm);
-		tlm_payload_release(&m->p);
-	}
+	l1_probe_finish(l1, m, lt_delay);
 }
 
 /* ---- kernel boundaries ----------------------------------------------------------------------- */
@@ -721,7 +1103,7 @@ static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
 static void l1_kernel_begin(struct gpu_l1 *l1)
 {
 	if (!l1->bypass)
-		cache_invalidate_all(l1->cache);
+		l1_flash_inv(l1);
 	if (l1->scoped)
 		(*l1->ss.inv_kernel_start)++;
 }
@@ -783,7 +1165,7 @@ static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t orde
 	if (scope == MEM_SCOPE_WG)
 		return 0;
 	if (mem_order_acquires(order)) {
-		cache_invalidate_all(l1->cache);
+		l1_flash_inv(l1);
 		(*l1->ss.inv_acquire)++;
 	}
 	if (!mem_order_releases(order))
@@ -799,7 +1181,7 @@ static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t orde
 static bool l1_idle(const struct gpu_l1 *l1)
 {
 	return l1_port_idle(&l1->port) && (l1->bypass || !mshr_used(l1->mshr)) &&
-	       !l1->n_probe_wait && !l1->rmw_locks;
+	       !l1->n_probe_wait && !l1->rmw_locks && !l1->n_unreg;
 }
 
 static uint64_t l1_digest(const struct gpu_l1 *l1)
@@ -823,6 +1205,7 @@ static void l1_destroy(struct gpu_l1 *l1)
 	for (unsigned i = 0; i < l1->n_probe_wait; i++)
 		tlm_payload_release(&l1->probe_wait[i]->p);
 	free(l1->probe_wait);
+	free(l1->unreg);
 	free(l1);
 }
 
@@ -860,6 +1243,35 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	    cs_stat_counter(g, "l1_atomics", "", "work-group-scope atomics performed in the L1");
 	l1->ss.l1_atomic_misses = cs_stat_counter(
 	    g, "l1_atomic_misses", "", "work-group-scope atomics that fetched their line first");
+	if (l1->rv) {
+		struct l1_reg_stats *r = &l1->rg;
+
+		r->getr = cs_stat_counter(g, "reg.getr", "",
+					  "GetRs sent: atomics on lines not registered here");
+		r->l1_hits = cs_stat_counter(
+		    g, "reg.l1_hits", "", "atomics on a line registered here (Table 6's L1 hits)");
+		r->merged =
+		    cs_stat_counter(g, "reg.merged", "",
+				    "atomics that waited for a GetR already sent for the line");
+		r->inv_atomic_in = cs_stat_counter(
+		    g, "inv_atomic_in", "", "invalidations when registration came in (atomic in)");
+		r->flush_atomic_out =
+		    cs_stat_counter(g, "flush_atomic_out", "",
+				    "flushes when registration left at a recall (atomic out)");
+		r->sync_evicts = cs_stat_counter(g, "reg.sync_evicts", "",
+						 "registered lines this L1 evicted (Synch Evicts)");
+		r->recalls = cs_stat_counter(g, "reg.recalls", "", "recalls from home banks");
+		r->recall_empty = cs_stat_counter(g, "reg.recall_empty", "",
+						  "recalls for a line whose UnReg had gone");
+		r->recall_waits =
+		    cs_stat_counter(g, "reg.recall_waits", "",
+				    "recalls that waited (the store buffer, this L1's own GetR)");
+		r->load_bypass = cs_stat_counter(g, "reg.load_bypass", "",
+						 "data loads of a registered line, read at the L2");
+		r->reg_waits = cs_stat_counter(
+		    g, "reg.waits", "",
+		    "atomics refused until the line's UnReg or read fill is out of the way");
+	}
 	if (!l1->rsp)
 		return;
 	l1->rs.probes = cs_stat_counter(g, "probes", "", "probes from home banks");
@@ -878,7 +1290,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 
 static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			    struct cs_stat_group *g, bool bypass, bool scoped, bool rsp,
-			    struct gpu_l1 **out, struct cs_err *err)
+			    const struct sc_reg_variant *rv, struct gpu_l1 **out,
+			    struct cs_err *err)
 {
 	const struct gpu_l1_cfg *cfg = ctx->l1;
 	struct gpu_l1 *l1 = calloc(1, sizeof(*l1));
@@ -891,6 +1304,7 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 	l1->bypass = bypass;
 	l1->scoped = scoped;
 	l1->rsp = rsp;
+	l1->rv = rv;
 	if (scoped) {
 		const struct scoped_cfg *sc = ctx->proto_cfg;
 
@@ -903,7 +1317,7 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 	l1->line_bytes = (unsigned)cfg->line_bytes;
 	l1->sector_bytes = (unsigned)cfg->sector_bytes;
 	rc = l1_port_init(&l1->port, ctx, sm, cl, l1_response, l1, g);
-	if (!rc && rsp)
+	if (!rc && (rsp || rv))
 		rc = l1_port_oneway(&l1->port, SC_VNET_REQ, SC_VNET_RSP, l1_probe);
 	if (rc)
 		goto fail;
@@ -961,30 +1375,43 @@ static sim_time_t l1_lt_advance(struct gpu_l1 *l1, sim_time_t t)
 static int l1_create_nc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_common(ctx, sm, cl, g, false, false, false, out, err);
+	return l1_create_common(ctx, sm, cl, g, false, false, false, NULL, out, err);
 }
 
-/* The scoped protocols' L1 (rsp: on the one-way network, answering probes). */
+/* The scoped protocols' L1 (rsp, registration: on the one-way network, answering probes). */
 static int l1_create_seed004(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
-			     struct cs_stat_group *g, bool rsp, struct gpu_l1 **out,
-			     struct cs_err *err)
+			     struct cs_stat_group *g, bool rsp, const struct sc_reg_variant *rv,
+			     struct gpu_l1 **out, struct cs_err *err)
 {
 	if (ctx->l1->write == GPU_L1_WRITE_BACK)
 		return cs_err_set(err, -CS_ECONFIG,
 				  "l1.write: the scoped protocols' L1 is write-through (seed 004)");
-	return l1_create_common(ctx, sm, cl, g, false, true, rsp, out, err);
+	return l1_create_common(ctx, sm, cl, g, false, true, rsp, rv, out, err);
 }
 
 static int l1_create_scoped(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_seed004(ctx, sm, cl, g, false, out, err);
+	return l1_create_seed004(ctx, sm, cl, g, false, NULL, out, err);
 }
 
 static int l1_create_rsp(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			 struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_seed004(ctx, sm, cl, g, true, out, err);
+	return l1_create_seed004(ctx, sm, cl, g, true, NULL, out, err);
+}
+
+static int l1_create_hlrc(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
+			  struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_hlrc, out, err);
+}
+
+static int l1_create_hlrc_noprio(const struct gpu_ctx *ctx, unsigned sm,
+				 const struct gpu_l1_client *cl, struct cs_stat_group *g,
+				 struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_hlrc_noprio, out, err);
 }
 
 static struct tlm_target_socket *l1_deliver_port(struct gpu_l1 *l1)
@@ -995,7 +1422,7 @@ static struct tlm_target_socket *l1_deliver_port(struct gpu_l1 *l1)
 static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *cl,
 			    struct cs_stat_group *g, struct gpu_l1 **out, struct cs_err *err)
 {
-	return l1_create_common(ctx, sm, cl, g, true, false, false, out, err);
+	return l1_create_common(ctx, sm, cl, g, true, false, false, NULL, out, err);
 }
 
 /* What every L1 of this file shares; the tables differ in create, fence and deliver_port. */
@@ -1025,6 +1452,22 @@ const struct gpu_l1_ops gpu_l1_scoped_ops = {
 const struct gpu_l1_ops gpu_l1_rsp_ops = {
     L1_BASE_OPS,
     .create = l1_create_rsp,
+    .deliver_port = l1_deliver_port,
+    .fence = l1_scoped_fence,
+};
+
+/* hLRC (seed 004 §2.5): the scoped L1 on the one-way network whose atomics register their
+ * line; with and without Rprio */
+const struct gpu_l1_ops gpu_l1_hlrc_ops = {
+    L1_BASE_OPS,
+    .create = l1_create_hlrc,
+    .deliver_port = l1_deliver_port,
+    .fence = l1_scoped_fence,
+};
+
+const struct gpu_l1_ops gpu_l1_hlrc_noprio_ops = {
+    L1_BASE_OPS,
+    .create = l1_create_hlrc_noprio,
     .deliver_port = l1_deliver_port,
     .fence = l1_scoped_fence,
 };

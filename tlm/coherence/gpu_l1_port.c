@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tlm/coherence/gpu_l1_port.h"
+#include "tlm/coherence/gpu_base.h"
 #include "tlm/noc/noc.h"
 
 static void l1_port_pump(struct l1_port *p);
@@ -656,16 +657,21 @@ struct tlm_target_socket *l1_port_deliver(struct l1_port *p)
 	return &p->deliver;
 }
 
-void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, sim_time_t *lt_delay)
+struct mem_msg *l1_port_ack_msg(struct l1_port *p, const struct mem_msg *probe, uint8_t type)
 {
 	struct mem_msg *m = l1_port_msg(p, type, probe->p.addr, probe->txn);
-	struct tlm_payload *pl;
 
 	if (!m)
-		return;
-	pl = &m->p;
+		return NULL;
 	m->dst = probe->src;
 	m->vnet = p->ack_vnet;
+	return m;
+}
+
+void l1_port_ack_send(struct l1_port *p, struct mem_msg *m, sim_time_t *lt_delay)
+{
+	struct tlm_payload *pl = &m->p;
+
 	if (lt_delay) {
 		m->sent_ps = sim_now(p->ctx->k) + *lt_delay;
 		(*p->msgs_sent)++;
@@ -680,6 +686,25 @@ void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, s
 	}
 	if (!p->ack_open)
 		l1_port_schedule_pump(p);
+}
+
+void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, sim_time_t *lt_delay)
+{
+	struct mem_msg *m = l1_port_ack_msg(p, probe, type);
+
+	if (m)
+		l1_port_ack_send(p, m, lt_delay);
+}
+
+struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn)
+{
+	for (unsigned i = 0; i < p->lt_pend_n; i++) {
+		struct mem_msg *m = p->lt_pend[i].m;
+
+		if (m->txn == txn && m->resp_type == GPU_MSG_DATA)
+			return m;
+	}
+	return NULL;
 }
 
 sim_time_t l1_port_lt_last(const struct l1_port *p)

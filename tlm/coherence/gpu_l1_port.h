@@ -115,6 +115,12 @@ struct tlm_target_socket *l1_port_deliver(struct l1_port *p);
  * b_transport at once, growing *lt_delay (LT face). The probe stays the caller's. */
 void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type,
 		 sim_time_t *lt_delay);
+/* The same in two steps, for an ack that carries data: the message (NULL when out of memory),
+ * then its sending (which takes it). */
+struct mem_msg *l1_port_ack_msg(struct l1_port *p, const struct mem_msg *probe, uint8_t type);
+void l1_port_ack_send(struct l1_port *p, struct mem_msg *m, sim_time_t *lt_delay);
+/* The LT face: the data answer in flight to the L1's record txn, or NULL. */
+struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn);
 /* The LT face: the latest time an answer in flight is back (0: none). */
 sim_time_t l1_port_lt_last(const struct l1_port *p);
 /* gpu_l1_ops.lt_advance: handles the answers back by t; returns when the next is back. */

@@ -71,6 +71,15 @@ static sim_time_t l2_cycles(const struct gpu_l2 *b, sim_time_t t, uint64_t n)
 	return t + sim_clock_delay(&b->ctx->l2_clk, t, n);
 }
 
+/* The base type (gpu_base.h) the bank performs m as: a protocol's own request types map onto
+ * them (l2_policy.base_type). */
+static unsigned l2_type(const struct gpu_l2 *b, const struct mem_msg *m)
+{
+	if (m->type < GPU_MSG_BASE_COUNT || !b->pol || !b->pol->base_type)
+		return m->type;
+	return b->pol->base_type(m->type);
+}
+
 /* Run the bank's tick at the first L2 edge at or after t (at most one pending, earliest). */
 static void l2_wake_at(struct gpu_l2 *b, sim_time_t t)
 {
@@ -190,7 +199,7 @@ static uint8_t l2_full_sectors(const struct gpu_l2 *b, const struct mem_msg *m)
 /* A write about to be performed on l makes the sectors it covers whole valid. */
 static void l2_mark_written(const struct gpu_l2 *b, struct cache_line *l, const struct mem_msg *m)
 {
-	if (m->type != GPU_MSG_READ && m->type != GPU_MSG_ATOMIC)
+	if (l2_type(b, m) != GPU_MSG_READ && l2_type(b, m) != GPU_MSG_ATOMIC)
 		l->valid_sectors |= l2_full_sectors(b, m);
 }
 
@@ -199,6 +208,7 @@ static void l2_mark_written(const struct gpu_l2 *b, struct cache_line *l, const 
 struct l2_victim_ctx {
 	struct gpu_l2 *b;
 	sim_time_t now, retry;
+	bool spare; /* first pass: spare the lines pol->evict_last names */
 };
 
 static bool l2_victim_ok(void *ctx, const struct cache_line *l)
@@ -206,6 +216,8 @@ static bool l2_victim_ok(void *ctx, const struct cache_line *l)
 	struct l2_victim_ctx *v = ctx;
 
 	if (l->flags & L2_RESERVED)
+		return false;
+	if (v->spare && v->b->pol->evict_last(v->b->ps, l))
 		return false;
 	return !v->b->pol || !v->b->pol->may_evict ||
 	       v->b->pol->may_evict(v->b->ps, l, v->now, &v->retry);
@@ -238,7 +250,7 @@ static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const 
 {
 	struct cohcheck *chk = b->ctx->chk;
 
-	if (m->type == GPU_MSG_ATOMIC) {
+	if (l2_type(b, m) == GPU_MSG_ATOMIC) {
 		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
 
 		for (unsigned i = 0; mem_atomic_writes(al->op) && i < al->n; i++) {
@@ -267,7 +279,7 @@ static sim_time_t l2_perform(struct gpu_l2 *b, struct cache_line *l, struct mem_
 	const struct gpu_l2_cfg *cfg = b->ctx->l2;
 	sim_time_t ready = now;
 
-	switch (m->type) {
+	switch (l2_type(b, m)) {
 	case GPU_MSG_READ:
 		memcpy(m->p.data, l->data, b->line_bytes);
 		m->resp_type = GPU_MSG_DATA;
@@ -287,7 +299,7 @@ static sim_time_t l2_perform(struct gpu_l2 *b, struct cache_line *l, struct mem_
 		ready = l2_cycles(b, now, cfg->atomic_latency);
 		break;
 	}
-	if (b->ctx->chk && m->type != GPU_MSG_READ && !(m->txn & GPU_TXN_SB))
+	if (b->ctx->chk && l2_type(b, m) != GPU_MSG_READ && !(m->txn & GPU_TXN_SB))
 		l2_check_writes(b, l, m);
 	if (b->pol && b->pol->served)
 		b->pol->served(b->ps, l, m, ready);
@@ -305,6 +317,8 @@ static void l2_write_through(struct gpu_l2 *b, struct cache_line *l)
 		return;
 	if (!l2_writeback(b, l))
 		return;
+	if (b->pol->keep && b->pol->keep(b->ps, l))
+		return; /* written through, and kept clean (a registered line: inclusion) */
 	(*b->st.wt_drops)++;
 	cache_invalidate(b->cache, l);
 }
@@ -320,9 +334,9 @@ static uint8_t l2_needed(const struct gpu_l2 *b, const struct mem_msg *m)
 {
 	uint8_t touched;
 
-	if (m->type == GPU_MSG_READ)
+	if (l2_type(b, m) == GPU_MSG_READ)
 		return b->sector_bytes ? m->sector_mask : b->all_sectors;
-	if (m->type == GPU_MSG_ATOMIC) {
+	if (l2_type(b, m) == GPU_MSG_ATOMIC) {
 		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
 
 		touched = 0;
@@ -345,7 +359,7 @@ static uint8_t l2_needed(const struct gpu_l2 *b, const struct mem_msg *m)
 
 static void l2_count(struct gpu_l2 *b, const struct mem_msg *m, bool hit)
 {
-	switch (m->type) {
+	switch (l2_type(b, m)) {
 	case GPU_MSG_READ:
 		(*(hit ? b->st.read_hits : b->st.read_misses))++;
 		break;
@@ -467,7 +481,16 @@ static struct cache_line *l2_allocate(struct gpu_l2 *b, const struct mem_msg *m,
 				      sim_time_t *retry)
 {
 	struct l2_victim_ctx vc = {.b = b, .now = now, .retry = SIM_TIME_MAX};
-	struct cache_line *l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
+	struct cache_line *l = NULL;
+
+	if (b->pol && b->pol->evict_last) {
+		/* lines the policy keeps longest (Rprio: registered ones) go only when no other may */
+		vc.spare = true;
+		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
+		vc.spare = false;
+	}
+	if (!l)
+		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
 
 	if (!l) {
 		if (vc.retry != SIM_TIME_MAX) {
@@ -642,7 +665,7 @@ static bool l2_resp_pump(struct gpu_l2 *b, sim_time_t now)
 /* What the input side counts of a request (both faces). */
 static void l2_count_in(struct gpu_l2 *b, const struct mem_msg *m)
 {
-	switch (m->type) {
+	switch (l2_type(b, m)) {
 	case GPU_MSG_READ:
 		(*b->st.reads)++;
 		break;

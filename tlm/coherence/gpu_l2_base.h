@@ -40,6 +40,13 @@ struct l2_policy {
 	uint64_t (*bank_state)(const void *ps);
 	/* a kernel launch: the bank's lines are in c */
 	void (*kernel_begin)(void *ps, struct cache *c);
+	/* a protocol's own request type: the base type (gpu_base.h) the bank performs it as */
+	unsigned (*base_type)(unsigned type);
+	/* a write-through bank writes l through but keeps it (seed 004's registered lines, which
+	 * the L2 holds inclusively) */
+	bool (*keep)(void *ps, const struct cache_line *l);
+	/* l goes only when no other way of its set may (Rprio: registered lines last) */
+	bool (*evict_last)(void *ps, const struct cache_line *l);
 };
 
 int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx, unsigned bank,

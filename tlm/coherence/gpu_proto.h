@@ -108,6 +108,9 @@ struct gpu_ctx {
 	unsigned consistency;  /* enum gpu_consistency of the SMs */
 	const void *proto_cfg; /* the protocol's own section (gpu_protocol.params), or NULL */
 	struct gpu_l2 *const *l2_banks; /* every bank (a G-TSC timestamp reset reaches them all) */
+	/* every SM's L1 (the registration protocols' host copies read a registered line from its
+	 * owner), or NULL */
+	struct gpu_l1 *const *l1s;
 	struct cohcheck *chk;	    /* NULL unless gpu.check: controllers report performed writes */
 	const struct lt_params *lt; /* the LT face's contention model (analytic/ltmodel.h) */
 	struct gpu_lt_clock *lt_clock;
@@ -240,6 +243,10 @@ struct gpu_protocol {
 	/* the L1 performs an acquire atomic's acquire itself when the atomic returns (seed 004's
 	 * scoped protocols): before a release atomic the SM asks the L1 for the release only */
 	bool acquire_in_l1;
+	/* the L1 performs a release atomic's release itself (hLRC defers it to the loss of the
+	 * atomic's registration): before a release atomic the SM only waits for the warp's earlier
+	 * accesses, and asks the L1 for no fence */
+	bool release_in_l1;
 	/* its own configuration section (loaded for every registered protocol, so that sweeps
 	 * may set it whatever the protocol), NULL when it has none */
 	const struct cs_param_table *params;

@@ -5,6 +5,8 @@
 #ifndef COHSCOPE_TLM_COHERENCE_SCOPED_H
 #define COHSCOPE_TLM_COHERENCE_SCOPED_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tlm/coherence/gpu_proto.h"
@@ -20,5 +22,22 @@ extern const struct l2_policy scoped_l2_policy;
 extern const struct gpu_l1_ops gpu_l1_scoped_ops;
 /* the scoped L1 on the one-way network, answering probes (protocol rsp, scoped/README.md) */
 extern const struct gpu_l1_ops gpu_l1_rsp_ops;
+
+/* What a registration protocol does (seed 004 §2.4-2.5: hLRC, DeNovo-B and their variants;
+ * scoped/README.md §6). */
+struct sc_reg_variant {
+	bool rprio;	    /* L1 and L2 replace registered lines last (Rprio), else LRU */
+	bool flush_on_loss; /* hLRC: the store buffer drains before registration leaves an L1 */
+	bool inv_on_gain;   /* hLRC: an L1 invalidates its other lines once registration comes in */
+};
+extern const struct sc_reg_variant sc_reg_hlrc, sc_reg_hlrc_noprio;
+/* hLRC's L1s: every atomic registers its line in the L1 (Table 3 c0-c23) */
+extern const struct gpu_l1_ops gpu_l1_hlrc_ops, gpu_l1_hlrc_noprio_ops;
+struct gpu_l1;
+/* A host or fast-forward access to a line l1 holds registered: read overlays the bytes its
+ * atomics wrote (the L2's copy of them is older), write updates its copy too. false when the
+ * L1 does not hold the line registered. */
+bool gpu_l1_reg_functional(struct gpu_l1 *l1, uint64_t addr, void *rbuf, const void *wbuf,
+			   size_t len);
 
 #endif

@@ -368,7 +368,8 @@ static void warp_drained(struct warp *w)
 	} else if (w->op.kind == OP_ATOM) {
 		order = MEM_ORDER_RELEASE; /* its acquire follows it (op_over_fence) */
 	}
-	if (w->op.kind != OP_EXIT && !warp_fence(w, order, scope))
+	if (w->op.kind != OP_EXIT && !(w->op.kind == OP_ATOM && w->sm->proto->release_in_l1) &&
+	    !warp_fence(w, order, scope))
 		return;
 	switch (w->op.kind) {
 	case OP_EXIT:
@@ -571,8 +572,9 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 				w->state = W_WAIT_DRAIN;
 				return true;
 			}
-			/* nothing to drain: the protocol's release may still hold it */
-			if (!warp_fence(w, MEM_ORDER_RELEASE, op->scope))
+			/* nothing to drain: the protocol's release may still hold it (unless the
+			 * L1 performs it: hLRC) */
+			if (!sm->proto->release_in_l1 && !warp_fence(w, MEM_ORDER_RELEASE, op->scope))
 				return true;
 			op->drained = true;
 		}

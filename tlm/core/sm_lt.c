@@ -148,7 +148,8 @@ static bool lt_mem(struct gpu_sm *sm, struct warp *w)
 
 			w->lt_t = max_t(w->lt_t, w->lt_out);
 			lt_sync(sm, w->lt_t);
-			w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, op->scope);
+			if (!sm->proto->release_in_l1)
+				w->lt_t = ivm_fence(sm, w, w->lt_t, MEM_ORDER_RELEASE, op->scope);
 			sm_lat_add(sm, SM_LAT_RELEASE, wait0, w->lt_t);
 		}
 		t0 = ivm_issue(sm, w, 1);

@@ -106,6 +106,7 @@ struct mem_msg {
 	uint8_t sector_mask;   /* sectors requested / carried (bit per 32 B) */
 	uint16_t requester;    /* one-way: the node that started the transaction */
 	uint8_t vnet;	       /* one-way: virtual network (request, forward, response, unblock) */
+	uint8_t flags;	       /* protocol flags (scoped: a recall's ack gives the line up) */
 	uint32_t txn;	       /* the requester's record (MSHR entry or SM request) this answers */
 	uint64_t byte_mask[2]; /* writes: bytes of the line written (bit i = byte i) */
 	uint64_t ts[MEM_MSG_TS]; /* protocol fields (G-TSC: wts, rts, warp_ts...; TC: lease) */

@@ -154,6 +154,7 @@ struct gpu_sys {
 	struct dram_ctrl *const *dram;
 	unsigned channels;
 	struct gpu_cluster *gc; /* the SMs and the CTA scheduler */
+	struct gpu_l1 **l1s;	/* every SM's L1 (gpu_ctx.l1s) */
 
 	/* the host program */
 	struct sim_event *kernel_done;
@@ -676,6 +677,7 @@ static void gpu_destroy(struct cs_system *s)
 	/* checkers first: they hang off sockets the components own */
 	fabric_detach_checkers(g->fab);
 	gpu_cluster_destroy(g->gc);
+	free(g->l1s);
 	fabric_destroy(g->fab);
 	free(g->lt_clock.deferred);
 	free(g->kernels);
@@ -946,11 +948,16 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		return rc;
 	if (gpu_cluster_sample(g->gc, g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	g->l1s = calloc(g->ctx.sms, sizeof(*g->l1s));
+	if (!g->l1s)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	for (unsigned i = 0; i < g->ctx.sms; i++) {
-		rc = fabric_attach(g->fab, "l1", i, gpu_sm_l1(gpu_cluster_sm(g->gc, i)), err);
+		g->l1s[i] = gpu_sm_l1(gpu_cluster_sm(g->gc, i));
+		rc = fabric_attach(g->fab, "l1", i, g->l1s[i], err);
 		if (rc)
 			return rc;
 	}
+	g->ctx.l1s = g->l1s;
 	return gpu_events_setup(g, err);
 }
 

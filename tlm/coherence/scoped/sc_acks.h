@@ -13,11 +13,14 @@
 
 struct sc_acks;
 
-/* cap records of user_bytes each. 0 or -CS_EINVAL, -CS_ENOMEM. */
+/* Records of user_bytes each; the table grows (by chunks of 64, records never move) up to cap
+ * records (0: no bound). 0 or -CS_ENOMEM. */
 int sc_acks_create(unsigned cap, size_t user_bytes, struct sc_acks **out);
+/* Records the table has now (live or not): indices below it. */
+unsigned sc_acks_cap(const struct sc_acks *t);
 void sc_acks_destroy(struct sc_acks *t);
 /* A free record, its user bytes zeroed, waiting for no ack yet; -1 when every record is in
- * use. */
+ * use and the table may not grow. */
 int sc_acks_alloc(struct sc_acks *t);
 void sc_acks_free(struct sc_acks *t, unsigned i);
 void *sc_acks_user(struct sc_acks *t, unsigned i);

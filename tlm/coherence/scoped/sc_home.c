@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tlm/coherence/apu/apu_port.h"
 #include "tlm/coherence/scoped.h"
@@ -14,20 +15,33 @@
 #include "tlm/mem/msgq.h"
 #include "tlm/noc/noc.h"
 
-/* A remote operation's transaction record: its request (kept here while probes are out and
- * handed to the bank after them) and the broadcast it waits for. */
-enum sc_phase { SC_PH_BEFORE = 0, SC_PH_AT_BANK, SC_PH_AFTER };
+/* A transaction record (README.md §3): a remote operation's (its request, kept here while
+ * probes are out and handed to the bank after them, and the broadcast it waits for), or a
+ * registration's (§6): a GetR, an UnReg, an atomic performed at the bank on a registered line,
+ * or the bank's eviction of a registered line; a recall's, the owner's data on its way to the
+ * bank. The bank's messages of a record carry its index (mem_msg.ts[SC_TS_REC], plus one). */
+enum sc_kind { SC_K_REMOTE = 0, SC_K_GETR, SC_K_UNREG, SC_K_ATOMIC, SC_K_EVICT };
+enum sc_phase { SC_PH_BEFORE = 0, SC_PH_AT_BANK, SC_PH_AFTER, SC_PH_RECALL };
+#define SC_TS_REC (MEM_MSG_TS - 1)
 
 struct sc_txn {
-	struct mem_msg *req;
+	struct mem_msg *req;   /* the request (an eviction's: none) */
+	struct mem_msg *data;  /* a recall's: the owner's line, its ack or its UnReg */
+	struct mem_msg *carry; /* that data at the bank, not answered yet */
 	uint64_t line;
+	uint8_t kind;	  /* enum sc_kind */
 	uint8_t phase;	  /* enum sc_phase */
 	uint8_t after;	  /* probe type of the broadcast after the bank (0: none) */
+	bool acked;	  /* a recall's ack is in */
+	bool data_is_ack; /* the data came in the ack (no one waits for its bank answer) */
+	bool recalled;	  /* a GetR whose line was registered elsewhere (Table 6's remote hit) */
+	uint16_t owner;	  /* the L1 a recall goes to */
 	uint32_t acks_in; /* acks received (the answer must come after all of them) */
 };
 
 struct sc_home_stats {
 	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
+	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *reg_atomics;
 };
 
 struct sc_home {
@@ -39,7 +53,20 @@ struct sc_home {
 	struct mem_msg *bank_open; /* offered to the bank, END_REQ owed */
 	struct msgq ready;	   /* remote operations whose probes are done, for the bank */
 	struct sc_acks *acks;
+	const struct sc_reg_variant *rv; /* registration (hlrc), or NULL */
+	/* the LT face of registration: the ack of the recall being performed, the delay at
+	 * which the bank performs the request in hand, and the data the bank's evictions
+	 * recalled meanwhile, for the bank once it returns (README.md §6) */
+	struct mem_msg *lt_ack;
+	sim_time_t *lt_bank_delay;
+	struct mem_msg **lt_later;
+	unsigned n_later, cap_later;
 	struct sc_home_stats st;
+};
+
+/* The registration policy's state in the bank (gpu_l2_policy_state): its home. */
+struct sc_reg_ps {
+	struct sc_home *h;
 };
 
 static struct sc_home *home_of(struct gpu_l2 *l2)
@@ -74,8 +101,8 @@ static void remote_row(const struct mem_msg *m, uint8_t *before, uint8_t *after)
 	}
 }
 
-static struct mem_msg *probe_msg(struct sc_home *h, uint8_t type, const struct mem_msg *req,
-				 unsigned sm, uint32_t txn)
+static struct mem_msg *probe_msg(struct sc_home *h, uint8_t type, uint64_t addr, unsigned sm,
+				 uint32_t txn)
 {
 	struct tlm_payload *pl = tlm_payload_alloc(h->ctx->pool);
 	struct mem_msg *m;
@@ -85,7 +112,7 @@ static struct mem_msg *probe_msg(struct sc_home *h, uint8_t type, const struct m
 		return NULL;
 	}
 	m = mem_msg_of(pl);
-	pl->addr = req->p.addr;
+	pl->addr = addr;
 	pl->len = (unsigned)h->ctx->l2->line_bytes;
 	m->dst = (uint16_t)sm;
 	m->vnet = SC_VNET_PRB;
@@ -106,12 +133,17 @@ static void answer(struct sc_home *h, struct mem_msg *m)
 
 /* ---- the detailed face ------------------------------------------------------------------------ */
 
+static struct sc_txn *txn_at(struct sc_home *h, unsigned i)
+{
+	return sc_acks_user(h->acks, i);
+}
+
 /* Broadcasts a probe of `type` for record i to every L1 but the requester's: N-1 unicasts on
  * PRB, which leave one after another through the home's injection port. Returns the acks
  * now owed. */
 static unsigned broadcast(struct sc_home *h, unsigned i, uint8_t type)
 {
-	struct sc_txn *t = sc_acks_user(h->acks, i);
+	struct sc_txn *t = txn_at(h, i);
 	unsigned n = 0;
 
 	for (unsigned sm = 0; sm < h->ctx->sms; sm++) {
@@ -119,7 +151,7 @@ static unsigned broadcast(struct sc_home *h, unsigned i, uint8_t type)
 
 		if (sm == t->req->src)
 			continue;
-		m = probe_msg(h, type, t->req, sm, i);
+		m = probe_msg(h, type, t->req->p.addr, sm, i);
 		if (!m)
 			break;
 		apu_port_send(h->port, m, 0);
@@ -133,20 +165,39 @@ static unsigned broadcast(struct sc_home *h, unsigned i, uint8_t type)
 
 static void offer_ready(void *owner, void *arg);
 
+/* m goes to the bank behind what already waits for it, tagged with record i. */
+static void bank_push(struct sc_home *h, struct mem_msg *m, unsigned i)
+{
+	m->ts[SC_TS_REC] = i + 1;
+	if (!msgq_push(&h->ready, m, 0)) {
+		sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", h->bank);
+		return;
+	}
+	offer_ready(h, NULL);
+}
+
+/* Record i is over: it goes, its answer m (if any) is sent, and the next operation parked on
+ * its line may start. */
+static void txn_close(struct sc_home *h, unsigned i, struct mem_msg *m)
+{
+	uint64_t line = txn_at(h, i)->line;
+
+	sc_acks_free(h->acks, i);
+	if (m)
+		answer(h, m);
+	apu_port_wake(h->port, line, NULL);
+	apu_port_kick(h->port); /* one may have waited for a record */
+}
+
 /* Record i's phase is over (its acks are in, or none were owed). */
 static void phase_done(struct sc_home *h, unsigned i)
 {
-	struct sc_txn *t = sc_acks_user(h->acks, i);
+	struct sc_txn *t = txn_at(h, i);
 	struct mem_msg *m;
-	uint64_t line;
 
 	if (t->phase == SC_PH_BEFORE) {
 		t->phase = SC_PH_AT_BANK;
-		if (!msgq_push(&h->ready, t->req, 0)) {
-			sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", h->bank);
-			return;
-		}
-		offer_ready(h, NULL);
+		bank_push(h, t->req, i);
 		return;
 	}
 	if (t->phase == SC_PH_AT_BANK && t->after) {
@@ -155,21 +206,49 @@ static void phase_done(struct sc_home *h, unsigned i)
 			return; /* else no L1 to ask: done */
 	}
 	m = t->req;
-	line = t->line;
 	*h->st.acks_before_answer += t->acks_in;
-	sc_acks_free(h->acks, i);
-	answer(h, m);
-	apu_port_wake(h->port, line, NULL); /* the next remote operation on the line */
-	apu_port_kick(h->port);		    /* one may have waited for a record */
+	txn_close(h, i, m);
 }
 
-static bool line_busy(struct sc_home *h, uint64_t line, unsigned cap)
+static bool line_busy(struct sc_home *h, uint64_t line)
 {
-	for (unsigned i = 0; i < cap; i++)
-		if (sc_acks_live(h->acks, i) &&
-		    ((struct sc_txn *)sc_acks_user(h->acks, i))->line == line)
+	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++)
+		if (sc_acks_live(h->acks, i) && txn_at(h, i)->line == line)
 			return true;
 	return false;
+}
+
+static int new_txn(struct sc_home *h, uint64_t line, uint8_t kind, struct mem_msg *req)
+{
+	int i = sc_acks_alloc(h->acks);
+	struct sc_txn *t;
+
+	if (i < 0)
+		return -1;
+	t = txn_at(h, (unsigned)i);
+	t->req = req;
+	t->line = line;
+	t->kind = kind;
+	return i;
+}
+
+/* A record of `kind` for m on line, or: -1 when the line is busy (m parked: the caller takes
+ * it), -2 when no record may be had (the caller stalls the input). */
+static int line_txn(struct sc_home *h, struct mem_msg *m, uint64_t line, uint8_t kind)
+{
+	int i;
+
+	if (line_busy(h, line)) {
+		apu_port_park(h->port, m);
+		(*h->st.parked)++;
+		return -1;
+	}
+	i = new_txn(h, line, kind, m);
+	if (i < 0) {
+		(*h->st.stalls)++;
+		return -2;
+	}
+	return i;
 }
 
 static enum apu_recv remote_begin(struct sc_home *h, struct mem_msg *m)
@@ -179,19 +258,10 @@ static enum apu_recv remote_begin(struct sc_home *h, struct mem_msg *m)
 	struct sc_txn *t;
 	int i;
 
-	if (line_busy(h, line, h->ctx->sms)) {
-		apu_port_park(h->port, m);
-		(*h->st.parked)++;
-		return APU_TAKE;
-	}
-	i = sc_acks_alloc(h->acks);
-	if (i < 0) {
-		(*h->st.stalls)++;
-		return APU_STALL;
-	}
-	t = sc_acks_user(h->acks, (unsigned)i);
-	t->req = m;
-	t->line = line;
+	i = line_txn(h, m, line, SC_K_REMOTE);
+	if (i < 0)
+		return i == -1 ? APU_TAKE : APU_STALL;
+	t = txn_at(h, (unsigned)i);
 	t->phase = SC_PH_BEFORE;
 	remote_row(m, &before, &t->after);
 	(*h->st.remote_ops)++;
@@ -199,6 +269,182 @@ static enum apu_recv remote_begin(struct sc_home *h, struct mem_msg *m)
 		phase_done(h, (unsigned)i);
 	return APU_TAKE;
 }
+
+/* ---- registration (README.md §6) ---------------------------------------------------------------- */
+
+/* The L1 holding line registered (the owner id in the L2 line, seed 004 §2.4), or -1. */
+static int reg_owner(struct sc_home *h, uint64_t line)
+{
+	struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), line);
+
+	return l && l->meta[0] ? (int)l->meta[0] - 1 : -1;
+}
+
+static void send_recall(struct sc_home *h, unsigned i)
+{
+	struct sc_txn *t = txn_at(h, i);
+	struct mem_msg *m = probe_msg(h, SC_MSG_RECALL, t->line, t->owner, i);
+
+	if (!m)
+		return;
+	t->phase = SC_PH_RECALL;
+	sc_acks_expect(h->acks, i, 1);
+	(*h->st.recalls)++;
+	(*h->st.probes)++;
+	apu_port_send(h->port, m, 0);
+}
+
+/* The recall of record i has the owner's line (and its ack): the line goes to the bank as an
+ * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
+ * requester; then the request behind it. */
+static void recall_done(struct sc_home *h, unsigned i)
+{
+	struct sc_txn *t = txn_at(h, i);
+	struct mem_msg *d = t->data;
+
+	t->data = NULL;
+	t->carry = d;
+	d->type = SC_MSG_UNREG;
+	d->vnet = SC_VNET_REQ;
+	d->src = t->owner;
+	d->txn = GPU_TXN_WRITEBACK;
+	d->sector_mask =
+	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
+	if (t->kind == SC_K_GETR) {
+		d->flags |= SC_F_XFER;
+		d->requester = t->req->src;
+	}
+	t->phase = SC_PH_AT_BANK;
+	bank_push(h, d, i);
+	if (t->req)
+		bank_push(h, t->req, i);
+}
+
+/* A request that changes or needs a line's registration: a GetR (b2/b5, c1/c5), or an atomic
+ * the bank performs on a line registered in an L1 (recalled first). Serialised per line. */
+static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t line)
+{
+	int i, owner;
+	struct sc_txn *t;
+
+	i = line_txn(h, m, line, m->type == SC_MSG_GETR ? SC_K_GETR : SC_K_ATOMIC);
+	if (i < 0)
+		return i == -1 ? APU_TAKE : APU_STALL;
+	t = txn_at(h, (unsigned)i);
+	owner = reg_owner(h, line);
+	if (t->kind == SC_K_ATOMIC)
+		(*h->st.reg_atomics)++;
+	if (owner >= 0 && (owner != m->src || t->kind == SC_K_ATOMIC)) {
+		t->owner = (uint16_t)owner;
+		t->recalled = true;
+		send_recall(h, (unsigned)i);
+		return APU_TAKE;
+	}
+	if (owner >= 0) {
+		sim_fail(h->ctx->k, -CS_EPROTO, "l2.bank%u: sm%u asks for %#llx, registered to it",
+			 h->bank, m->src, (unsigned long long)line);
+		return APU_TAKE;
+	}
+	t->phase = SC_PH_AT_BANK;
+	bank_push(h, m, (unsigned)i);
+	return APU_TAKE;
+}
+
+/* The record whose recall waits for `owner`'s data of line (-1: none). */
+static int recall_waiting(struct sc_home *h, uint64_t line, unsigned owner)
+{
+	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++) {
+		struct sc_txn *t = txn_at(h, i);
+
+		if (sc_acks_live(h->acks, i) && t->line == line && t->phase == SC_PH_RECALL &&
+		    t->owner == owner && !t->data)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* An L1 gives back an evicted registered line. Its data answers a recall that found the line
+ * gone; else it goes to the bank (serialised with the line's other registration requests). */
+static enum apu_recv reg_unreg(struct sc_home *h, struct mem_msg *m, uint64_t line)
+{
+	int i = recall_waiting(h, line, m->src);
+
+	(*h->st.unregs)++;
+	if (i >= 0) {
+		txn_at(h, (unsigned)i)->data = m;
+		if (txn_at(h, (unsigned)i)->acked)
+			recall_done(h, (unsigned)i);
+		return APU_TAKE;
+	}
+	i = line_txn(h, m, line, SC_K_UNREG);
+	if (i < 0)
+		return i == -1 ? APU_TAKE : APU_STALL;
+	txn_at(h, (unsigned)i)->phase = SC_PH_AT_BANK;
+	bank_push(h, m, (unsigned)i);
+	return APU_TAKE;
+}
+
+/* A recall's ack: the line with it, or (the owner had evicted it) its UnReg to wait for. */
+static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
+{
+	struct sc_txn *t = txn_at(h, i);
+
+	t->acked = true;
+	if (m->flags & SC_F_GAVE_UP) {
+		t->data = m;
+		t->data_is_ack = true;
+	} else {
+		tlm_payload_release(&m->p);
+	}
+	if (t->data)
+		recall_done(h, i);
+}
+
+/* Will `owner`'s data of line reach the bank through a live record (its UnReg, a recall)? */
+static bool owner_data_coming(struct sc_home *h, uint64_t line, unsigned owner)
+{
+	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++) {
+		struct sc_txn *t = txn_at(h, i);
+
+		if (!sc_acks_live(h->acks, i) || t->line != line)
+			continue;
+		if ((t->kind == SC_K_UNREG && t->req->src == owner) ||
+		    ((t->phase == SC_PH_RECALL || t->carry) && t->owner == owner))
+			return true;
+	}
+	return false;
+}
+
+static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner);
+
+/* The bank evicts a registered line (the policy's evicted hook): it is recalled from its
+ * owner, whose data then goes to memory through the bank (corner case 5); the line's
+ * registration requests wait for it. */
+static void reg_evicted(void *ps, const struct cache_line *l)
+{
+	struct sc_home *h = ((struct sc_reg_ps *)ps)->h;
+	unsigned owner = (unsigned)l->meta[0] - 1;
+	int i;
+
+	if (!l->meta[0])
+		return;
+	if (h->lt_bank_delay) {
+		lt_evict_recall(h, l->addr, owner);
+		return;
+	}
+	if (owner_data_coming(h, l->addr, owner))
+		return;
+	i = new_txn(h, l->addr, SC_K_EVICT, NULL);
+	if (i < 0) {
+		sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", h->bank);
+		return;
+	}
+	txn_at(h, (unsigned)i)->owner = (uint16_t)owner;
+	(*h->st.evict_recalls)++;
+	send_recall(h, (unsigned)i);
+}
+
+/* ---- the bank ------------------------------------------------------------------------------------ */
 
 /* Offers m to the bank; when the bank holds it and owes END_REQ, bank_open says so. */
 static void to_bank(struct sc_home *h, struct mem_msg *m)
@@ -215,7 +461,7 @@ static void to_bank(struct sc_home *h, struct mem_msg *m)
 		answer(h, m); /* answered at once (not done by gpu_l2_base.c today) */
 }
 
-/* The remote operations whose probes are done go to the bank first. */
+/* The records' messages go to the bank first. */
 static void offer_ready(void *owner, void *arg)
 {
 	struct sc_home *h = owner;
@@ -234,29 +480,70 @@ static void offer_ready(void *owner, void *arg)
 static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 {
 	struct sc_home *h = owner;
+	uint64_t line = apu_line_of(m->p.addr);
 
 	if (m->vnet == SC_VNET_RSP) {
-		int r = m->type == SC_MSG_ACK ? sc_acks_one(h->acks, m->txn) : -1;
 		uint32_t i = m->txn;
+		int r = m->type == SC_MSG_ACK ? sc_acks_one(h->acks, i) : -1;
 
-		tlm_payload_release(&m->p);
 		if (r < 0) {
+			tlm_payload_release(&m->p);
 			sim_fail(h->ctx->k, -CS_EPROTO, "l2.bank%u: an answer no record waits for",
 				 h->bank);
 			return APU_TAKE;
 		}
 		(*h->st.acks)++;
-		((struct sc_txn *)sc_acks_user(h->acks, i))->acks_in++;
+		txn_at(h, i)->acks_in++;
+		if (txn_at(h, i)->phase == SC_PH_RECALL) {
+			recall_ack(h, i, m);
+			return APU_TAKE;
+		}
+		tlm_payload_release(&m->p);
 		if (r)
 			phase_done(h, i);
 		return APU_TAKE;
 	}
+	m->ts[SC_TS_REC] = 0;
 	if (is_remote(m))
 		return remote_begin(h, m);
+	if (h->rv) {
+		if (m->type == SC_MSG_UNREG)
+			return reg_unreg(h, m, line);
+		if (m->type == SC_MSG_GETR ||
+		    (m->type == GPU_MSG_ATOMIC && (line_busy(h, line) || reg_owner(h, line) >= 0)))
+			return reg_begin(h, m, line);
+	}
 	if (h->bank_open || h->ready.n)
 		return APU_STALL;
 	to_bank(h, m);
 	return APU_TAKE;
+}
+
+/* The bank's answer to m, a message of record i. */
+static void txn_answer(struct sc_home *h, unsigned i, struct mem_msg *m)
+{
+	struct sc_txn *t = txn_at(h, i);
+
+	m->ts[SC_TS_REC] = 0;
+	if (t->kind == SC_K_REMOTE) {
+		phase_done(h, i);
+		return;
+	}
+	if (m == t->carry) {
+		/* the owner's data is in the bank: an UnReg is answered, an ack's data is not */
+		t->carry = NULL;
+		m->flags = 0;
+		if (t->data_is_ack)
+			tlm_payload_release(&m->p);
+		else
+			answer(h, m);
+		if (t->kind == SC_K_EVICT)
+			txn_close(h, i, NULL);
+		return;
+	}
+	if (t->kind == SC_K_GETR)
+		(*(t->recalled ? h->st.getr_remote : h->st.getr_l2))++;
+	txn_close(h, i, m);
 }
 
 /* The bank's side of the request/response handshake. */
@@ -278,17 +565,15 @@ static enum tlm_sync_enum bank_bw(void *obj, struct tlm_payload *pl, enum tlm_ph
 			 tlm_phase_name(*ph));
 		return TLM_COMPLETED;
 	}
-	if (is_remote(m)) {
-		for (unsigned i = 0; i < h->ctx->sms; i++) {
-			struct sc_txn *t = sc_acks_user(h->acks, i);
+	if (m->ts[SC_TS_REC]) {
+		unsigned i = (unsigned)m->ts[SC_TS_REC] - 1;
 
-			if (sc_acks_live(h->acks, i) && t->req == m) {
-				phase_done(h, i);
-				return TLM_COMPLETED;
-			}
+		if (!sc_acks_live(h->acks, i)) {
+			sim_fail(h->ctx->k, -CS_EPROTO, "l2.bank%u: an answer without its record",
+				 h->bank);
+			return TLM_COMPLETED;
 		}
-		sim_fail(h->ctx->k, -CS_EPROTO, "l2.bank%u: a remote atomic without its record",
-			 h->bank);
+		txn_answer(h, i, m);
 		return TLM_COMPLETED;
 	}
 	answer(h, m);
@@ -313,7 +598,7 @@ static void lt_broadcast(struct sc_home *h, const struct mem_msg *req, uint8_t t
 
 		if (sm == req->src)
 			continue;
-		m = probe_msg(h, type, req, sm, 0);
+		m = probe_msg(h, type, req->p.addr, sm, 0);
 		if (!m)
 			return;
 		m->src = (uint16_t)h->ep;
@@ -334,19 +619,154 @@ static void lt_broadcast(struct sc_home *h, const struct mem_msg *req, uint8_t t
 	*delay = latest;
 }
 
+/* LT: recalls line from owner by b_transport at *delay (its ack's arrival is the new
+ * *delay); the owner's data, as its UnReg (passing registration to `to`, or back to the L2
+ * when to < 0), or NULL when the owner had nothing (a protocol error in this face, where an
+ * UnReg is at the bank once sent). */
+static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owner, int to,
+				 sim_time_t *delay)
+{
+	struct mem_msg *p = probe_msg(h, SC_MSG_RECALL, line, owner, 0);
+	struct mem_msg *d;
+
+	if (!p)
+		return NULL;
+	p->src = (uint16_t)h->ep;
+	p->sent_ps = sim_now(h->ctx->k) + *delay;
+	(*h->st.recalls)++;
+	(*h->st.probes)++;
+	(*h->st.acks)++;
+	tlm_b_transport(apu_port_initiator(h->port), &p->p, delay);
+	tlm_payload_release(&p->p);
+	d = h->lt_ack;
+	h->lt_ack = NULL;
+	if (!d || !(d->flags & SC_F_GAVE_UP)) {
+		if (d)
+			tlm_payload_release(&d->p);
+		sim_fail(h->ctx->k, -CS_EPROTO, "l2.bank%u: sm%u did not give %#llx up (LT)",
+			 h->bank, owner, (unsigned long long)line);
+		return NULL;
+	}
+	d->type = SC_MSG_UNREG;
+	d->vnet = SC_VNET_REQ;
+	d->src = (uint16_t)owner;
+	d->txn = GPU_TXN_WRITEBACK;
+	d->flags = to >= 0 ? SC_F_XFER : 0;
+	d->requester = (uint16_t)(to >= 0 ? to : 0);
+	d->sector_mask =
+	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
+	return d;
+}
+
+/* LT: the bank performs m (its delay grows); the data its evictions recalled meanwhile
+ * follows it into the bank (without delaying m's requester). */
+static void lt_bank(struct sc_home *h, struct mem_msg *m, sim_time_t *delay)
+{
+	sim_time_t *outer = h->lt_bank_delay;
+
+	h->lt_bank_delay = delay;
+	tlm_b_transport(&h->to_bank, &m->p, delay);
+	h->lt_bank_delay = outer;
+	while (!outer && h->n_later) {
+		struct mem_msg *d = h->lt_later[--h->n_later];
+		sim_time_t t = *delay;
+
+		h->lt_bank_delay = &t;
+		tlm_b_transport(&h->to_bank, &d->p, &t);
+		h->lt_bank_delay = NULL;
+		tlm_payload_release(&d->p);
+	}
+}
+
+/* LT: the bank evicted a registered line (reg_evicted): recalled now, its data into the bank
+ * once the bank returns. */
+static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner)
+{
+	sim_time_t t = *h->lt_bank_delay;
+	struct mem_msg *d;
+
+	(*h->st.evict_recalls)++;
+	d = lt_recall(h, line, owner, -1, &t);
+	if (!d)
+		return;
+	if (h->n_later == h->cap_later) {
+		unsigned cap = h->cap_later ? 2 * h->cap_later : 4;
+		struct mem_msg **n = realloc(h->lt_later, cap * sizeof(*n));
+
+		if (!n) {
+			tlm_payload_release(&d->p);
+			sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", h->bank);
+			return;
+		}
+		h->lt_later = n;
+		h->cap_later = cap;
+	}
+	h->lt_later[h->n_later++] = d;
+}
+
 static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 {
 	struct sc_home *h = owner;
 	uint8_t before = 0, after = 0;
 
-	if (m->vnet == SC_VNET_RSP)
-		return; /* an ack: the broadcast that sent its probe reads *delay */
+	if (m->vnet == SC_VNET_RSP) {
+		/* an ack: a broadcast reads *delay; a recall takes its line (the L1 releases m) */
+		if (h->rv && (m->flags & SC_F_GAVE_UP) && !h->lt_ack) {
+			struct tlm_payload *pl = tlm_payload_alloc(h->ctx->pool);
+
+			if (!pl) {
+				sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory",
+					 h->bank);
+				return;
+			}
+			h->lt_ack = mem_msg_of(pl);
+			pl->addr = m->p.addr;
+			pl->len = m->p.len;
+			memcpy(pl->data, m->p.data, h->ctx->l2->line_bytes);
+			h->lt_ack->byte_mask[0] = m->byte_mask[0];
+			h->lt_ack->byte_mask[1] = m->byte_mask[1];
+			h->lt_ack->req_bytes = m->req_bytes;
+			h->lt_ack->flags = m->flags;
+		}
+		return;
+	}
 	if (is_remote(m)) {
 		(*h->st.remote_ops)++;
 		remote_row(m, &before, &after);
 		lt_broadcast(h, m, before, delay);
 	}
-	tlm_b_transport(&h->to_bank, &m->p, delay);
+	if (h->rv && (m->type == SC_MSG_GETR || m->type == GPU_MSG_ATOMIC)) {
+		uint64_t line = apu_line_of(m->p.addr);
+		int o = reg_owner(h, line);
+		bool getr = m->type == SC_MSG_GETR;
+
+		if (!getr && o >= 0)
+			(*h->st.reg_atomics)++;
+		if (o >= 0 && (o != m->src || !getr)) {
+			struct mem_msg *d =
+			    lt_recall(h, line, (unsigned)o, getr ? m->src : -1, delay);
+
+			if (!d) {
+				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
+				return;
+			}
+			lt_bank(h, d, delay);
+			tlm_payload_release(&d->p);
+			if (getr)
+				(*h->st.getr_remote)++;
+		} else if (o >= 0) {
+			sim_fail(h->ctx->k, -CS_EPROTO,
+				 "l2.bank%u: sm%u asks for %#llx, registered to it (LT)", h->bank,
+				 m->src, (unsigned long long)line);
+			m->p.status = TLM_GENERIC_ERROR_RESPONSE;
+			return;
+		} else if (getr) {
+			(*h->st.getr_l2)++;
+		}
+	} else if (h->rv && m->type == SC_MSG_UNREG) {
+		(*h->st.unregs)++;
+	}
+	lt_bank(h, m, delay);
 	if (after)
 		lt_broadcast(h, m, after, delay);
 	m->dst = m->src;
@@ -371,16 +791,72 @@ static void home_destroy(struct gpu_l2 *l2)
 	if (h->ready.s)
 		msgq_release_all(&h->ready);
 	msgq_free(&h->ready);
-	for (unsigned i = 0; h->acks && i < h->ctx->sms; i++)
-		if (sc_acks_live(h->acks, i))
-			tlm_payload_release(&((struct sc_txn *)sc_acks_user(h->acks, i))->req->p);
+	for (unsigned i = 0; h->acks && i < sc_acks_cap(h->acks); i++) {
+		struct sc_txn *t = sc_acks_user(h->acks, i);
+
+		if (!sc_acks_live(h->acks, i))
+			continue;
+		/* at the bank, the request is in `ready` (released above) or the bank's */
+		if (t->req && t->phase != SC_PH_AT_BANK)
+			tlm_payload_release(&t->req->p);
+		if (t->data)
+			tlm_payload_release(&t->data->p);
+	}
 	sc_acks_destroy(h->acks);
+	for (unsigned i = 0; i < h->n_later; i++)
+		tlm_payload_release(&h->lt_later[i]->p);
+	free(h->lt_later);
+	if (h->lt_ack)
+		tlm_payload_release(&h->lt_ack->p);
 	gpu_l2_destroy(h->l2);
 	free(h);
 }
 
-static int home_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
-		       struct gpu_l2 **out, struct cs_err *err)
+/* ---- the registration policy of the bank (README.md §6) -------------------------------------- */
+
+/* A GetR registers the line to its requester (the owner id in the L2 line); an UnReg gives it
+ * back to the L2, or (a recall's, SC_F_XFER) passes it to the GetR behind it. */
+static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t)
+{
+	(void)ps;
+	(void)t;
+	if (m->type == SC_MSG_GETR)
+		l->meta[0] = (uint64_t)m->src + 1;
+	else if (m->type == SC_MSG_UNREG && (m->flags & SC_F_XFER))
+		l->meta[0] = (uint64_t)m->requester + 1;
+	else if (m->type == SC_MSG_UNREG && l->meta[0] == (uint64_t)m->src + 1)
+		l->meta[0] = 0;
+}
+
+static bool reg_keep(void *ps, const struct cache_line *l)
+{
+	(void)ps;
+	return l->meta[0] != 0;
+}
+
+static const struct l2_policy reg_l2_policy = {
+    .state_size = sizeof(struct sc_reg_ps),
+    .write_through = true,
+    .evicted = reg_evicted,
+    .served = reg_served,
+    .base_type = sc_msg_base_type,
+    .keep = reg_keep,
+};
+
+/* Rprio: the same, registered lines replaced last */
+static const struct l2_policy reg_l2_policy_rprio = {
+    .state_size = sizeof(struct sc_reg_ps),
+    .write_through = true,
+    .evicted = reg_evicted,
+    .served = reg_served,
+    .base_type = sc_msg_base_type,
+    .keep = reg_keep,
+    .evict_last = reg_keep,
+};
+
+static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+			       const struct sc_reg_variant *rv, struct gpu_l2 **out,
+			       struct cs_err *err)
 {
 	struct sc_home *h = calloc(1, sizeof(*h));
 	char name[32];
@@ -392,9 +868,15 @@ static int home_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_
 	h->ctx = ctx;
 	h->bank = bank;
 	h->ep = ctx->sms + bank;
-	rc = gpu_l2_create_policy(&scoped_l2_policy, ctx, bank, g, &h->l2, err);
+	h->rv = rv;
+	rc = gpu_l2_create_policy(!rv	      ? &scoped_l2_policy
+				  : rv->rprio ? &reg_l2_policy_rprio
+					      : &reg_l2_policy,
+				  ctx, bank, g, &h->l2, err);
 	if (rc)
 		goto fail_quiet;
+	if (rv)
+		((struct sc_reg_ps *)gpu_l2_policy_state(h->l2))->h = h;
 	snprintf(name, sizeof(name), "l2.bank%u", bank);
 	rc = apu_port_create(ctx->k,
 			     &(struct apu_port_cfg){.name = name,
@@ -405,10 +887,12 @@ static int home_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_
 						    .msg_names = sc_msg_names,
 						    .n_msgs = SC_MSG_COUNT},
 			     &home_port_ops, h, &h->port);
-	/* one record per L1: each SM has at most one remote atomic per warp in flight, and a
-	 * record more than SMs only parks (a full table stalls the REQ input) */
+	/* rsp: one record per L1 (each SM has at most one remote atomic per warp in flight, and
+	 * a record more than SMs only parks; a full table stalls the REQ input). Registration:
+	 * as many as needed (a stalled REQ input could hold the store-buffer writes a recall's
+	 * flush waits for) */
 	if (!rc)
-		rc = sc_acks_create(ctx->sms, sizeof(struct sc_txn), &h->acks);
+		rc = sc_acks_create(rv ? 0 : ctx->sms, sizeof(struct sc_txn), &h->acks);
 	if (!rc && msgq_init(&h->ready, 4))
 		rc = -CS_ENOMEM;
 	if (rc)
@@ -430,6 +914,22 @@ static int home_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_
 			    "answered (all it was owed)");
 	h->st.stalls = cs_stat_counter(g, "remote_stalls", "",
 				       "requests held back: every transaction record in use");
+	if (rv) {
+		h->st.getr_l2 =
+		    cs_stat_counter(g, "reg.getr_l2", "",
+				    "GetRs of lines registered nowhere (Table 6's L2/Mem hits)");
+		h->st.getr_remote = cs_stat_counter(
+		    g, "reg.getr_remote", "",
+		    "GetRs of lines registered in another L1 (Table 6's remote L1 hits)");
+		h->st.recalls = cs_stat_counter(g, "reg.recalls", "", "recalls sent");
+		h->st.evict_recalls =
+		    cs_stat_counter(g, "reg.evict_recalls", "",
+				    "registered lines evicted from the bank and recalled");
+		h->st.unregs = cs_stat_counter(g, "reg.unregs", "",
+					       "registered lines L1s evicted and gave back");
+		h->st.reg_atomics = cs_stat_counter(
+		    g, "reg.bank_atomics", "", "atomics at the bank on lines under registration");
+	}
 	*out = (struct gpu_l2 *)(void *)h;
 	return 0;
 fail:
@@ -437,6 +937,24 @@ fail:
 fail_quiet:
 	home_destroy((struct gpu_l2 *)(void *)h);
 	return rc;
+}
+
+static int home_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+		       struct gpu_l2 **out, struct cs_err *err)
+{
+	return home_create_variant(ctx, bank, g, NULL, out, err);
+}
+
+static int home_create_hlrc(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+			    struct gpu_l2 **out, struct cs_err *err)
+{
+	return home_create_variant(ctx, bank, g, &sc_reg_hlrc, out, err);
+}
+
+static int home_create_hlrc_noprio(const struct gpu_ctx *ctx, unsigned bank,
+				   struct cs_stat_group *g, struct gpu_l2 **out, struct cs_err *err)
+{
+	return home_create_variant(ctx, bank, g, &sc_reg_hlrc_noprio, out, err);
 }
 
 struct tlm_initiator_socket *sc_home_inject(struct gpu_l2 *l2)
@@ -454,13 +972,29 @@ static struct tlm_initiator_socket *home_dram_port(struct gpu_l2 *l2)
 	return gpu_l2_dram_port(home_of(l2)->l2);
 }
 
+/* A host copy of a line registered in an L1 sees the bytes that L1's atomics wrote, and
+ * writes its copy too (the host copies one line at a time). */
+static void home_functional_reg(struct sc_home *h, uint64_t addr, void *rbuf, const void *wbuf,
+				size_t len)
+{
+	int owner;
+
+	if (!h->rv || !h->ctx->l1s)
+		return;
+	owner = reg_owner(h, addr & ~(uint64_t)(h->ctx->l2->line_bytes - 1));
+	if (owner >= 0)
+		gpu_l1_reg_functional(h->ctx->l1s[owner], addr, rbuf, wbuf, len);
+}
+
 static void home_functional_read(struct gpu_l2 *l2, uint64_t addr, void *buf, size_t len)
 {
 	gpu_l2_functional_read(home_of(l2)->l2, addr, buf, len);
+	home_functional_reg(home_of(l2), addr, buf, NULL, len);
 }
 
 static int home_functional_write(struct gpu_l2 *l2, uint64_t addr, const void *buf, size_t len)
 {
+	home_functional_reg(home_of(l2), addr, NULL, buf, len);
 	return gpu_l2_functional_write(home_of(l2)->l2, addr, buf, len);
 }
 
@@ -491,4 +1025,21 @@ const struct gpu_l2_ops sc_home_l2_ops = {
     .probe = home_probe,
     .idle = home_idle,
     .digest = home_digest,
+};
+
+/* hLRC's homes (seed 004 §2.5), with and without Rprio: the bank keeps registered lines
+ * (inclusion), an owner id in each, and recalls them */
+#define SC_HOME_MEMBERS                                                                     \
+	.destroy = home_destroy, .dram_port = home_dram_port,                               \
+	.functional_read = home_functional_read, .functional_write = home_functional_write, \
+	.probe = home_probe, .idle = home_idle, .digest = home_digest
+
+const struct gpu_l2_ops sc_home_hlrc_l2_ops = {
+    SC_HOME_MEMBERS,
+    .create = home_create_hlrc,
+};
+
+const struct gpu_l2_ops sc_home_hlrc_noprio_l2_ops = {
+    SC_HOME_MEMBERS,
+    .create = home_create_hlrc_noprio,
 };

@@ -7,9 +7,23 @@ const char *const sc_msg_names[SC_MSG_COUNT] = {
     [SC_MSG_LK_FL_INV] = "lk_fl_inv", /* a9-a11, a19-a21 */
     [SC_MSG_INV_UL] = "inv_ul",	      /* a13-a14 */
     [SC_MSG_FL_INV_UL] = "fl_inv_ul", /* a23-a25 */
-    [SC_MSG_RECALL] = "recall",	      /* DeNovo's (not sent yet) */
+    [SC_MSG_RECALL] = "recall",	      /* b5, c4, and the L2's eviction of an R line */
     [SC_MSG_ACK] = "ack",
+    [SC_MSG_GETR] = "getr",   /* b2, b5, c1, c5 */
+    [SC_MSG_UNREG] = "unreg", /* an L1's eviction of an R line */
 };
+
+unsigned sc_msg_base_type(unsigned type)
+{
+	switch (type) {
+	case SC_MSG_GETR:
+		return GPU_MSG_READ;
+	case SC_MSG_UNREG:
+		return GPU_MSG_WRITEBACK;
+	default:
+		return type;
+	}
+}
 
 unsigned sc_msg_actions(unsigned type)
 {

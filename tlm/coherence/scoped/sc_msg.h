@@ -18,12 +18,15 @@ enum sc_msg {
 	SC_MSG_LK_FL_INV,		   /* lock RMWs, flush, invalidate (a9-a11, a19-a21) */
 	SC_MSG_INV_UL,			   /* invalidate, unlock RMWs (a13-a14) */
 	SC_MSG_FL_INV_UL,		   /* flush, invalidate, unlock RMWs (a23-a25) */
-	SC_MSG_RECALL,			   /* give up a registered line with its data (DeNovo) */
-	SC_MSG_ACK,			   /* an L1's answer to a probe */
+	SC_MSG_RECALL,			   /* give up a registered line with its data (b5, c4) */
+	SC_MSG_ACK,			   /* an L1's answer to a probe (a recall's: the data) */
+	SC_MSG_GETR,			   /* an L1 asks for a line's registration (b2, c1) */
+	SC_MSG_UNREG,			   /* an L1 gives an evicted registered line back */
 	SC_MSG_COUNT
 };
 
-/* What a probe asks an L1 to do (a bit set). */
+/* What a probe asks an L1 to do (a bit set). A recall's flush is the L1's own (hLRC flushes
+ * when registration leaves it, DeNovo does not): the probe only asks for the line. */
 enum sc_action {
 	SC_ACT_FLUSH = 1u << 0,
 	SC_ACT_INV = 1u << 1,
@@ -32,10 +35,19 @@ enum sc_action {
 	SC_ACT_RECALL = 1u << 4,
 };
 
+/* mem_msg.flags. A recall's ack: the L1 gave the line up, its data and the bytes it wrote come
+ * with it (without: the L1 no longer held it, its UnReg is on the way). An UnReg the home
+ * hands its bank: registration passes to mem_msg.requester, not back to the L2. */
+#define SC_F_GAVE_UP 1u
+#define SC_F_XFER    2u
+
 extern const char *const sc_msg_names[SC_MSG_COUNT];
 
 /* The actions of probe type t (0: not a probe). */
 unsigned sc_msg_actions(unsigned type);
+/* The base request type the L2 bank performs a scoped request as: a GetR is a read of the whole
+ * line, an UnReg a write-back (gpu_l2_base.c's l2_policy.base_type). */
+unsigned sc_msg_base_type(unsigned type);
 
 /* Vnets (the APU kit's numbering, apu_msg.h): requests on REQ, probes on PRB, answers and acks
  * on RSP. */
