@@ -33,13 +33,16 @@
  * remote operation). A lock in the LT face, where the lock cannot wait for the fill as the
  * detailed face's does: the data predates the remote RMW the lock serves, so the entry's
  * work-group RMWs read the line again rather than lose that RMW's update. */
-#define L1_FILL_DROP   1u
-#define L1_FILL_REREAD 2u
-#define L1_FILL_REG    4u /* the entry's request is a GetR: the fill brings registration */
+#define L1_FILL_DROP	1u
+#define L1_FILL_REREAD	2u
+#define L1_FILL_REG	4u /* the entry's request is a GetR: the fill brings registration */
 /* LT face: a recall took the line before its GetR's answer was handled here; the entry's
  * atomics were performed on the answer's data then (README.md §6), the fill only finishes
  * them and leaves no copy */
-#define L1_FILL_GONE   8u
+#define L1_FILL_GONE	8u
+/* LT face: the entry's atomics were performed on its answer's data (a recall came first); the
+ * answer's byte_mask says what they wrote */
+#define L1_FILL_APPLIED 16u
 
 /* What an MSHR entry remembers per merged access (the transaction record). */
 struct l1_target {
@@ -260,6 +263,16 @@ static bool l1_sb_full(struct gpu_l1 *l1)
 	return true;
 }
 
+/* A data store to a line registered here: its data is the L2's (seed 004 §2.5 corner case 2)
+ * and the store goes there; the bytes it writes are no longer newer here than at the L2 (a
+ * warp reads its own store back after its atomic), and the copy follows. */
+static void l1_reg_store(struct gpu_l1 *l1, struct cache_line *l, const struct gpu_access *a)
+{
+	gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
+	l->meta[0] &= ~a->byte_mask[0];
+	l->meta[1] &= ~a->byte_mask[1];
+}
+
 static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 {
 	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
@@ -272,9 +285,11 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 			(*l1->st.c.refused_queue)++;
 			return false;
 		}
-		if (l && !l1_is_reg(l)) {
-			/* write-through: the present copy is updated, the L2 performs the store (a
-			 * registered line's data is the L2's, seed 004 §2.5 corner case 2) */
+		if (l1_is_reg(l)) {
+			l1_reg_store(l1, l, a);
+			(*l1->st.store_hits)++;
+		} else if (l) {
+			/* write-through: the present copy is updated, the L2 performs the store */
 			gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
 			cache_touch(l1->cache, l);
 			(*l1->st.store_hits)++;
@@ -658,6 +673,8 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	case GPU_ACC_ST:
 		if (l1->bypass || a->cop != MEM_CO_CA) {
 			ok = l1_past_l1(l1, a, false) && l1_store_msg(l1, a);
+			if (ok && l1->rv && l1_is_reg(cache_lookup(l1->cache, a->line_addr)))
+				l1_reg_store(l1, cache_lookup(l1->cache, a->line_addr), a);
 		} else {
 			ok = l1_cached_store(l1, a);
 		}
@@ -738,8 +755,8 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	if (flags & L1_FILL_REG) {
 		/* registration comes with the home's up-to-date line */
 		l->state = L1_REG;
-		l->meta[0] = 0;
-		l->meta[1] = 0;
+		l->meta[0] = flags & L1_FILL_APPLIED ? m->byte_mask[0] : 0;
+		l->meta[1] = flags & L1_FILL_APPLIED ? m->byte_mask[1] : 0;
 	}
 	/* only the sectors that came back are new; dirty bytes of our own stay ours */
 	for (unsigned i = 0; i < l1->line_bytes; i++) {
@@ -790,7 +807,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			l->dirty_sectors |= t->sector_mask;
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else if (t->kind == GPU_ACC_ATOM && (flags & L1_FILL_REG)) {
-			if (!(flags & L1_FILL_GONE))
+			if (!(flags & L1_FILL_APPLIED))
 				l1_lanes_apply(l1, l, t->atom, l->meta);
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else if (t->kind == GPU_ACC_ATOM) {
@@ -834,16 +851,29 @@ static void l1_sb_drained_one(struct gpu_l1 *l1)
 		l1_port_maybe_retry(&l1->port); /* it was full: a refused store may come now */
 }
 
+/* A data read of a line registered here was read at the L2 (corner case 2): the bytes this
+ * L1's atomics wrote are newer there (a program may read an atomic's location with a plain
+ * load once synchronized, e.g. after a kernel boundary). */
+static void l1_reg_overlay(struct gpu_l1 *l1, struct mem_msg *m)
+{
+	struct cache_line *l = l1->rv ? cache_lookup(l1->cache, m->p.addr) : NULL;
+
+	if (l1_is_reg(l))
+		gpu_mask_copy(m->p.data, l->data, l->meta, l1->line_bytes);
+}
+
 static void l1_response(void *owner, struct mem_msg *m)
 {
 	struct gpu_l1 *l1 = owner;
 
 	switch (m->resp_type) {
 	case GPU_MSG_DATA:
-		if (l1->bypass || (m->txn & GPU_TXN_UNCACHED))
+		if (l1->bypass || (m->txn & GPU_TXN_UNCACHED)) {
+			l1_reg_overlay(l1, m);
 			l1->port.cl.done(l1->port.cl.sm, m->txn & ~GPU_TXN_UNCACHED, m->p.data);
-		else
+		} else {
 			l1_fill(l1, m);
+		}
 		break;
 	case GPU_MSG_WRITE_ACK:
 		if (m->txn & GPU_TXN_WRITEBACK) {
@@ -912,8 +942,9 @@ static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
 
 /* The LT face: a recall for a line whose GetR was performed at the home but whose answer
  * waits here for the L1's time (the detailed face would wait for it, l1_recall_ready). The
- * entry's atomics are performed now on the answer's data, which the ack takes with the bytes
- * they wrote; the fill later finishes them (L1_FILL_GONE). false: no such entry. */
+ * entry's atomics are performed now on the answer's data (L1_FILL_APPLIED), which the ack
+ * takes with the bytes they wrote; the fill later only finishes them and leaves no copy
+ * (L1_FILL_GONE). false: no such entry. */
 static bool l1_lt_take_fill(struct gpu_l1 *l1, uint64_t line, struct mem_msg *ack)
 {
 	struct mshr_entry *e = mshr_find(l1->mshr, line);
@@ -924,13 +955,21 @@ static bool l1_lt_take_fill(struct gpu_l1 *l1, uint64_t line, struct mem_msg *ac
 	fill = l1_port_lt_pending(&l1->port, mshr_index(l1->mshr, e));
 	if (!fill)
 		return false;
-	memcpy(ack->p.data, fill->p.data, l1->line_bytes);
-	for (unsigned i = 0; i < mshr_targets(e); i++) {
-		struct l1_target *t = mshr_target(e, i);
+	if (!(mshr_user(e)[2] & L1_FILL_APPLIED)) {
+		fill->byte_mask[0] = 0;
+		fill->byte_mask[1] = 0;
+		for (unsigned i = 0; i < mshr_targets(e); i++) {
+			struct l1_target *t = mshr_target(e, i);
 
-		if (t->kind == GPU_ACC_ATOM)
-			l1_lanes_apply_data(l1, ack->p.data, line, t->atom, ack->byte_mask);
+			if (t->kind == GPU_ACC_ATOM)
+				l1_lanes_apply_data(l1, fill->p.data, line, t->atom,
+						    fill->byte_mask);
+		}
+		mshr_user(e)[2] |= L1_FILL_APPLIED;
 	}
+	memcpy(ack->p.data, fill->p.data, l1->line_bytes);
+	ack->byte_mask[0] = fill->byte_mask[0];
+	ack->byte_mask[1] = fill->byte_mask[1];
 	mshr_user(e)[2] |= L1_FILL_GONE;
 	return true;
 }

@@ -39,7 +39,8 @@ const struct gpu_protocol gpu_protocol_hlrc = {
 const struct gpu_protocol gpu_protocol_hlrc_noprio = {
     HLRC_COMMON,
     .name = "hlrc-noprio",
-    .help = "hlrc with LRU replacement in L1 and L2 (seed 004's hLRC-noprio, Fig. 9)",
+    .help = "seed 004's hLRC-noprio (Fig. 9), not coherent for unsynchronized accesses: hlrc "
+	    "with LRU replacement in L1 and L2",
     .label = "hLRC-noprio",
     .l1 = &gpu_l1_hlrc_noprio_ops,
     .l2 = &sc_home_hlrc_noprio_l2_ops,
