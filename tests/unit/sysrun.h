@@ -91,16 +91,29 @@ static inline double sysrun_banks_stat(struct sysrun *r, unsigned banks, const c
 	return sum;
 }
 
-/* Launches fn as two CTAs of `warps` warps, CTA 0 on SM 0 and CTA 1 on SM 1 (the directed
- * two-CU tests: a producer on one SM, a consumer on the other). */
+/* Launches fn as `ctas` CTAs of `warps` warps, CTA i on SM i (at most 16): the directed
+ * multi-CU tests, each role on an SM of its own. */
+static inline int sysrun_launch_pinned(struct gpu_host *h, const char *name,
+				       void (*fn)(struct gpu_warp *w), void *args, unsigned ctas,
+				       unsigned warps)
+{
+	static const uint16_t sm[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+	struct gpu_kernel k = {.name = name,
+			       .ctas = ctas,
+			       .warps_per_cta = warps,
+			       .fn = fn,
+			       .args = args,
+			       .cta_sm = sm};
+
+	ck_assert_uint_le(ctas, 16);
+	return gh_launch(h, &k);
+}
+
+/* Two CTAs: a producer on SM 0, a consumer on SM 1. */
 static inline int sysrun_launch_pair(struct gpu_host *h, const char *name,
 				     void (*fn)(struct gpu_warp *w), void *args, unsigned warps)
 {
-	static const uint16_t sm[2] = {0, 1};
-	struct gpu_kernel k = {
-	    .name = name, .ctas = 2, .warps_per_cta = warps, .fn = fn, .args = args, .cta_sm = sm};
-
-	return gh_launch(h, &k);
+	return sysrun_launch_pinned(h, name, fn, args, 2, warps);
 }
 
 #endif

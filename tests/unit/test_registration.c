@@ -178,14 +178,7 @@ static void reg_kernel(struct gpu_warp *w)
 
 static int reg_host(struct gpu_host *h)
 {
-	static const uint16_t sm[SMS] = {0, 1, 2, 3};
 	struct reg_args *a = gh_arg(h);
-	struct gpu_kernel k = {.name = "reg",
-			       .ctas = SMS,
-			       .warps_per_cta = 1,
-			       .fn = reg_kernel,
-			       .args = a,
-			       .cta_sm = sm};
 	int rc;
 
 	a->lines = gh_alloc(h, (uint64_t)NSTORES * BANKS * LINE, 4096);
@@ -195,7 +188,7 @@ static int reg_host(struct gpu_host *h)
 	a->go = gh_alloc(h, 2 * LINE, 4096) + LINE;
 	a->go2 = gh_alloc(h, 2 * LINE, 4096);
 	gh_write32(h, a->x, 2);
-	rc = gh_launch(h, &k);
+	rc = sysrun_launch_pinned(h, "reg", reg_kernel, a, SMS, 1);
 	if (!rc)
 		a->x_after = gh_read32(h, a->x);
 	return rc;

@@ -145,14 +145,7 @@ static void kit_kernel(struct gpu_warp *w)
 
 static int kit_host(struct gpu_host *h)
 {
-	static const uint16_t sm[SMS] = {0, 1, 2, 3};
 	struct kit_args *a = gh_arg(h);
-	struct gpu_kernel k = {.name = "kit",
-			       .ctas = SMS,
-			       .warps_per_cta = 1,
-			       .fn = kit_kernel,
-			       .args = a,
-			       .cta_sm = sm};
 	int rc;
 
 	a->lines = gh_alloc(h, (uint64_t)NSTORES * BANKS * LINE, 4096);
@@ -160,7 +153,7 @@ static int kit_host(struct gpu_host *h)
 	a->d = gh_alloc(h, LINE, 4096);
 	a->go = gh_alloc(h, 2 * LINE, 4096) + LINE; /* bank 1 */
 	gh_write32(h, a->x, 2);
-	rc = gh_launch(h, &k);
+	rc = sysrun_launch_pinned(h, "kit", kit_kernel, a, SMS, 1);
 	if (!rc)
 		a->x_after = gh_read32(h, a->x);
 	return rc;

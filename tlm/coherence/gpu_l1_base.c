@@ -266,11 +266,14 @@ static bool l1_sb_full(struct gpu_l1 *l1)
 /* A data store to a line registered here: its data is the L2's (seed 004 §2.5 corner case 2)
  * and the store goes there; the bytes it writes are no longer newer here than at the L2 (a
  * warp reads its own store back after its atomic), and the copy follows. */
-static void l1_reg_store(struct gpu_l1 *l1, struct cache_line *l, const struct gpu_access *a)
+static bool l1_reg_store(struct gpu_l1 *l1, struct cache_line *l, const struct gpu_access *a)
 {
+	if (!l1_is_reg(l))
+		return false;
 	gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
 	l->meta[0] &= ~a->byte_mask[0];
 	l->meta[1] &= ~a->byte_mask[1];
+	return true;
 }
 
 static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
@@ -285,8 +288,7 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 			(*l1->st.c.refused_queue)++;
 			return false;
 		}
-		if (l1_is_reg(l)) {
-			l1_reg_store(l1, l, a);
+		if (l1_reg_store(l1, l, a)) {
 			(*l1->st.store_hits)++;
 		} else if (l) {
 			/* write-through: the present copy is updated, the L2 performs the store */
@@ -673,7 +675,7 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	case GPU_ACC_ST:
 		if (l1->bypass || a->cop != MEM_CO_CA) {
 			ok = l1_past_l1(l1, a, false) && l1_store_msg(l1, a);
-			if (ok && l1->rv && l1_is_reg(cache_lookup(l1->cache, a->line_addr)))
+			if (ok && l1->rv)
 				l1_reg_store(l1, cache_lookup(l1->cache, a->line_addr), a);
 		} else {
 			ok = l1_cached_store(l1, a);
@@ -1068,25 +1070,23 @@ static bool l1_probe_park(struct gpu_l1 *l1, struct mem_msg *m)
  * back. */
 static void l1_probe_finish(struct gpu_l1 *l1, struct mem_msg *m, sim_time_t *lt_delay)
 {
+	bool ready = l1_probe_ready(l1, m);
+
+	if (!ready && (sc_msg_actions(m->type) & SC_ACT_RECALL))
+		(*l1->rg.recall_waits)++;
 	if (lt_delay) {
 		sim_time_t at = sim_now(l1->ctx->k) + *lt_delay, last = l1_port_lt_last(&l1->port);
 
-		if (!l1_probe_ready(l1, m)) {
-			if (sc_msg_actions(m->type) & SC_ACT_RECALL)
-				(*l1->rg.recall_waits)++;
-			if (last > at)
-				*lt_delay += last - at;
-		}
+		if (!ready && last > at)
+			*lt_delay += last - at;
 		l1_probe_answer(l1, m, lt_delay);
 		return;
 	}
-	if (l1_probe_ready(l1, m)) {
+	if (ready) {
 		l1_probe_answer(l1, m, NULL);
 		tlm_payload_release(&m->p);
 		return;
 	}
-	if (sc_msg_actions(m->type) & SC_ACT_RECALL)
-		(*l1->rg.recall_waits)++;
 	if (!l1_probe_park(l1, m)) {
 		sim_fail(l1->ctx->k, -CS_ENOMEM, "sm%u.l1: out of memory", l1->port.sm);
 		tlm_payload_release(&m->p);

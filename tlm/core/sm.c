@@ -574,7 +574,8 @@ static bool issue(struct gpu_sm *sm, struct warp *w, unsigned s, sim_time_t now)
 			}
 			/* nothing to drain: the protocol's release may still hold it (unless the
 			 * L1 performs it: hLRC) */
-			if (!sm->proto->release_in_l1 && !warp_fence(w, MEM_ORDER_RELEASE, op->scope))
+			if (!sm->proto->release_in_l1 &&
+			    !warp_fence(w, MEM_ORDER_RELEASE, op->scope))
 				return true;
 			op->drained = true;
 		}

@@ -6,7 +6,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "tlm/coherence/apu/apu_port.h"
 #include "tlm/coherence/scoped.h"
@@ -17,10 +16,9 @@
 
 /* A transaction record (README.md §3): a remote operation's (its request, kept here while
  * probes are out and handed to the bank after them, and the broadcast it waits for), or a
- * registration's (§6): a GetR, an UnReg, an atomic performed at the bank on a registered line,
- * or the bank's eviction of a registered line; a recall's, the owner's data on its way to the
- * bank. The bank's messages of a record carry its index (mem_msg.ts[SC_TS_REC], plus one). */
-enum sc_kind { SC_K_REMOTE = 0, SC_K_GETR, SC_K_UNREG, SC_K_ATOMIC, SC_K_EVICT };
+ * registration's (§6): a GetR, an UnReg, or the bank's eviction of a registered line; a
+ * recall's, the owner's data on its way to the bank. The bank's messages of a record carry its index (mem_msg.ts[SC_TS_REC], plus one). */
+enum sc_kind { SC_K_REMOTE = 0, SC_K_GETR, SC_K_UNREG, SC_K_EVICT };
 enum sc_phase { SC_PH_BEFORE = 0, SC_PH_AT_BANK, SC_PH_AFTER, SC_PH_RECALL };
 #define SC_TS_REC (MEM_MSG_TS - 1)
 
@@ -41,7 +39,7 @@ struct sc_txn {
 
 struct sc_home_stats {
 	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
-	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *reg_atomics;
+	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs;
 };
 
 struct sc_home {
@@ -297,6 +295,20 @@ static void send_recall(struct sc_home *h, unsigned i)
 /* The recall of record i has the owner's line (and its ack): the line goes to the bank as an
  * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
  * requester; then the request behind it. */
+/* d, the owner's data of a recall (its ack or its own UnReg), becomes the owner's UnReg for
+ * the bank: registration passes to L1 `to` (SC_F_XFER), or goes back to the L2 (to < 0). */
+static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner, int to)
+{
+	d->type = SC_MSG_UNREG;
+	d->vnet = SC_VNET_REQ;
+	d->src = (uint16_t)owner;
+	d->txn = GPU_TXN_WRITEBACK;
+	d->flags = to >= 0 ? SC_F_XFER : 0;
+	d->requester = (uint16_t)(to >= 0 ? to : 0);
+	d->sector_mask =
+	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
+}
+
 static void recall_done(struct sc_home *h, unsigned i)
 {
 	struct sc_txn *t = txn_at(h, i);
@@ -304,37 +316,26 @@ static void recall_done(struct sc_home *h, unsigned i)
 
 	t->data = NULL;
 	t->carry = d;
-	d->type = SC_MSG_UNREG;
-	d->vnet = SC_VNET_REQ;
-	d->src = t->owner;
-	d->txn = GPU_TXN_WRITEBACK;
-	d->sector_mask =
-	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
-	if (t->kind == SC_K_GETR) {
-		d->flags |= SC_F_XFER;
-		d->requester = t->req->src;
-	}
+	as_unreg(h, d, t->owner, t->kind == SC_K_GETR ? t->req->src : -1);
 	t->phase = SC_PH_AT_BANK;
 	bank_push(h, d, i);
 	if (t->req)
 		bank_push(h, t->req, i);
 }
 
-/* A request that changes or needs a line's registration: a GetR (b2/b5, c1/c5), or an atomic
- * the bank performs on a line registered in an L1 (recalled first). Serialised per line. */
+/* A GetR (b2/b5, c1/c5): registration from the L2, or recalled from the L1 holding it.
+ * Serialised per line with the line's other registration requests. */
 static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t line)
 {
 	int i, owner;
 	struct sc_txn *t;
 
-	i = line_txn(h, m, line, m->type == SC_MSG_GETR ? SC_K_GETR : SC_K_ATOMIC);
+	i = line_txn(h, m, line, SC_K_GETR);
 	if (i < 0)
 		return i == -1 ? APU_TAKE : APU_STALL;
 	t = txn_at(h, (unsigned)i);
 	owner = reg_owner(h, line);
-	if (t->kind == SC_K_ATOMIC)
-		(*h->st.reg_atomics)++;
-	if (owner >= 0 && (owner != m->src || t->kind == SC_K_ATOMIC)) {
+	if (owner >= 0 && owner != m->src) {
 		t->owner = (uint16_t)owner;
 		t->recalled = true;
 		send_recall(h, (unsigned)i);
@@ -509,8 +510,8 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 	if (h->rv) {
 		if (m->type == SC_MSG_UNREG)
 			return reg_unreg(h, m, line);
-		if (m->type == SC_MSG_GETR ||
-		    (m->type == GPU_MSG_ATOMIC && (line_busy(h, line) || reg_owner(h, line) >= 0)))
+		/* every atomic of a registration L1 is a GetR: no atomic reaches the bank */
+		if (m->type == SC_MSG_GETR)
 			return reg_begin(h, m, line);
 	}
 	if (h->bank_open || h->ready.n)
@@ -647,14 +648,7 @@ static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owne
 			 h->bank, owner, (unsigned long long)line);
 		return NULL;
 	}
-	d->type = SC_MSG_UNREG;
-	d->vnet = SC_VNET_REQ;
-	d->src = (uint16_t)owner;
-	d->txn = GPU_TXN_WRITEBACK;
-	d->flags = to >= 0 ? SC_F_XFER : 0;
-	d->requester = (uint16_t)(to >= 0 ? to : 0);
-	d->sector_mask =
-	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
+	as_unreg(h, d, owner, to);
 	return d;
 }
 
@@ -710,23 +704,11 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 	uint8_t before = 0, after = 0;
 
 	if (m->vnet == SC_VNET_RSP) {
-		/* an ack: a broadcast reads *delay; a recall takes its line (the L1 releases m) */
+		/* an ack: a broadcast reads *delay; a recall keeps its line (a reference: the L1
+		 * releases its own once its b_transport returns) */
 		if (h->rv && (m->flags & SC_F_GAVE_UP) && !h->lt_ack) {
-			struct tlm_payload *pl = tlm_payload_alloc(h->ctx->pool);
-
-			if (!pl) {
-				sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory",
-					 h->bank);
-				return;
-			}
-			h->lt_ack = mem_msg_of(pl);
-			pl->addr = m->p.addr;
-			pl->len = m->p.len;
-			memcpy(pl->data, m->p.data, h->ctx->l2->line_bytes);
-			h->lt_ack->byte_mask[0] = m->byte_mask[0];
-			h->lt_ack->byte_mask[1] = m->byte_mask[1];
-			h->lt_ack->req_bytes = m->req_bytes;
-			h->lt_ack->flags = m->flags;
+			tlm_payload_acquire(&m->p);
+			h->lt_ack = m;
 		}
 		return;
 	}
@@ -735,16 +717,12 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 		remote_row(m, &before, &after);
 		lt_broadcast(h, m, before, delay);
 	}
-	if (h->rv && (m->type == SC_MSG_GETR || m->type == GPU_MSG_ATOMIC)) {
+	if (h->rv && m->type == SC_MSG_GETR) {
 		uint64_t line = apu_line_of(m->p.addr);
 		int o = reg_owner(h, line);
-		bool getr = m->type == SC_MSG_GETR;
 
-		if (!getr && o >= 0)
-			(*h->st.reg_atomics)++;
-		if (o >= 0 && (o != m->src || !getr)) {
-			struct mem_msg *d =
-			    lt_recall(h, line, (unsigned)o, getr ? m->src : -1, delay);
+		if (o >= 0 && o != m->src) {
+			struct mem_msg *d = lt_recall(h, line, (unsigned)o, m->src, delay);
 
 			if (!d) {
 				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
@@ -752,15 +730,14 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 			}
 			lt_bank(h, d, delay);
 			tlm_payload_release(&d->p);
-			if (getr)
-				(*h->st.getr_remote)++;
+			(*h->st.getr_remote)++;
 		} else if (o >= 0) {
 			sim_fail(h->ctx->k, -CS_EPROTO,
 				 "l2.bank%u: sm%u asks for %#llx, registered to it (LT)", h->bank,
 				 m->src, (unsigned long long)line);
 			m->p.status = TLM_GENERIC_ERROR_RESPONSE;
 			return;
-		} else if (getr) {
+		} else {
 			(*h->st.getr_l2)++;
 		}
 	} else if (h->rv && m->type == SC_MSG_UNREG) {
@@ -834,25 +811,14 @@ static bool reg_keep(void *ps, const struct cache_line *l)
 	return l->meta[0] != 0;
 }
 
-static const struct l2_policy reg_l2_policy = {
-    .state_size = sizeof(struct sc_reg_ps),
-    .write_through = true,
-    .evicted = reg_evicted,
-    .served = reg_served,
-    .base_type = sc_msg_base_type,
-    .keep = reg_keep,
-};
+#define REG_L2_POLICY                                                                          \
+	.state_size = sizeof(struct sc_reg_ps), .write_through = true, .evicted = reg_evicted, \
+	.served = reg_served, .base_type = sc_msg_base_type, .keep = reg_keep
+
+static const struct l2_policy reg_l2_policy = {REG_L2_POLICY};
 
 /* Rprio: the same, registered lines replaced last */
-static const struct l2_policy reg_l2_policy_rprio = {
-    .state_size = sizeof(struct sc_reg_ps),
-    .write_through = true,
-    .evicted = reg_evicted,
-    .served = reg_served,
-    .base_type = sc_msg_base_type,
-    .keep = reg_keep,
-    .evict_last = reg_keep,
-};
+static const struct l2_policy reg_l2_policy_rprio = {REG_L2_POLICY, .evict_last = reg_keep};
 
 static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
 			       const struct sc_reg_variant *rv, struct gpu_l2 **out,
@@ -927,8 +893,6 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 				    "registered lines evicted from the bank and recalled");
 		h->st.unregs = cs_stat_counter(g, "reg.unregs", "",
 					       "registered lines L1s evicted and gave back");
-		h->st.reg_atomics = cs_stat_counter(
-		    g, "reg.bank_atomics", "", "atomics at the bank on lines under registration");
 	}
 	*out = (struct gpu_l2 *)(void *)h;
 	return 0;
