@@ -74,7 +74,8 @@ struct l1_rsp_stats {
  * Evicts) and coherence actions by cause (Figs. 5 and 6: atomic in, atomic out). */
 struct l1_reg_stats {
 	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
-	uint64_t *recalls, *recall_empty, *recall_waits, *load_bypass, *reg_waits;
+	uint64_t *recalls, *recall_empty, *recall_given_back, *recall_waits, *load_bypass,
+	    *reg_waits;
 };
 
 /* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
@@ -124,6 +125,7 @@ struct gpu_l1 {
 	/* registration (hlrc; NULL: none): what gaining and losing it do, and the evicted
 	 * registered lines whose UnReg waits */
 	const struct sc_reg_variant *rv;
+	uint32_t getr_seq; /* GetRs sent: each one's number (SC_TS_GRANT) */
 	struct l1_unreg *unreg;
 	unsigned n_unreg, cap_unreg;
 	struct l1_reg_stats rg;
@@ -603,9 +605,11 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	mshr_user(e)[0] = gpu_now(l1->ctx);
 	mshr_user(e)[1] = gpu_all_sectors(l1->line_bytes, l1->sector_bytes);
 	mshr_user(e)[2] = L1_FILL_REG;
+	mshr_user(e)[3] = ++l1->getr_seq;
 	m = l1_port_msg(&l1->port, SC_MSG_GETR, a->line_addr, mshr_index(l1->mshr, e));
 	if (!m)
 		return false;
+	m->ts[SC_TS_GRANT] = mshr_user(e)[3];
 	m->sector_mask = (uint8_t)mshr_user(e)[1];
 	m->scope = a->scope;
 	m->order = a->order;
@@ -788,6 +792,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			/* targets before i are answered; drop them by rebuilding the entry */
 			{
 				struct l1_target keep[64];
+				uint64_t grant = mshr_user(e)[3];
 				unsigned kn = 0;
 
 				for (unsigned j = i; j < n && kn < 64; j++)
@@ -799,6 +804,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 				mshr_user(e)[0] = gpu_now(l1->ctx);
 				mshr_user(e)[1] = r->sector_mask;
 				mshr_user(e)[2] = flags;
+				mshr_user(e)[3] = grant;
 				r->txn = mshr_index(l1->mshr, e);
 			}
 			l1_port_send(&l1->port, r);
@@ -920,14 +926,25 @@ static bool l1_probe_ready_act(const struct gpu_l1 *l1, unsigned act)
 	       (!(act & SC_ACT_LOCK) || !l1->wg_rmw_inflight);
 }
 
-/* A recall may be answered once this L1's GetR for the line is answered (its atomics are
- * performed before the line goes: each transfer makes progress) and, under hLRC, once the
- * store buffer has drained if the line goes (Table 3 c4, c12, c20: flush remote L1). */
-static bool l1_recall_ready(const struct gpu_l1 *l1, uint64_t line)
+/* The GetR of this L1 a recall names (SC_TS_GRANT): granted, its answer still on the way. A
+ * recall naming another grant is of a registration this L1 gave back. */
+static struct mshr_entry *l1_recalled_getr(const struct gpu_l1 *l1, const struct mem_msg *probe)
 {
-	struct mshr_entry *e = mshr_find(l1->mshr, line);
+	struct mshr_entry *e = mshr_find(l1->mshr, probe->p.addr);
 
-	if (e && (mshr_user(e)[2] & L1_FILL_REG))
+	return e && (mshr_user(e)[2] & L1_FILL_REG) && mshr_user(e)[3] == probe->ts[SC_TS_GRANT]
+		   ? e
+		   : NULL;
+}
+
+/* A recall may be answered once the GetR it names is answered (its atomics are performed
+ * before the line goes: each transfer makes progress) and, under hLRC, once the store buffer
+ * has drained if the line goes (Table 3 c4, c12, c20: flush remote L1). */
+static bool l1_recall_ready(const struct gpu_l1 *l1, const struct mem_msg *probe)
+{
+	uint64_t line = probe->p.addr;
+
+	if (l1_recalled_getr(l1, probe))
 		return false;
 	return !l1->rv->flush_on_loss || !l1->sb_pending ||
 	       !(l1_is_reg(cache_lookup(l1->cache, line)) || l1_unreg_find(l1, line) >= 0);
@@ -938,7 +955,7 @@ static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
 	unsigned act = sc_msg_actions(m->type);
 
 	if (act & SC_ACT_RECALL)
-		return l1_recall_ready(l1, m->p.addr);
+		return l1_recall_ready(l1, m);
 	return l1_probe_ready_act(l1, act);
 }
 
@@ -947,12 +964,13 @@ static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
  * entry's atomics are performed now on the answer's data (L1_FILL_APPLIED), which the ack
  * takes with the bytes they wrote; the fill later only finishes them and leaves no copy
  * (L1_FILL_GONE). false: no such entry. */
-static bool l1_lt_take_fill(struct gpu_l1 *l1, uint64_t line, struct mem_msg *ack)
+static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, struct mem_msg *ack)
 {
-	struct mshr_entry *e = mshr_find(l1->mshr, line);
+	struct mshr_entry *e = l1_recalled_getr(l1, probe);
+	uint64_t line = probe->p.addr;
 	struct mem_msg *fill;
 
-	if (!e || !(mshr_user(e)[2] & L1_FILL_REG) || (mshr_user(e)[2] & L1_FILL_GONE))
+	if (!e || (mshr_user(e)[2] & L1_FILL_GONE))
 		return false;
 	fill = l1_port_lt_pending(&l1->port, mshr_index(l1->mshr, e));
 	if (!fill)
@@ -983,10 +1001,13 @@ static void l1_recall_answer(struct gpu_l1 *l1, const struct mem_msg *probe, sim
 {
 	struct mem_msg *a = l1_port_ack_msg(&l1->port, probe, SC_MSG_ACK);
 	struct cache_line *l = cache_lookup(l1->cache, probe->p.addr);
+	struct mshr_entry *e = mshr_find(l1->mshr, probe->p.addr);
 	int u = l1_unreg_find(l1, probe->p.addr);
 
 	if (!a)
 		return;
+	if (e && (mshr_user(e)[2] & L1_FILL_REG) && !l1_recalled_getr(l1, probe))
+		(*l1->rg.recall_given_back)++;
 	if (l1_is_reg(l)) {
 		memcpy(a->p.data, l->data, l1->line_bytes);
 		a->byte_mask[0] = l->meta[0];
@@ -999,7 +1020,7 @@ static void l1_recall_answer(struct gpu_l1 *l1, const struct mem_msg *probe, sim
 		a->byte_mask[1] = l1->unreg[u].mask[1];
 		a->flags = SC_F_GAVE_UP;
 		l1_unreg_remove(l1, (unsigned)u);
-	} else if (lt_delay && l1_lt_take_fill(l1, probe->p.addr, a)) {
+	} else if (lt_delay && l1_lt_take_fill(l1, probe, a)) {
 		a->flags = SC_F_GAVE_UP;
 	} else {
 		(*l1->rg.recall_empty)++;
@@ -1302,6 +1323,9 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 		r->recalls = cs_stat_counter(g, "reg.recalls", "", "recalls from home banks");
 		r->recall_empty = cs_stat_counter(g, "reg.recall_empty", "",
 						  "recalls for a line whose UnReg had gone");
+		r->recall_given_back = cs_stat_counter(
+		    g, "reg.recall_given_back", "",
+		    "recalls of a registration this L1 had given back while it asked again");
 		r->recall_waits =
 		    cs_stat_counter(g, "reg.recall_waits", "",
 				    "recalls that waited (the store buffer, this L1's own GetR)");

@@ -34,6 +34,7 @@ struct sc_txn {
 	bool data_is_ack; /* the data came in the ack (no one waits for its bank answer) */
 	bool recalled;	  /* a GetR whose line was registered elsewhere (Table 6's remote hit) */
 	uint16_t owner;	  /* the L1 a recall goes to */
+	uint32_t grant;	  /* the owner's GetR whose registration it recalls (SC_TS_GRANT) */
 	uint32_t acks_in; /* acks received (the answer must come after all of them) */
 };
 
@@ -270,12 +271,16 @@ static enum apu_recv remote_begin(struct sc_home *h, struct mem_msg *m)
 
 /* ---- registration (README.md §6) ---------------------------------------------------------------- */
 
-/* The L1 holding line registered (the owner id in the L2 line, seed 004 §2.4), or -1. */
-static int reg_owner(struct sc_home *h, uint64_t line)
+/* The L1 holding line registered (the owner id in the L2 line, seed 004 §2.4), or -1; and
+ * the number of its GetR that registration came from (*grant, SC_TS_GRANT). */
+static int reg_owner(struct sc_home *h, uint64_t line, uint32_t *grant)
 {
 	struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), line);
 
-	return l && l->meta[0] ? (int)l->meta[0] - 1 : -1;
+	if (!l || !l->meta[0])
+		return -1;
+	*grant = (uint32_t)l->meta[1];
+	return (int)l->meta[0] - 1;
 }
 
 static void send_recall(struct sc_home *h, unsigned i)
@@ -285,6 +290,7 @@ static void send_recall(struct sc_home *h, unsigned i)
 
 	if (!m)
 		return;
+	m->ts[SC_TS_GRANT] = t->grant;
 	t->phase = SC_PH_RECALL;
 	sc_acks_expect(h->acks, i, 1);
 	(*h->st.recalls)++;
@@ -296,15 +302,18 @@ static void send_recall(struct sc_home *h, unsigned i)
  * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
  * requester; then the request behind it. */
 /* d, the owner's data of a recall (its ack or its own UnReg), becomes the owner's UnReg for
- * the bank: registration passes to L1 `to` (SC_F_XFER), or goes back to the L2 (to < 0). */
-static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner, int to)
+ * the bank: registration passes to the sender of `getr` (SC_F_XFER), or goes back to the L2
+ * (getr NULL). */
+static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner,
+		     const struct mem_msg *getr)
 {
 	d->type = SC_MSG_UNREG;
 	d->vnet = SC_VNET_REQ;
 	d->src = (uint16_t)owner;
 	d->txn = GPU_TXN_WRITEBACK;
-	d->flags = to >= 0 ? SC_F_XFER : 0;
-	d->requester = (uint16_t)(to >= 0 ? to : 0);
+	d->flags = getr ? SC_F_XFER : 0;
+	d->requester = getr ? getr->src : 0;
+	d->ts[SC_TS_GRANT] = getr ? getr->ts[SC_TS_GRANT] : 0;
 	d->sector_mask =
 	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
 }
@@ -316,7 +325,7 @@ static void recall_done(struct sc_home *h, unsigned i)
 
 	t->data = NULL;
 	t->carry = d;
-	as_unreg(h, d, t->owner, t->kind == SC_K_GETR ? t->req->src : -1);
+	as_unreg(h, d, t->owner, t->kind == SC_K_GETR ? t->req : NULL);
 	t->phase = SC_PH_AT_BANK;
 	bank_push(h, d, i);
 	if (t->req)
@@ -327,6 +336,7 @@ static void recall_done(struct sc_home *h, unsigned i)
  * Serialised per line with the line's other registration requests. */
 static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t line)
 {
+	uint32_t grant = 0;
 	int i, owner;
 	struct sc_txn *t;
 
@@ -334,9 +344,10 @@ static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t li
 	if (i < 0)
 		return i == -1 ? APU_TAKE : APU_STALL;
 	t = txn_at(h, (unsigned)i);
-	owner = reg_owner(h, line);
+	owner = reg_owner(h, line, &grant);
 	if (owner >= 0 && owner != m->src) {
 		t->owner = (uint16_t)owner;
+		t->grant = grant;
 		t->recalled = true;
 		send_recall(h, (unsigned)i);
 		return APU_TAKE;
@@ -416,7 +427,7 @@ static bool owner_data_coming(struct sc_home *h, uint64_t line, unsigned owner)
 	return false;
 }
 
-static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner);
+static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant);
 
 /* The bank evicts a registered line (the policy's evicted hook): it is recalled from its
  * owner, whose data then goes to memory through the bank (corner case 5); the line's
@@ -430,7 +441,7 @@ static void reg_evicted(void *ps, const struct cache_line *l)
 	if (!l->meta[0])
 		return;
 	if (h->lt_bank_delay) {
-		lt_evict_recall(h, l->addr, owner);
+		lt_evict_recall(h, l->addr, owner, (uint32_t)l->meta[1]);
 		return;
 	}
 	if (owner_data_coming(h, l->addr, owner))
@@ -441,6 +452,7 @@ static void reg_evicted(void *ps, const struct cache_line *l)
 		return;
 	}
 	txn_at(h, (unsigned)i)->owner = (uint16_t)owner;
+	txn_at(h, (unsigned)i)->grant = (uint32_t)l->meta[1];
 	(*h->st.evict_recalls)++;
 	send_recall(h, (unsigned)i);
 }
@@ -620,18 +632,19 @@ static void lt_broadcast(struct sc_home *h, const struct mem_msg *req, uint8_t t
 	*delay = latest;
 }
 
-/* LT: recalls line from owner by b_transport at *delay (its ack's arrival is the new
- * *delay); the owner's data, as its UnReg (passing registration to `to`, or back to the L2
- * when to < 0), or NULL when the owner had nothing (a protocol error in this face, where an
- * UnReg is at the bank once sent). */
-static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owner, int to,
-				 sim_time_t *delay)
+/* LT: recalls line (registered by the owner's GetR number `grant`) from owner by b_transport
+ * at *delay (its ack's arrival is the new *delay); the owner's data, as its UnReg (passing
+ * registration to the sender of getr, or back to the L2 when getr is NULL), or NULL when the
+ * owner had nothing (a protocol error in this face, where an UnReg is at the bank once sent). */
+static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant,
+				 const struct mem_msg *getr, sim_time_t *delay)
 {
 	struct mem_msg *p = probe_msg(h, SC_MSG_RECALL, line, owner, 0);
 	struct mem_msg *d;
 
 	if (!p)
 		return NULL;
+	p->ts[SC_TS_GRANT] = grant;
 	p->src = (uint16_t)h->ep;
 	p->sent_ps = sim_now(h->ctx->k) + *delay;
 	(*h->st.recalls)++;
@@ -648,7 +661,7 @@ static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owne
 			 h->bank, owner, (unsigned long long)line);
 		return NULL;
 	}
-	as_unreg(h, d, owner, to);
+	as_unreg(h, d, owner, getr);
 	return d;
 }
 
@@ -674,13 +687,13 @@ static void lt_bank(struct sc_home *h, struct mem_msg *m, sim_time_t *delay)
 
 /* LT: the bank evicted a registered line (reg_evicted): recalled now, its data into the bank
  * once the bank returns. */
-static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner)
+static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant)
 {
 	sim_time_t t = *h->lt_bank_delay;
 	struct mem_msg *d;
 
 	(*h->st.evict_recalls)++;
-	d = lt_recall(h, line, owner, -1, &t);
+	d = lt_recall(h, line, owner, grant, NULL, &t);
 	if (!d)
 		return;
 	if (h->n_later == h->cap_later) {
@@ -719,10 +732,11 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 	}
 	if (h->rv && m->type == SC_MSG_GETR) {
 		uint64_t line = apu_line_of(m->p.addr);
-		int o = reg_owner(h, line);
+		uint32_t grant = 0;
+		int o = reg_owner(h, line, &grant);
 
 		if (o >= 0 && o != m->src) {
-			struct mem_msg *d = lt_recall(h, line, (unsigned)o, m->src, delay);
+			struct mem_msg *d = lt_recall(h, line, (unsigned)o, grant, m, delay);
 
 			if (!d) {
 				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
@@ -797,12 +811,16 @@ static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_ti
 {
 	(void)ps;
 	(void)t;
-	if (m->type == SC_MSG_GETR)
+	if (m->type == SC_MSG_GETR) {
 		l->meta[0] = (uint64_t)m->src + 1;
-	else if (m->type == SC_MSG_UNREG && (m->flags & SC_F_XFER))
+		l->meta[1] = m->ts[SC_TS_GRANT];
+	} else if (m->type == SC_MSG_UNREG && (m->flags & SC_F_XFER)) {
 		l->meta[0] = (uint64_t)m->requester + 1;
-	else if (m->type == SC_MSG_UNREG && l->meta[0] == (uint64_t)m->src + 1)
+		l->meta[1] = m->ts[SC_TS_GRANT];
+	} else if (m->type == SC_MSG_UNREG && l->meta[0] == (uint64_t)m->src + 1) {
 		l->meta[0] = 0;
+		l->meta[1] = 0;
+	}
 }
 
 static bool reg_keep(void *ps, const struct cache_line *l)
@@ -941,11 +959,12 @@ static struct tlm_initiator_socket *home_dram_port(struct gpu_l2 *l2)
 static void home_functional_reg(struct sc_home *h, uint64_t addr, void *rbuf, const void *wbuf,
 				size_t len)
 {
+	uint32_t grant;
 	int owner;
 
 	if (!h->rv || !h->ctx->l1s)
 		return;
-	owner = reg_owner(h, addr & ~(uint64_t)(h->ctx->l2->line_bytes - 1));
+	owner = reg_owner(h, addr & ~(uint64_t)(h->ctx->l2->line_bytes - 1), &grant);
 	if (owner >= 0)
 		gpu_l1_reg_functional(h->ctx->l1s[owner], addr, rbuf, wbuf, len);
 }

@@ -41,6 +41,13 @@ enum sc_action {
 #define SC_F_GAVE_UP 1u
 #define SC_F_XFER    2u
 
+/* mem_msg.ts[SC_TS_GRANT]: a GetR's number in its L1 (the L1 counts its GetRs), kept by the
+ * home with the owner id while the registration it granted lasts, and named by a recall. An
+ * L1 that gave a line back and asked for it again can so tell a recall of the registration it
+ * gave back (answer at once: its UnReg is on the way) from one of the registration it asked
+ * for, granted, whose answer the recall overtook (wait for it). */
+#define SC_TS_GRANT 0
+
 extern const char *const sc_msg_names[SC_MSG_COUNT];
 
 /* The actions of probe type t (0: not a probe). */
