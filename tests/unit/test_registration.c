@@ -36,7 +36,17 @@ static const char *base_cfg =
     "dram = { clock_mhz = 1000; };\n";
 
 enum reg_op { OP_LD, OP_ST, OP_RMW };
-enum reg_case { C_LOCAL, C_L2, C_REMOTE, C_BYPASS, C_L2_EVICT, C_L1_EVICT, C_REGAIN, C_ATOMICITY };
+enum reg_case {
+	C_LOCAL,
+	C_L2,
+	C_REMOTE,
+	C_BYPASS,
+	C_FORWARD,
+	C_L2_EVICT,
+	C_L1_EVICT,
+	C_REGAIN,
+	C_ATOMICITY
+};
 
 /* L2 conflict stride with l2.size_kib=1, l2.assoc=1 or 2 (8 or 4 sets per bank, 2 banks): a
  * line this far on maps to x's bank and set; the L1's with l1.size_kib=1, l1.assoc=1. */
@@ -125,7 +135,8 @@ static void reg_kernel(struct gpu_warp *w)
 		break;
 	case C_BYPASS:
 		/* corner case 2: SM 0 holds x's line registered; SM 2 writes d, a data word of
-		 * that line, and releases; SM 0's load of d is read at the L2 */
+		 * that line (forwarded into SM 0's copy), and releases; SM 0's load of d is read
+		 * at the L2 */
 		if (cta == 0) {
 			gw_atom_store(w, a->x, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
@@ -134,6 +145,29 @@ static void reg_kernel(struct gpu_warp *w)
 		} else if (cta == 2) {
 			spin_cg(w, a->go, 1);
 			gw_st32(w, a->d, 77);
+			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+			gw_st_co(w, a->go2, 4, 1, MEM_CO_CG);
+		}
+		break;
+	case C_FORWARD:
+		/* SM 1 reads x with a plain load after a handover (go, with release and acquire)
+		 * while SM 0 holds x registered: the home forwards the read for SM 0's bytes,
+		 * and SM 0 keeps the line; SM 1 then overwrites x with a plain store, whose bytes
+		 * go into SM 0's copy, and SM 0's next add starts from them */
+		if (cta == 0) {
+			gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
+				MEM_ORDER_ACQ_REL);
+			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
+			spin_cg(w, a->go2, 1);
+			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
+			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
+						  MEM_ORDER_ACQ_REL);
+		} else if (cta == 1) {
+			spin_cg(w, a->go, 1);
+			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
+			a->r1 = gw_ld32(w, a->x);
+			gw_st32(w, a->x, 40);
 			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
 			gw_st_co(w, a->go2, 4, 1, MEM_CO_CG);
 		}
@@ -386,9 +420,37 @@ START_TEST(test_data_on_registered_line)
 
 	start_case(&r, &a, C_BYPASS, OP_ST, NULL);
 	ck_assert_double_eq(sm_stat(&r, 0, "reg.load_bypass"), 1);
+	ck_assert_double_eq(sm_stat(&r, 0, "reg.forwards"), 1); /* SM 2's write of d */
+	ck_assert_double_eq(sm_stat(&r, 0, "reg.recalls"), 0);
 	sysrun_end(&r);
 	ck_assert_uint_eq(a.d_seen, 77);
 	ck_assert_uint_eq(a.x_after, 1);
+}
+END_TEST
+
+/* Data accesses of other L1s to a registered line are forwarded to its owner, which keeps
+ * it: a read gets the bytes the owner's atomics wrote, a write's bytes replace them in the
+ * owner's copy. In both faces. */
+START_TEST(test_data_forwarded)
+{
+	static const char *const analytic[] = {"system.mode=analytic", NULL};
+
+	for (unsigned lt = 0; lt < 2; lt++) {
+		struct reg_args a;
+		struct sysrun r;
+
+		start_case(&r, &a, C_FORWARD, OP_RMW, lt ? analytic : NULL);
+		ck_assert_double_eq(bank_stat(&r, "reg.forwards"), 2);
+		ck_assert_double_eq(sm_stat(&r, 0, "reg.forwards"), 2);
+		ck_assert_double_eq(sm_stat(&r, 0, "reg.getr"), 1); /* registration stayed */
+		ck_assert_double_eq(sm_stat(&r, 0, "reg.recalls"), 0);
+		sysrun_end(&r);
+		ck_assert_msg(a.r1 == 5, "%s: SM 1 read x = %u, not SM 0's 5", lt ? "LT" : "AT",
+			      a.r1);
+		ck_assert_msg(a.r0 == 40, "%s: SM 0's add found %u, not SM 1's 40",
+			      lt ? "LT" : "AT", a.r0);
+		ck_assert_uint_eq(a.x_after, 43);
+	}
 }
 END_TEST
 
@@ -577,6 +639,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_row_remote_store);
 	tcase_add_test(tc, test_row_remote_rmw);
 	tcase_add_test(tc, test_data_on_registered_line);
+	tcase_add_test(tc, test_data_forwarded);
 	tcase_add_test(tc, test_l2_eviction_recall);
 	tcase_add_test(tc, test_l1_eviction_unreg);
 	tcase_add_test(tc, test_recall_of_given_back);

@@ -75,7 +75,7 @@ struct l1_rsp_stats {
 struct l1_reg_stats {
 	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
 	uint64_t *recalls, *recall_empty, *recall_given_back, *recall_waits, *load_bypass,
-	    *reg_waits;
+	    *reg_waits, *forwards;
 };
 
 /* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
@@ -956,25 +956,27 @@ static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
 
 	if (act & SC_ACT_RECALL)
 		return l1_recall_ready(l1, m);
+	if (act & SC_ACT_FWD) /* a data access elsewhere: no flush, only the GetR it names */
+		return !l1_recalled_getr(l1, m);
 	return l1_probe_ready_act(l1, act);
 }
 
-/* The LT face: a recall for a line whose GetR was performed at the home but whose answer
- * waits here for the L1's time (the detailed face would wait for it, l1_recall_ready). The
- * entry's atomics are performed now on the answer's data (L1_FILL_APPLIED), which the ack
- * takes with the bytes they wrote; the fill later only finishes them and leaves no copy
- * (L1_FILL_GONE). false: no such entry. */
-static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, struct mem_msg *ack)
+/* The LT face: a recall or forward for a line whose GetR was performed at the home but whose
+ * answer waits here for the L1's time (the detailed face would wait for it, l1_recall_ready).
+ * The entry's atomics are performed now on the answer's data (once: L1_FILL_APPLIED), and the
+ * answer is returned (with its entry), or NULL when there is no such entry. */
+static struct mem_msg *l1_lt_applied_fill(struct gpu_l1 *l1, const struct mem_msg *probe,
+					  struct mshr_entry **entry)
 {
 	struct mshr_entry *e = l1_recalled_getr(l1, probe);
 	uint64_t line = probe->p.addr;
 	struct mem_msg *fill;
 
 	if (!e || (mshr_user(e)[2] & L1_FILL_GONE))
-		return false;
+		return NULL;
 	fill = l1_port_lt_pending(&l1->port, mshr_index(l1->mshr, e));
 	if (!fill)
-		return false;
+		return NULL;
 	if (!(mshr_user(e)[2] & L1_FILL_APPLIED)) {
 		fill->byte_mask[0] = 0;
 		fill->byte_mask[1] = 0;
@@ -987,11 +989,59 @@ static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, stru
 		}
 		mshr_user(e)[2] |= L1_FILL_APPLIED;
 	}
+	*entry = e;
+	return fill;
+}
+
+/* ... and its data (with the bytes the atomics wrote) goes in the ack; a recall's fill then
+ * only finishes the atomics and leaves no copy (`gone`: L1_FILL_GONE). false: no such entry. */
+static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, struct mem_msg *ack,
+			    bool gone)
+{
+	struct mshr_entry *e;
+	struct mem_msg *fill = l1_lt_applied_fill(l1, probe, &e);
+
+	if (!fill)
+		return false;
 	memcpy(ack->p.data, fill->p.data, l1->line_bytes);
 	ack->byte_mask[0] = fill->byte_mask[0];
 	ack->byte_mask[1] = fill->byte_mask[1];
-	mshr_user(e)[2] |= L1_FILL_GONE;
+	if (gone)
+		mshr_user(e)[2] |= L1_FILL_GONE;
 	return true;
+}
+
+/* Bytes w writes replace those of the copy `data`, and are no longer this L1's own (`mask`). */
+static void l1_take_bytes(const struct gpu_l1 *l1, uint8_t *data, uint64_t *mask,
+			  const struct mem_msg *w)
+{
+	gpu_mask_copy(data, w->p.data, w->byte_mask, l1->line_bytes);
+	mask[0] &= ~w->byte_mask[0];
+	mask[1] &= ~w->byte_mask[1];
+}
+
+/* A data write of another L1 to a line registered here, forwarded by the home: into the
+ * registered copy, the evicted one whose UnReg has not gone, or (LT) the GetR's answer waiting
+ * here, after its atomics. false: none of them (the UnReg has gone; the home waits for it). */
+static bool l1_reg_take_write(struct gpu_l1 *l1, const struct mem_msg *w, sim_time_t *lt_delay)
+{
+	struct cache_line *l = cache_lookup(l1->cache, w->p.addr);
+	int u = l1_unreg_find(l1, w->p.addr);
+	struct mshr_entry *e;
+	struct mem_msg *fill;
+
+	if (l1_is_reg(l)) {
+		l1_take_bytes(l1, l->data, l->meta, w);
+		return true;
+	}
+	if (u >= 0) {
+		l1_take_bytes(l1, l1->unreg[u].data, l1->unreg[u].mask, w);
+		return true;
+	}
+	fill = lt_delay ? l1_lt_applied_fill(l1, w, &e) : NULL;
+	if (fill)
+		l1_take_bytes(l1, fill->p.data, fill->byte_mask, w);
+	return fill != NULL;
 }
 
 /* A recall's answer: the registered line (or the evicted one whose UnReg has not gone yet),
@@ -1004,27 +1054,38 @@ static void l1_recall_answer(struct gpu_l1 *l1, const struct mem_msg *probe, sim
 	struct mshr_entry *e = mshr_find(l1->mshr, probe->p.addr);
 	int u = l1_unreg_find(l1, probe->p.addr);
 
+	/* a forward (a data access elsewhere) leaves registration here: a read's takes the
+	 * data, a write's brings its bytes into the copy */
+	bool fwd = sc_msg_actions(probe->type) & SC_ACT_FWD;
+	uint8_t flags = fwd ? SC_F_SHARED : SC_F_GAVE_UP;
+
 	if (!a)
 		return;
 	if (e && (mshr_user(e)[2] & L1_FILL_REG) && !l1_recalled_getr(l1, probe))
 		(*l1->rg.recall_given_back)++;
-	if (l1_is_reg(l)) {
+	if (fwd)
+		(*l1->rg.forwards)++;
+	if (fwd && (probe->byte_mask[0] || probe->byte_mask[1])) {
+		a->flags = l1_reg_take_write(l1, probe, lt_delay) ? SC_F_SHARED : 0;
+	} else if (l1_is_reg(l)) {
 		memcpy(a->p.data, l->data, l1->line_bytes);
 		a->byte_mask[0] = l->meta[0];
 		a->byte_mask[1] = l->meta[1];
-		a->flags = SC_F_GAVE_UP;
-		cache_invalidate(l1->cache, l);
+		a->flags = flags;
+		if (!fwd)
+			cache_invalidate(l1->cache, l);
 	} else if (u >= 0) {
 		memcpy(a->p.data, l1->unreg[u].data, l1->line_bytes);
 		a->byte_mask[0] = l1->unreg[u].mask[0];
 		a->byte_mask[1] = l1->unreg[u].mask[1];
-		a->flags = SC_F_GAVE_UP;
-		l1_unreg_remove(l1, (unsigned)u);
-	} else if (lt_delay && l1_lt_take_fill(l1, probe, a)) {
-		a->flags = SC_F_GAVE_UP;
-	} else {
-		(*l1->rg.recall_empty)++;
+		a->flags = flags;
+		if (!fwd)
+			l1_unreg_remove(l1, (unsigned)u);
+	} else if (lt_delay && l1_lt_take_fill(l1, probe, a, !fwd)) {
+		a->flags = flags;
 	}
+	if (!a->flags)
+		(*l1->rg.recall_empty)++;
 	if ((a->flags & SC_F_GAVE_UP) && l1->rv->flush_on_loss)
 		(*l1->rg.flush_atomic_out)++;
 	a->req_bytes = (uint16_t)gpu_mask_bytes(a->byte_mask);
@@ -1033,7 +1094,7 @@ static void l1_recall_answer(struct gpu_l1 *l1, const struct mem_msg *probe, sim
 
 static void l1_probe_answer(struct gpu_l1 *l1, const struct mem_msg *m, sim_time_t *lt_delay)
 {
-	if (sc_msg_actions(m->type) & SC_ACT_RECALL)
+	if (sc_msg_actions(m->type) & (SC_ACT_RECALL | SC_ACT_FWD))
 		l1_recall_answer(l1, m, lt_delay);
 	else
 		l1_port_ack(&l1->port, m, SC_MSG_ACK, lt_delay);
@@ -1123,8 +1184,9 @@ static void l1_probe(void *owner, struct mem_msg *m, sim_time_t *lt_delay)
 	struct gpu_l1 *l1 = owner;
 	unsigned act = sc_msg_actions(m->type);
 
-	if (act == SC_ACT_RECALL && l1->rv) {
-		(*l1->rg.recalls)++;
+	if ((act == SC_ACT_RECALL || act == SC_ACT_FWD) && l1->rv) {
+		if (act == SC_ACT_RECALL)
+			(*l1->rg.recalls)++;
 		l1_probe_finish(l1, m, lt_delay);
 		return;
 	}
@@ -1321,11 +1383,16 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 		r->sync_evicts = cs_stat_counter(g, "reg.sync_evicts", "",
 						 "registered lines this L1 evicted (Synch Evicts)");
 		r->recalls = cs_stat_counter(g, "reg.recalls", "", "recalls from home banks");
-		r->recall_empty = cs_stat_counter(g, "reg.recall_empty", "",
-						  "recalls for a line whose UnReg had gone");
+		r->recall_empty =
+		    cs_stat_counter(g, "reg.recall_empty", "",
+				    "recalls or forwards for a line whose UnReg had gone");
 		r->recall_given_back = cs_stat_counter(
 		    g, "reg.recall_given_back", "",
 		    "recalls of a registration this L1 had given back while it asked again");
+		r->forwards = cs_stat_counter(
+		    g, "reg.forwards", "",
+		    "data accesses elsewhere to a line registered here: its data sent, or a "
+		    "write's bytes taken (registration kept)");
 		r->recall_waits =
 		    cs_stat_counter(g, "reg.recall_waits", "",
 				    "recalls that waited (the store buffer, this L1's own GetR)");

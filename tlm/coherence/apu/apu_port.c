@@ -545,6 +545,22 @@ bool apu_port_line_parked(const struct apu_port *p, uint64_t line)
 	return false;
 }
 
+struct mem_msg *apu_port_unpark(struct apu_port *p, uint64_t line,
+				bool (*match)(const struct mem_msg *m, void *arg), void *arg)
+{
+	line = apu_line_of(line);
+	for (unsigned i = 0; i < p->n_park; i++) {
+		struct mem_msg *m = p->park[i].m;
+
+		if (p->park[i].line != line || !match(m, arg))
+			continue;
+		memmove(p->park + i, p->park + i + 1, (p->n_park - i - 1) * sizeof(*p->park));
+		p->n_park--;
+		return m;
+	}
+	return NULL;
+}
+
 bool apu_port_idle(const struct apu_port *p)
 {
 	if (p->n_park || p->woken.n || p->trig_live || p->lt_held.n || p->unheld)

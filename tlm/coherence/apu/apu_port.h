@@ -105,6 +105,10 @@ bool apu_port_wake(struct apu_port *p, uint64_t line, sim_time_t *waited);
 unsigned apu_port_parked(const struct apu_port *p);
 /* True if some message of this line is parked. */
 bool apu_port_line_parked(const struct apu_port *p, uint64_t line);
+/* Takes out of the parked ones the oldest message of line that match(m, arg) accepts (the
+ * caller owns it), or returns NULL: for a message the record it waited behind now waits for. */
+struct mem_msg *apu_port_unpark(struct apu_port *p, uint64_t line,
+				bool (*match)(const struct mem_msg *m, void *arg), void *arg);
 
 /* True when nothing is queued, parked, stalled, held or in flight at this port (quiescence
  * checks). */

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tlm/coherence/apu/apu_port.h"
 #include "tlm/coherence/scoped.h"
@@ -17,8 +18,10 @@
 /* A transaction record (README.md §3): a remote operation's (its request, kept here while
  * probes are out and handed to the bank after them, and the broadcast it waits for), or a
  * registration's (§6): a GetR, an UnReg, or the bank's eviction of a registered line; a
- * recall's, the owner's data on its way to the bank. The bank's messages of a record carry its index (mem_msg.ts[SC_TS_REC], plus one). */
-enum sc_kind { SC_K_REMOTE = 0, SC_K_GETR, SC_K_UNREG, SC_K_EVICT };
+ * recall's, the owner's data on its way to the bank; or a data read or write of another L1
+ * forwarded to the owner (SC_K_READ, SC_K_WRITE: registration stays). The bank's messages of
+ * a record carry its index (mem_msg.ts[SC_TS_REC], plus one). */
+enum sc_kind { SC_K_REMOTE = 0, SC_K_GETR, SC_K_UNREG, SC_K_EVICT, SC_K_READ, SC_K_WRITE };
 enum sc_phase { SC_PH_BEFORE = 0, SC_PH_AT_BANK, SC_PH_AFTER, SC_PH_RECALL };
 #define SC_TS_REC (MEM_MSG_TS - 1)
 
@@ -40,7 +43,7 @@ struct sc_txn {
 
 struct sc_home_stats {
 	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
-	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs;
+	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *forwards;
 };
 
 struct sc_home {
@@ -283,53 +286,82 @@ static int reg_owner(struct sc_home *h, uint64_t line, uint32_t *grant)
 	return (int)l->meta[0] - 1;
 }
 
+static bool is_fwd(const struct sc_txn *t)
+{
+	return t->kind == SC_K_READ || t->kind == SC_K_WRITE;
+}
+
+/* A forward carries a data write's bytes, for the owner's copy. */
+static void fwd_write_bytes(const struct sc_home *h, struct mem_msg *p, const struct mem_msg *w)
+{
+	memcpy(p->p.data, w->p.data, h->ctx->l2->line_bytes);
+	p->byte_mask[0] = w->byte_mask[0];
+	p->byte_mask[1] = w->byte_mask[1];
+	p->req_bytes = (uint16_t)gpu_mask_bytes(p->byte_mask);
+}
+
+/* Record i asks its owner for the line: a recall (registration leaves it), or a forward. */
 static void send_recall(struct sc_home *h, unsigned i)
 {
 	struct sc_txn *t = txn_at(h, i);
-	struct mem_msg *m = probe_msg(h, SC_MSG_RECALL, t->line, t->owner, i);
+	struct mem_msg *m =
+	    probe_msg(h, is_fwd(t) ? SC_MSG_FWD : SC_MSG_RECALL, t->line, t->owner, i);
 
 	if (!m)
 		return;
 	m->ts[SC_TS_GRANT] = t->grant;
+	if (t->kind == SC_K_WRITE)
+		fwd_write_bytes(h, m, t->req);
 	t->phase = SC_PH_RECALL;
 	sc_acks_expect(h->acks, i, 1);
-	(*h->st.recalls)++;
+	(*(is_fwd(t) ? h->st.forwards : h->st.recalls))++;
 	(*h->st.probes)++;
 	apu_port_send(h->port, m, 0);
 }
 
-/* The recall of record i has the owner's line (and its ack): the line goes to the bank as an
- * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
- * requester; then the request behind it. */
-/* d, the owner's data of a recall (its ack or its own UnReg), becomes the owner's UnReg for
- * the bank: registration passes to the sender of `getr` (SC_F_XFER), or goes back to the L2
- * (getr NULL). */
-static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner,
-		     const struct mem_msg *getr)
+/* d, the owner's data of a recall or forward (its ack or its own UnReg), becomes the owner's
+ * UnReg for the bank: registration passes to L1 `to` by its GetR number `grant` (SC_F_XFER;
+ * a forward's: back to the owner itself), or goes back to the L2 (to < 0). */
+static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner, int to,
+		     uint32_t grant)
 {
 	d->type = SC_MSG_UNREG;
 	d->vnet = SC_VNET_REQ;
 	d->src = (uint16_t)owner;
 	d->txn = GPU_TXN_WRITEBACK;
-	d->flags = getr ? SC_F_XFER : 0;
-	d->requester = getr ? getr->src : 0;
-	d->ts[SC_TS_GRANT] = getr ? getr->ts[SC_TS_GRANT] : 0;
+	d->flags = to >= 0 ? SC_F_XFER : 0;
+	d->requester = (uint16_t)(to >= 0 ? to : 0);
+	d->ts[SC_TS_GRANT] = to >= 0 ? grant : 0;
 	d->sector_mask =
 	    gpu_all_sectors((unsigned)h->ctx->l2->line_bytes, (unsigned)h->ctx->l2->sector_bytes);
 }
+
+/* The recall of record i has the owner's line (and its ack): the line goes to the bank as an
+ * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
+ * requester (a forward's: staying with the owner, unless the data was the owner's own UnReg);
+ * then the request behind it. */
+static void fwd_release_waiting(struct sc_home *h, unsigned i);
 
 static void recall_done(struct sc_home *h, unsigned i)
 {
 	struct sc_txn *t = txn_at(h, i);
 	struct mem_msg *d = t->data;
+	bool unreg = is_fwd(t) && !t->data_is_ack;
 
 	t->data = NULL;
 	t->carry = d;
-	as_unreg(h, d, t->owner, t->kind == SC_K_GETR ? t->req : NULL);
+	if (t->kind == SC_K_GETR)
+		as_unreg(h, d, t->owner, t->req->src, (uint32_t)t->req->ts[SC_TS_GRANT]);
+	else if (is_fwd(t) && t->data_is_ack)
+		as_unreg(h, d, t->owner, t->owner, t->grant);
+	else
+		as_unreg(h, d, t->owner, -1, 0);
 	t->phase = SC_PH_AT_BANK;
 	bank_push(h, d, i);
 	if (t->req)
 		bank_push(h, t->req, i);
+	if (unreg)
+		fwd_release_waiting(h, i);
 }
 
 /* A GetR (b2/b5, c1/c5): registration from the L2, or recalled from the L1 holding it.
@@ -360,6 +392,92 @@ static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t li
 	t->phase = SC_PH_AT_BANK;
 	bank_push(h, m, (unsigned)i);
 	return APU_TAKE;
+}
+
+/* Is the line's one live record a forward (which ends without waiting for any flush)? */
+static bool line_fwd_only(struct sc_home *h, uint64_t line)
+{
+	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++)
+		if (sc_acks_live(h->acks, i) && txn_at(h, i)->line == line && !is_fwd(txn_at(h, i)))
+			return false;
+	return true;
+}
+
+/* A data read or write of another L1 to a line registered in an L1 (DeNovo's indirection,
+ * seed 004 §2.4; hLRC's corner case 2 seen from another L1). The bytes the owner's atomics
+ * wrote are newer there: for a read the home forwards for them (the owner keeps registration)
+ * and serves the read behind them; a write's bytes go into the owner's copy first (its atomics
+ * would go on from bytes the write replaced, and its UnReg would write them back over it). A
+ * forward does not wait for the owner's flush (a data access is not synchronization), so data
+ * accesses may wait behind forwards; behind a registration transfer, which may wait for a
+ * flush, a held write could be one that flush waits for: they go to the bank unforwarded (a
+ * data access racing an atomic's transfer). The seed's programs never touch an atomic's word
+ * with a data access; ours do (PageRank's ranks, read and reset by plain accesses). */
+static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t line, unsigned owner,
+			      uint32_t grant)
+{
+	struct sc_txn *t;
+	int i;
+
+	/* never parked, not even behind another forward (a parked write could end up behind a
+	 * transfer once the forward is over): forwards of a line run side by side */
+	i = new_txn(h, line, m->type == GPU_MSG_READ ? SC_K_READ : SC_K_WRITE, m);
+	if (i < 0) {
+		(*h->st.stalls)++;
+		return APU_STALL;
+	}
+	t = txn_at(h, (unsigned)i);
+	t->owner = (uint16_t)owner;
+	t->grant = grant;
+	send_recall(h, (unsigned)i);
+	return APU_TAKE;
+}
+
+static bool unreg_of(const struct mem_msg *m, void *owner)
+{
+	return m->type == SC_MSG_UNREG && m->src == *(const unsigned *)owner;
+}
+
+/* Has the registration forward i was sent for been given back, its UnReg held by another
+ * record or already in the bank (the L2's owner or grant changed)? */
+static bool fwd_unreg_elsewhere(struct sc_home *h, unsigned i)
+{
+	const struct sc_txn *t = txn_at(h, i);
+	uint32_t grant = 0;
+
+	if (reg_owner(h, t->line, &grant) != t->owner || grant != t->grant)
+		return true;
+	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
+		const struct sc_txn *o = txn_at(h, j);
+		const struct mem_msg *u = o->data ? o->data : o->carry;
+
+		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line && u &&
+		    !o->data_is_ack && u->src == t->owner)
+			return true;
+	}
+	return false;
+}
+
+/* Forward i's data access goes to the bank behind what is there (the owner's UnReg). */
+static void fwd_to_bank(struct sc_home *h, unsigned i)
+{
+	txn_at(h, i)->phase = SC_PH_AT_BANK;
+	bank_push(h, txn_at(h, i)->req, i);
+}
+
+/* Forward i has the owner's UnReg: the line's other forwards whose empty acks wait for it
+ * follow it into the bank. */
+static void fwd_release_waiting(struct sc_home *h, unsigned i)
+{
+	const struct sc_txn *t = txn_at(h, i);
+
+	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
+		const struct sc_txn *o = txn_at(h, j);
+
+		if (j != i && sc_acks_live(h->acks, j) && is_fwd(o) && o->line == t->line &&
+		    o->owner == t->owner && o->phase == SC_PH_RECALL && o->acked && !o->data)
+			fwd_to_bank(h, j);
+	}
 }
 
 /* The record whose recall waits for `owner`'s data of line (-1: none). */
@@ -396,17 +514,36 @@ static enum apu_recv reg_unreg(struct sc_home *h, struct mem_msg *m, uint64_t li
 	return APU_TAKE;
 }
 
-/* A recall's ack: the line with it, or (the owner had evicted it) its UnReg to wait for. */
+/* A recall's or forward's ack: the line with it, or (the owner had evicted it) its UnReg to
+ * wait for: one parked behind an earlier record is taken now (it would wait behind this one).
+ * A write's forward the owner took: the write goes to the bank. */
 static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 {
 	struct sc_txn *t = txn_at(h, i);
 
 	t->acked = true;
-	if (m->flags & SC_F_GAVE_UP) {
+	if (t->kind == SC_K_WRITE && (m->flags & SC_F_SHARED)) {
+		tlm_payload_release(&m->p);
+		t->phase = SC_PH_AT_BANK;
+		bank_push(h, t->req, i);
+		return;
+	}
+	if (m->flags & (SC_F_GAVE_UP | SC_F_SHARED)) {
 		t->data = m;
 		t->data_is_ack = true;
 	} else {
+		unsigned owner = t->owner;
+
 		tlm_payload_release(&m->p);
+		if (!t->data) {
+			t->data = apu_port_unpark(h->port, t->line, unreg_of, &owner);
+			if (t->data)
+				(*h->st.unregs)++;
+		}
+		if (!t->data && is_fwd(t) && fwd_unreg_elsewhere(h, i)) {
+			fwd_to_bank(h, i);
+			return;
+		}
 	}
 	if (t->data)
 		recall_done(h, i);
@@ -418,7 +555,9 @@ static bool owner_data_coming(struct sc_home *h, uint64_t line, unsigned owner)
 	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++) {
 		struct sc_txn *t = txn_at(h, i);
 
-		if (!sc_acks_live(h->acks, i) || t->line != line)
+		/* a forward's data goes back with registration kept: no help */
+		if (!sc_acks_live(h->acks, i) || t->line != line ||
+		    (is_fwd(t) && (!t->acked || t->data_is_ack)))
 			continue;
 		if ((t->kind == SC_K_UNREG && t->req->src == owner) ||
 		    ((t->phase == SC_PH_RECALL || t->carry) && t->owner == owner))
@@ -525,6 +664,13 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 		/* every atomic of a registration L1 is a GetR: no atomic reaches the bank */
 		if (m->type == SC_MSG_GETR)
 			return reg_begin(h, m, line);
+		if (m->type == GPU_MSG_READ || m->type == GPU_MSG_WRITE) {
+			uint32_t grant = 0;
+			int o = reg_owner(h, line, &grant);
+
+			if (o >= 0 && o != m->src && line_fwd_only(h, line))
+				return reg_data(h, m, line, (unsigned)o, grant);
+		}
 	}
 	if (h->bank_open || h->ready.n)
 		return APU_STALL;
@@ -632,14 +778,14 @@ static void lt_broadcast(struct sc_home *h, const struct mem_msg *req, uint8_t t
 	*delay = latest;
 }
 
-/* LT: recalls line (registered by the owner's GetR number `grant`) from owner by b_transport
- * at *delay (its ack's arrival is the new *delay); the owner's data, as its UnReg (passing
- * registration to the sender of getr, or back to the L2 when getr is NULL), or NULL when the
- * owner had nothing (a protocol error in this face, where an UnReg is at the bank once sent). */
+/* LT: a recall (or, w given, a forward; w a data write: with its bytes) of line, registered
+ * by the owner's GetR number `grant`, by b_transport at *delay (its ack's arrival is the new
+ * *delay); the owner's ack with its data, or NULL when the owner had nothing (a protocol error
+ * in this face, where an UnReg is at the bank once sent). */
 static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant,
-				 const struct mem_msg *getr, sim_time_t *delay)
+				 const struct mem_msg *w, sim_time_t *delay)
 {
-	struct mem_msg *p = probe_msg(h, SC_MSG_RECALL, line, owner, 0);
+	struct mem_msg *p = probe_msg(h, w ? SC_MSG_FWD : SC_MSG_RECALL, line, owner, 0);
 	struct mem_msg *d;
 
 	if (!p)
@@ -647,21 +793,22 @@ static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owne
 	p->ts[SC_TS_GRANT] = grant;
 	p->src = (uint16_t)h->ep;
 	p->sent_ps = sim_now(h->ctx->k) + *delay;
-	(*h->st.recalls)++;
+	if (w && w->type == GPU_MSG_WRITE)
+		fwd_write_bytes(h, p, w);
+	(*(w ? h->st.forwards : h->st.recalls))++;
 	(*h->st.probes)++;
 	(*h->st.acks)++;
 	tlm_b_transport(apu_port_initiator(h->port), &p->p, delay);
 	tlm_payload_release(&p->p);
 	d = h->lt_ack;
 	h->lt_ack = NULL;
-	if (!d || !(d->flags & SC_F_GAVE_UP)) {
+	if (!d || !(d->flags & (w ? SC_F_SHARED : SC_F_GAVE_UP))) {
 		if (d)
 			tlm_payload_release(&d->p);
 		sim_fail(h->ctx->k, -CS_EPROTO, "l2.bank%u: sm%u did not give %#llx up (LT)",
 			 h->bank, owner, (unsigned long long)line);
 		return NULL;
 	}
-	as_unreg(h, d, owner, getr);
 	return d;
 }
 
@@ -696,6 +843,7 @@ static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, ui
 	d = lt_recall(h, line, owner, grant, NULL, &t);
 	if (!d)
 		return;
+	as_unreg(h, d, owner, -1, 0);
 	if (h->n_later == h->cap_later) {
 		unsigned cap = h->cap_later ? 2 * h->cap_later : 4;
 		struct mem_msg **n = realloc(h->lt_later, cap * sizeof(*n));
@@ -719,7 +867,7 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 	if (m->vnet == SC_VNET_RSP) {
 		/* an ack: a broadcast reads *delay; a recall keeps its line (a reference: the L1
 		 * releases its own once its b_transport returns) */
-		if (h->rv && (m->flags & SC_F_GAVE_UP) && !h->lt_ack) {
+		if (h->rv && (m->flags & (SC_F_GAVE_UP | SC_F_SHARED)) && !h->lt_ack) {
 			tlm_payload_acquire(&m->p);
 			h->lt_ack = m;
 		}
@@ -730,18 +878,41 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 		remote_row(m, &before, &after);
 		lt_broadcast(h, m, before, delay);
 	}
-	if (h->rv && m->type == SC_MSG_GETR) {
+	if (h->rv && (m->type == GPU_MSG_READ || m->type == GPU_MSG_WRITE)) {
 		uint64_t line = apu_line_of(m->p.addr);
 		uint32_t grant = 0;
 		int o = reg_owner(h, line, &grant);
 
 		if (o >= 0 && o != m->src) {
+			/* forwarded (reg_data): a write's bytes go into the owner's copy; a read's
+			 * answer, the owner's bytes, goes into the bank with registration kept, the
+			 * read following it through the bank's pipeline (not its whole latency) */
 			struct mem_msg *d = lt_recall(h, line, (unsigned)o, grant, m, delay);
+			sim_time_t t = *delay;
 
 			if (!d) {
 				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
 				return;
 			}
+			if (m->type == GPU_MSG_READ) {
+				as_unreg(h, d, (unsigned)o, o, grant);
+				lt_bank(h, d, &t);
+			}
+			tlm_payload_release(&d->p);
+		}
+	} else if (h->rv && m->type == SC_MSG_GETR) {
+		uint64_t line = apu_line_of(m->p.addr);
+		uint32_t grant = 0;
+		int o = reg_owner(h, line, &grant);
+
+		if (o >= 0 && o != m->src) {
+			struct mem_msg *d = lt_recall(h, line, (unsigned)o, grant, NULL, delay);
+
+			if (!d) {
+				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
+				return;
+			}
+			as_unreg(h, d, (unsigned)o, m->src, (uint32_t)m->ts[SC_TS_GRANT]);
 			lt_bank(h, d, delay);
 			tlm_payload_release(&d->p);
 			(*h->st.getr_remote)++;
@@ -911,6 +1082,9 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 				    "registered lines evicted from the bank and recalled");
 		h->st.unregs = cs_stat_counter(g, "reg.unregs", "",
 					       "registered lines L1s evicted and gave back");
+		h->st.forwards = cs_stat_counter(
+		    g, "reg.forwards", "",
+		    "data accesses to lines registered in another L1, forwarded to the owner");
 	}
 	*out = (struct gpu_l2 *)(void *)h;
 	return 0;

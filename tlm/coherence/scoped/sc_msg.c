@@ -11,6 +11,7 @@ const char *const sc_msg_names[SC_MSG_COUNT] = {
     [SC_MSG_ACK] = "ack",
     [SC_MSG_GETR] = "getr",   /* b2, b5, c1, c5 */
     [SC_MSG_UNREG] = "unreg", /* an L1's eviction of an R line */
+    [SC_MSG_FWD] = "fwd",     /* a data access to a line registered in another L1 */
 };
 
 unsigned sc_msg_base_type(unsigned type)
@@ -38,6 +39,8 @@ unsigned sc_msg_actions(unsigned type)
 		return SC_ACT_FLUSH | SC_ACT_INV | SC_ACT_UNLOCK;
 	case SC_MSG_RECALL:
 		return SC_ACT_RECALL;
+	case SC_MSG_FWD:
+		return SC_ACT_FWD;
 	default:
 		return 0;
 	}

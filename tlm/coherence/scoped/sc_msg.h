@@ -22,6 +22,8 @@ enum sc_msg {
 	SC_MSG_ACK,			   /* an L1's answer to a probe (a recall's: the data) */
 	SC_MSG_GETR,			   /* an L1 asks for a line's registration (b2, c1) */
 	SC_MSG_UNREG,			   /* an L1 gives an evicted registered line back */
+	SC_MSG_FWD, /* a data access elsewhere to a registered line: its data (a write's bytes ride
+		       along, for the owner's copy); registration stays */
 	SC_MSG_COUNT
 };
 
@@ -33,6 +35,7 @@ enum sc_action {
 	SC_ACT_LOCK = 1u << 2,
 	SC_ACT_UNLOCK = 1u << 3,
 	SC_ACT_RECALL = 1u << 4,
+	SC_ACT_FWD = 1u << 5,
 };
 
 /* mem_msg.flags. A recall's ack: the L1 gave the line up, its data and the bytes it wrote come
@@ -40,6 +43,7 @@ enum sc_action {
  * hands its bank: registration passes to mem_msg.requester, not back to the L2. */
 #define SC_F_GAVE_UP 1u
 #define SC_F_XFER    2u
+#define SC_F_SHARED  4u /* a forward's ack: the owner's data (or it took the write's bytes) */
 
 /* mem_msg.ts[SC_TS_GRANT]: a GetR's number in its L1 (the L1 counts its GetRs), kept by the
  * home with the owner id while the registration it granted lasts, and named by a recall. An
