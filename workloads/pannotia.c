@@ -7,10 +7,11 @@
  * al., ASPLOS 2015): one CTA of two wavefronts per SM, pinned, owning one queue; the host
  * spreads the nodes evenly over the queues before every launch (contiguous ranges cut into
  * tasks of workload.chunk nodes); warp 0 pops a task from its own queue, or when it is empty
- * (and the scenario steals) sweeps the other queues from a victim workload.victim chooses; the
- * task goes to both warps through the scratchpad, each lane handles one node. A sweep that
- * finds every other queue empty ends the CTA (no task is made during a launch, so an empty
- * queue stays empty).
+ * (and the scenario steals) tries the other queues one at a time from a victim workload.victim
+ * chooses, polling a count of drained queues before every try; the task goes to both warps
+ * through the scratchpad, each lane handles one node. Every queue drained, or a round of the
+ * others all found empty, ends the CTA (no task is made during a launch, so an empty queue
+ * stays empty).
  *
  *   sssp:     spmv_min_dot_plus (y[i] = min(x[i], min_j x[j] + w_ij)) until nothing changes;
  *             Pannotia's vector_diff is folded in (a changed node sets the stop word) and its
@@ -286,8 +287,18 @@ static void pr2_nodes(struct gpu_warp *w, const struct pn_args *a, uint32_t firs
 	gw_st32v(w, addr, mask, r);
 }
 
-/* Warp 0: a task from the own queue, else (stealing) from a sweep of the others starting where
- * the victim policy says. 1 with the record, or 0: no work left for this CTA. */
+/* Whether every queue's owner has taken its last task (the drained count is the number of
+ * queues): nothing is left to steal. A relaxed agent-scope load (the count orders nothing). */
+static bool all_drained(struct gpu_warp *w, const struct pn_args *a)
+{
+	return gw_atom_load(w, a->drained, 4, mem_scope_base(a->thief.scope), MEM_ORDER_RELAXED) ==
+	       a->q.queues;
+}
+
+/* Warp 0: a task from the own queue, else (stealing) from the other queues, one victim at a
+ * time starting where the victim policy says, the drained count polled before each try (the
+ * termination test of Cederman & Tsigas between steal attempts). 1 with the record, or 0: no
+ * work left for this CTA (every queue drained, or a whole round of the others found empty). */
 static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_owner *o,
 		     unsigned *last, bool *counted, uint32_t *rec)
 {
@@ -304,15 +315,17 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 	if (o->bot == 0 && !*counted) {
 		/* the own queue is empty for good (nothing is pushed during a launch). The count
 		 * orders nothing and no work-group-scope op touches it: agent scope even when steals
-		 * are remote (under rsp a remote-scope poll would cost two broadcasts to every CU) */
-		gw_atom(w, MEM_ATOM_ADD, a->drained, 4, 1, 0, mem_scope_base(a->thief.scope),
-			MEM_ORDER_RELAXED);
+		 * are remote (under rsp a remote-scope poll would cost two broadcasts to every CU).
+		 * A reduction (no old value: PTX red): the owner does not wait for the add, which
+		 * queues behind the other owners' at the counter's L2 bank, before its last task */
+		uint64_t addr[WARP_LANES_MAX] = {a->drained}, one[WARP_LANES_MAX] = {1};
+
+		gw_atomv(w, MEM_ATOM_ADD, addr, 1, 4, one, NULL, NULL,
+			 mem_scope_base(a->thief.scope), MEM_ORDER_RELAXED);
 		*counted = true;
 	}
 	if (got)
 		return 1;
-	if (gw_atom_load(w, a->drained, 4, mem_scope_base(a->thief.scope), MEM_ORDER_RELAXED) == nq)
-		return 0; /* every queue is empty: no sweep */
 	if (a->victim == WSQ_VICTIM_RING)
 		s0 = 0;
 	else if (a->victim == WSQ_VICTIM_STICKY && *last < nq - 1)
@@ -322,8 +335,11 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 	gw_compute(w, 4); /* the victim */
 	for (unsigned k = 0; k < nq - 1;) {
 		unsigned off = (s0 + k) % (nq - 1), v = (me + 1 + off) % nq;
-		enum wsq_steal_result r = wsq_steal(w, &a->q, v, &a->thief, rec, NULL);
+		enum wsq_steal_result r;
 
+		if (all_drained(w, a))
+			return 0; /* every queue is empty: no more tries */
+		r = wsq_steal(w, &a->q, v, &a->thief, rec, NULL);
 		a->st->steal_tries++;
 		if (r == WSQ_STOLEN) {
 			a->st->steals++;
