@@ -45,6 +45,7 @@ enum reg_case {
 	C_L2_EVICT,
 	C_L1_EVICT,
 	C_REGAIN,
+	C_RELAXED,
 	C_ATOMICITY
 };
 
@@ -124,7 +125,9 @@ static void reg_kernel(struct gpu_warp *w)
 		if (cta == 1) {
 			for (unsigned i = 0; i < NSTORES; i++)
 				gw_st32(w, bank0_line(a, i), 100 + i);
-			gw_atom_store(w, a->x, 4, 5, MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED);
+			/* acquire only: it registers x without waiting for the stores */
+			(void)gw_atom(w, MEM_ATOM_EXCH, a->x, 4, 5, 0, MEM_SCOPE_DEVICE,
+				      MEM_ORDER_ACQUIRE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 		} else if (cta == 0) {
 			spin_cg(w, a->go, 1);
@@ -138,7 +141,7 @@ static void reg_kernel(struct gpu_warp *w)
 		 * that line (forwarded into SM 0's copy), and releases; SM 0's load of d is read
 		 * at the L2 */
 		if (cta == 0) {
-			gw_atom_store(w, a->x, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED);
+			gw_atom_store(w, a->x, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 			spin_cg(w, a->go2, 1);
 			a->d_seen = gw_ld32(w, a->d);
@@ -210,23 +213,40 @@ static void reg_kernel(struct gpu_warp *w)
 		 * registration while SM 0's new GetR waits behind it at the home */
 		if (cta == 0) {
 			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_RELAXED);
+						  MEM_ORDER_ACQ_REL);
 			for (unsigned i = 0; i < NSTORES; i++) {
 				gw_st32(w, bank0_line(a, i), 100 + i);
 			}
 			(void)gw_ld32(w, a->x + L1_STRIDE);
 			a->r1 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_RELAXED);
+						  MEM_ORDER_ACQ_REL);
 		} else if (cta == 1) {
 			gw_compute(w, a->wait);
 			(void)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
+				      MEM_ORDER_ACQ_REL);
+		}
+		break;
+	case C_RELAXED:
+		/* relaxed atomics do not register (seed 004 §II): SM 0's on its registered x is
+		 * performed in its L1; SM 1's recall x to the L2 and are performed there */
+		if (cta == 0) {
+			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
+						  MEM_ORDER_ACQ_REL);
+			(void)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 1, 0, MEM_SCOPE_DEVICE,
 				      MEM_ORDER_RELAXED);
+			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
+		} else if (cta == 1) {
+			spin_cg(w, a->go, 1);
+			a->r1 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
+						  MEM_ORDER_RELAXED);
+			a->d_seen = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0,
+						      MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED);
 		}
 		break;
 	case C_ATOMICITY: /* registration is the RMWs' exclusive token: no add is lost */
 		for (unsigned i = 0; i < ADDS; i++)
 			gw_atom(w, MEM_ATOM_ADD, a->x + 4 * (cta & 1), 4, 1, 0, MEM_SCOPE_DEVICE,
-				MEM_ORDER_RELAXED);
+				MEM_ORDER_ACQ_REL);
 		break;
 	}
 }
@@ -548,6 +568,30 @@ START_TEST(test_recall_of_given_back)
 }
 END_TEST
 
+START_TEST(test_relaxed_atomics)
+{
+	static const char *const analytic[] = {"system.mode=analytic", NULL};
+
+	for (unsigned lt = 0; lt < 2; lt++) {
+		struct reg_args a;
+		struct sysrun r;
+
+		start_case(&r, &a, C_RELAXED, OP_RMW, lt ? analytic : NULL);
+		ck_assert_double_eq(sm_stat(&r, 0, "reg.getr"), 1);
+		ck_assert_double_eq(sm_stat(&r, 0, "reg.l1_hits"), 1); /* its relaxed add */
+		ck_assert_double_eq(sm_stat(&r, 1, "reg.getr"), 0);
+		ck_assert_double_eq(sm_stat(&r, 1, "reg.relaxed_l2"), 2);
+		ck_assert_double_eq(bank_stat(&r, "reg.atomic_recalls"), 1); /* the first only */
+		ck_assert_double_eq(sm_stat(&r, 0, "reg.recalls"), 1);
+		sysrun_end(&r);
+		ck_assert_uint_eq(a.r0, 2);
+		ck_assert_uint_eq(a.r1, 6);
+		ck_assert_uint_eq(a.d_seen, 9);
+		ck_assert_uint_eq(a.x_after, 12);
+	}
+}
+END_TEST
+
 START_TEST(test_rmw_atomicity)
 {
 	struct reg_args a;
@@ -643,6 +687,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_l2_eviction_recall);
 	tcase_add_test(tc, test_l1_eviction_unreg);
 	tcase_add_test(tc, test_recall_of_given_back);
+	tcase_add_test(tc, test_relaxed_atomics);
 	tcase_add_test(tc, test_rmw_atomicity);
 	tcase_add_test(tc, test_rows_in_lt);
 	tcase_add_test(tc, test_evictions_in_lt);

@@ -75,7 +75,7 @@ struct l1_rsp_stats {
 struct l1_reg_stats {
 	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
 	uint64_t *recalls, *recall_empty, *recall_given_back, *recall_waits, *load_bypass,
-	    *reg_waits, *forwards;
+	    *reg_waits, *forwards, *relaxed_past;
 };
 
 /* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
@@ -563,11 +563,15 @@ static void l1_reg_evict(struct gpu_l1 *l1, const struct cache_line *v)
 	l1_unreg_send(l1);
 }
 
-/* An atomic that registers (hLRC: every atomic). On a registered line it is performed here
- * with no coherence action (Table 3 c0, c8, c16), its writes kept in the line and remembered
- * byte by byte (only they are newer than the L2's copy). Else a GetR asks the line's home for
- * registration (c1, c5, c9, c13, c17, c21); the atomic waits in the MSHR entry and is
- * performed when the registered line comes in. */
+static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a);
+
+/* An atomic under registration. On a registered line it is performed here with no coherence
+ * action (Table 3 c0, c8, c16), its writes kept in the line and remembered byte by byte (only
+ * they are newer than the L2's copy). Else an ordered atomic (acquire, release or both) sends
+ * a GetR for registration (c1, c5, c9, c13, c17, c21); it waits in the MSHR entry and is
+ * performed when the registered line comes in. A relaxed one does not register (seed 004 §II:
+ * relaxed atomics "do no coherence actions" and execute where the line is): it is performed at
+ * the L2, which recalls the line first if another L1 holds it (README.md §6). */
 static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 {
 	struct mem_atom_lanes *al = (struct mem_atom_lanes *)a->data;
@@ -587,6 +591,12 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 		/* its UnReg must reach the home before a GetR; a read's fill brings no registration */
 		(*l1->rg.reg_waits)++;
 		return false;
+	}
+	if (!e && a->order == MEM_ORDER_RELAXED) {
+		if (!l1_atomic(l1, a))
+			return false;
+		(*l1->rg.relaxed_past)++;
+		return true;
 	}
 	memset(&t, 0, sizeof(t));
 	t.id = a->id;
@@ -1393,6 +1403,10 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 		    g, "reg.forwards", "",
 		    "data accesses elsewhere to a line registered here: its data sent, or a "
 		    "write's bytes taken (registration kept)");
+		r->relaxed_past = cs_stat_counter(
+		    g, "reg.relaxed_l2", "",
+		    "relaxed atomics on lines not registered here, performed at the L2 (no "
+		    "registration)");
 		r->recall_waits =
 		    cs_stat_counter(g, "reg.recall_waits", "",
 				    "recalls that waited (the store buffer, this L1's own GetR)");

@@ -17,11 +17,20 @@
 
 /* A transaction record (README.md §3): a remote operation's (its request, kept here while
  * probes are out and handed to the bank after them, and the broadcast it waits for), or a
- * registration's (§6): a GetR, an UnReg, or the bank's eviction of a registered line; a
+ * registration's (§6): a GetR, an UnReg, a relaxed atomic on a registered line (recalled to
+ * the bank first), or the bank's eviction of a registered line; a
  * recall's, the owner's data on its way to the bank; or a data read or write of another L1
  * forwarded to the owner (SC_K_READ, SC_K_WRITE: registration stays). The bank's messages of
  * a record carry its index (mem_msg.ts[SC_TS_REC], plus one). */
-enum sc_kind { SC_K_REMOTE = 0, SC_K_GETR, SC_K_UNREG, SC_K_EVICT, SC_K_READ, SC_K_WRITE };
+enum sc_kind {
+	SC_K_REMOTE = 0,
+	SC_K_GETR,
+	SC_K_UNREG,
+	SC_K_EVICT,
+	SC_K_READ,
+	SC_K_WRITE,
+	SC_K_ATOMIC /* a relaxed atomic, performed at the bank once the line is back there */
+};
 enum sc_phase { SC_PH_BEFORE = 0, SC_PH_AT_BANK, SC_PH_AFTER, SC_PH_RECALL };
 #define SC_TS_REC (MEM_MSG_TS - 1)
 
@@ -43,7 +52,8 @@ struct sc_txn {
 
 struct sc_home_stats {
 	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
-	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *forwards;
+	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *forwards,
+	    *atomic_recalls;
 };
 
 struct sc_home {
@@ -364,19 +374,29 @@ static void recall_done(struct sc_home *h, unsigned i)
 		fwd_release_waiting(h, i);
 }
 
-/* A GetR (b2/b5, c1/c5): registration from the L2, or recalled from the L1 holding it.
- * Serialised per line with the line's other registration requests. */
+/* A GetR (b2/b5, c1/c5): registration from the L2, or recalled from the L1 holding it; or a
+ * relaxed atomic (no registration) on a line an L1 holds, recalled to the bank, which then
+ * performs the atomic. Serialised per line with the line's other registration requests. */
 static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t line)
 {
+	bool getr = m->type == SC_MSG_GETR;
 	uint32_t grant = 0;
 	int i, owner;
 	struct sc_txn *t;
 
-	i = line_txn(h, m, line, SC_K_GETR);
+	i = line_txn(h, m, line, getr ? SC_K_GETR : SC_K_ATOMIC);
 	if (i < 0)
 		return i == -1 ? APU_TAKE : APU_STALL;
 	t = txn_at(h, (unsigned)i);
 	owner = reg_owner(h, line, &grant);
+	if (owner >= 0 && !getr) {
+		/* the sender itself may be the stale owner: its UnReg answers the recall */
+		t->owner = (uint16_t)owner;
+		t->grant = grant;
+		(*h->st.atomic_recalls)++;
+		send_recall(h, (unsigned)i);
+		return APU_TAKE;
+	}
 	if (owner >= 0 && owner != m->src) {
 		t->owner = (uint16_t)owner;
 		t->grant = grant;
@@ -661,8 +681,11 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 	if (h->rv) {
 		if (m->type == SC_MSG_UNREG)
 			return reg_unreg(h, m, line);
-		/* every atomic of a registration L1 is a GetR: no atomic reaches the bank */
-		if (m->type == SC_MSG_GETR)
+		/* an atomic reaching the bank is relaxed: performed there, the line recalled
+		 * first if an L1 holds it */
+		if (m->type == SC_MSG_GETR ||
+		    (m->type == GPU_MSG_ATOMIC &&
+		     (line_busy(h, line) || reg_owner(h, line, &(uint32_t){0}) >= 0)))
 			return reg_begin(h, m, line);
 		if (m->type == GPU_MSG_READ || m->type == GPU_MSG_WRITE) {
 			uint32_t grant = 0;
@@ -675,6 +698,10 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 	if (h->bank_open || h->ready.n)
 		return APU_STALL;
 	to_bank(h, m);
+	/* a woken message (a relaxed atomic whose line is free again) that took no record: no
+	 * record's end will wake the line's next one, so it is woken now */
+	if (h->rv && !line_busy(h, line))
+		apu_port_wake(h->port, line, NULL);
 	return APU_TAKE;
 }
 
@@ -900,6 +927,24 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 			}
 			tlm_payload_release(&d->p);
 		}
+	} else if (h->rv && m->type == GPU_MSG_ATOMIC) {
+		/* a relaxed atomic: the line recalled to the bank first if an L1 holds it */
+		uint64_t line = apu_line_of(m->p.addr);
+		uint32_t grant = 0;
+		int o = reg_owner(h, line, &grant);
+
+		if (o >= 0) {
+			struct mem_msg *d = lt_recall(h, line, (unsigned)o, grant, NULL, delay);
+
+			if (!d) {
+				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
+				return;
+			}
+			(*h->st.atomic_recalls)++;
+			as_unreg(h, d, (unsigned)o, -1, 0);
+			lt_bank(h, d, delay);
+			tlm_payload_release(&d->p);
+		}
 	} else if (h->rv && m->type == SC_MSG_GETR) {
 		uint64_t line = apu_line_of(m->p.addr);
 		uint32_t grant = 0;
@@ -1082,6 +1127,9 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 				    "registered lines evicted from the bank and recalled");
 		h->st.unregs = cs_stat_counter(g, "reg.unregs", "",
 					       "registered lines L1s evicted and gave back");
+		h->st.atomic_recalls = cs_stat_counter(
+		    g, "reg.atomic_recalls", "",
+		    "relaxed atomics on lines registered in an L1, recalled to the bank first");
 		h->st.forwards = cs_stat_counter(
 		    g, "reg.forwards", "",
 		    "data accesses to lines registered in another L1, forwarded to the owner");
