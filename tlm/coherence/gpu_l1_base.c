@@ -50,6 +50,7 @@ struct l1_target {
 	uint8_t kind; /* GPU_ACC_LD, GPU_ACC_ST (write-back fetch-on-write) or GPU_ACC_ATOM (a
 		       * work-group-scope atomic the scoped L1 performs itself) */
 	uint8_t sector_mask;
+	uint8_t order; /* an atomic's (enum mem_order) */
 	uint64_t byte_mask[2];
 	union {
 		uint8_t data[MEM_LINE_MAX];  /* a store's bytes */
@@ -75,7 +76,7 @@ struct l1_rsp_stats {
 struct l1_reg_stats {
 	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
 	uint64_t *recalls, *recall_empty, *recall_given_back, *recall_waits, *load_bypass,
-	    *reg_waits, *forwards, *relaxed_past;
+	    *reg_waits, *forwards, *relaxed_past, *stregs;
 };
 
 /* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
@@ -140,6 +141,19 @@ static bool l1_is_reg(const struct cache_line *l)
 	return l && l->state == L1_REG;
 }
 
+/* DeNovo-B: data stores are written into the L1 and registered at release (StReg). */
+static bool l1_stores_reg(const struct gpu_l1 *l1)
+{
+	return l1->rv && l1->rv->store_reg;
+}
+
+/* DeNovo-B: a line not registered whose bytes this L1's stores wrote (meta: which) waits for
+ * its StReg. */
+static bool l1_dirty_unreg(const struct cache_line *l)
+{
+	return l && l->state == L1_VALID && (l->meta[0] || l->meta[1]);
+}
+
 static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 {
 	struct mem_msg *m;
@@ -156,6 +170,12 @@ static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 
 		if ((v->dirty_sectors >> s) & 1)
 			m->byte_mask[i >> 6] |= 1ull << (i & 63);
+	}
+	if (l1_stores_reg(l1)) {
+		/* DeNovo: only the bytes the L1's stores wrote (meta) are newer */
+		m->byte_mask[0] = v->meta[0];
+		m->byte_mask[1] = v->meta[1];
+		v->meta[0] = v->meta[1] = 0;
 	}
 	m->req_bytes = (uint16_t)gpu_mask_bytes(m->byte_mask);
 	m->sector_mask = v->dirty_sectors;
@@ -468,7 +488,9 @@ static void l1_drop_unregistered(void *ctx, struct cache_line *l)
 {
 	struct gpu_l1 *l1 = ctx;
 
-	if (l->state != L1_REG)
+	if (l1_dirty_unreg(l))
+		l->valid_sectors = 0; /* DeNovo: the own stores' bytes stay, the rest goes */
+	else if (l->state != L1_REG)
 		cache_invalidate(l1->cache, l);
 }
 
@@ -564,6 +586,76 @@ static void l1_reg_evict(struct gpu_l1 *l1, const struct cache_line *v)
 }
 
 static bool l1_atomic(struct gpu_l1 *l1, const struct gpu_access *a);
+static void l1_mark_fills(struct gpu_l1 *l1, uint64_t flags);
+
+/* DeNovo-B's acquire (Table 3 b1, b4, b7, b18, b22, b26): every line but the registered ones
+ * is invalidated (the bytes of the own stores not yet registered stay), and fills on the way
+ * will not stay. */
+static void l1_acquire_inv(struct gpu_l1 *l1)
+{
+	l1_flash_inv(l1);
+	l1_mark_fills(l1, L1_FILL_DROP);
+	(*l1->ss.inv_acquire)++;
+}
+
+struct streg_scan {
+	struct gpu_l1 *l1;
+	unsigned left; /* lines still to register */
+};
+
+/* StReg of one line the L1's stores wrote: a GetR whose answer (the line's other bytes)
+ * goes under them and registers the line. */
+static void l1_streg_line(void *ctx, struct cache_line *l)
+{
+	struct streg_scan *s = ctx;
+	struct gpu_l1 *l1 = s->l1;
+	struct mshr_entry *e;
+	struct mem_msg *m;
+
+	if (!l1_dirty_unreg(l))
+		return;
+	s->left++;
+	/* a fill on the way first (a GetR's registers the line; a read's leaves it to the next
+	 * scan); an UnReg of the line first */
+	if (mshr_find(l1->mshr, l->addr) || l1_unreg_find(l1, l->addr) >= 0 ||
+	    mshr_full(l1->mshr) || !l1_port_room(&l1->port, 1))
+		return;
+	e = mshr_alloc(l1->mshr, l->addr);
+	mshr_user(e)[0] = gpu_now(l1->ctx);
+	mshr_user(e)[1] = gpu_all_sectors(l1->line_bytes, l1->sector_bytes);
+	mshr_user(e)[2] = L1_FILL_REG;
+	mshr_user(e)[3] = ++l1->getr_seq;
+	m = l1_port_msg(&l1->port, SC_MSG_GETR, l->addr, mshr_index(l1->mshr, e));
+	if (!m)
+		return;
+	m->ts[SC_TS_GRANT] = mshr_user(e)[3];
+	m->sector_mask = (uint8_t)mshr_user(e)[1];
+	m->scope = MEM_SCOPE_DEVICE;
+	m->order = MEM_ORDER_RELEASE;
+	(*l1->rg.stregs)++;
+	l1_port_send(&l1->port, m);
+}
+
+/* DeNovo-B: StReg of every line the L1's stores wrote and that is not registered yet (as
+ * room allows). true: none is left (a release may complete). */
+static bool l1_streg_pump(struct gpu_l1 *l1)
+{
+	struct streg_scan s = {l1, 0};
+
+	cache_for_each(l1->cache, l1_streg_line, &s);
+	return !s.left;
+}
+
+/* The warps whose release waits go on once the store buffer has drained and (DeNovo) every
+ * written line is registered. */
+static void l1_release_check(struct gpu_l1 *l1)
+{
+	if (!l1_stores_reg(l1) || !l1->n_sb_waiters || l1->sb_pending || !l1_streg_pump(l1))
+		return;
+	for (unsigned i = 0; i < l1->n_sb_waiters; i++)
+		l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
+	l1->n_sb_waiters = 0;
+}
 
 /* An atomic under registration. On a registered line it is performed here with no coherence
  * action (Table 3 c0, c8, c16), its writes kept in the line and remembered byte by byte (only
@@ -584,6 +676,8 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 		l1_lanes_apply(l1, l, al, l->meta);
 		(*l1->rg.l1_hits)++;
 		l1_port_hit(&l1->port, a->id, NULL);
+		if (l1->rv->inv_on_acquire && mem_order_acquires(a->order))
+			l1_acquire_inv(l1);
 		return true;
 	}
 	e = mshr_find(l1->mshr, a->line_addr);
@@ -602,12 +696,13 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	t.id = a->id;
 	t.kind = GPU_ACC_ATOM;
 	t.sector_mask = a->sector_mask;
+	t.order = a->order;
 	t.atom = al;
 	if (e)
 		return l1_join(l1, e, &t, l1->rg.merged);
 	if (!l1_entry_room(l1))
 		return false;
-	if (l)
+	if (l && !l1_dirty_unreg(l))
 		cache_invalidate(l1->cache,
 				 l); /* a copy without registration: the GetR brings it */
 	e = mshr_alloc(l1->mshr, a->line_addr);
@@ -626,6 +721,62 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	m->atomic_op = al->op;
 	(*l1->rg.getr)++;
 	l1_port_send(&l1->port, m);
+	return true;
+}
+
+/* DeNovo-B's data store (seed 004 §2.4): written into the L1, write-allocate without a fetch
+ * (the bytes it writes are remembered in meta; the rest of a new line is not valid). On a
+ * registered line it is done (registered data is write-back); on another line it is
+ * registered at the next release (StReg). A line with a fill on the way takes the store when
+ * the fill comes. */
+static bool l1_denovo_store(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
+	struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
+
+	if (e && !l) {
+		struct l1_target t;
+
+		memset(&t, 0, sizeof(t));
+		t.id = a->id;
+		t.kind = GPU_ACC_ST;
+		t.sector_mask = a->sector_mask;
+		t.byte_mask[0] = a->byte_mask[0];
+		t.byte_mask[1] = a->byte_mask[1];
+		gpu_mask_copy(t.data, a->data, a->byte_mask, l1->line_bytes);
+		if (!l1_join(l1, e, &t, l1->st.mshr_merges))
+			return false;
+		(*l1->st.store_misses)++;
+		return true;
+	}
+	if (!l) {
+		if (l1_unreg_find(l1, a->line_addr) >= 0) {
+			(*l1->rg.reg_waits)++; /* its UnReg goes first */
+			return false;
+		}
+		l = l1_victim(l1, a->line_addr);
+		if (l->state) {
+			(*l1->st.evictions)++;
+			if (l->state == L1_REG)
+				l1_reg_evict(l1, l);
+			else
+				l1_writeback_line(l1, l);
+		}
+		cache_install(l1->cache, l, a->line_addr, L1_VALID);
+		l->valid_sectors = 0;
+		l->dirty_sectors = 0;
+		l->meta[0] = l->meta[1] = 0;
+		(*l1->st.store_misses)++;
+	} else {
+		(*l1->st.store_hits)++;
+	}
+	gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
+	l->meta[0] |= a->byte_mask[0];
+	l->meta[1] |= a->byte_mask[1];
+	if (!l1_is_reg(l))
+		l->dirty_sectors |= a->sector_mask; /* written back if evicted before its StReg */
+	cache_touch(l1->cache, l);
+	l1_port_hit(&l1->port, a->id, NULL);
 	return true;
 }
 
@@ -675,8 +826,10 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 	case GPU_ACC_LD:
 		if (l1->bypass || a->cop != MEM_CO_CA) {
 			ok = l1_uncached_load(l1, a);
-		} else if (l1->rv && l1_is_reg(cache_lookup(l1->cache, a->line_addr))) {
-			/* data on a registered line is read at the L2 (seed 004 §2.5 corner case 2) */
+		} else if (l1->rv && !l1_stores_reg(l1) &&
+			   l1_is_reg(cache_lookup(l1->cache, a->line_addr))) {
+			/* hLRC: data on a registered line is read at the L2 (seed 004 §2.5 corner
+			 * case 2); DeNovo's registered line holds the up-to-date data */
 			ok = l1_uncached_load(l1, a);
 			if (ok)
 				(*l1->rg.load_bypass)++;
@@ -691,6 +844,8 @@ static bool l1_access(struct gpu_l1 *l1, const struct gpu_access *a)
 			ok = l1_past_l1(l1, a, false) && l1_store_msg(l1, a);
 			if (ok && l1->rv)
 				l1_reg_store(l1, cache_lookup(l1->cache, a->line_addr), a);
+		} else if (l1_stores_reg(l1)) {
+			ok = l1_denovo_store(l1, a);
 		} else {
 			ok = l1_cached_store(l1, a);
 		}
@@ -732,6 +887,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 {
 	struct mshr_entry *e = mshr_at(l1->mshr, m->txn);
 	struct cache_line *l;
+	bool acquired = false;
 	uint64_t flags;
 	unsigned n;
 
@@ -769,17 +925,24 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 		l->dirty_sectors = 0;
 	}
 	if (flags & L1_FILL_REG) {
-		/* registration comes with the home's up-to-date line */
+		/* registration comes with the home's up-to-date line (DeNovo: under the bytes
+		 * the L1's own stores wrote, which stay newer) */
+		uint64_t keep0 = l1_stores_reg(l1) ? l->meta[0] : 0;
+		uint64_t keep1 = l1_stores_reg(l1) ? l->meta[1] : 0;
+
 		l->state = L1_REG;
-		l->meta[0] = flags & L1_FILL_APPLIED ? m->byte_mask[0] : 0;
-		l->meta[1] = flags & L1_FILL_APPLIED ? m->byte_mask[1] : 0;
+		l->dirty_sectors = 0; /* registered data is not written back at kernel end */
+		l->meta[0] = keep0 | (flags & L1_FILL_APPLIED ? m->byte_mask[0] : 0);
+		l->meta[1] = keep1 | (flags & L1_FILL_APPLIED ? m->byte_mask[1] : 0);
 	}
-	/* only the sectors that came back are new; dirty bytes of our own stay ours */
+	/* only the sectors that came back are new; dirty bytes of our own stay ours (DeNovo:
+	 * byte by byte) */
 	for (unsigned i = 0; i < l1->line_bytes; i++) {
 		unsigned s = l1->sector_bytes ? i / l1->sector_bytes : 0;
 		uint8_t bit = (uint8_t)(1u << s);
+		bool own = l1_stores_reg(l1) ? gpu_mask_byte(l->meta, i) : (l->dirty_sectors & bit);
 
-		if ((m->sector_mask & bit) && !(l->dirty_sectors & bit))
+		if ((m->sector_mask & bit) && !own)
 			l->data[i] = m->p.data[i];
 	}
 	l->valid_sectors |= l1->sector_bytes ? m->sector_mask : 0xff;
@@ -823,10 +986,15 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 		if (t->kind == GPU_ACC_ST) {
 			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
 			l->dirty_sectors |= t->sector_mask;
+			if (l1_stores_reg(l1)) {
+				l->meta[0] |= t->byte_mask[0];
+				l->meta[1] |= t->byte_mask[1];
+			}
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else if (t->kind == GPU_ACC_ATOM && (flags & L1_FILL_REG)) {
 			if (!(flags & L1_FILL_APPLIED))
 				l1_lanes_apply(l1, l, t->atom, l->meta);
+			acquired |= mem_order_acquires(t->order);
 			l1->port.cl.done(l1->port.cl.sm, t->id, NULL);
 		} else if (t->kind == GPU_ACC_ATOM) {
 			l1_apply_atomic(l1, l, t->atom);
@@ -847,7 +1015,10 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 		l1_mark_fills(l1, L1_FILL_DROP);
 		(*l1->rg.inv_atomic_in)++;
 	}
+	if (acquired && l1->rv->inv_on_acquire)
+		l1_acquire_inv(l1); /* DeNovo: after every acquire (Table 3 b4, b7, b22, b26) */
 	l1_probes_check(l1);
+	l1_release_check(l1);
 	l1_port_maybe_retry(&l1->port);
 }
 
@@ -856,7 +1027,9 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 static void l1_sb_drained_one(struct gpu_l1 *l1)
 {
 	l1->sb_pending--;
-	if (!l1->sb_pending) {
+	if (!l1->sb_pending && l1_stores_reg(l1)) {
+		l1_release_check(l1);
+	} else if (!l1->sb_pending) {
 		for (unsigned i = 0; i < l1->n_sb_waiters; i++)
 			l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
 		l1->n_sb_waiters = 0;
@@ -896,6 +1069,7 @@ static void l1_response(void *owner, struct mem_msg *m)
 	case GPU_MSG_WRITE_ACK:
 		if (m->txn & GPU_TXN_WRITEBACK) {
 			l1->wb_pending--;
+			l1_release_check(l1); /* room for a StReg */
 		} else {
 			if (l1->scoped)
 				l1_sb_drained_one(l1);
@@ -1260,7 +1434,7 @@ static void l1_drop_clean(void *ctx, struct cache_line *l)
 
 static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 {
-	if (!l1->bypass && l1->write_back) {
+	if (!l1->bypass && (l1->write_back || l1_stores_reg(l1))) {
 		/* the miss queue may grow past its bound here: a flush is not refused */
 		cache_for_each(l1->cache, l1_flush_one, l1);
 	}
@@ -1303,6 +1477,16 @@ static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t orde
 	if (!mem_order_releases(order))
 		return 0;
 	(*l1->ss.flush_release)++;
+	if (l1_stores_reg(l1)) {
+		/* DeNovo-B: StReg of the written lines (Table 3 b8, b10, b13, ...) */
+		bool done = l1_streg_pump(l1) && !l1->sb_pending;
+
+		if (done || !l1->port.cl.fence_done)
+			return 0;
+		(*l1->ss.flush_waits)++;
+		l1->sb_waiters[l1->n_sb_waiters++] = warp;
+		return GPU_FENCE_PENDING;
+	}
 	if (!l1->sb_pending || !l1->port.cl.fence_done)
 		return 0;
 	(*l1->ss.flush_waits)++;
@@ -1403,6 +1587,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 		    g, "reg.forwards", "",
 		    "data accesses elsewhere to a line registered here: its data sent, or a "
 		    "write's bytes taken (registration kept)");
+		r->stregs = cs_stat_counter(g, "reg.stregs", "",
+					    "DeNovo StRegs: written lines registered at a release");
 		r->relaxed_past = cs_stat_counter(
 		    g, "reg.relaxed_l2", "",
 		    "relaxed atomics on lines not registered here, performed at the L2 (no "
@@ -1558,6 +1744,20 @@ static int l1_create_hlrc_noprio(const struct gpu_ctx *ctx, unsigned sm,
 	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_hlrc_noprio, out, err);
 }
 
+static int l1_create_denovo_b(const struct gpu_ctx *ctx, unsigned sm,
+			      const struct gpu_l1_client *cl, struct cs_stat_group *g,
+			      struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_denovo_b, out, err);
+}
+
+static int l1_create_denovo_rprio(const struct gpu_ctx *ctx, unsigned sm,
+				  const struct gpu_l1_client *cl, struct cs_stat_group *g,
+				  struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_denovo_rprio, out, err);
+}
+
 static struct tlm_target_socket *l1_deliver_port(struct gpu_l1 *l1)
 {
 	return l1_port_deliver(&l1->port);
@@ -1612,6 +1812,20 @@ const struct gpu_l1_ops gpu_l1_hlrc_ops = {
 const struct gpu_l1_ops gpu_l1_hlrc_noprio_ops = {
     L1_BASE_OPS,
     .create = l1_create_hlrc_noprio,
+    .deliver_port = l1_deliver_port,
+    .fence = l1_scoped_fence,
+};
+
+const struct gpu_l1_ops gpu_l1_denovo_b_ops = {
+    L1_BASE_OPS,
+    .create = l1_create_denovo_b,
+    .deliver_port = l1_deliver_port,
+    .fence = l1_scoped_fence,
+};
+
+const struct gpu_l1_ops gpu_l1_denovo_rprio_ops = {
+    L1_BASE_OPS,
+    .create = l1_create_denovo_rprio,
     .deliver_port = l1_deliver_port,
     .fence = l1_scoped_fence,
 };

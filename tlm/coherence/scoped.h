@@ -29,10 +29,17 @@ struct sc_reg_variant {
 	bool rprio;	    /* L1 and L2 replace registered lines last (Rprio), else LRU */
 	bool flush_on_loss; /* hLRC: the store buffer drains before registration leaves an L1 */
 	bool inv_on_gain;   /* hLRC: an L1 invalidates its other lines once registration comes in */
+	/* DeNovo-B: data stores are written into the L1 and registered at release (StReg); a
+	 * registered line holds up-to-date data (loads hit it); the L2 is write-back */
+	bool store_reg;
+	bool inv_on_acquire; /* DeNovo: the L1 invalidates after every acquire atomic */
 };
-extern const struct sc_reg_variant sc_reg_hlrc, sc_reg_hlrc_noprio;
+extern const struct sc_reg_variant sc_reg_hlrc, sc_reg_hlrc_noprio, sc_reg_denovo_b,
+    sc_reg_denovo_rprio;
 /* hLRC's L1s: every atomic registers its line in the L1 (Table 3 c0-c23) */
 extern const struct gpu_l1_ops gpu_l1_hlrc_ops, gpu_l1_hlrc_noprio_ops;
+/* DeNovo-B's L1s (Table 3 b0-b26), with LRU and with Rprio */
+extern const struct gpu_l1_ops gpu_l1_denovo_b_ops, gpu_l1_denovo_rprio_ops;
 struct gpu_l1;
 /* A host or fast-forward access to a line l1 holds registered: read overlays the bytes its
  * atomics wrote (the L2's copy of them is older), write updates its copy too. false when the

@@ -320,6 +320,9 @@ static void send_recall(struct sc_home *h, unsigned i)
 	if (!m)
 		return;
 	m->ts[SC_TS_GRANT] = t->grant;
+	fprintf(stderr, "L %llu home rec%u kind %u sends %s to sm%u g%u\n",
+		(unsigned long long)sim_now(h->ctx->k) / 1000, i, t->kind,
+		is_fwd(t) ? "fwd" : "recall", t->owner, t->grant);
 	if (t->kind == SC_K_WRITE)
 		fwd_write_bytes(h, m, t->req);
 	t->phase = SC_PH_RECALL;
@@ -350,13 +353,13 @@ static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner,
  * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
  * requester (a forward's: staying with the owner, unless the data was the owner's own UnReg);
  * then the request behind it. */
-static void fwd_release_waiting(struct sc_home *h, unsigned i);
+static void release_followers(struct sc_home *h, unsigned i);
 
 static void recall_done(struct sc_home *h, unsigned i)
 {
 	struct sc_txn *t = txn_at(h, i);
 	struct mem_msg *d = t->data;
-	bool unreg = is_fwd(t) && !t->data_is_ack;
+	bool unreg = !t->data_is_ack;
 
 	t->data = NULL;
 	t->carry = d;
@@ -371,7 +374,7 @@ static void recall_done(struct sc_home *h, unsigned i)
 	if (t->req)
 		bank_push(h, t->req, i);
 	if (unreg)
-		fwd_release_waiting(h, i);
+		release_followers(h, i);
 }
 
 /* A GetR (b2/b5, c1/c5): registration from the L2, or recalled from the L1 holding it; or a
@@ -458,45 +461,53 @@ static bool unreg_of(const struct mem_msg *m, void *owner)
 	return m->type == SC_MSG_UNREG && m->src == *(const unsigned *)owner;
 }
 
-/* Has the registration forward i was sent for been given back, its UnReg held by another
- * record or already in the bank (the L2's owner or grant changed)? */
-static bool fwd_unreg_elsewhere(struct sc_home *h, unsigned i)
+/* Record i's owner gave the line back: its UnReg pushed to the bank by another record
+ * (carried), or served already (the L2 line names another owner or grant)? Not when another
+ * record only holds it (it releases i once it pushes it, follow_unreg). */
+static bool unreg_at_bank(struct sc_home *h, unsigned i)
 {
 	const struct sc_txn *t = txn_at(h, i);
-	uint32_t grant = 0;
+	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
 
-	if (reg_owner(h, t->line, &grant) != t->owner || grant != t->grant)
+	if (l && (l->meta[0] != (uint64_t)t->owner + 1 || (uint32_t)l->meta[1] != t->grant))
 		return true;
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
-		const struct mem_msg *u = o->data ? o->data : o->carry;
 
-		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line && u &&
-		    !o->data_is_ack && u->src == t->owner)
+		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line && o->carry &&
+		    !o->data_is_ack && o->carry->src == t->owner)
 			return true;
 	}
 	return false;
 }
 
-/* Forward i's data access goes to the bank behind what is there (the owner's UnReg). */
-static void fwd_to_bank(struct sc_home *h, unsigned i)
+/* Record i's recall or forward was answered empty and the owner's UnReg went to the bank
+ * through another record: i's request follows it there (an eviction's record is done: the
+ * data is on its way to the bank). */
+static void follow_unreg(struct sc_home *h, unsigned i)
 {
-	txn_at(h, i)->phase = SC_PH_AT_BANK;
-	bank_push(h, txn_at(h, i)->req, i);
+	struct sc_txn *t = txn_at(h, i);
+
+	if (!t->req) {
+		txn_close(h, i, NULL);
+		return;
+	}
+	t->phase = SC_PH_AT_BANK;
+	bank_push(h, t->req, i);
 }
 
-/* Forward i has the owner's UnReg: the line's other forwards whose empty acks wait for it
- * follow it into the bank. */
-static void fwd_release_waiting(struct sc_home *h, unsigned i)
+/* Record i pushed its owner's UnReg to the bank: the line's other records whose empty acks
+ * wait for that UnReg follow it. */
+static void release_followers(struct sc_home *h, unsigned i)
 {
 	const struct sc_txn *t = txn_at(h, i);
 
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
 
-		if (j != i && sc_acks_live(h->acks, j) && is_fwd(o) && o->line == t->line &&
+		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line &&
 		    o->owner == t->owner && o->phase == SC_PH_RECALL && o->acked && !o->data)
-			fwd_to_bank(h, j);
+			follow_unreg(h, j);
 	}
 }
 
@@ -560,8 +571,8 @@ static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 			if (t->data)
 				(*h->st.unregs)++;
 		}
-		if (!t->data && is_fwd(t) && fwd_unreg_elsewhere(h, i)) {
-			fwd_to_bank(h, i);
+		if (!t->data && unreg_at_bank(h, i)) {
+			follow_unreg(h, i);
 			return;
 		}
 	}
@@ -594,6 +605,9 @@ static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, ui
 static void reg_evicted(void *ps, const struct cache_line *l)
 {
 	struct sc_home *h = ((struct sc_reg_ps *)ps)->h;
+	fprintf(stderr, "L %llu bank evicts owner %llu g%llu\n",
+		(unsigned long long)sim_now(h->ctx->k) / 1000, (unsigned long long)l->meta[0],
+		(unsigned long long)l->meta[1]);
 	unsigned owner = (unsigned)l->meta[0] - 1;
 	int i;
 
@@ -653,6 +667,10 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 {
 	struct sc_home *h = owner;
 	uint64_t line = apu_line_of(m->p.addr);
+
+	fprintf(stderr, "L %llu home recv type %u vnet %u src %u flags %u txn %x g%llu busy %d\n",
+		(unsigned long long)sim_now(h->ctx->k) / 1000, m->type, m->vnet, m->src, m->flags,
+		m->txn, (unsigned long long)m->ts[0], line_busy(h, line));
 
 	if (m->vnet == SC_VNET_RSP) {
 		uint32_t i = m->txn;
@@ -1026,6 +1044,12 @@ static void home_destroy(struct gpu_l2 *l2)
 static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t)
 {
 	(void)ps;
+	fprintf(stderr,
+		"L %llu bank served type %u src %u flags %u req %u g%llu owner-before %llu "
+		"g%llu\n",
+		(unsigned long long)t / 1000, m->type, m->src, m->flags, m->requester,
+		(unsigned long long)m->ts[0], (unsigned long long)l->meta[0],
+		(unsigned long long)l->meta[1]);
 	(void)t;
 	if (m->type == SC_MSG_GETR) {
 		l->meta[0] = (uint64_t)m->src + 1;
@@ -1045,14 +1069,20 @@ static bool reg_keep(void *ps, const struct cache_line *l)
 	return l->meta[0] != 0;
 }
 
-#define REG_L2_POLICY                                                                          \
-	.state_size = sizeof(struct sc_reg_ps), .write_through = true, .evicted = reg_evicted, \
-	.served = reg_served, .base_type = sc_msg_base_type, .keep = reg_keep
+#define REG_L2_POLICY_WB                                                                      \
+	.state_size = sizeof(struct sc_reg_ps), .evicted = reg_evicted, .served = reg_served, \
+	.base_type = sc_msg_base_type, .keep = reg_keep
+#define REG_L2_POLICY REG_L2_POLICY_WB, .write_through = true
 
 static const struct l2_policy reg_l2_policy = {REG_L2_POLICY};
 
 /* Rprio: the same, registered lines replaced last */
 static const struct l2_policy reg_l2_policy_rprio = {REG_L2_POLICY, .evict_last = reg_keep};
+
+/* DeNovo-B: registered data comes back write-back (the L2 keeps the written data, seed 004
+ * §2.4: "the L2 acts as a write-back cache for dirty data") */
+static const struct l2_policy reg_l2_policy_wb = {REG_L2_POLICY_WB};
+static const struct l2_policy reg_l2_policy_wb_rprio = {REG_L2_POLICY_WB, .evict_last = reg_keep};
 
 static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
 			       const struct sc_reg_variant *rv, struct gpu_l2 **out,
@@ -1069,7 +1099,9 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 	h->bank = bank;
 	h->ep = ctx->sms + bank;
 	h->rv = rv;
-	rc = gpu_l2_create_policy(!rv	      ? &scoped_l2_policy
+	rc = gpu_l2_create_policy(!rv ? &scoped_l2_policy
+				  : rv->store_reg
+				      ? (rv->rprio ? &reg_l2_policy_wb_rprio : &reg_l2_policy_wb)
 				  : rv->rprio ? &reg_l2_policy_rprio
 					      : &reg_l2_policy,
 				  ctx, bank, g, &h->l2, err);
@@ -1161,6 +1193,19 @@ static int home_create_hlrc_noprio(const struct gpu_ctx *ctx, unsigned bank,
 	return home_create_variant(ctx, bank, g, &sc_reg_hlrc_noprio, out, err);
 }
 
+static int home_create_denovo_b(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,
+				struct gpu_l2 **out, struct cs_err *err)
+{
+	return home_create_variant(ctx, bank, g, &sc_reg_denovo_b, out, err);
+}
+
+static int home_create_denovo_rprio(const struct gpu_ctx *ctx, unsigned bank,
+				    struct cs_stat_group *g, struct gpu_l2 **out,
+				    struct cs_err *err)
+{
+	return home_create_variant(ctx, bank, g, &sc_reg_denovo_rprio, out, err);
+}
+
 struct tlm_initiator_socket *sc_home_inject(struct gpu_l2 *l2)
 {
 	return apu_port_initiator(home_of(l2)->port);
@@ -1247,4 +1292,14 @@ const struct gpu_l2_ops sc_home_hlrc_l2_ops = {
 const struct gpu_l2_ops sc_home_hlrc_noprio_l2_ops = {
     SC_HOME_MEMBERS,
     .create = home_create_hlrc_noprio,
+};
+
+const struct gpu_l2_ops sc_home_denovo_b_l2_ops = {
+    SC_HOME_MEMBERS,
+    .create = home_create_denovo_b,
+};
+
+const struct gpu_l2_ops sc_home_denovo_rprio_l2_ops = {
+    SC_HOME_MEMBERS,
+    .create = home_create_denovo_rprio,
 };

@@ -21,6 +21,8 @@ struct sc_home;
 extern const struct gpu_l2_ops sc_home_l2_ops;
 /* hLRC's (protocols hlrc, hlrc-noprio): registration of atomics in the L1s (README.md §6) */
 extern const struct gpu_l2_ops sc_home_hlrc_l2_ops, sc_home_hlrc_noprio_l2_ops;
+/* DeNovo-B's homes: the same registration, the bank write-back (LRU, Rprio) */
+extern const struct gpu_l2_ops sc_home_denovo_b_l2_ops, sc_home_denovo_rprio_l2_ops;
 
 /* The endpoint sockets of a home made by sc_home_l2_ops.create (its struct gpu_l2 *). */
 struct tlm_initiator_socket *sc_home_inject(struct gpu_l2 *home);
