@@ -350,13 +350,13 @@ static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner,
  * UnReg of the owner (the bytes its atomics wrote), registration passing straight to a GetR's
  * requester (a forward's: staying with the owner, unless the data was the owner's own UnReg);
  * then the request behind it. */
-static void fwd_release_waiting(struct sc_home *h, unsigned i);
+static void release_followers(struct sc_home *h, unsigned i);
 
 static void recall_done(struct sc_home *h, unsigned i)
 {
 	struct sc_txn *t = txn_at(h, i);
 	struct mem_msg *d = t->data;
-	bool unreg = is_fwd(t) && !t->data_is_ack;
+	bool unreg = !t->data_is_ack;
 
 	t->data = NULL;
 	t->carry = d;
@@ -371,7 +371,7 @@ static void recall_done(struct sc_home *h, unsigned i)
 	if (t->req)
 		bank_push(h, t->req, i);
 	if (unreg)
-		fwd_release_waiting(h, i);
+		release_followers(h, i);
 }
 
 /* A GetR (b2/b5, c1/c5): registration from the L2, or recalled from the L1 holding it; or a
@@ -458,45 +458,60 @@ static bool unreg_of(const struct mem_msg *m, void *owner)
 	return m->type == SC_MSG_UNREG && m->src == *(const unsigned *)owner;
 }
 
-/* Has the registration forward i was sent for been given back, its UnReg held by another
- * record or already in the bank (the L2's owner or grant changed)? */
-static bool fwd_unreg_elsewhere(struct sc_home *h, unsigned i)
+/* Record i's owner gave the line back: its UnReg pushed to the bank by another record
+ * (carried), or served already (the L2 line names another owner or grant, or is gone with no
+ * other record waiting for the owner's data: a write-through bank drops a line once it is no
+ * longer registered)? Not when another record holds it or waits for it (the UnReg releases
+ * them together, release_followers). */
+static bool unreg_at_bank(struct sc_home *h, unsigned i)
 {
 	const struct sc_txn *t = txn_at(h, i);
-	uint32_t grant = 0;
+	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
+	bool others = false;
 
-	if (reg_owner(h, t->line, &grant) != t->owner || grant != t->grant)
+	if (l && (l->meta[0] != (uint64_t)t->owner + 1 || (uint32_t)l->meta[1] != t->grant))
 		return true;
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
-		const struct mem_msg *u = o->data ? o->data : o->carry;
 
-		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line && u &&
-		    !o->data_is_ack && u->src == t->owner)
+		if (j == i || !sc_acks_live(h->acks, j) || o->line != t->line ||
+		    o->owner != t->owner)
+			continue;
+		if (o->carry && !o->data_is_ack)
 			return true;
+		if ((o->data && !o->data_is_ack) || (o->phase == SC_PH_RECALL && !o->data))
+			others = true;
 	}
-	return false;
+	return !l && !others;
 }
 
-/* Forward i's data access goes to the bank behind what is there (the owner's UnReg). */
-static void fwd_to_bank(struct sc_home *h, unsigned i)
+/* Record i's recall or forward was answered empty and the owner's UnReg went to the bank
+ * through another record: i's request follows it there (an eviction's record is done: the
+ * data is on its way to the bank). */
+static void follow_unreg(struct sc_home *h, unsigned i)
 {
-	txn_at(h, i)->phase = SC_PH_AT_BANK;
-	bank_push(h, txn_at(h, i)->req, i);
+	struct sc_txn *t = txn_at(h, i);
+
+	if (!t->req) {
+		txn_close(h, i, NULL);
+		return;
+	}
+	t->phase = SC_PH_AT_BANK;
+	bank_push(h, t->req, i);
 }
 
-/* Forward i has the owner's UnReg: the line's other forwards whose empty acks wait for it
- * follow it into the bank. */
-static void fwd_release_waiting(struct sc_home *h, unsigned i)
+/* Record i pushed its owner's UnReg to the bank: the line's other records whose empty acks
+ * wait for that UnReg follow it. */
+static void release_followers(struct sc_home *h, unsigned i)
 {
 	const struct sc_txn *t = txn_at(h, i);
 
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
 
-		if (j != i && sc_acks_live(h->acks, j) && is_fwd(o) && o->line == t->line &&
+		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line &&
 		    o->owner == t->owner && o->phase == SC_PH_RECALL && o->acked && !o->data)
-			fwd_to_bank(h, j);
+			follow_unreg(h, j);
 	}
 }
 
@@ -560,8 +575,8 @@ static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 			if (t->data)
 				(*h->st.unregs)++;
 		}
-		if (!t->data && is_fwd(t) && fwd_unreg_elsewhere(h, i)) {
-			fwd_to_bank(h, i);
+		if (!t->data && unreg_at_bank(h, i)) {
+			follow_unreg(h, i);
 			return;
 		}
 	}
