@@ -297,6 +297,12 @@ static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 	p->lt_busy = was_busy;
 }
 
+void l1_port_lt_send_now(struct l1_port *p)
+{
+	if (p->lt && p->q.n && !p->lt_busy)
+		l1_port_lt_flush(p, UINT_MAX);
+}
+
 /* When the head message of deferred port p would reach its bank on an idle network. */
 static sim_time_t lt_drain_arrival(const struct gpu_lt_clock *c, struct l1_port *p)
 {

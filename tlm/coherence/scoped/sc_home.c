@@ -320,9 +320,6 @@ static void send_recall(struct sc_home *h, unsigned i)
 	if (!m)
 		return;
 	m->ts[SC_TS_GRANT] = t->grant;
-	fprintf(stderr, "L %llu home rec%u kind %u sends %s to sm%u g%u\n",
-		(unsigned long long)sim_now(h->ctx->k) / 1000, i, t->kind,
-		is_fwd(t) ? "fwd" : "recall", t->owner, t->grant);
 	if (t->kind == SC_K_WRITE)
 		fwd_write_bytes(h, m, t->req);
 	t->phase = SC_PH_RECALL;
@@ -462,23 +459,30 @@ static bool unreg_of(const struct mem_msg *m, void *owner)
 }
 
 /* Record i's owner gave the line back: its UnReg pushed to the bank by another record
- * (carried), or served already (the L2 line names another owner or grant)? Not when another
- * record only holds it (it releases i once it pushes it, follow_unreg). */
+ * (carried), or served already (the L2 line names another owner or grant, or is gone with no
+ * other record waiting for the owner's data: a write-through bank drops a line once it is no
+ * longer registered)? Not when another record holds it or waits for it (the UnReg releases
+ * them together, release_followers). */
 static bool unreg_at_bank(struct sc_home *h, unsigned i)
 {
 	const struct sc_txn *t = txn_at(h, i);
 	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
+	bool others = false;
 
 	if (l && (l->meta[0] != (uint64_t)t->owner + 1 || (uint32_t)l->meta[1] != t->grant))
 		return true;
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
 
-		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line && o->carry &&
-		    !o->data_is_ack && o->carry->src == t->owner)
+		if (j == i || !sc_acks_live(h->acks, j) || o->line != t->line ||
+		    o->owner != t->owner)
+			continue;
+		if (o->carry && !o->data_is_ack)
 			return true;
+		if ((o->data && !o->data_is_ack) || (o->phase == SC_PH_RECALL && !o->data))
+			others = true;
 	}
-	return false;
+	return !l && !others;
 }
 
 /* Record i's recall or forward was answered empty and the owner's UnReg went to the bank
@@ -605,9 +609,6 @@ static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, ui
 static void reg_evicted(void *ps, const struct cache_line *l)
 {
 	struct sc_home *h = ((struct sc_reg_ps *)ps)->h;
-	fprintf(stderr, "L %llu bank evicts owner %llu g%llu\n",
-		(unsigned long long)sim_now(h->ctx->k) / 1000, (unsigned long long)l->meta[0],
-		(unsigned long long)l->meta[1]);
 	unsigned owner = (unsigned)l->meta[0] - 1;
 	int i;
 
@@ -667,10 +668,6 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 {
 	struct sc_home *h = owner;
 	uint64_t line = apu_line_of(m->p.addr);
-
-	fprintf(stderr, "L %llu home recv type %u vnet %u src %u flags %u txn %x g%llu busy %d\n",
-		(unsigned long long)sim_now(h->ctx->k) / 1000, m->type, m->vnet, m->src, m->flags,
-		m->txn, (unsigned long long)m->ts[0], line_busy(h, line));
 
 	if (m->vnet == SC_VNET_RSP) {
 		uint32_t i = m->txn;
@@ -1044,12 +1041,6 @@ static void home_destroy(struct gpu_l2 *l2)
 static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t)
 {
 	(void)ps;
-	fprintf(stderr,
-		"L %llu bank served type %u src %u flags %u req %u g%llu owner-before %llu "
-		"g%llu\n",
-		(unsigned long long)t / 1000, m->type, m->src, m->flags, m->requester,
-		(unsigned long long)m->ts[0], (unsigned long long)l->meta[0],
-		(unsigned long long)l->meta[1]);
 	(void)t;
 	if (m->type == SC_MSG_GETR) {
 		l->meta[0] = (uint64_t)m->src + 1;
