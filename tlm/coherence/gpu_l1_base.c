@@ -1482,10 +1482,7 @@ static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t orde
 		 * face they go and come back now, as room allows */
 		bool done = l1_streg_pump(l1) && !l1->sb_pending;
 
-		for (unsigned k = 0; !done && l1->port.lt && k < 64; k++) {
-			l1_port_lt_send_now(&l1->port);
-			done = l1_streg_pump(l1) && !l1->sb_pending;
-		}
+		l1_port_lt_send_now(&l1->port);
 
 		if (done || !l1->port.cl.fence_done)
 			return 0;

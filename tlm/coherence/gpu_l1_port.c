@@ -297,10 +297,12 @@ static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 	p->lt_busy = was_busy;
 }
 
+static sim_time_t lt_send_queued(struct l1_port *p);
+
 void l1_port_lt_send_now(struct l1_port *p)
 {
-	if (p->lt && p->q.n && !p->lt_busy)
-		l1_port_lt_flush(p, UINT_MAX);
+	if (p->lt && p->q.n)
+		(void)lt_send_queued(p); /* the answers wait in time order (l1_port_lt_advance) */
 }
 
 /* When the head message of deferred port p would reach its bank on an idle network. */

@@ -121,8 +121,8 @@ struct mem_msg *l1_port_ack_msg(struct l1_port *p, const struct mem_msg *probe, 
 void l1_port_ack_send(struct l1_port *p, struct mem_msg *m, sim_time_t *lt_delay);
 /* The LT face: the data answer in flight to the L1's record txn, or NULL. */
 struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn);
-/* The LT face: what this L1 sent outside an access goes now, its answers handled as they
- * come (a fence that sends: DeNovo's StRegs). */
+/* The LT face: what this L1 sent outside an access goes now, its answers waiting for
+ * l1_port_lt_advance (a fence that sends: DeNovo's StRegs). */
 void l1_port_lt_send_now(struct l1_port *p);
 /* The LT face: the latest time an answer in flight is back (0: none). */
 sim_time_t l1_port_lt_last(const struct l1_port *p);
