@@ -1480,9 +1480,15 @@ static sim_time_t l1_scoped_fence(struct gpu_l1 *l1, unsigned warp, uint8_t orde
 	if (l1_stores_reg(l1)) {
 		/* DeNovo-B: StReg of the written lines (Table 3 b8, b10, b13, ...); in the LT
 		 * face they go and come back now, as room allows */
+		bool held = l1->port.lt && l1_port_lt_hold(&l1->port, true);
 		bool done = l1_streg_pump(l1) && !l1->sb_pending;
 
-		l1_port_lt_send_now(&l1->port);
+		if (l1->port.lt) {
+			/* LT: they go now, their answers handled in time order while the fence
+			 * waits (where a recall may still take one over) */
+			l1_port_lt_hold(&l1->port, held);
+			l1_port_lt_send_now(&l1->port);
+		}
 
 		if (done || !l1->port.cl.fence_done)
 			return 0;

@@ -299,6 +299,14 @@ static void l1_port_lt_flush(struct l1_port *p, unsigned max_msgs)
 
 static sim_time_t lt_send_queued(struct l1_port *p);
 
+bool l1_port_lt_hold(struct l1_port *p, bool on)
+{
+	bool was = p->lt_busy;
+
+	p->lt_busy = on;
+	return was;
+}
+
 void l1_port_lt_send_now(struct l1_port *p)
 {
 	if (p->lt && p->q.n)

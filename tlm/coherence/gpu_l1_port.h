@@ -124,6 +124,9 @@ struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn);
 /* The LT face: what this L1 sent outside an access goes now, its answers waiting for
  * l1_port_lt_advance (a fence that sends: DeNovo's StRegs). */
 void l1_port_lt_send_now(struct l1_port *p);
+/* The LT face: while held, what the L1 sends waits in its queue (l1_port_lt_send_now sends it);
+ * returns whether it was held. */
+bool l1_port_lt_hold(struct l1_port *p, bool on);
 /* The LT face: the latest time an answer in flight is back (0: none). */
 sim_time_t l1_port_lt_last(const struct l1_port *p);
 /* gpu_l1_ops.lt_advance: handles the answers back by t; returns when the next is back. */
