@@ -71,6 +71,16 @@ struct sc_home {
 	 * recalled meanwhile, for the bank once it returns (README.md §6) */
 	struct mem_msg *lt_ack;
 	sim_time_t *lt_bank_delay;
+	/* the GetR the bank performs by b_transport, and the recalls of lines its bank's
+	 * evictions took from that GetR's requester before its answer reached it: made once
+	 * the answer is there (the detailed face's recall would wait for it) */
+	const struct mem_msg *lt_getr;
+	struct lt_defer {
+		uint64_t line;
+		uint32_t grant;
+		uint16_t owner;
+	} * lt_defer;
+	unsigned n_defer, cap_defer;
 	struct mem_msg **lt_later;
 	unsigned n_later, cap_later;
 	struct sc_home_stats st;
@@ -882,6 +892,23 @@ static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, ui
 	struct mem_msg *d;
 
 	(*h->st.evict_recalls)++;
+	if (h->lt_getr && h->lt_getr->src == owner &&
+	    (uint32_t)h->lt_getr->ts[SC_TS_GRANT] == grant) {
+		if (h->n_defer == h->cap_defer) {
+			unsigned cap = h->cap_defer ? 2 * h->cap_defer : 4;
+			struct lt_defer *n = realloc(h->lt_defer, cap * sizeof(*n));
+
+			if (!n) {
+				sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory",
+					 h->bank);
+				return;
+			}
+			h->lt_defer = n;
+			h->cap_defer = cap;
+		}
+		h->lt_defer[h->n_defer++] = (struct lt_defer){line, grant, (uint16_t)owner};
+		return;
+	}
 	d = lt_recall(h, line, owner, grant, NULL, &t);
 	if (!d)
 		return;
@@ -988,7 +1015,9 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 	} else if (h->rv && m->type == SC_MSG_UNREG) {
 		(*h->st.unregs)++;
 	}
+	h->lt_getr = h->rv && m->type == SC_MSG_GETR ? m : NULL;
 	lt_bank(h, m, delay);
+	h->lt_getr = NULL;
 	if (after)
 		lt_broadcast(h, m, after, delay);
 	m->dst = m->src;
@@ -996,6 +1025,18 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 	m->type = m->resp_type;
 	m->req_bytes = m->resp_bytes;
 	tlm_b_transport(apu_port_initiator(h->port), &m->p, delay);
+	while (h->n_defer) {
+		/* the evictions' recalls that waited for the answer just given */
+		struct lt_defer e = h->lt_defer[--h->n_defer];
+		sim_time_t t = *delay;
+		struct mem_msg *d = lt_recall(h, e.line, e.owner, e.grant, NULL, &t);
+
+		if (!d)
+			return;
+		as_unreg(h, d, e.owner, -1, 0);
+		lt_bank(h, d, &t);
+		tlm_payload_release(&d->p);
+	}
 }
 
 static const struct apu_port_ops home_port_ops = {.recv = home_recv,
@@ -1028,6 +1069,7 @@ static void home_destroy(struct gpu_l2 *l2)
 	for (unsigned i = 0; i < h->n_later; i++)
 		tlm_payload_release(&h->lt_later[i]->p);
 	free(h->lt_later);
+	free(h->lt_defer);
 	if (h->lt_ack)
 		tlm_payload_release(&h->lt_ack->p);
 	gpu_l2_destroy(h->l2);
