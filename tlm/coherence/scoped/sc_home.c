@@ -428,11 +428,12 @@ static bool line_fwd_only(struct sc_home *h, uint64_t line)
  * wrote are newer there: for a read the home forwards for them (the owner keeps registration)
  * and serves the read behind them; a write's bytes go into the owner's copy first (its atomics
  * would go on from bytes the write replaced, and its UnReg would write them back over it). A
- * forward does not wait for the owner's flush (a data access is not synchronization), so data
- * accesses may wait behind forwards; behind a registration transfer, which may wait for a
- * flush, a held write could be one that flush waits for: they go to the bank unforwarded (a
- * data access racing an atomic's transfer). The seed's programs never touch an atomic's word
- * with a data access; ours do (PageRank's ranks, read and reset by plain accesses). */
+ * forward does not wait for the owner's flush (a data access is not synchronization). Data
+ * accesses never wait at the home: forwards of a line run side by side, and one that finds a
+ * registration transfer under way (which may wait for a flush, and a held write could be one
+ * that flush waits for) goes to the bank unforwarded (a data access racing an atomic's
+ * transfer). The seed's programs never touch an atomic's word with a data access; ours do
+ * (PageRank's ranks, read and reset by plain accesses). */
 static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t line, unsigned owner,
 			      uint32_t grant)
 {
