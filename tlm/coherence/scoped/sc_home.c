@@ -329,6 +329,14 @@ static void send_recall(struct sc_home *h, unsigned i)
 	apu_port_send(h->port, m, 0);
 }
 
+/* Record i recalls line (or forwards to it) from `owner`, registered by its GetR `grant`. */
+static void recall_owner(struct sc_home *h, unsigned i, unsigned owner, uint32_t grant)
+{
+	txn_at(h, i)->owner = (uint16_t)owner;
+	txn_at(h, i)->grant = grant;
+	send_recall(h, i);
+}
+
 /* d, the owner's data of a recall or forward (its ack or its own UnReg), becomes the owner's
  * UnReg for the bank: registration passes to L1 `to` by its GetR number `grant` (SC_F_XFER;
  * a forward's: back to the owner itself), or goes back to the L2 (to < 0). */
@@ -389,19 +397,12 @@ static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t li
 		return i == -1 ? APU_TAKE : APU_STALL;
 	t = txn_at(h, (unsigned)i);
 	owner = reg_owner(h, line, &grant);
-	if (owner >= 0 && !getr) {
-		/* the sender itself may be the stale owner: its UnReg answers the recall */
-		t->owner = (uint16_t)owner;
-		t->grant = grant;
-		(*h->st.atomic_recalls)++;
-		send_recall(h, (unsigned)i);
-		return APU_TAKE;
-	}
-	if (owner >= 0 && owner != m->src) {
-		t->owner = (uint16_t)owner;
-		t->grant = grant;
-		t->recalled = true;
-		send_recall(h, (unsigned)i);
+	if (owner >= 0 && (!getr || owner != m->src)) {
+		/* a relaxed atomic's sender may itself be the stale owner: its UnReg answers */
+		t->recalled = getr;
+		if (!getr)
+			(*h->st.atomic_recalls)++;
+		recall_owner(h, (unsigned)i, (unsigned)owner, grant);
 		return APU_TAKE;
 	}
 	if (owner >= 0) {
@@ -437,7 +438,6 @@ static bool line_fwd_only(struct sc_home *h, uint64_t line)
 static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t line, unsigned owner,
 			      uint32_t grant)
 {
-	struct sc_txn *t;
 	int i;
 
 	/* never parked, not even behind another forward (a parked write could end up behind a
@@ -447,10 +447,7 @@ static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t lin
 		(*h->st.stalls)++;
 		return APU_STALL;
 	}
-	t = txn_at(h, (unsigned)i);
-	t->owner = (uint16_t)owner;
-	t->grant = grant;
-	send_recall(h, (unsigned)i);
+	recall_owner(h, (unsigned)i, owner, grant);
 	return APU_TAKE;
 }
 
@@ -626,10 +623,8 @@ static void reg_evicted(void *ps, const struct cache_line *l)
 		sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", h->bank);
 		return;
 	}
-	txn_at(h, (unsigned)i)->owner = (uint16_t)owner;
-	txn_at(h, (unsigned)i)->grant = (uint32_t)l->meta[1];
 	(*h->st.evict_recalls)++;
-	send_recall(h, (unsigned)i);
+	recall_owner(h, (unsigned)i, owner, (uint32_t)l->meta[1]);
 }
 
 /* ---- the bank ------------------------------------------------------------------------------------ */
