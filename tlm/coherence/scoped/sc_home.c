@@ -477,7 +477,10 @@ static bool unreg_at_bank(struct sc_home *h, unsigned i)
 			continue;
 		if (o->carry && !o->data_is_ack)
 			return true;
-		if ((o->data && !o->data_is_ack) || (o->phase == SC_PH_RECALL && !o->data))
+		/* a recall or forward not answered yet may still bring the owner's UnReg; one
+		 * answered empty waits like i */
+		if ((o->data && !o->data_is_ack) ||
+		    (o->phase == SC_PH_RECALL && !o->data && !o->acked))
 			others = true;
 	}
 	return !l && !others;
@@ -574,6 +577,9 @@ static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 				(*h->st.unregs)++;
 		}
 		if (!t->data && unreg_at_bank(h, i)) {
+			/* the UnReg is at the bank: the line's records answered empty before
+			 * this one (which saw this one waiting) follow it too */
+			release_followers(h, i);
 			follow_unreg(h, i);
 			return;
 		}
