@@ -40,6 +40,28 @@ stat() {
 		"$1" "$2" 2>/dev/null
 }
 
+# noncoherent_ok NAME: a protocol without coherence passes, or fails with one rtest line
+noncoherent_ok() {
+	local n=$1 rc
+	rc=$(cat "$n.rc")
+	case $rc in
+	0) echo "ok $n: passed (protocol not coherent)" ;;
+	1)
+		if [ "$(grep -c '^cohscope: rtest: ' "$n.err")" -ne 1 ] ||
+			[ "$(wc -l <"$n.err")" -ne 1 ]; then
+			fail "$n: status 1 without exactly one 'cohscope: rtest:' line"
+			sed 's/^/  /' "$n.err"
+		else
+			echo "ok $n: failed as a protocol without coherence may: $(cut -c1-160 "$n.err")"
+		fi
+		;;
+	*)
+		fail "$n: status $rc (a crash, a hang or a model error), want 0 or 1"
+		sed 's/^/  /' "$n.err"
+		;;
+	esac
+}
+
 declare -A coherent
 names=()
 last_coherent=
@@ -54,6 +76,22 @@ while read -r p _; do
 	for m in sc rc; do
 		one "$p-$m" --set coherence.protocol="$p" --set core.consistency="$m"
 	done
+done <protos
+# the registration protocols at more seeds: their races (a recall crossing an UnReg, two
+# records answered empty for one UnReg) showed only at some seeds
+reg_seeded=()
+while read -r p _; do
+	case $p in
+	hlrc*)
+		for s in 2 3 4; do
+			for m in sc rc; do
+				one "$p-$m-seed$s" --set coherence.protocol="$p" \
+					--set core.consistency="$m" --set sim.seed="$s"
+				reg_seeded+=("$p-$m-seed$s")
+			done
+		done
+		;;
+	esac
 done <protos
 # TC-Weak with the TC artifact's lifetime predictor (tc.lease_policy=predict)
 for m in sc rc; do
@@ -88,24 +126,12 @@ for p in "${names[@]}"; do
 			grep -q "verified" "$n.json" || fail "$n: no 'verified' note in the result"
 			echo "ok $n: $r loads checked, 0 violations"
 		else
-			case $rc in
-			0) echo "ok $n: passed (protocol not coherent)" ;;
-			1)
-				if [ "$(grep -c '^cohscope: rtest: ' "$n.err")" -ne 1 ] ||
-					[ "$(wc -l <"$n.err")" -ne 1 ]; then
-					fail "$n: status 1 without exactly one 'cohscope: rtest:' line"
-					sed 's/^/  /' "$n.err"
-				else
-					echo "ok $n: failed as a protocol without coherence may: $(cut -c1-160 "$n.err")"
-				fi
-				;;
-			*)
-				fail "$n: status $rc (a crash, a hang or a model error), want 0 or 1"
-				sed 's/^/  /' "$n.err"
-				;;
-			esac
+			noncoherent_ok "$n"
 		fi
 	done
+done
+for n in "${reg_seeded[@]}"; do
+	noncoherent_ok "$n"
 done
 for m in sc rc; do
 	n=tc-weak-predict-$m

@@ -158,14 +158,12 @@ static void reg_kernel(struct gpu_warp *w)
 		 * and SM 0 keeps the line; SM 1 then overwrites x with a plain store, whose bytes
 		 * go into SM 0's copy, and SM 0's next add starts from them */
 		if (cta == 0) {
-			gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-				MEM_ORDER_ACQ_REL);
+			(void)do_op(w, OP_RMW, a->x);
 			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 			spin_cg(w, a->go2, 1);
 			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
-			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r0 = do_op(w, OP_RMW, a->x);
 		} else if (cta == 1) {
 			spin_cg(w, a->go, 1);
 			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
@@ -179,12 +177,10 @@ static void reg_kernel(struct gpu_warp *w)
 		/* corner case 5: SM 1's loads of lines in x's L2 set evict x's line (registered
 		 * at SM 0) unless Rprio spares it; SM 0's next RMW finds the value it left */
 		if (cta == 0) {
-			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r0 = do_op(w, OP_RMW, a->x);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 			spin_cg(w, a->go2, 1);
-			a->r1 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r1 = do_op(w, OP_RMW, a->x);
 		} else if (cta == 1) {
 			spin_cg(w, a->go, 1);
 			for (unsigned k = 1; k <= 2; k++)
@@ -196,14 +192,12 @@ static void reg_kernel(struct gpu_warp *w)
 		/* SM 0 evicts its registered x from its L1 (Synch Evict): registration goes
 		 * back to the L2 with x's value, where SM 1 finds it */
 		if (cta == 0) {
-			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r0 = do_op(w, OP_RMW, a->x);
 			(void)gw_ld32(w, a->x + L1_STRIDE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 		} else if (cta == 1) {
 			spin_cg(w, a->go, 1);
-			a->r1 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r1 = do_op(w, OP_RMW, a->x);
 		}
 		break;
 	case C_REGAIN:
@@ -212,26 +206,22 @@ static void reg_kernel(struct gpu_warp *w)
 		 * SM 0's go (the last of those stores) is seen, may recall SM 0's given-back
 		 * registration while SM 0's new GetR waits behind it at the home */
 		if (cta == 0) {
-			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r0 = do_op(w, OP_RMW, a->x);
 			for (unsigned i = 0; i < NSTORES; i++) {
 				gw_st32(w, bank0_line(a, i), 100 + i);
 			}
 			(void)gw_ld32(w, a->x + L1_STRIDE);
-			a->r1 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r1 = do_op(w, OP_RMW, a->x);
 		} else if (cta == 1) {
 			gw_compute(w, a->wait);
-			(void)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-				      MEM_ORDER_ACQ_REL);
+			(void)do_op(w, OP_RMW, a->x);
 		}
 		break;
 	case C_RELAXED:
 		/* relaxed atomics do not register (seed 004 §II): SM 0's on its registered x is
 		 * performed in its L1; SM 1's recall x to the L2 and are performed there */
 		if (cta == 0) {
-			a->r0 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
-						  MEM_ORDER_ACQ_REL);
+			a->r0 = do_op(w, OP_RMW, a->x);
 			(void)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 1, 0, MEM_SCOPE_DEVICE,
 				      MEM_ORDER_RELAXED);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);

@@ -76,7 +76,7 @@ struct l1_rsp_stats {
 struct l1_reg_stats {
 	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
 	uint64_t *recalls, *recall_empty, *recall_given_back, *recall_waits, *load_bypass,
-	    *reg_waits, *forwards, *relaxed_past, *stregs;
+	    *reg_waits, *forwards, *relaxed_l2, *stregs;
 };
 
 /* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
@@ -689,7 +689,7 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	if (!e && a->order == MEM_ORDER_RELAXED) {
 		if (!l1_atomic(l1, a))
 			return false;
-		(*l1->rg.relaxed_past)++;
+		(*l1->rg.relaxed_l2)++;
 		return true;
 	}
 	memset(&t, 0, sizeof(t));
@@ -1145,6 +1145,15 @@ static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
 	return l1_probe_ready_act(l1, act);
 }
 
+/* The ack a carries a copy of the line: its data and the bytes this L1's atomics wrote. */
+static void l1_ack_copy(const struct gpu_l1 *l1, struct mem_msg *a, const uint8_t *data,
+			const uint64_t *mask)
+{
+	memcpy(a->p.data, data, l1->line_bytes);
+	a->byte_mask[0] = mask[0];
+	a->byte_mask[1] = mask[1];
+}
+
 /* The LT face: a recall or forward for a line whose GetR was performed at the home but whose
  * answer waits here for the L1's time (the detailed face would wait for it, l1_recall_ready).
  * The entry's atomics are performed now on the answer's data (once: L1_FILL_APPLIED), and the
@@ -1187,9 +1196,7 @@ static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, stru
 
 	if (!fill)
 		return false;
-	memcpy(ack->p.data, fill->p.data, l1->line_bytes);
-	ack->byte_mask[0] = fill->byte_mask[0];
-	ack->byte_mask[1] = fill->byte_mask[1];
+	l1_ack_copy(l1, ack, fill->p.data, fill->byte_mask);
 	if (gone)
 		mshr_user(e)[2] |= L1_FILL_GONE;
 	return true;
@@ -1252,16 +1259,12 @@ static void l1_recall_answer(struct gpu_l1 *l1, const struct mem_msg *probe, sim
 	if (fwd && (probe->byte_mask[0] || probe->byte_mask[1])) {
 		a->flags = l1_reg_take_write(l1, probe, lt_delay) ? SC_F_SHARED : 0;
 	} else if (l1_is_reg(l)) {
-		memcpy(a->p.data, l->data, l1->line_bytes);
-		a->byte_mask[0] = l->meta[0];
-		a->byte_mask[1] = l->meta[1];
+		l1_ack_copy(l1, a, l->data, l->meta);
 		a->flags = flags;
 		if (!fwd)
 			cache_invalidate(l1->cache, l);
 	} else if (u >= 0) {
-		memcpy(a->p.data, l1->unreg[u].data, l1->line_bytes);
-		a->byte_mask[0] = l1->unreg[u].mask[0];
-		a->byte_mask[1] = l1->unreg[u].mask[1];
+		l1_ack_copy(l1, a, l1->unreg[u].data, l1->unreg[u].mask);
 		a->flags = flags;
 		if (!fwd)
 			l1_unreg_remove(l1, (unsigned)u);
@@ -1598,7 +1601,7 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 		    "write's bytes taken (registration kept)");
 		r->stregs = cs_stat_counter(g, "reg.stregs", "",
 					    "DeNovo StRegs: written lines registered at a release");
-		r->relaxed_past = cs_stat_counter(
+		r->relaxed_l2 = cs_stat_counter(
 		    g, "reg.relaxed_l2", "",
 		    "relaxed atomics on lines not registered here, performed at the L2 (no "
 		    "registration)");

@@ -1414,6 +1414,8 @@ void gw_fence(struct gpu_warp *gw, enum mem_order order, enum mem_scope scope)
 	w->op.kind = OP_FENCE;
 	w->op.order = (uint8_t)order;
 	w->op.scope = (uint8_t)scope;
+	w->op.drained = false;
+	w->op.fenced = false; /* the fence after the op before this one was another */
 	post(w);
 }
 
@@ -1422,6 +1424,8 @@ void gw_barrier(struct gpu_warp *gw)
 	struct warp *w = W(gw);
 
 	w->op.kind = OP_BAR;
+	w->op.drained = false;
+	w->op.fenced = false;
 	post(w);
 }
 

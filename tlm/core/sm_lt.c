@@ -86,6 +86,7 @@ static sim_time_t ivm_fence(struct gpu_sm *sm, struct warp *w, sim_time_t t, uin
 		 * write-throughs' acks): handle them in time order until fence_done */
 		sim_time_t next = t;
 
+		/* a model error stops the answers' handling: stop waiting for them */
 		while (w->lt_fence_pending && next != SIM_TIME_MAX && !sim_failure(sm->ctx->k))
 			next = sm->proto->l1->lt_advance(sm->l1, next);
 		if (w->lt_fence_pending && !sim_failure(sm->ctx->k)) {

@@ -339,6 +339,14 @@ static void send_recall(struct sc_home *h, unsigned i)
 	apu_port_send(h->port, m, 0);
 }
 
+/* Record i recalls line (or forwards to it) from `owner`, registered by its GetR `grant`. */
+static void recall_owner(struct sc_home *h, unsigned i, unsigned owner, uint32_t grant)
+{
+	txn_at(h, i)->owner = (uint16_t)owner;
+	txn_at(h, i)->grant = grant;
+	send_recall(h, i);
+}
+
 /* d, the owner's data of a recall or forward (its ack or its own UnReg), becomes the owner's
  * UnReg for the bank: registration passes to L1 `to` by its GetR number `grant` (SC_F_XFER;
  * a forward's: back to the owner itself), or goes back to the L2 (to < 0). */
@@ -399,19 +407,12 @@ static enum apu_recv reg_begin(struct sc_home *h, struct mem_msg *m, uint64_t li
 		return i == -1 ? APU_TAKE : APU_STALL;
 	t = txn_at(h, (unsigned)i);
 	owner = reg_owner(h, line, &grant);
-	if (owner >= 0 && !getr) {
-		/* the sender itself may be the stale owner: its UnReg answers the recall */
-		t->owner = (uint16_t)owner;
-		t->grant = grant;
-		(*h->st.atomic_recalls)++;
-		send_recall(h, (unsigned)i);
-		return APU_TAKE;
-	}
-	if (owner >= 0 && owner != m->src) {
-		t->owner = (uint16_t)owner;
-		t->grant = grant;
-		t->recalled = true;
-		send_recall(h, (unsigned)i);
+	if (owner >= 0 && (!getr || owner != m->src)) {
+		/* a relaxed atomic's sender may itself be the stale owner: its UnReg answers */
+		t->recalled = getr;
+		if (!getr)
+			(*h->st.atomic_recalls)++;
+		recall_owner(h, (unsigned)i, (unsigned)owner, grant);
 		return APU_TAKE;
 	}
 	if (owner >= 0) {
@@ -438,15 +439,15 @@ static bool line_fwd_only(struct sc_home *h, uint64_t line)
  * wrote are newer there: for a read the home forwards for them (the owner keeps registration)
  * and serves the read behind them; a write's bytes go into the owner's copy first (its atomics
  * would go on from bytes the write replaced, and its UnReg would write them back over it). A
- * forward does not wait for the owner's flush (a data access is not synchronization), so data
- * accesses may wait behind forwards; behind a registration transfer, which may wait for a
- * flush, a held write could be one that flush waits for: they go to the bank unforwarded (a
- * data access racing an atomic's transfer). The seed's programs never touch an atomic's word
- * with a data access; ours do (PageRank's ranks, read and reset by plain accesses). */
+ * forward does not wait for the owner's flush (a data access is not synchronization). Data
+ * accesses never wait at the home: forwards of a line run side by side, and one that finds a
+ * registration transfer under way (which may wait for a flush, and a held write could be one
+ * that flush waits for) goes to the bank unforwarded (a data access racing an atomic's
+ * transfer). The seed's programs never touch an atomic's word with a data access; ours do
+ * (PageRank's ranks, read and reset by plain accesses). */
 static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t line, unsigned owner,
 			      uint32_t grant)
 {
-	struct sc_txn *t;
 	int i;
 
 	/* never parked, not even behind another forward (a parked write could end up behind a
@@ -456,10 +457,7 @@ static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t lin
 		(*h->st.stalls)++;
 		return APU_STALL;
 	}
-	t = txn_at(h, (unsigned)i);
-	t->owner = (uint16_t)owner;
-	t->grant = grant;
-	send_recall(h, (unsigned)i);
+	recall_owner(h, (unsigned)i, owner, grant);
 	return APU_TAKE;
 }
 
@@ -489,7 +487,10 @@ static bool unreg_at_bank(struct sc_home *h, unsigned i)
 			continue;
 		if (o->carry && !o->data_is_ack)
 			return true;
-		if ((o->data && !o->data_is_ack) || (o->phase == SC_PH_RECALL && !o->data))
+		/* a recall or forward not answered yet may still bring the owner's UnReg; one
+		 * answered empty waits like i */
+		if ((o->data && !o->data_is_ack) ||
+		    (o->phase == SC_PH_RECALL && !o->data && !o->acked))
 			others = true;
 	}
 	return !l && !others;
@@ -586,6 +587,9 @@ static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 				(*h->st.unregs)++;
 		}
 		if (!t->data && unreg_at_bank(h, i)) {
+			/* the UnReg is at the bank: the line's records answered empty before
+			 * this one (which saw this one waiting) follow it too */
+			release_followers(h, i);
 			follow_unreg(h, i);
 			return;
 		}
@@ -635,10 +639,8 @@ static void reg_evicted(void *ps, const struct cache_line *l)
 		sim_fail(h->ctx->k, -CS_ENOMEM, "l2.bank%u: out of memory", h->bank);
 		return;
 	}
-	txn_at(h, (unsigned)i)->owner = (uint16_t)owner;
-	txn_at(h, (unsigned)i)->grant = (uint32_t)l->meta[1];
 	(*h->st.evict_recalls)++;
-	send_recall(h, (unsigned)i);
+	recall_owner(h, (unsigned)i, owner, (uint32_t)l->meta[1]);
 }
 
 /* ---- the bank ------------------------------------------------------------------------------------ */
