@@ -82,7 +82,7 @@ done <protos
 reg_seeded=()
 while read -r p _; do
 	case $p in
-	hlrc*)
+	hlrc* | denovo*)
 		for s in 2 3 4; do
 			for m in sc rc; do
 				one "$p-$m-seed$s" --set coherence.protocol="$p" \

@@ -91,6 +91,29 @@ static inline double sysrun_banks_stat(struct sysrun *r, unsigned banks, const c
 	return sum;
 }
 
+/* gpu.smN.l1.<name> summed over SMs 0 .. sms-1 */
+static inline double sysrun_l1s_stat(struct sysrun *r, unsigned sms, const char *name)
+{
+	double sum = 0;
+
+	for (unsigned sm = 0; sm < sms; sm++)
+		sum += sysrun_l1_stat(r, sm, name);
+	return sum;
+}
+
+/* In a kernel: spins until the word at addr, read at the L2 (.cg: no L1 copy, no
+ * registration), is v; fails the warp after the spin guard. */
+static inline void sysrun_spin_cg(struct gpu_warp *w, uint64_t addr, uint32_t v)
+{
+	uint64_t n = 0;
+
+	while ((uint32_t)gw_ld_co(w, addr, 4, MEM_CO_CG) != v)
+		if (gw_spin_guard(w, &n)) {
+			gw_fail(w, "%#llx never became %u", (unsigned long long)addr, v);
+			return;
+		}
+}
+
 /* Launches fn as `ctas` CTAs of `warps` warps, CTA i on SM i (at most 16): the directed
  * multi-CU tests, each role on an SM of its own. */
 static inline int sysrun_launch_pinned(struct gpu_host *h, const char *name,

@@ -412,10 +412,18 @@ static unsigned diff_stats(json_t *at, json_t *lt, char *msg, size_t len, bool o
 static struct slotted at_sl;
 static char fails[3600]; /* every combination's differences */
 
+/* What equal_faces compares besides every value the stream's loads and atomics returned. */
+enum eq_mode {
+	EQ_EXACT,      /* every count, and the state digest */
+	EQ_ORDER_FREE, /* the counts no reordering of concurrent messages changes */
+	EQ_VALUES,     /* the values only (test_equal_denovo_rc says why) */
+};
+
 /* The stream under one protocol and consistency, in both modes: same state, traffic, values. */
 static void equal_faces(const char *protocol, const char *consistency, const char *extra,
-			bool digest)
+			enum eq_mode mode)
 {
+	bool digest = mode == EQ_EXACT;
 	char p[96], c[96];
 	const char *sets[2][5] = {
 	    {p, c, "system.mode=detailed", extra, NULL},
@@ -439,7 +447,7 @@ static void equal_faces(const char *protocol, const char *consistency, const cha
 
 	snprintf(msg, sizeof(msg), "%s %s%s%s: AT/LT differ:", protocol, consistency,
 		 extra ? " " : "", extra ? extra : "");
-	n = diff_stats(at.stats, lt.stats, msg, sizeof(msg), !digest);
+	n = mode == EQ_VALUES ? 0 : diff_stats(at.stats, lt.stats, msg, sizeof(msg), !digest);
 	for (unsigned i = 0, bad = 0; i < NSLOTS && !bad; i++)
 		for (unsigned l = 0; l < WARP_LANES && !bad; l++)
 			if (at_sl.val[i][l] != sl.val[i][l]) {
@@ -483,6 +491,20 @@ static void equal_faces(const char *protocol, const char *consistency, const cha
 	}
 	if (n) /* Check's messages are short: the first 600 characters of each */
 		snprintf(fails + strlen(fails), sizeof(fails) - strlen(fails), "\n%.600s", msg);
+	if (mode == EQ_VALUES) {
+		/* the releases did register written lines in both faces */
+		double at_st = 0, lt_st = 0;
+
+		for (unsigned m = 0; m < NW; m++) {
+			char name[64];
+
+			snprintf(name, sizeof(name), "gpu.sm%u.l1.reg.stregs", m);
+			at_st += stat(&at, name);
+			lt_st += stat(&lt, name);
+		}
+		ck_assert_double_gt(at_st, 0);
+		ck_assert_double_gt(lt_st, 0);
+	}
 	/* the stream did what it is meant to: evictions at both levels, dirty write-backs */
 	if (gpu_protocol_find(protocol)->coherent)
 		ck_assert_double_eq(stat(&lt, "gpu.coherence_check.violations"), 0);
@@ -494,13 +516,21 @@ static void equal_faces(const char *protocol, const char *consistency, const cha
 	run_end(&lt);
 }
 
+/* DeNovo-B registers every line a CU wrote at a release (StReg): under RC a release sends
+ * one GetR per written line at once, and test_equal_denovo_rc compares them apart. */
+static bool release_burst(const char *protocol)
+{
+	return !strncmp(protocol, "denovo-", 7);
+}
+
 static void equal_all(const char *consistency, const char *extra)
 {
 	const struct gpu_protocol *const *p = gpu_protocol_registry();
 
 	fails[0] = 0;
 	for (unsigned i = 0; p[i]; i++)
-		equal_faces(p[i]->name, consistency, extra, true);
+		if (strcmp(consistency, "rc") || !release_burst(p[i]->name))
+			equal_faces(p[i]->name, consistency, extra, EQ_EXACT);
 	ck_assert_msg(!fails[0], "%s", fails);
 }
 
@@ -522,8 +552,8 @@ END_TEST
 START_TEST(test_equal_tc_predict)
 {
 	fails[0] = 0;
-	equal_faces("tc-weak", "rc", "tc.lease_policy=predict", true);
-	equal_faces("tc-weak", "sc", "tc.lease_policy=predict", true);
+	equal_faces("tc-weak", "rc", "tc.lease_policy=predict", EQ_EXACT);
+	equal_faces("tc-weak", "sc", "tc.lease_policy=predict", EQ_EXACT);
 	ck_assert_msg(!fails[0], "%s", fails);
 }
 END_TEST
@@ -543,9 +573,36 @@ START_TEST(test_equal_l1_write_back)
 
 	fails[0] = 0;
 	for (unsigned i = 0; i < 2; i++) {
-		equal_faces(protos[i], "rc", "l1.write=back", false);
-		equal_faces(protos[i], "sc", "l1.write=back", false);
+		equal_faces(protos[i], "rc", "l1.write=back", EQ_ORDER_FREE);
+		equal_faces(protos[i], "sc", "l1.write=back", EQ_ORDER_FREE);
 	}
+	ck_assert_msg(!fails[0], "%s", fails);
+}
+END_TEST
+
+/* DeNovo-B under RC: a release's StRegs (one GetR per line the CU wrote) and a vector load's
+ * lines go to the homes together, and a home's recall or forward for one of them takes a
+ * round trip to another L1. The LT face performs each message's whole chain at the home in
+ * one b_transport (the recall's answer, its data into the bank, the request behind it); the
+ * detailed face lets the others into the bank meanwhile, where they may evict the line being
+ * recalled or take the set's other way. With this stream's 2-way 1 KiB banks that changes a
+ * few hits and evictions (denovo-b: 2 of 136 bank-0 reads, 1 of 88 evictions, 2 of 138 DRAM
+ * requests; docs/hybrid.md, Known limits), so only the values are compared here: every load
+ * and atomic of the 400 slots returns the same in both faces, and neither face sees a
+ * coherence violation. Under SC (test_equal_sc) each store's release registers one line at a
+ * time and every count is equal. */
+START_TEST(test_equal_denovo_rc)
+{
+	const struct gpu_protocol *const *p = gpu_protocol_registry();
+	unsigned n = 0;
+
+	fails[0] = 0;
+	for (unsigned i = 0; p[i]; i++)
+		if (release_burst(p[i]->name)) {
+			equal_faces(p[i]->name, "rc", NULL, EQ_VALUES);
+			n++;
+		}
+	ck_assert_uint_eq(n, 2);
 	ck_assert_msg(!fails[0], "%s", fails);
 }
 END_TEST
@@ -1058,6 +1115,7 @@ int main(void)
 	tcase_add_test(t, test_equal_rc);
 	tcase_add_test(t, test_equal_l1_write_back);
 	tcase_add_test(t, test_equal_tc_predict);
+	tcase_add_test(t, test_equal_denovo_rc);
 	tcase_add_test(t, test_unslotted_checker_silent);
 	tcase_add_test(t, test_switch_compute_bound);
 	tcase_add_test(t, test_ff_compute_group);

@@ -77,18 +77,6 @@ static uint32_t do_op(struct gpu_warp *w, enum reg_op op, uint64_t x)
 	}
 }
 
-/* Spins on a flag read at the L2 (.cg: no L1 copy, no registration). */
-static void spin_cg(struct gpu_warp *w, uint64_t addr, uint32_t v)
-{
-	uint64_t n = 0;
-
-	while ((uint32_t)gw_ld_co(w, addr, 4, MEM_CO_CG) != v)
-		if (gw_spin_guard(w, &n)) {
-			gw_fail(w, "%#llx never became %u", (unsigned long long)addr, v);
-			return;
-		}
-}
-
 /* Line i of bank 0 (addresses interleave over the banks line by line). */
 static uint64_t bank0_line(const struct reg_args *a, unsigned i)
 {
@@ -130,7 +118,7 @@ static void reg_kernel(struct gpu_warp *w)
 				      MEM_ORDER_ACQUIRE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 		} else if (cta == 0) {
-			spin_cg(w, a->go, 1);
+			sysrun_spin_cg(w, a->go, 1);
 			a->r0 = do_op(w, a->op, a->x);
 			for (unsigned i = 0; i < NSTORES; i++)
 				a->got[i] = gw_ld32(w, bank0_line(a, i));
@@ -143,10 +131,10 @@ static void reg_kernel(struct gpu_warp *w)
 		if (cta == 0) {
 			gw_atom_store(w, a->x, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
-			spin_cg(w, a->go2, 1);
+			sysrun_spin_cg(w, a->go2, 1);
 			a->d_seen = gw_ld32(w, a->d);
 		} else if (cta == 2) {
-			spin_cg(w, a->go, 1);
+			sysrun_spin_cg(w, a->go, 1);
 			gw_st32(w, a->d, 77);
 			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
 			gw_st_co(w, a->go2, 4, 1, MEM_CO_CG);
@@ -161,11 +149,11 @@ static void reg_kernel(struct gpu_warp *w)
 			(void)do_op(w, OP_RMW, a->x);
 			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
-			spin_cg(w, a->go2, 1);
+			sysrun_spin_cg(w, a->go2, 1);
 			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
 			a->r0 = do_op(w, OP_RMW, a->x);
 		} else if (cta == 1) {
-			spin_cg(w, a->go, 1);
+			sysrun_spin_cg(w, a->go, 1);
 			gw_fence(w, MEM_ORDER_ACQUIRE, MEM_SCOPE_DEVICE);
 			a->r1 = gw_ld32(w, a->x);
 			gw_st32(w, a->x, 40);
@@ -179,10 +167,10 @@ static void reg_kernel(struct gpu_warp *w)
 		if (cta == 0) {
 			a->r0 = do_op(w, OP_RMW, a->x);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
-			spin_cg(w, a->go2, 1);
+			sysrun_spin_cg(w, a->go2, 1);
 			a->r1 = do_op(w, OP_RMW, a->x);
 		} else if (cta == 1) {
-			spin_cg(w, a->go, 1);
+			sysrun_spin_cg(w, a->go, 1);
 			for (unsigned k = 1; k <= 2; k++)
 				(void)gw_ld32(w, a->x + k * L2_STRIDE);
 			gw_st_co(w, a->go2, 4, 1, MEM_CO_CG);
@@ -196,7 +184,7 @@ static void reg_kernel(struct gpu_warp *w)
 			(void)gw_ld32(w, a->x + L1_STRIDE);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 		} else if (cta == 1) {
-			spin_cg(w, a->go, 1);
+			sysrun_spin_cg(w, a->go, 1);
 			a->r1 = do_op(w, OP_RMW, a->x);
 		}
 		break;
@@ -226,7 +214,7 @@ static void reg_kernel(struct gpu_warp *w)
 				      MEM_ORDER_RELAXED);
 			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
 		} else if (cta == 1) {
-			spin_cg(w, a->go, 1);
+			sysrun_spin_cg(w, a->go, 1);
 			a->r1 = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0, MEM_SCOPE_DEVICE,
 						  MEM_ORDER_RELAXED);
 			a->d_seen = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0,
@@ -268,11 +256,7 @@ static double sm_stat(struct sysrun *r, unsigned sm, const char *name)
 
 static double sms_stat(struct sysrun *r, const char *name)
 {
-	double sum = 0;
-
-	for (unsigned sm = 0; sm < SMS; sm++)
-		sum += sm_stat(r, sm, name);
-	return sum;
+	return sysrun_l1s_stat(r, SMS, name);
 }
 
 static double bank_stat(struct sysrun *r, const char *name)

@@ -729,6 +729,23 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
  * registered line it is done (registered data is write-back); on another line it is
  * registered at the next release (StReg). A line with a fill on the way takes the store when
  * the fill comes. */
+/* DeNovo-B: a store is performed in the L1 (its line is registered there at the release, and
+ * its CU reads it there before): the checker sees the write now. */
+static void l1_check_store(const struct gpu_l1 *l1, uint64_t line, const uint8_t *data,
+			   const uint64_t *byte_mask)
+{
+	if (!l1->ctx->chk)
+		return;
+	for (unsigned w = 0; w < l1->line_bytes / 4; w++) {
+		uint32_t v;
+
+		if (!gpu_mask_byte(byte_mask, w * 4))
+			continue;
+		memcpy(&v, data + w * 4, 4);
+		cohcheck_write(l1->ctx->chk, line + w * 4, 4, v);
+	}
+}
+
 static bool l1_denovo_store(struct gpu_l1 *l1, const struct gpu_access *a)
 {
 	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
@@ -771,6 +788,7 @@ static bool l1_denovo_store(struct gpu_l1 *l1, const struct gpu_access *a)
 		(*l1->st.store_hits)++;
 	}
 	gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
+	l1_check_store(l1, a->line_addr, l->data, a->byte_mask);
 	l->meta[0] |= a->byte_mask[0];
 	l->meta[1] |= a->byte_mask[1];
 	if (!l1_is_reg(l))
@@ -923,8 +941,10 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 		cache_install(l1->cache, l, m->p.addr, L1_VALID);
 		l->valid_sectors = 0;
 		l->dirty_sectors = 0;
+		if (l1_stores_reg(l1))
+			l->meta[0] = l->meta[1] = 0;
 	}
-	if (flags & L1_FILL_REG) {
+	if ((flags & L1_FILL_REG) && !(flags & L1_FILL_GONE)) {
 		/* registration comes with the home's up-to-date line (DeNovo: under the bytes
 		 * the L1's own stores wrote, which stay newer) */
 		uint64_t keep0 = l1_stores_reg(l1) ? l->meta[0] : 0;
@@ -987,6 +1007,7 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
 			l->dirty_sectors |= t->sector_mask;
 			if (l1_stores_reg(l1)) {
+				l1_check_store(l1, l->addr, l->data, t->byte_mask);
 				l->meta[0] |= t->byte_mask[0];
 				l->meta[1] |= t->byte_mask[1];
 			}
@@ -1006,7 +1027,9 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
-	if (flags & (L1_FILL_DROP | L1_FILL_GONE))
+	if ((flags & (L1_FILL_DROP | L1_FILL_GONE)) && l1_dirty_unreg(l))
+		l->valid_sectors = 0; /* DeNovo: stores since the recall stay, the rest goes */
+	else if (flags & (L1_FILL_DROP | L1_FILL_GONE))
 		cache_invalidate(l1->cache, l);
 	if ((flags & L1_FILL_REG) && l1->rv->inv_on_gain) {
 		/* registration came in: invalidate after the access (Table 3 c3, c7, c11, c15, c19,
@@ -1134,6 +1157,20 @@ static bool l1_recall_ready(const struct gpu_l1 *l1, const struct mem_msg *probe
 	       !(l1_is_reg(cache_lookup(l1->cache, line)) || l1_unreg_find(l1, line) >= 0);
 }
 
+/* The LT face: a recall or forward whose GetR's answer waits in the port but is back by `at`,
+ * when the probe comes: the detailed face would have the line registered then, and the probe
+ * would wait only for what l1_recall_ready asks of a registered line (hLRC: the store
+ * buffer). */
+static bool l1_lt_answer_before(const struct gpu_l1 *l1, const struct mem_msg *probe, sim_time_t at)
+{
+	struct mshr_entry *e = l1_recalled_getr(l1, probe);
+
+	if (!e || l1_port_lt_due(&l1->port, mshr_index(l1->mshr, e)) > at)
+		return false;
+	return !(sc_msg_actions(probe->type) & SC_ACT_RECALL) || !l1->rv->flush_on_loss ||
+	       !l1->sb_pending;
+}
+
 static bool l1_probe_ready(const struct gpu_l1 *l1, const struct mem_msg *m)
 {
 	unsigned act = sc_msg_actions(m->type);
@@ -1186,6 +1223,37 @@ static struct mem_msg *l1_lt_applied_fill(struct gpu_l1 *l1, const struct mem_ms
 	return fill;
 }
 
+/* DeNovo-B: the ack for a line whose GetR's answer has not reached the L1 carries the bytes
+ * this L1's stores wrote, which the detailed face's fill would have put under registration
+ * first: those of stores waiting in the entry, then the line's own (newer: a store joins the
+ * entry only with no line here). A recall (`gone`) takes them: the stores waiting complete at
+ * the fill with nothing left to write, and the line leaves the L1 (stores after this start a
+ * new written copy). A forward's read only copies them. */
+static void l1_lt_give_written(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *ack,
+			       bool gone)
+{
+	struct cache_line *l = cache_lookup(l1->cache, mshr_line(e));
+
+	for (unsigned i = 0; i < mshr_targets(e); i++) {
+		struct l1_target *t = mshr_target(e, i);
+
+		if (t->kind != GPU_ACC_ST)
+			continue;
+		gpu_mask_copy(ack->p.data, t->data, t->byte_mask, l1->line_bytes);
+		ack->byte_mask[0] |= t->byte_mask[0];
+		ack->byte_mask[1] |= t->byte_mask[1];
+		if (gone)
+			t->byte_mask[0] = t->byte_mask[1] = 0;
+	}
+	if (l1_dirty_unreg(l)) {
+		gpu_mask_copy(ack->p.data, l->data, l->meta, l1->line_bytes);
+		ack->byte_mask[0] |= l->meta[0];
+		ack->byte_mask[1] |= l->meta[1];
+	}
+	if (gone && l && l->state != L1_REG)
+		cache_invalidate(l1->cache, l);
+}
+
 /* ... and its data (with the bytes the atomics wrote) goes in the ack; a recall's fill then
  * only finishes the atomics and leaves no copy (`gone`: L1_FILL_GONE). false: no such entry. */
 static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, struct mem_msg *ack,
@@ -1197,6 +1265,8 @@ static bool l1_lt_take_fill(struct gpu_l1 *l1, const struct mem_msg *probe, stru
 	if (!fill)
 		return false;
 	l1_ack_copy(l1, ack, fill->p.data, fill->byte_mask);
+	if (l1_stores_reg(l1))
+		l1_lt_give_written(l1, e, ack, gone);
 	if (gone)
 		mshr_user(e)[2] |= L1_FILL_GONE;
 	return true;
@@ -1232,6 +1302,8 @@ static bool l1_reg_take_write(struct gpu_l1 *l1, const struct mem_msg *w, sim_ti
 	fill = lt_delay ? l1_lt_applied_fill(l1, w, &e) : NULL;
 	if (fill)
 		l1_take_bytes(l1, fill->p.data, fill->byte_mask, w);
+	if (fill && l1_dirty_unreg(l)) /* DeNovo: newer than the own stores' bytes there */
+		l1_take_bytes(l1, l->data, l->meta, w);
 	return fill != NULL;
 }
 
@@ -1341,6 +1413,8 @@ static void l1_probe_finish(struct gpu_l1 *l1, struct mem_msg *m, sim_time_t *lt
 {
 	bool ready = l1_probe_ready(l1, m);
 
+	if (!ready && lt_delay && l1_lt_answer_before(l1, m, sim_now(l1->ctx->k) + *lt_delay))
+		ready = true;
 	if (!ready && (sc_msg_actions(m->type) & SC_ACT_RECALL))
 		(*l1->rg.recall_waits)++;
 	if (lt_delay) {

@@ -240,7 +240,9 @@ static struct mem_msg *lt_send_head(struct l1_port *p, sim_time_t now, sim_time_
 	msgq_pop(&p->q);
 	m->sent_ps = start;
 	(*p->msgs_sent)++;
+	p->lt_inflight = m;
 	tlm_b_transport(&p->noc, &m->p, &delay);
+	p->lt_inflight = NULL;
 	*back = now + delay;
 	return m;
 }
@@ -714,6 +716,10 @@ void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, s
 
 struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn)
 {
+	const struct mem_msg *f = p->lt_inflight;
+
+	if (f && f->txn == txn && f->resp_type == GPU_MSG_DATA && f->type == GPU_MSG_DATA)
+		return p->lt_inflight;
 	for (unsigned i = 0; i < p->lt_pend_n; i++) {
 		struct mem_msg *m = p->lt_pend[i].m;
 
@@ -721,6 +727,21 @@ struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn)
 			return m;
 	}
 	return NULL;
+}
+
+sim_time_t l1_port_lt_due(const struct l1_port *p, uint32_t txn)
+{
+	const struct mem_msg *f = p->lt_inflight;
+
+	if (f && f->txn == txn && f->resp_type == GPU_MSG_DATA && f->type == GPU_MSG_DATA)
+		return 0; /* the home answers it before anything it sends after */
+	for (unsigned i = 0; i < p->lt_pend_n; i++) {
+		const struct mem_msg *m = p->lt_pend[i].m;
+
+		if (m->txn == txn && m->resp_type == GPU_MSG_DATA)
+			return p->lt_pend[i].t;
+	}
+	return SIM_TIME_MAX;
 }
 
 sim_time_t l1_port_lt_last(const struct l1_port *p)

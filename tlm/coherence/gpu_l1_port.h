@@ -64,6 +64,10 @@ struct l1_port {
 	struct l1_lt_pend *lt_pend;
 	unsigned lt_pend_n, lt_pend_cap;
 	uint64_t lt_seq;
+	/* the message in its b_transport: once the home has answered it (type = resp_type), a
+	 * recall the home sends before returning (an eviction of the line just granted) finds
+	 * the answer there */
+	struct mem_msg *lt_inflight;
 };
 
 struct l1_lt_pend {
@@ -119,8 +123,12 @@ void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type,
  * then its sending (which takes it). */
 struct mem_msg *l1_port_ack_msg(struct l1_port *p, const struct mem_msg *probe, uint8_t type);
 void l1_port_ack_send(struct l1_port *p, struct mem_msg *m, sim_time_t *lt_delay);
-/* The LT face: the data answer in flight to the L1's record txn, or NULL. */
+/* The LT face: the data answer in flight to the L1's record txn (waiting for the L1's time,
+ * or still in its b_transport), or NULL. */
 struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn);
+/* ... and when it is back at the L1 (0: before anything the home sends after it), or
+ * SIM_TIME_MAX when there is none. */
+sim_time_t l1_port_lt_due(const struct l1_port *p, uint32_t txn);
 /* The LT face: what this L1 sent outside an access goes now, its answers waiting for
  * l1_port_lt_advance (a fence that sends: DeNovo's StRegs). */
 void l1_port_lt_send_now(struct l1_port *p);
