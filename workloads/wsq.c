@@ -6,7 +6,8 @@
 #include "util/error.h"
 #include "workloads/wl_util.h"
 
-const char *const wsq_scenario_names[] = {"baseline", "scope-only", "steal-only", "rsp", NULL};
+const char *const wsq_scenario_names[] = {"baseline", "scope-only",   "steal-only",
+					  "rsp",      "scoped-steal", NULL};
 const char *const wsq_victim_names[] = {"random", "ring", "sticky", NULL};
 
 uint64_t wsq_bytes(const struct wsq *q)
@@ -188,8 +189,8 @@ void wsq_scenario_sync(enum wsq_scenario sc, struct wsq_sync *own, struct wsq_sy
 {
 	*own = (struct wsq_sync){MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC};
 	*steal = *own;
-	*stealing = sc == WSQ_STEAL_ONLY || sc == WSQ_RSP;
-	if (sc == WSQ_SCOPE_ONLY || sc == WSQ_RSP)
+	*stealing = sc == WSQ_STEAL_ONLY || sc == WSQ_RSP || sc == WSQ_SCOPED_STEAL;
+	if (sc == WSQ_SCOPE_ONLY || sc == WSQ_RSP || sc == WSQ_SCOPED_STEAL)
 		own->scope = MEM_SCOPE_WG;
 	if (sc == WSQ_RSP)
 		steal->scope = MEM_SCOPE_DEVICE_REMOTE;

@@ -101,7 +101,18 @@ void wsq_fill(struct gpu_host *h, const struct wsq *q, unsigned i, const uint32_
 /* Sec. IV.B: baseline (no stealing, agent scope), scope-only (no stealing, work-group scope),
  * steal-only (stealing, agent scope), rsp (work-group scope for own pops, remote agent scope
  * for steals). workload.scenario's values, in this order. */
-enum wsq_scenario { WSQ_BASELINE, WSQ_SCOPE_ONLY, WSQ_STEAL_ONLY, WSQ_RSP, WSQ_SCENARIOS };
+/* Seed 004's scenarios (§4), and scoped-steal: work-group scope for own pops and agent scope
+ * for steals, as hLRC-scoped's evaluation (Fig. 10) synchronizes; racy under the HRF baseline
+ * and RSP (a steal at agent scope does not see a victim's work-group-scope pops in its L1),
+ * correct under registration (hlrc*, denovo*), where every atomic finds the one registered copy. */
+enum wsq_scenario {
+	WSQ_BASELINE,
+	WSQ_SCOPE_ONLY,
+	WSQ_STEAL_ONLY,
+	WSQ_RSP,
+	WSQ_SCOPED_STEAL,
+	WSQ_SCENARIOS
+};
 extern const char *const wsq_scenario_names[]; /* NULL-terminated */
 
 /* Whom an idle CTA tries first (inferred: the seed does not say): a random other queue, the

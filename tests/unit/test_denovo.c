@@ -35,15 +35,18 @@ static const char *base_cfg =
     "dram = { clock_mhz = 1000; };\n";
 
 enum dn_op { OP_LD, OP_ST, OP_RMW };
-enum dn_case { C_LOCAL, C_L2, C_REMOTE, C_INV_KEEPS };
+enum dn_case { C_LOCAL, C_L2, C_REMOTE, C_INV_KEEPS, C_SHARED_LINE };
 
 struct dn_args {
 	enum dn_case c;
 	enum dn_op op;
-	uint64_t x, d, w0, w1, go, lines;
+	uint64_t x, d, w0, w1, go, go2, lines;
 	uint32_t got[NSTORES];
 	uint32_t r0, r1, d_seen, x_after, w0_after, w1_after;
+	unsigned launch; /* C_SHARED_LINE: the second kernel reads what the first wrote */
 };
+
+#define L1_STRIDE (LINE * 8) /* maps to the same set of a 1 KiB direct-mapped L1 */
 
 /* Table 3's atomics: a load acquires, a store releases, an RMW does both. */
 static uint32_t do_op(struct gpu_warp *w, enum dn_op op, uint64_t x)
@@ -124,6 +127,32 @@ static void dn_kernel(struct gpu_warp *w)
 				a->got[i] = gw_ld32(w, bank0_line(a, i));
 		}
 		break;
+	case C_SHARED_LINE:
+		/* block granularity: SM 0 writes word 0 of line d and registers it (release);
+		 * SM 1 then writes word 1 of d, and word 2 of d before a line in d's L1 set
+		 * evicts it; SM 2 writes word 3 and does not release. Every written word must
+		 * reach the owner's copy: SM 1's eviction forwarded into SM 0's (the L2's copy
+		 * is not the up-to-date one), SM 2's registered at the kernel's end (a release).
+		 * The second kernel's SM 3 reads the four words. */
+		if (a->launch == 0 && cta == 0) {
+			gw_st32(w, a->d, 40);
+			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
+		} else if (a->launch == 0 && cta == 1) {
+			sysrun_spin_cg(w, a->go, 1);
+			gw_st32(w, a->d + 4, 41);
+			gw_st32(w, a->d + 8, 42);
+			gw_st32(w, a->d + L1_STRIDE, 1); /* evicts d's line, its two words */
+			gw_fence(w, MEM_ORDER_RELEASE, MEM_SCOPE_DEVICE);
+			gw_st_co(w, a->go2, 4, 1, MEM_CO_CG);
+		} else if (a->launch == 0 && cta == 2) {
+			sysrun_spin_cg(w, a->go2, 1);
+			gw_st32(w, a->d + 12, 43);
+		} else if (a->launch == 1 && cta == 3) {
+			for (unsigned i = 0; i < 4; i++)
+				a->got[i] = gw_ld32(w, a->d + 4 * i);
+		}
+		break;
 	case C_INV_KEEPS:
 		/* an acquire invalidates what SM 0 read but keeps the bytes it wrote and has
 		 * not registered: w0's word is read back from the L1 after it */
@@ -149,9 +178,14 @@ static int dn_host(struct gpu_host *h)
 	a->w0 = gh_alloc(h, LINE, 4096) + 4;
 	a->w1 = gh_alloc(h, LINE, 4096) + 8;
 	a->go = gh_alloc(h, 2 * LINE, 4096) + LINE;
+	a->go2 = gh_alloc(h, LINE, 4096);
 	gh_write32(h, a->x, 2);
 	gh_write32(h, a->d, 7);
 	rc = sysrun_launch_pinned(h, "denovo", dn_kernel, a, SMS, 1);
+	if (!rc && a->c == C_SHARED_LINE) {
+		a->launch = 1;
+		rc = sysrun_launch_pinned(h, "denovo", dn_kernel, a, SMS, 1);
+	}
 	if (!rc) {
 		a->x_after = gh_read32(h, a->x);
 		a->w0_after = gh_read32(h, a->w0);
@@ -189,9 +223,10 @@ static void check_local(enum dn_op op, const char *const *sets)
 	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.getr"), 1);    /* x's, once */
 	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.l1_hits"), 1); /* b0, b9, b17 */
 	/* b8, b16: the releases register w0's line, then w1's (b8 again, or b10/b19 at the
-	 * first); a load registers nothing */
-	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs"), releases(op) ? 2 : 0);
-	ck_assert_double_eq(sysrun_banks_stat(&r, BANKS, "reg.getr_l2"), releases(op) ? 3 : 1);
+	 * first); after loads both are registered at the kernel's end (a release) */
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs"), 2);
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs_kernel_end"), releases(op) ? 0 : 2);
+	ck_assert_double_eq(sysrun_banks_stat(&r, BANKS, "reg.getr_l2"), 3);
 	/* b1, b4, b18, b22: an invalidation after every acquire, none for a store */
 	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "inv_acquire"), acquires(op) ? 2 : 0);
 	ck_assert_double_eq(sysrun_banks_stat(&r, BANKS, "reg.recalls"), 0);
@@ -205,7 +240,8 @@ static void check_local(enum dn_op op, const char *const *sets)
 		ck_assert_uint_eq(a.r1, 5);
 	}
 	ck_assert_uint_eq(a.x_after, after_op(op, after_op(op, 2)));
-	/* written data reaches memory: registered (a release) or at the kernel's end */
+	/* the host reads written data through its owner (registered at a release or at the
+	 * kernel's end) */
 	ck_assert_uint_eq(a.w0_after, 11);
 	ck_assert_uint_eq(a.w1_after, 12);
 }
@@ -235,10 +271,10 @@ static void check_l2(enum dn_op op, const char *const *sets)
 
 	start_case(&r, &a, C_L2, op, sets);
 	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.getr"), 1);
-	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs"),
-			    releases(op) ? 1 : 0); /* b10, b19 */
-	ck_assert_double_eq(sysrun_banks_stat(&r, BANKS, "reg.getr_l2"),
-			    releases(op) ? 2 : 1); /* b2, b11 */
+	/* b10, b19: w0's line registered before x; after a load, at the kernel's end */
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs"), 1);
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs_kernel_end"), releases(op) ? 0 : 1);
+	ck_assert_double_eq(sysrun_banks_stat(&r, BANKS, "reg.getr_l2"), 2); /* b2, b11 */
 	ck_assert_double_eq(sysrun_banks_stat(&r, BANKS, "reg.getr_remote"), 0);
 	ck_assert_double_eq(sysrun_l1s_stat(&r, SMS, "reg.recalls"), 0);
 	/* b4, b22: d dropped by the invalidation after the access, read again; a store's
@@ -328,11 +364,39 @@ START_TEST(test_invalidation_keeps_written)
 
 	start_case(&r, &a, C_INV_KEEPS, OP_LD, NULL);
 	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "inv_acquire"), 1);
-	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs"), 0);
+	/* no release in the kernel: w0's line is registered at its end */
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs"), 1);
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.stregs_kernel_end"), 1);
 	sysrun_end(&r);
 	ck_assert_uint_eq(a.r0, 11);
 	ck_assert_uint_eq(a.d_seen, 7);
-	ck_assert_uint_eq(a.w0_after, 11); /* written back at the kernel's end */
+	ck_assert_uint_eq(a.w0_after, 11); /* the host reads it through its owner */
+}
+END_TEST
+
+static void check_shared_line(const char *const *sets)
+{
+	struct dn_args a;
+	struct sysrun r;
+
+	start_case(&r, &a, C_SHARED_LINE, OP_LD, sets);
+	/* SM 1's eviction went to SM 0's copy; SM 2's word was registered at the end */
+	ck_assert_double_eq(sysrun_l1_stat(&r, 0, "reg.forwards"), 1);
+	ck_assert_double_eq(sysrun_l1_stat(&r, 2, "reg.stregs_kernel_end"), 1);
+	sysrun_end(&r);
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert_msg(a.got[i] == 40 + i, "word %u: %u", i, a.got[i]);
+}
+
+/* Block granularity: three CUs write one line; every word reaches the next kernel. */
+START_TEST(test_shared_line)
+{
+	static const char *const at[] = {"l1.size_kib=1", "l1.assoc=1", NULL};
+	static const char *const lt[] = {"l1.size_kib=1", "l1.assoc=1", "system.mode=analytic",
+					 NULL};
+
+	check_shared_line(at);
+	check_shared_line(lt);
 }
 END_TEST
 
@@ -374,6 +438,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_row_remote_store);
 	tcase_add_test(tc, test_row_remote_rmw);
 	tcase_add_test(tc, test_invalidation_keeps_written);
+	tcase_add_test(tc, test_shared_line);
 	tcase_add_test(tc, test_rows_in_lt);
 	tcase_add_test(tc, test_rows_rprio);
 	suite_add_tcase(s, tc);

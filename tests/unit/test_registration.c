@@ -46,7 +46,8 @@ enum reg_case {
 	C_L1_EVICT,
 	C_REGAIN,
 	C_RELAXED,
-	C_ATOMICITY
+	C_ATOMICITY,
+	C_SCOPED
 };
 
 /* L2 conflict stride with l2.size_kib=1, l2.assoc=1 or 2 (8 or 4 sets per bank, 2 banks): a
@@ -62,6 +63,11 @@ struct reg_args {
 	uint32_t r0, r1, d_seen, x_after;
 	unsigned wait; /* C_REGAIN: SM 1's cycles between seeing go and its RMW */
 };
+
+static uint32_t wg_add(struct gpu_warp *w, uint64_t x)
+{
+	return (uint32_t)gw_atom(w, MEM_ATOM_ADD, x, 4, 3, 0, MEM_SCOPE_WG, MEM_ORDER_ACQ_REL);
+}
 
 static uint32_t do_op(struct gpu_warp *w, enum reg_op op, uint64_t x)
 {
@@ -219,6 +225,25 @@ static void reg_kernel(struct gpu_warp *w)
 						  MEM_ORDER_RELAXED);
 			a->d_seen = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0,
 						      MEM_SCOPE_DEVICE, MEM_ORDER_RELAXED);
+		}
+		break;
+	case C_SCOPED:
+		/* hlrc-scoped (§2.6): SM 0's work-group-scope adds register x in its L1; SM 1's
+		 * agent-scope add is performed at the L2, x recalled there from SM 0; SM 0's
+		 * next add registers x again from the L2, and its agent-scope add recalls x from
+		 * itself */
+		if (cta == 0) {
+			a->r0 = wg_add(w, a->x);
+			gw_st_co(w, a->go, 4, 1, MEM_CO_CG);
+			sysrun_spin_cg(w, a->go2, 1);
+			a->r1 = wg_add(w, a->x);
+			a->d_seen = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0,
+						      MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL);
+		} else if (cta == 1) {
+			sysrun_spin_cg(w, a->go, 1);
+			a->got[0] = (uint32_t)gw_atom(w, MEM_ATOM_ADD, a->x, 4, 3, 0,
+						      MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL);
+			gw_st_co(w, a->go2, 4, 1, MEM_CO_CG);
 		}
 		break;
 	case C_ATOMICITY: /* registration is the RMWs' exclusive token: no add is lost */
@@ -583,6 +608,47 @@ START_TEST(test_rmw_atomicity)
 }
 END_TEST
 
+/* hlrc-scoped (seed 004 §2.6): work-group-scope atomics register in the L1 as under hlrc;
+ * agent-scope ones are performed at the L2 after the home recalls the line (from another L1
+ * or from the requester's own), with the store-buffer flush before the release and the
+ * invalidation after the acquire of the baseline's agent-scope atomics. Both faces. */
+static void check_scoped(const char *const *sets)
+{
+	struct reg_args a;
+	struct sysrun r;
+
+	start_case(&r, &a, C_SCOPED, OP_RMW, sets);
+	ck_assert_double_eq(sm_stat(&r, 0, "reg.getr"), 2);
+	ck_assert_double_eq(bank_stat(&r, "reg.getr_l2"), 2);
+	ck_assert_double_eq(bank_stat(&r, "reg.getr_remote"), 0);
+	ck_assert_double_eq(sm_stat(&r, 0, "reg.agent_l2"), 1);
+	ck_assert_double_eq(sm_stat(&r, 1, "reg.agent_l2"), 1);
+	ck_assert_double_eq(bank_stat(&r, "reg.atomic_recalls"), 2);
+	ck_assert_double_eq(sm_stat(&r, 0, "reg.recalls"), 2);
+	ck_assert_double_eq(sm_stat(&r, 0, "flush_atomic_out"), 2);
+	/* SM 1's agent add: a flush before (its release), an invalidation after (its acquire) */
+	ck_assert_double_eq(sm_stat(&r, 1, "flush_release"), 1);
+	ck_assert_double_eq(sm_stat(&r, 1, "inv_acquire"), 1);
+	ck_assert_double_eq(sm_stat(&r, 1, "reg.getr"), 0);
+	sysrun_end(&r);
+	ck_assert_uint_eq(a.r0, 2);
+	ck_assert_uint_eq(a.got[0], 5);
+	ck_assert_uint_eq(a.r1, 8);
+	ck_assert_uint_eq(a.d_seen, 11);
+	ck_assert_uint_eq(a.x_after, 14);
+}
+
+START_TEST(test_hlrc_scoped)
+{
+	static const char *const at[] = {"coherence.protocol=hlrc-scoped", NULL};
+	static const char *const lt[] = {"coherence.protocol=hlrc-scoped", "system.mode=analytic",
+					 NULL};
+
+	check_scoped(at);
+	check_scoped(lt);
+}
+END_TEST
+
 /* The LT face performs the same rows: the same transfers, values and invalidations. */
 START_TEST(test_rows_in_lt)
 {
@@ -663,6 +729,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_recall_of_given_back);
 	tcase_add_test(tc, test_relaxed_atomics);
 	tcase_add_test(tc, test_rmw_atomicity);
+	tcase_add_test(tc, test_hlrc_scoped);
 	tcase_add_test(tc, test_rows_in_lt);
 	tcase_add_test(tc, test_evictions_in_lt);
 	suite_add_tcase(s, tc);

@@ -240,6 +240,9 @@ START_TEST(test_layout_and_scenarios)
 	wsq_scenario_sync(WSQ_RSP, &own, &st, &steal);
 	ck_assert(steal && own.scope == MEM_SCOPE_WG && st.scope == MEM_SCOPE_DEVICE_REMOTE);
 	ck_assert_str_eq(wsq_scenario_names[WSQ_RSP], "rsp");
+	wsq_scenario_sync(WSQ_SCOPED_STEAL, &own, &st, &steal);
+	ck_assert(steal && own.scope == MEM_SCOPE_WG && st.scope == MEM_SCOPE_DEVICE);
+	ck_assert_str_eq(wsq_scenario_names[WSQ_SCOPED_STEAL], "scoped-steal");
 	ck_assert_ptr_null(wsq_scenario_names[WSQ_SCENARIOS]);
 	ck_assert_str_eq(wsq_victim_names[WSQ_VICTIM_STICKY], "sticky");
 	ck_assert_ptr_null(wsq_victim_names[WSQ_VICTIMS]);

@@ -76,7 +76,7 @@ struct l1_rsp_stats {
 struct l1_reg_stats {
 	uint64_t *getr, *l1_hits, *merged, *inv_atomic_in, *flush_atomic_out, *sync_evicts;
 	uint64_t *recalls, *recall_empty, *recall_given_back, *recall_waits, *load_bypass,
-	    *reg_waits, *forwards, *relaxed_l2, *stregs;
+	    *reg_waits, *forwards, *relaxed_l2, *stregs, *stregs_kend, *agent_l2;
 };
 
 /* A registered line this L1 evicted: its UnReg waits until the store buffer has drained
@@ -112,6 +112,7 @@ struct gpu_l1 {
 	bool scoped;
 	unsigned sb_pending, sb_cap;
 	unsigned *sb_waiters, n_sb_waiters;
+	bool kend_streg; /* DeNovo: the kernel's end waits for its StRegs (flush_cb) */
 	struct l1_scoped_stats ss;
 
 	/* rsp (one-way network): RMW locks held by remote operations, work-group RMWs waiting
@@ -633,6 +634,8 @@ static void l1_streg_line(void *ctx, struct cache_line *l)
 	m->scope = MEM_SCOPE_DEVICE;
 	m->order = MEM_ORDER_RELEASE;
 	(*l1->rg.stregs)++;
+	if (l1->kend_streg)
+		(*l1->rg.stregs_kend)++;
 	l1_port_send(&l1->port, m);
 }
 
@@ -650,11 +653,36 @@ static bool l1_streg_pump(struct gpu_l1 *l1)
  * written line is registered. */
 static void l1_release_check(struct gpu_l1 *l1)
 {
-	if (!l1_stores_reg(l1) || !l1->n_sb_waiters || l1->sb_pending || !l1_streg_pump(l1))
+	if (!l1_stores_reg(l1) || (!l1->n_sb_waiters && !l1->kend_streg) || l1->sb_pending ||
+	    !l1_streg_pump(l1))
 		return;
 	for (unsigned i = 0; i < l1->n_sb_waiters; i++)
 		l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
 	l1->n_sb_waiters = 0;
+	if (l1->kend_streg && !l1->wb_pending) {
+		void (*cb)(void *) = l1->flush_cb;
+
+		l1->kend_streg = false;
+		l1->flush_cb = NULL;
+		cb(l1->flush_arg);
+	}
+}
+
+/* hLRC-scoped (seed 004 §2.6): an atomic of agent or system scope is performed at the L2, as
+ * the baseline's (its release flushed the store buffer before it, l1_scoped_fence; its
+ * acquire invalidates when the answer comes, l1_response), and the home recalls the line
+ * first if an L1 holds it registered, this one included. A GetR or UnReg of the line on its
+ * way goes first (the home must see it before the atomic). */
+static bool l1_agent_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	if (l1_unreg_find(l1, a->line_addr) >= 0 || mshr_find(l1->mshr, a->line_addr)) {
+		(*l1->rg.reg_waits)++;
+		return false;
+	}
+	if (!l1_atomic(l1, a))
+		return false;
+	(*l1->rg.agent_l2)++;
+	return true;
 }
 
 /* An atomic under registration. On a registered line it is performed here with no coherence
@@ -672,6 +700,8 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	struct l1_target t;
 	struct mem_msg *m;
 
+	if (l1->rv->agent_at_l2 && a->scope != MEM_SCOPE_WG)
+		return l1_agent_atomic(l1, a);
 	if (l1_is_reg(l)) {
 		l1_lanes_apply(l1, l, al, l->meta);
 		(*l1->rg.l1_hits)++;
@@ -1099,7 +1129,7 @@ static void l1_response(void *owner, struct mem_msg *m)
 			if (!(m->txn & GPU_TXN_SB))
 				l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
 		}
-		if (!l1->wb_pending && !l1->sb_pending && l1->flush_cb) {
+		if (!l1->wb_pending && !l1->sb_pending && l1->flush_cb && !l1->kend_streg) {
 			void (*cb)(void *) = l1->flush_cb;
 
 			l1->flush_cb = NULL;
@@ -1511,7 +1541,18 @@ static void l1_drop_clean(void *ctx, struct cache_line *l)
 
 static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 {
-	if (!l1->bypass && (l1->write_back || l1_stores_reg(l1))) {
+	if (l1_stores_reg(l1)) {
+		/* DeNovo-B: a kernel's end is a release: every written line is registered
+		 * (StReg), where it stays for the next kernels' readers (the L2 keeps its owner:
+		 * seed 004's "multiple MB" of registered footprint, V17) */
+		(*l1->ss.flush_kernel_end)++;
+		l1->flush_cb = cb;
+		l1->flush_arg = arg;
+		l1->kend_streg = true;
+		l1_release_check(l1);
+		return;
+	}
+	if (!l1->bypass && l1->write_back) {
 		/* the miss queue may grow past its bound here: a flush is not refused */
 		cache_for_each(l1->cache, l1_flush_one, l1);
 	}
@@ -1675,6 +1716,12 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 		    "write's bytes taken (registration kept)");
 		r->stregs = cs_stat_counter(g, "reg.stregs", "",
 					    "DeNovo StRegs: written lines registered at a release");
+		r->stregs_kend =
+		    cs_stat_counter(g, "reg.stregs_kernel_end", "",
+				    "DeNovo StRegs at a kernel's end (counted in reg.stregs too)");
+		r->agent_l2 = cs_stat_counter(
+		    g, "reg.agent_l2", "",
+		    "hLRC-scoped: atomics of agent or system scope performed at the L2");
 		r->relaxed_l2 = cs_stat_counter(
 		    g, "reg.relaxed_l2", "",
 		    "relaxed atomics on lines not registered here, performed at the L2 (no "
@@ -1830,6 +1877,13 @@ static int l1_create_hlrc_noprio(const struct gpu_ctx *ctx, unsigned sm,
 	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_hlrc_noprio, out, err);
 }
 
+static int l1_create_hlrc_scoped(const struct gpu_ctx *ctx, unsigned sm,
+				 const struct gpu_l1_client *cl, struct cs_stat_group *g,
+				 struct gpu_l1 **out, struct cs_err *err)
+{
+	return l1_create_seed004(ctx, sm, cl, g, false, &sc_reg_hlrc_scoped, out, err);
+}
+
 static int l1_create_denovo_b(const struct gpu_ctx *ctx, unsigned sm,
 			      const struct gpu_l1_client *cl, struct cs_stat_group *g,
 			      struct gpu_l1 **out, struct cs_err *err)
@@ -1898,6 +1952,14 @@ const struct gpu_l1_ops gpu_l1_hlrc_ops = {
 const struct gpu_l1_ops gpu_l1_hlrc_noprio_ops = {
     L1_BASE_OPS,
     .create = l1_create_hlrc_noprio,
+    .deliver_port = l1_deliver_port,
+    .fence = l1_scoped_fence,
+};
+
+/* hLRC-scoped: hLRC's L1 whose agent-scope atomics go to the L2 */
+const struct gpu_l1_ops gpu_l1_hlrc_scoped_ops = {
+    L1_BASE_OPS,
+    .create = l1_create_hlrc_scoped,
     .deliver_port = l1_deliver_port,
     .fence = l1_scoped_fence,
 };

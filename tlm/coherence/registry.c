@@ -14,14 +14,24 @@ extern const struct gpu_protocol gpu_protocol_scoped_baseline;
 extern const struct gpu_protocol gpu_protocol_rsp;
 extern const struct gpu_protocol gpu_protocol_hlrc;
 extern const struct gpu_protocol gpu_protocol_hlrc_noprio;
+extern const struct gpu_protocol gpu_protocol_hlrc_scoped;
 extern const struct gpu_protocol gpu_protocol_denovo_b;
 extern const struct gpu_protocol gpu_protocol_denovo_rprio;
 
 static const struct gpu_protocol *const protocols[] = {
-    &gpu_protocol_none,	    &gpu_protocol_noncoherent,	&gpu_protocol_tc_strong,
-    &gpu_protocol_tc_weak,  &gpu_protocol_gtsc,		&gpu_protocol_scoped_baseline,
-    &gpu_protocol_rsp,	    &gpu_protocol_hlrc,		&gpu_protocol_hlrc_noprio,
-    &gpu_protocol_denovo_b, &gpu_protocol_denovo_rprio, NULL,
+    &gpu_protocol_none,
+    &gpu_protocol_noncoherent,
+    &gpu_protocol_tc_strong,
+    &gpu_protocol_tc_weak,
+    &gpu_protocol_gtsc,
+    &gpu_protocol_scoped_baseline,
+    &gpu_protocol_rsp,
+    &gpu_protocol_hlrc,
+    &gpu_protocol_hlrc_noprio,
+    &gpu_protocol_hlrc_scoped,
+    &gpu_protocol_denovo_b,
+    &gpu_protocol_denovo_rprio,
+    NULL,
 };
 
 const struct gpu_protocol *const *gpu_protocol_registry(void)

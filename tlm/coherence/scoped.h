@@ -33,11 +33,15 @@ struct sc_reg_variant {
 	 * registered line holds up-to-date data (loads hit it); the L2 is write-back */
 	bool store_reg;
 	bool inv_on_acquire; /* DeNovo: the L1 invalidates after every acquire atomic */
+	/* hLRC-scoped (§2.6): atomics of agent or system scope register at the L2: performed
+	 * there (the line recalled from an L1 first), the store buffer flushed before a release
+	 * and the L1 invalidated after an acquire; work-group ones register in the L1 */
+	bool agent_at_l2;
 };
-extern const struct sc_reg_variant sc_reg_hlrc, sc_reg_hlrc_noprio, sc_reg_denovo_b,
-    sc_reg_denovo_rprio;
+extern const struct sc_reg_variant sc_reg_hlrc, sc_reg_hlrc_noprio, sc_reg_hlrc_scoped,
+    sc_reg_denovo_b, sc_reg_denovo_rprio;
 /* hLRC's L1s: every atomic registers its line in the L1 (Table 3 c0-c23) */
-extern const struct gpu_l1_ops gpu_l1_hlrc_ops, gpu_l1_hlrc_noprio_ops;
+extern const struct gpu_l1_ops gpu_l1_hlrc_ops, gpu_l1_hlrc_noprio_ops, gpu_l1_hlrc_scoped_ops;
 /* DeNovo-B's L1s (Table 3 b0-b26), with LRU and with Rprio */
 extern const struct gpu_l1_ops gpu_l1_denovo_b_ops, gpu_l1_denovo_rprio_ops;
 struct gpu_l1;

@@ -98,7 +98,8 @@ static const struct cs_param workload_rows[] = {
      "sssp, color, pagerank: seed 004's synchronization scenario of the per-CTA task queues: "
      "baseline (no stealing, agent scope), scope-only (no stealing, work-group scope), "
      "steal-only (stealing, agent scope), rsp (work-group scope for own pops, remote agent "
-     "scope for steals)",
+     "scope for steals), scoped-steal (work-group scope for own pops, agent scope for steals: "
+     "hLRC-scoped's, correct under registration only)",
      0, 0, wsq_scenario_names},
     {"chunk", CS_P_UINT, offsetof(struct gpu_workload_cfg, chunk), "0", "nodes",
      "sssp, color, pagerank: graph nodes per task; 0: one per work-item of the work-group (2 "

@@ -9,7 +9,10 @@
  * registration invalidates its other lines after the access (c3, c7, ...). Data loads of a
  * registered line are read at the L2, no invalidation or flush touches a registered line, and
  * an L2 that evicts one recalls it (inclusion). `hlrc` replaces registered lines last (Rprio)
- * in L1 and L2, as the seed's main results; `hlrc-noprio` by LRU (its Fig. 9).
+ * in L1 and L2, as the seed's main results; `hlrc-noprio` by LRU (its Fig. 9). `hlrc-scoped`
+ * (§2.6, Fig. 10) registers work-group-scope atomics so, and performs agent-scope ones at the
+ * L2 (the line recalled there first) with the store-buffer flush before a release and the
+ * invalidation after an acquire of the baseline's agent-scope atomics.
  */
 #include "tlm/coherence/scoped.h"
 #include "tlm/coherence/scoped/sc_fabric.h"
@@ -19,6 +22,8 @@
 const struct sc_reg_variant sc_reg_hlrc = {
     .rprio = true, .flush_on_loss = true, .inv_on_gain = true};
 const struct sc_reg_variant sc_reg_hlrc_noprio = {.flush_on_loss = true, .inv_on_gain = true};
+const struct sc_reg_variant sc_reg_hlrc_scoped = {
+    .rprio = true, .flush_on_loss = true, .inv_on_gain = true, .agent_at_l2 = true};
 
 #define HLRC_COMMON                                                                           \
 	.msg_names = sc_msg_names, .n_msgs = SC_MSG_COUNT, .has_l1 = true, .coherent = false, \
@@ -44,4 +49,27 @@ const struct gpu_protocol gpu_protocol_hlrc_noprio = {
     .label = "hLRC-noprio",
     .l1 = &gpu_l1_hlrc_noprio_ops,
     .l2 = &sc_home_hlrc_noprio_l2_ops,
+};
+
+/* the SM asks the L1 for a release atomic's release: none at work-group scope (hLRC's lazy
+ * release), the store-buffer flush at agent scope (l1_scoped_fence) */
+const struct gpu_protocol gpu_protocol_hlrc_scoped = {
+    .msg_names = sc_msg_names,
+    .n_msgs = SC_MSG_COUNT,
+    .has_l1 = true,
+    .coherent = false,
+    .acquire_in_l1 = true,
+    .release_in_l1 = false,
+    .params = &scoped_params,
+    .fab = &sc_fab_proto,
+    .fab_std = sc_fab_std,
+    .fab_n_std = &sc_fab_n_std,
+    .name = "hlrc-scoped",
+    .help = "seed 004's hLRC-scoped (Fig. 10), not coherent for unsynchronized accesses: hlrc "
+	    "for work-group-scope atomics; agent-scope atomics performed at the L2 (recalled "
+	    "there from an L1), with a store-buffer flush before a release and an invalidation "
+	    "after an acquire",
+    .label = "hLRC-scoped",
+    .l1 = &gpu_l1_hlrc_scoped_ops,
+    .l2 = &sc_home_hlrc_l2_ops,
 };

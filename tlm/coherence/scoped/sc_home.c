@@ -306,6 +306,13 @@ static int reg_owner(struct sc_home *h, uint64_t line, uint32_t *grant)
 	return (int)l->meta[0] - 1;
 }
 
+/* A data write of an L1: a store, or (DeNovo-B) the written bytes of a line it evicted before
+ * registering them (an UnReg is SC_MSG_UNREG here). */
+static bool is_data_write(const struct mem_msg *m)
+{
+	return m->type == GPU_MSG_WRITE || m->type == GPU_MSG_WRITEBACK;
+}
+
 static bool is_fwd(const struct sc_txn *t)
 {
 	return t->kind == SC_K_READ || t->kind == SC_K_WRITE;
@@ -568,6 +575,14 @@ static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 	struct sc_txn *t = txn_at(h, i);
 
 	t->acked = true;
+	if ((m->flags & SC_F_SHARED) && t->data) {
+		/* a forward the owner answered from its copy, which it then evicted: its UnReg
+		 * overtook the ack (another vnet) and is the newer data, and it ends the
+		 * registration; it goes to the bank, the request behind it */
+		tlm_payload_release(&m->p);
+		recall_done(h, i);
+		return;
+	}
 	if (t->kind == SC_K_WRITE && (m->flags & SC_F_SHARED)) {
 		tlm_payload_release(&m->p);
 		t->phase = SC_PH_AT_BANK;
@@ -714,12 +729,20 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 		    (m->type == GPU_MSG_ATOMIC &&
 		     (line_busy(h, line) || reg_owner(h, line, &(uint32_t){0}) >= 0)))
 			return reg_begin(h, m, line);
-		if (m->type == GPU_MSG_READ || m->type == GPU_MSG_WRITE) {
+		if (m->type == GPU_MSG_READ || is_data_write(m)) {
 			uint32_t grant = 0;
 			int o = reg_owner(h, line, &grant);
 
 			if (o >= 0 && o != m->src && line_fwd_only(h, line))
 				return reg_data(h, m, line, (unsigned)o, grant);
+			if (o >= 0 && h->rv->store_reg && line_busy(h, line)) {
+				/* DeNovo-B: the only up-to-date copy of written data is the
+				 * owner's, on its way through a transfer or an UnReg: the access
+				 * waits for it (no flush is owed there, so nothing waits for it) */
+				apu_port_park(h->port, m);
+				(*h->st.parked)++;
+				return APU_TAKE;
+			}
 		}
 	}
 	if (h->bank_open || h->ready.n)
@@ -847,7 +870,7 @@ static struct mem_msg *lt_recall(struct sc_home *h, uint64_t line, unsigned owne
 	p->ts[SC_TS_GRANT] = grant;
 	p->src = (uint16_t)h->ep;
 	p->sent_ps = sim_now(h->ctx->k) + *delay;
-	if (w && w->type == GPU_MSG_WRITE)
+	if (w && is_data_write(w))
 		fwd_write_bytes(h, p, w);
 	(*(w ? h->st.forwards : h->st.recalls))++;
 	(*h->st.probes)++;
@@ -949,7 +972,7 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 		remote_row(m, &before, &after);
 		lt_broadcast(h, m, before, delay);
 	}
-	if (h->rv && (m->type == GPU_MSG_READ || m->type == GPU_MSG_WRITE)) {
+	if (h->rv && (m->type == GPU_MSG_READ || is_data_write(m))) {
 		uint64_t line = apu_line_of(m->p.addr);
 		uint32_t grant = 0;
 		int o = reg_owner(h, line, &grant);
