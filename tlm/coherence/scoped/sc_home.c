@@ -377,6 +377,34 @@ static void as_unreg(const struct sc_home *h, struct mem_msg *d, unsigned owner,
  * then the request behind it. */
 static void release_followers(struct sc_home *h, unsigned i);
 
+/* Has the owner of record i's registration given it back since it answered i's forward from
+ * its copy? GAVE_NO; GAVE_AT_BANK: its UnReg is served (the L2 line names another owner or
+ * grant, or is gone) or pushed to the bank by another record; GAVE_HELD: another record holds
+ * the UnReg, waiting for its own ack. */
+enum { GAVE_NO, GAVE_AT_BANK, GAVE_HELD };
+
+static int owner_gave_back(struct sc_home *h, unsigned i)
+{
+	const struct sc_txn *t = txn_at(h, i);
+	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
+	int gave = GAVE_NO;
+
+	if (!l || l->meta[0] != (uint64_t)t->owner + 1 || (uint32_t)l->meta[1] != t->grant)
+		return GAVE_AT_BANK;
+	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
+		const struct sc_txn *o = txn_at(h, j);
+
+		if (j == i || !sc_acks_live(h->acks, j) || o->line != t->line ||
+		    o->owner != t->owner || o->data_is_ack)
+			continue;
+		if (o->carry)
+			return GAVE_AT_BANK;
+		if (o->data)
+			gave = GAVE_HELD;
+	}
+	return gave;
+}
+
 static void recall_done(struct sc_home *h, unsigned i)
 {
 	struct sc_txn *t = txn_at(h, i);
@@ -384,6 +412,23 @@ static void recall_done(struct sc_home *h, unsigned i)
 	bool unreg = !t->data_is_ack;
 
 	t->data = NULL;
+	if (is_fwd(t) && t->data_is_ack) {
+		int gave = owner_gave_back(h, i);
+
+		if (gave != GAVE_NO) {
+			/* the owner answered from its copy, then evicted it: its UnReg (newer)
+			 * ends the registration, and this copy must neither register it again
+			 * nor go over the UnReg's data; the access is served by the bank behind
+			 * that UnReg (a follower of the record holding it, release_followers) */
+			tlm_payload_release(&d->p);
+			t->data_is_ack = false;
+			if (gave == GAVE_HELD)
+				return;
+			t->phase = SC_PH_AT_BANK;
+			bank_push(h, t->req, i);
+			return;
+		}
+	}
 	t->carry = d;
 	if (t->kind == SC_K_GETR)
 		as_unreg(h, d, t->owner, t->req->src, (uint32_t)t->req->ts[SC_TS_GRANT]);
