@@ -53,7 +53,7 @@ struct sc_txn {
 struct sc_home_stats {
 	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
 	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *forwards,
-	    *atomic_recalls;
+	    *atomic_recalls, *fwd_after_unreg;
 };
 
 struct sc_home {
@@ -420,6 +420,7 @@ static void recall_done(struct sc_home *h, unsigned i)
 			 * ends the registration, and this copy must neither register it again
 			 * nor go over the UnReg's data; the access is served by the bank behind
 			 * that UnReg (a follower of the record holding it, release_followers) */
+			(*h->st.fwd_after_unreg)++;
 			tlm_payload_release(&d->p);
 			t->data_is_ack = false;
 			if (gave == GAVE_HELD)
@@ -624,6 +625,7 @@ static void recall_ack(struct sc_home *h, unsigned i, struct mem_msg *m)
 		/* a forward the owner answered from its copy, which it then evicted: its UnReg
 		 * overtook the ack (another vnet) and is the newer data, and it ends the
 		 * registration; it goes to the bank, the request behind it */
+		(*h->st.fwd_after_unreg)++;
 		tlm_payload_release(&m->p);
 		recall_done(h, i);
 		return;
@@ -1268,6 +1270,10 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 		h->st.forwards = cs_stat_counter(
 		    g, "reg.forwards", "",
 		    "data accesses to lines registered in another L1, forwarded to the owner");
+		h->st.fwd_after_unreg = cs_stat_counter(
+		    g, "reg.fwd_after_unreg", "",
+		    "forwards the owner answered from its copy before giving the line back, whose "
+		    "UnReg came first or was served: the copy dropped");
 	}
 	*out = (struct gpu_l2 *)(void *)h;
 	return 0;
