@@ -3,9 +3,11 @@
  * l2 parameter tables, byte-mask helpers.
  */
 #include <stddef.h>
+#include <string.h>
 
 #include "tlm/coherence/gpu_base.h"
 #include "tlm/mem/cache.h"
+#include "tlm/mem/cohcheck.h"
 
 const char *const gpu_base_msg_names[] = {GPU_BASE_MSG_NAMES};
 
@@ -119,4 +121,17 @@ uint8_t gpu_mask_full_sectors(const uint64_t m[2], unsigned line_bytes, unsigned
 	if (!sector_bytes)
 		return full ? CACHE_ALL_SECTORS : 0;
 	return full;
+}
+
+void gpu_check_written(struct cohcheck *chk, uint64_t addr, const uint8_t *data,
+		       const uint64_t m[2], unsigned line_bytes)
+{
+	for (unsigned w = 0; w < line_bytes / 4; w++) {
+		uint32_t v;
+
+		if (!gpu_mask_byte(m, w * 4))
+			continue;
+		memcpy(&v, data + w * 4, 4);
+		cohcheck_write(chk, addr + w * 4, 4, v);
+	}
 }

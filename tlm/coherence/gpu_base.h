@@ -79,5 +79,10 @@ static inline void gpu_mask_copy(uint8_t *dst, const uint8_t *src, const uint64_
 uint8_t gpu_mask_full_sectors(const uint64_t m[2], unsigned line_bytes, unsigned sector_bytes);
 /* Sector mask of every sector of a line. */
 uint8_t gpu_all_sectors(unsigned line_bytes, unsigned sector_bytes);
+struct cohcheck;
+/* The coherence checker sees every 4-byte word of line (at addr) the mask selects, as written
+ * with data (where the write is performed: the L2 bank; DeNovo's L1 for its own stores). */
+void gpu_check_written(struct cohcheck *chk, uint64_t addr, const uint8_t *data,
+		       const uint64_t m[2], unsigned line_bytes);
 
 #endif

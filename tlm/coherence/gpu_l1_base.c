@@ -649,8 +649,19 @@ static bool l1_streg_pump(struct gpu_l1 *l1)
 	return !s.left;
 }
 
+/* The kernel's end the L1 held back (l1_kernel_end) is over. */
+static void l1_flush_over(struct gpu_l1 *l1)
+{
+	void (*cb)(void *) = l1->flush_cb;
+
+	l1->flush_cb = NULL;
+	l1->kend_streg = false;
+	cb(l1->flush_arg);
+}
+
 /* The warps whose release waits go on once the store buffer has drained and (DeNovo) every
- * written line is registered. */
+ * written line is registered; so does the kernel's end, a release, once nothing it wrote back
+ * is in flight. */
 static void l1_release_check(struct gpu_l1 *l1)
 {
 	if (!l1_stores_reg(l1) || (!l1->n_sb_waiters && !l1->kend_streg) || l1->sb_pending ||
@@ -659,13 +670,8 @@ static void l1_release_check(struct gpu_l1 *l1)
 	for (unsigned i = 0; i < l1->n_sb_waiters; i++)
 		l1->port.cl.fence_done(l1->port.cl.sm, l1->sb_waiters[i]);
 	l1->n_sb_waiters = 0;
-	if (l1->kend_streg && !l1->wb_pending) {
-		void (*cb)(void *) = l1->flush_cb;
-
-		l1->kend_streg = false;
-		l1->flush_cb = NULL;
-		cb(l1->flush_arg);
-	}
+	if (l1->kend_streg && !l1->wb_pending)
+		l1_flush_over(l1);
 }
 
 /* hLRC-scoped (seed 004 §2.6): an atomic of agent or system scope is performed at the L2, as
@@ -754,28 +760,20 @@ static bool l1_reg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 	return true;
 }
 
-/* DeNovo-B's data store (seed 004 §2.4): written into the L1, write-allocate without a fetch
- * (the bytes it writes are remembered in meta; the rest of a new line is not valid). On a
- * registered line it is done (registered data is write-back); on another line it is
- * registered at the next release (StReg). A line with a fill on the way takes the store when
- * the fill comes. */
 /* DeNovo-B: a store is performed in the L1 (its line is registered there at the release, and
  * its CU reads it there before): the checker sees the write now. */
 static void l1_check_store(const struct gpu_l1 *l1, uint64_t line, const uint8_t *data,
 			   const uint64_t *byte_mask)
 {
-	if (!l1->ctx->chk)
-		return;
-	for (unsigned w = 0; w < l1->line_bytes / 4; w++) {
-		uint32_t v;
-
-		if (!gpu_mask_byte(byte_mask, w * 4))
-			continue;
-		memcpy(&v, data + w * 4, 4);
-		cohcheck_write(l1->ctx->chk, line + w * 4, 4, v);
-	}
+	if (l1->ctx->chk)
+		gpu_check_written(l1->ctx->chk, line, data, byte_mask, l1->line_bytes);
 }
 
+/* DeNovo-B's data store (seed 004 §2.4): written into the L1, write-allocate without a fetch
+ * (the bytes it writes are remembered in meta; the rest of a new line is not valid). On a
+ * registered line it is done (registered data is write-back); on another line it is
+ * registered at the next release (StReg). A line with a fill on the way takes the store when
+ * the fill comes. */
 static bool l1_denovo_store(struct gpu_l1 *l1, const struct gpu_access *a)
 {
 	struct cache_line *l = cache_lookup(l1->cache, a->line_addr);
@@ -1057,10 +1055,12 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	}
 	cache_touch(l1->cache, l);
 	mshr_free(l1->mshr, e);
-	if ((flags & (L1_FILL_DROP | L1_FILL_GONE)) && l1_dirty_unreg(l))
-		l->valid_sectors = 0; /* DeNovo: stores since the recall stay, the rest goes */
-	else if (flags & (L1_FILL_DROP | L1_FILL_GONE))
-		cache_invalidate(l1->cache, l);
+	if (flags & (L1_FILL_DROP | L1_FILL_GONE)) {
+		if (l1_dirty_unreg(l))
+			l->valid_sectors = 0; /* DeNovo: stores since the recall stay */
+		else
+			cache_invalidate(l1->cache, l);
+	}
 	if ((flags & L1_FILL_REG) && l1->rv->inv_on_gain) {
 		/* registration came in: invalidate after the access (Table 3 c3, c7, c11, c15, c19,
 		 * c23); fills in flight may predate what it synchronizes with */
@@ -1129,12 +1129,8 @@ static void l1_response(void *owner, struct mem_msg *m)
 			if (!(m->txn & GPU_TXN_SB))
 				l1->port.cl.done(l1->port.cl.sm, m->txn, NULL);
 		}
-		if (!l1->wb_pending && !l1->sb_pending && l1->flush_cb && !l1->kend_streg) {
-			void (*cb)(void *) = l1->flush_cb;
-
-			l1->flush_cb = NULL;
-			cb(l1->flush_arg);
-		}
+		if (!l1->wb_pending && !l1->sb_pending && l1->flush_cb && !l1->kend_streg)
+			l1_flush_over(l1);
 		break;
 	case GPU_MSG_ATOMIC_ACK:
 		/* scoped-baseline: an acquire of agent scope invalidates the L1 after the atomic

@@ -714,34 +714,38 @@ void l1_port_ack(struct l1_port *p, const struct mem_msg *probe, uint8_t type, s
 		l1_port_ack_send(p, m, lt_delay);
 }
 
-struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn)
+/* The data answer to record txn and when it is back (*due; 0 when still in its b_transport,
+ * answered: before anything the home sends after it), or NULL. */
+static struct mem_msg *lt_answer_of(const struct l1_port *p, uint32_t txn, sim_time_t *due)
 {
-	const struct mem_msg *f = p->lt_inflight;
+	struct mem_msg *f = p->lt_inflight;
 
+	*due = 0;
 	if (f && f->txn == txn && f->resp_type == GPU_MSG_DATA && f->type == GPU_MSG_DATA)
-		return p->lt_inflight;
+		return f;
 	for (unsigned i = 0; i < p->lt_pend_n; i++) {
 		struct mem_msg *m = p->lt_pend[i].m;
 
-		if (m->txn == txn && m->resp_type == GPU_MSG_DATA)
+		if (m->txn == txn && m->resp_type == GPU_MSG_DATA) {
+			*due = p->lt_pend[i].t;
 			return m;
+		}
 	}
 	return NULL;
 }
 
+struct mem_msg *l1_port_lt_pending(const struct l1_port *p, uint32_t txn)
+{
+	sim_time_t due;
+
+	return lt_answer_of(p, txn, &due);
+}
+
 sim_time_t l1_port_lt_due(const struct l1_port *p, uint32_t txn)
 {
-	const struct mem_msg *f = p->lt_inflight;
+	sim_time_t due;
 
-	if (f && f->txn == txn && f->resp_type == GPU_MSG_DATA && f->type == GPU_MSG_DATA)
-		return 0; /* the home answers it before anything it sends after */
-	for (unsigned i = 0; i < p->lt_pend_n; i++) {
-		const struct mem_msg *m = p->lt_pend[i].m;
-
-		if (m->txn == txn && m->resp_type == GPU_MSG_DATA)
-			return p->lt_pend[i].t;
-	}
-	return SIM_TIME_MAX;
+	return lt_answer_of(p, txn, &due) ? due : SIM_TIME_MAX;
 }
 
 sim_time_t l1_port_lt_last(const struct l1_port *p)

@@ -261,14 +261,7 @@ static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const 
 		}
 		return;
 	}
-	for (unsigned w = 0; w < b->line_bytes / 4; w++) {
-		uint32_t v;
-
-		if (!gpu_mask_byte(m->byte_mask, w * 4))
-			continue;
-		memcpy(&v, l->data + w * 4, 4);
-		cohcheck_write(chk, l->addr + w * 4, 4, v);
-	}
+	gpu_check_written(chk, l->addr, l->data, m->byte_mask, b->line_bytes);
 }
 
 /* Perform m on line l (present with the sectors it needs): data, state, the answer's fields.

@@ -254,6 +254,13 @@ static int new_txn(struct sc_home *h, uint64_t line, uint8_t kind, struct mem_ms
 	return i;
 }
 
+/* m waits until the record of its line ends (txn_close wakes it). */
+static void park(struct sc_home *h, struct mem_msg *m)
+{
+	apu_port_park(h->port, m);
+	(*h->st.parked)++;
+}
+
 /* A record of `kind` for m on line, or: -1 when the line is busy (m parked: the caller takes
  * it), -2 when no record may be had (the caller stalls the input). */
 static int line_txn(struct sc_home *h, struct mem_msg *m, uint64_t line, uint8_t kind)
@@ -261,8 +268,7 @@ static int line_txn(struct sc_home *h, struct mem_msg *m, uint64_t line, uint8_t
 	int i;
 
 	if (line_busy(h, line)) {
-		apu_port_park(h->port, m);
-		(*h->st.parked)++;
+		park(h, m);
 		return -1;
 	}
 	i = new_txn(h, line, kind, m);
@@ -311,6 +317,12 @@ static int reg_owner(struct sc_home *h, uint64_t line, uint32_t *grant)
 static bool is_data_write(const struct mem_msg *m)
 {
 	return m->type == GPU_MSG_WRITE || m->type == GPU_MSG_WRITEBACK;
+}
+
+/* Does the L2 line (may be NULL) still name record t's owner and grant? */
+static bool names_owner(const struct cache_line *l, const struct sc_txn *t)
+{
+	return l && l->meta[0] == (uint64_t)t->owner + 1 && (uint32_t)l->meta[1] == t->grant;
 }
 
 static bool is_fwd(const struct sc_txn *t)
@@ -389,7 +401,7 @@ static int owner_gave_back(struct sc_home *h, unsigned i)
 	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
 	int gave = GAVE_NO;
 
-	if (!l || l->meta[0] != (uint64_t)t->owner + 1 || (uint32_t)l->meta[1] != t->grant)
+	if (!names_owner(l, t))
 		return GAVE_AT_BANK;
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
@@ -492,11 +504,11 @@ static bool line_fwd_only(struct sc_home *h, uint64_t line)
  * wrote are newer there: for a read the home forwards for them (the owner keeps registration)
  * and serves the read behind them; a write's bytes go into the owner's copy first (its atomics
  * would go on from bytes the write replaced, and its UnReg would write them back over it). A
- * forward does not wait for the owner's flush (a data access is not synchronization). Data
- * accesses never wait at the home: forwards of a line run side by side, and one that finds a
- * registration transfer under way (which may wait for a flush, and a held write could be one
- * that flush waits for) goes to the bank unforwarded (a data access racing an atomic's
- * transfer). The seed's programs never touch an atomic's word with a data access; ours do
+ * forward does not wait for the owner's flush (a data access is not synchronization).
+ * Forwards of a line run side by side. Under hLRC a data access that finds a registration
+ * transfer under way (which may wait for a flush, and a held write could be one that flush
+ * waits for) goes to the bank unforwarded (a data access racing an atomic's transfer); under
+ * DeNovo-B, which owes no flush, it waits for the transfer (home_recv). The seed's programs never touch an atomic's word with a data access; ours do
  * (PageRank's ranks, read and reset by plain accesses). */
 static enum apu_recv reg_data(struct sc_home *h, struct mem_msg *m, uint64_t line, unsigned owner,
 			      uint32_t grant)
@@ -530,7 +542,7 @@ static bool unreg_at_bank(struct sc_home *h, unsigned i)
 	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
 	bool others = false;
 
-	if (l && (l->meta[0] != (uint64_t)t->owner + 1 || (uint32_t)l->meta[1] != t->grant))
+	if (l && !names_owner(l, t))
 		return true;
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
 		const struct sc_txn *o = txn_at(h, j);
@@ -786,8 +798,7 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 				/* DeNovo-B: the only up-to-date copy of written data is the
 				 * owner's, on its way through a transfer or an UnReg: the access
 				 * waits for it (no flush is owed there, so nothing waits for it) */
-				apu_port_park(h->port, m);
-				(*h->st.parked)++;
+				park(h, m);
 				return APU_TAKE;
 			}
 		}
@@ -956,6 +967,22 @@ static void lt_bank(struct sc_home *h, struct mem_msg *m, sim_time_t *delay)
 	}
 }
 
+/* LT: line recalled from owner (registered by its GetR `grant`) back to the L2 at *delay: its
+ * data goes into the bank as the owner's UnReg (*delay: after it). false after a model
+ * error. */
+static bool lt_recall_to_bank(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant,
+			      sim_time_t *delay)
+{
+	struct mem_msg *d = lt_recall(h, line, owner, grant, NULL, delay);
+
+	if (!d)
+		return false;
+	as_unreg(h, d, owner, -1, 0);
+	lt_bank(h, d, delay);
+	tlm_payload_release(&d->p);
+	return true;
+}
+
 /* LT: the bank evicted a registered line (reg_evicted): recalled now, its data into the bank
  * once the bank returns. */
 static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant)
@@ -1048,16 +1075,11 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 		int o = reg_owner(h, line, &grant);
 
 		if (o >= 0) {
-			struct mem_msg *d = lt_recall(h, line, (unsigned)o, grant, NULL, delay);
-
-			if (!d) {
+			if (!lt_recall_to_bank(h, line, (unsigned)o, grant, delay)) {
 				m->p.status = TLM_GENERIC_ERROR_RESPONSE;
 				return;
 			}
 			(*h->st.atomic_recalls)++;
-			as_unreg(h, d, (unsigned)o, -1, 0);
-			lt_bank(h, d, delay);
-			tlm_payload_release(&d->p);
 		}
 	} else if (h->rv && m->type == SC_MSG_GETR) {
 		uint64_t line = apu_line_of(m->p.addr);
@@ -1101,13 +1123,9 @@ static void home_b_transport(void *owner, struct mem_msg *m, sim_time_t *delay)
 		/* the evictions' recalls that waited for the answer just given */
 		struct lt_defer e = h->lt_defer[--h->n_defer];
 		sim_time_t t = *delay;
-		struct mem_msg *d = lt_recall(h, e.line, e.owner, e.grant, NULL, &t);
 
-		if (!d)
+		if (!lt_recall_to_bank(h, e.line, e.owner, e.grant, &t))
 			return;
-		as_unreg(h, d, e.owner, -1, 0);
-		lt_bank(h, d, &t);
-		tlm_payload_release(&d->p);
 	}
 }
 
@@ -1243,8 +1261,11 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 	h->st.broadcasts = cs_stat_counter(g, "broadcasts", "", "probe broadcasts sent");
 	h->st.probes = cs_stat_counter(g, "probes", "", "probes sent (N-1 per broadcast)");
 	h->st.acks = cs_stat_counter(g, "probe_acks", "", "probe acks counted");
-	h->st.parked = cs_stat_counter(g, "remote_parked", "",
-				       "remote atomics that waited for one on the same line");
+	h->st.parked =
+	    cs_stat_counter(g, "remote_parked", "",
+			    "requests that waited for their line's record to end (remote "
+			    "atomics; registration's GetRs, UnRegs, relaxed atomics; "
+			    "DeNovo-B's data accesses)");
 	h->st.acks_before_answer =
 	    cs_stat_counter(g, "acks_before_answer", "",
 			    "acks a remote operation's record had counted when its requester was "
