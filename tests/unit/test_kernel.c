@@ -865,6 +865,60 @@ START_TEST(test_evq_direct)
 }
 END_TEST
 
+/*
+ * The pattern a 128-CU GPU makes: at each edge many items of one priority (the SMs' ticks,
+ * appended) and of a lower one (memory events, inserted before them, in sequence), a few a
+ * picosecond apart in the same slot, and pops between insertions (the slot's last mid-list
+ * insertion popped, then more inserted). Wheel and heap give the same sequence.
+ */
+START_TEST(test_evq_same_edge)
+{
+	enum { N = 120000 };
+	struct sim_evq *w, *h;
+	struct sim_node *nodes = calloc(N, sizeof(*nodes)), *nodes2 = calloc(N, sizeof(*nodes2));
+	struct prop rng = {.rng = 7};
+	sim_time_t now = 0, edge = 1000;
+	size_t used = 0, popped = 0;
+
+	ck_assert_int_eq(sim_evq_create(SIM_QUEUE_WHEEL, &w), 0);
+	ck_assert_int_eq(sim_evq_create(SIM_QUEUE_HEAP, &h), 0);
+	while (popped < N) {
+		uint64_t r = prop_rand(&rng);
+
+		if (used < N && r % 4 != 0) {
+			unsigned prio = (r >> 20) % 5 == 0 ? 1 : (r >> 24) % 7 == 0 ? 2 : 0;
+			sim_time_t when =
+			    (edge > now ? edge : now) + ((r >> 30) % 9 == 0 ? (r >> 40) % 3 : 0);
+
+			nodes[used].when = nodes2[used].when = when;
+			nodes[used].key = nodes2[used].key = SIM_KEY(prio, used);
+			if (sim_evq_insert(w, &nodes[used]) || sim_evq_insert(h, &nodes2[used]))
+				ck_abort_msg("insert failed");
+			used++;
+		} else if (sim_evq_size(w)) {
+			struct sim_node *a = sim_evq_pop(w), *b = sim_evq_pop(h);
+
+			if (a - nodes != b - nodes2)
+				ck_abort_msg("pop %zu: wheel gave node %td, heap node %td", popped,
+					     a - nodes, b - nodes2);
+			popped++;
+			now = a->when;
+			sim_evq_advance(w, now);
+			sim_evq_advance(h, now);
+		}
+		/* the next edge, now and then once this one is being served: until then,
+		 * items join the edge whose first ones have gone */
+		if (now >= edge && (r >> 50) % 16 == 0)
+			edge = now + 1000;
+	}
+	ck_assert_uint_eq(sim_evq_size(w), 0);
+	sim_evq_destroy(w);
+	sim_evq_destroy(h);
+	free(nodes);
+	free(nodes2);
+}
+END_TEST
+
 static Suite *kernel_suite(void)
 {
 	Suite *s = suite_create("kernel");
@@ -894,6 +948,7 @@ static Suite *kernel_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_wheel_matches_heap);
 	tcase_add_test(tc, test_evq_direct);
+	tcase_add_test(tc, test_evq_same_edge);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,8 +18,15 @@ struct node_heap {
 	size_t n, cap;
 };
 
+/*
+ * A slot's list, sorted by (when, key). mid is the node last inserted neither at the head nor
+ * at the tail (NULL when none is in the list): items of one priority due at one time arrive
+ * in sequence order, so the next of them goes right after it. Without it, 128 SMs' ticks
+ * (a higher priority, at the tail) made every memory event due at the same edge scan past
+ * all the events of that edge before it: O(n) per insertion, a sixth of a 128-CU run.
+ */
 struct wheel_slot {
-	struct sim_node *head, *tail;
+	struct sim_node *head, *tail, *mid;
 };
 
 struct sim_evq {
@@ -120,12 +127,13 @@ static void wheel_insert(struct sim_evq *q, struct sim_node *n)
 		n->link.next = &sl->head->link;
 		sl->head = n;
 	} else {
-		struct sim_node *p = sl->head;
+		struct sim_node *p = sl->mid && !sim_node_before(n, sl->mid) ? sl->mid : sl->head;
 
 		while (p->link.next && !sim_node_before(n, (struct sim_node *)p->link.next))
 			p = (struct sim_node *)p->link.next;
 		n->link.next = p->link.next;
 		p->link.next = &n->link;
+		sl->mid = n;
 	}
 	q->count++;
 }
@@ -209,6 +217,8 @@ static struct sim_node *wheel_pop_slot(struct sim_evq *q, size_t s)
 	struct sim_node *n = sl->head;
 
 	sl->head = (struct sim_node *)n->link.next;
+	if (n == sl->mid)
+		sl->mid = NULL;
 	/* the next item due is usually needed next: start loading it */
 	__builtin_prefetch(sl->head);
 	if (!sl->head) {

@@ -5,7 +5,8 @@
  * Two implementations with one ordering, (when, key) with key = priority << 48 | sequence:
  *  - the timing wheel: 4096 slots of 256 ps (a 1.05 us horizon: every cache, NoC and DRAM
  *    latency of a GPU), each slot a list sorted by key (appends are O(1) in the common case
- *    of one time per slot), a two-level occupancy bitmap to find the next non-empty slot in
+ *    of one time per slot, and so are insertions behind the last one made mid-list: a
+ *    lower priority's items arriving in sequence), a two-level occupancy bitmap to find the next non-empty slot in
  *    a few instructions, and a binary heap for items beyond the horizon, moved into the
  *    wheel as time approaches them;
  *  - the binary heap alone: the oracle the wheel is tested against.
