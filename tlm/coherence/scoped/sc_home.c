@@ -53,7 +53,7 @@ struct sc_txn {
 struct sc_home_stats {
 	uint64_t *remote_ops, *broadcasts, *probes, *acks, *parked, *stalls, *acks_before_answer;
 	uint64_t *getr_l2, *getr_remote, *recalls, *evict_recalls, *unregs, *forwards,
-	    *atomic_recalls, *fwd_after_unreg;
+	    *atomic_recalls, *fwd_after_unreg, *peak_lines;
 };
 
 struct sc_home {
@@ -83,6 +83,7 @@ struct sc_home {
 	unsigned n_defer, cap_defer;
 	struct mem_msg **lt_later;
 	unsigned n_later, cap_later;
+	uint64_t reg_lines; /* lines of the bank registered in an L1 now (reg.peak_lines) */
 	struct sc_home_stats st;
 };
 
@@ -691,6 +692,17 @@ static bool owner_data_coming(struct sc_home *h, uint64_t line, unsigned owner)
 
 static void lt_evict_recall(struct sc_home *h, uint64_t line, unsigned owner, uint32_t grant);
 
+/* The bank's registered lines: one more (or fewer) when a line's owner id is set (cleared);
+ * the most at once is the registered footprint (seed 004 §V.B: 24 KB of atomics under hLRC,
+ * megabytes of written data under DeNovo-B). */
+static void reg_count(struct sc_home *h, bool was, bool now)
+{
+	if (!was && now && ++h->reg_lines > *h->st.peak_lines)
+		*h->st.peak_lines = h->reg_lines;
+	else if (was && !now)
+		h->reg_lines--;
+}
+
 /* The bank evicts a registered line (the policy's evicted hook): it is recalled from its
  * owner, whose data then goes to memory through the bank (corner case 5); the line's
  * registration requests wait for it. */
@@ -702,6 +714,7 @@ static void reg_evicted(void *ps, const struct cache_line *l)
 
 	if (!l->meta[0])
 		return;
+	reg_count(h, true, false);
 	if (h->lt_bank_delay) {
 		lt_evict_recall(h, l->addr, owner, (uint32_t)l->meta[1]);
 		return;
@@ -1170,10 +1183,9 @@ static void home_destroy(struct gpu_l2 *l2)
 
 /* A GetR registers the line to its requester (the owner id in the L2 line); an UnReg gives it
  * back to the L2, or (a recall's, SC_F_XFER) passes it to the GetR behind it. */
-static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t)
+/* What a served message does to the line's owner id. */
+static void reg_update(struct cache_line *l, const struct mem_msg *m)
 {
-	(void)ps;
-	(void)t;
 	if (m->type == SC_MSG_GETR) {
 		l->meta[0] = (uint64_t)m->src + 1;
 		l->meta[1] = m->ts[SC_TS_GRANT];
@@ -1184,6 +1196,15 @@ static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_ti
 		l->meta[0] = 0;
 		l->meta[1] = 0;
 	}
+}
+
+static void reg_served(void *ps, struct cache_line *l, struct mem_msg *m, sim_time_t t)
+{
+	bool was = l->meta[0] != 0;
+
+	(void)t;
+	reg_update(l, m);
+	reg_count(((struct sc_reg_ps *)ps)->h, was, l->meta[0] != 0);
 }
 
 static bool reg_keep(void *ps, const struct cache_line *l)
@@ -1291,6 +1312,9 @@ static int home_create_variant(const struct gpu_ctx *ctx, unsigned bank, struct 
 		h->st.forwards = cs_stat_counter(
 		    g, "reg.forwards", "",
 		    "data accesses to lines registered in another L1, forwarded to the owner");
+		h->st.peak_lines = cs_stat_counter(
+		    g, "reg.peak_lines", "lines",
+		    "most lines of this bank registered in L1s at once (the registered footprint)");
 		h->st.fwd_after_unreg = cs_stat_counter(
 		    g, "reg.fwd_after_unreg", "",
 		    "forwards the owner answered from its copy before giving the line back, whose "
