@@ -5,7 +5,7 @@
  * A study names sweep files of configs/studies/ and runs them through cmd_sweep (in process).
  * Each is first rewritten (libconfig) with its base made absolute and its workloads cut to
  * -w's, checked with a dry run before anything is written, then stored as DIR/NAME.sweep and
- * run into DIR/NAME. The study's report (cli/study_gtsc.c, cli/study_hsc.c) then draws the
+ * run into DIR/NAME. The study's report (cli/study_gtsc.c, cli/study_hsc.c, cli/study_hlrc.c) then draws the
  * figures into DIR/figs and writes DIR/summary.md from the sweeps' results.
  */
 #include "cli/cli.h"
@@ -17,6 +17,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <libconfig.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -36,10 +37,10 @@
 #define xasprintf study_asprintf
 
 /* The studies, in the order of the seeds they come from (an explicit registry). */
-static const struct study_def *const study_defs[] = {&study_gtsc, &study_hsc, NULL};
+static const struct study_def *const study_defs[] = {&study_gtsc, &study_hsc, &study_hlrc, NULL};
 
 const char study_help[] =
-    "usage: cohscope study gtsc|hsc [-o DIR] [--jobs N] [--size tiny|small|default]\n"
+    "usage: cohscope study gtsc|hsc|hlrc [-o DIR] [--jobs N] [--size tiny|small|default]\n"
     "                      [--mode detailed|hybrid|analytic] [--resume] [-w BENCH,...]\n"
     "                      [--against DIR2] [--set SECTION.KEY=VALUE]... [-q]\n"
     "\n"
@@ -55,7 +56,14 @@ const char study_help[] =
     "the baseline and C with a 1-16 MB LLC (configs/studies/hsc*.sweep); Figs. 4-7;\n"
     "summary.md: the paper's claims beside ours, the tables per workload, the sensitivity.\n"
     "\n"
-    "Both run through `cohscope sweep` and draw with `cohscope plot`. docs/study.md.\n"
+    "hlrc: lazy release consistency for GPUs (seed 004) on the 128-CU GPU\n"
+    "(configs/hlrc-128cu.cfg): SSSP, color and PageRank on the three inputs each of its Table 5\n"
+    "under baseline, scope-only, steal-only, RSP, DeNovo-B, hLRC, hLRC-noprio, DeNovo-Rprio and\n"
+    "hLRC-scoped; the baseline and RSP with 8-64 CUs (configs/studies/hlrc-*.sweep); Figs. 1,\n"
+    "4-10; summary.md: the claims V1-V23 beside ours, the actions by cause, the latency sums,\n"
+    "Table 6.\n"
+    "\n"
+    "All three run through `cohscope sweep` and draw with `cohscope plot`. docs/study.md.\n"
     "\n"
     "  -o, --output DIR  the study's directory (default: study-NAME): a directory per sweep,\n"
     "                    DIR/figs, DIR/summary.md\n"
@@ -207,6 +215,84 @@ int study_read(const struct study_def *def, const char *dir, const bool *ran,
 static const struct study_pt *pt_at(const void *points, size_t stride, size_t i)
 {
 	return (const struct study_pt *)((const char *)points + i * stride);
+}
+
+/* A point's cycles from its result; NAN when it did not run. */
+static double pt_cycles(const struct study_pt *p)
+{
+	double c = json_number_value(json_object_get(p->res, "cycles"));
+
+	return strcmp(p->status, "ok") == 0 && c > 0 ? c : NAN;
+}
+
+void study_write_points(FILE *f, const struct study_def *def, const void *points, size_t n,
+			size_t stride, const struct study_results *other_r, const void *other,
+			size_t other_n)
+{
+	double sum = 0, max = 0;
+	unsigned nboth = 0, within = 0;
+
+	fputs("## Every point\n\n", f);
+	if (other_r) {
+		fputs("Beside another run of the study (--against): mode ", f);
+		study_distinct(f, other_r->root, def->nsweeps, "mode");
+		fputs("; workload size: ", f);
+		study_distinct(f, other_r->root, def->nsweeps, "size");
+		fputs(
+		    ". error = (cycles there - cycles here) / cycles here; within ±: |difference| "
+		    "<= the sum of the two 95% half-widths (a detailed point's is 0).\n\n"
+		    "| sweep | point | cycles here | cycles there | error | within ± |\n"
+		    "|---|---|---|---|---|---|\n",
+		    f);
+	} else {
+		fputs("| sweep | point | status | cycles |\n|---|---|---|---|\n", f);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct study_pt *p = pt_at(points, stride, i), *q = NULL;
+		double c = pt_cycles(p),
+		       ha = json_number_value(json_object_get(p->res, "cycles_half"));
+		double cq, hb, e;
+
+		if (!other_r) {
+			fprintf(f, "| %s | %s | %s | ", def->sweeps[p->sweep].name, p->name,
+				p->status);
+			if (isnan(c))
+				fputs("- |\n", f);
+			else if (ha > 0)
+				fprintf(f, "%.0f ± %.0f |\n", c, ha);
+			else
+				fprintf(f, "%.0f |\n", c);
+			continue;
+		}
+		for (size_t j = 0; j < other_n && !q; j++) {
+			const struct study_pt *x = pt_at(other, stride, j);
+
+			if (x->sweep == p->sweep && strcmp(x->name, p->name) == 0)
+				q = x;
+		}
+		cq = q ? pt_cycles(q) : NAN;
+		if (isnan(c) || isnan(cq))
+			continue;
+		hb = json_number_value(json_object_get(q->res, "cycles_half"));
+		e = (cq - c) / c;
+		fprintf(f, "| %s | %s | %.0f", def->sweeps[p->sweep].name, p->name, c);
+		if (ha > 0)
+			fprintf(f, " ± %.0f", ha);
+		fprintf(f, " | %.0f", cq);
+		if (hb > 0)
+			fprintf(f, " ± %.0f", hb);
+		fprintf(f, " | %+.1f%% | %s |\n", 100 * e, fabs(cq - c) <= ha + hb ? "yes" : "no");
+		sum += fabs(e);
+		max = fmax(max, fabs(e));
+		within += fabs(cq - c) <= ha + hb;
+		nboth++;
+	}
+	if (other_r && nboth)
+		fprintf(f,
+			"\n%u points in both: mean abs error %.1f%%, largest %.1f%%, %u within "
+			"±\n",
+			nboth, 100 * sum / nboth, 100 * max, within);
+	fputs("\n", f);
 }
 
 size_t study_write_run(FILE *f, const struct study_opts *o, const char *base,
@@ -405,7 +491,7 @@ static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 	static const char *const sizes[] = {"tiny", "small", "default", NULL};
 	static const char *const modes[] = {"detailed", "hybrid", "analytic", NULL};
 	const char *wl = NULL;
-	char *end;
+	char *end, names[128];
 	long v;
 	int c;
 
@@ -482,15 +568,18 @@ static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 	}
 	if (o->help)
 		return 0;
+	for (int i = 0, n = 0; study_defs[i]; i++)
+		n += snprintf(names + n, sizeof(names) - n, "%s%s", i ? ", " : "",
+			      study_defs[i]->name);
 	if (optind >= argc)
-		return cli_fail(EXIT_USAGE,
-				"study: no study named (gtsc, hsc; see cohscope study --help)");
+		return cli_fail(EXIT_USAGE, "study: no study named (%s; see cohscope study --help)",
+				names);
 	for (int i = 0; study_defs[i]; i++)
 		if (strcmp(argv[optind], study_defs[i]->name) == 0)
 			o->def = study_defs[i];
 	if (!o->def)
-		return cli_fail(EXIT_USAGE, "study: unknown study '%s' (there are gtsc and hsc)",
-				argv[optind]);
+		return cli_fail(EXIT_USAGE, "study: unknown study '%s' (there are %s)",
+				argv[optind], names);
 	if (optind + 1 < argc)
 		return cli_fail(EXIT_USAGE, "study: unexpected argument '%s' (one study)",
 				argv[optind + 1]);

@@ -174,14 +174,6 @@ static const struct hpt *find(const struct hdata *d, int k, int w, const char *c
 	return NULL;
 }
 
-static const struct hpt *find_named(const struct hdata *d, int k, const char *name)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (d->p[i].c.sweep == k && strcmp(d->p[i].c.name, name) == 0)
-			return &d->p[i];
-	return NULL;
-}
-
 /* ---- the arithmetic -------------------------------------------------------------------------- */
 
 /* The paper's measure: the cut of metric m in percent, (base - v) / base, for cycles "saved
@@ -593,69 +585,6 @@ static void write_sensitivity(FILE *f, const struct hdata *d, const bool *sel)
 	}
 }
 
-/* Every point's cycles, beside another run's with --against. */
-static void write_points(FILE *f, const struct hdata *d, const struct hdata *o)
-{
-	double sum = 0, max = 0;
-	unsigned n = 0, within = 0;
-
-	fputs("## Every point\n\n", f);
-	if (o) {
-		fputs("Beside another run of the study (--against): mode ", f);
-		study_distinct(f, o->r.root, NSWEEP, "mode");
-		fputs("; workload size: ", f);
-		study_distinct(f, o->r.root, NSWEEP, "size");
-		fputs(
-		    ". error = (cycles there - cycles here) / cycles here; within ±: |difference| "
-		    "<= the sum of the two 95% half-widths (a detailed point's is 0).\n\n"
-		    "| sweep | point | cycles here | cycles there | error | within ± |\n"
-		    "|---|---|---|---|---|---|\n",
-		    f);
-	} else {
-		fputs("| sweep | point | status | cycles |\n|---|---|---|---|\n", f);
-	}
-	for (size_t i = 0; i < d->n; i++) {
-		const struct hpt *p = &d->p[i],
-				 *q = o ? find_named(o, p->c.sweep, p->c.name) : NULL;
-		double ha = json_number_value(json_object_get(p->c.res, "cycles_half"));
-		double hb, e;
-
-		if (!o) {
-			fprintf(f, "| %s | %s | %s | ", sweeps[p->c.sweep].name, p->c.name,
-				p->c.status);
-			if (isnan(p->v[M_CYCLES]))
-				fputs("- |\n", f);
-			else if (ha > 0)
-				fprintf(f, "%.0f ± %.0f |\n", p->v[M_CYCLES], ha);
-			else
-				fprintf(f, "%.0f |\n", p->v[M_CYCLES]);
-			continue;
-		}
-		if (!q || isnan(p->v[M_CYCLES]) || isnan(q->v[M_CYCLES]))
-			continue;
-		hb = json_number_value(json_object_get(q->c.res, "cycles_half"));
-		e = (q->v[M_CYCLES] - p->v[M_CYCLES]) / p->v[M_CYCLES];
-		fprintf(f, "| %s | %s | %.0f", sweeps[p->c.sweep].name, p->c.name, p->v[M_CYCLES]);
-		if (ha > 0)
-			fprintf(f, " ± %.0f", ha);
-		fprintf(f, " | %.0f", q->v[M_CYCLES]);
-		if (hb > 0)
-			fprintf(f, " ± %.0f", hb);
-		fprintf(f, " | %+.1f%% | %s |\n", 100 * e,
-			fabs(q->v[M_CYCLES] - p->v[M_CYCLES]) <= ha + hb ? "yes" : "no");
-		sum += fabs(e);
-		max = fmax(max, fabs(e));
-		within += fabs(q->v[M_CYCLES] - p->v[M_CYCLES]) <= ha + hb;
-		n++;
-	}
-	if (o && n)
-		fprintf(f,
-			"\n%u points in both: mean abs error %.1f%%, largest %.1f%%, %u within "
-			"±\n",
-			n, 100 * sum / n, 100 * max, within);
-	fputs("\n", f);
-}
-
 /* ---- the figures ----------------------------------------------------------------------------- */
 
 static const struct hfig {
@@ -740,7 +669,8 @@ static int summary_text(const struct study_opts *o, const void *data, const void
 		write_found(f, d, sel);
 	}
 	write_sensitivity(f, d, sel);
-	write_points(f, d, other);
+	study_write_points(f, &study_hsc, d->p, d->n, sizeof(*d->p), other ? &other->r : NULL,
+			   other ? other->p : NULL, other ? other->n : 0);
 	fputs("## Figures (figs/)\n\n"
 	      "Each is NAME.dat (the normalized table), NAME.gp (a gnuplot script) and, with "
 	      "gnuplot, NAME.svg and NAME.png (docs/plots.md); bars are normalized to the "

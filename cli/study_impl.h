@@ -1,6 +1,6 @@
 /*
  * cli/study_impl.h - what the studies of `cohscope study` share (cli/study.c) and what each
- * study provides (cli/study_gtsc.c, cli/study_hsc.c): a study is data (its workloads, its
+ * study provides (cli/study_gtsc.c, cli/study_hsc.c, cli/study_hlrc.c): a study is data (its workloads, its
  * sweep files, the keys its configurations set) and an ops table that loads the sweeps'
  * results, draws the figures and writes summary.md. The runner (options, the dry runs before
  * anything is written, --resume, --against, the sweeps through cmd_sweep) is the same for
@@ -67,7 +67,7 @@ struct study_def {
 		       size_t *nbad);
 };
 
-extern const struct study_def study_gtsc, study_hsc;
+extern const struct study_def study_gtsc, study_hsc, study_hlrc;
 
 /* What every study reads of a sweep's point in its results.json. */
 struct study_pt {
@@ -104,6 +104,16 @@ void study_results_free(struct study_results *r);
  */
 size_t study_write_run(FILE *f, const struct study_opts *o, const char *base,
 		       const struct study_results *r, const void *points, size_t n, size_t stride);
+
+/*
+ * summary.md's "Every point": each point's sweep, name, status and cycles (± its 95%
+ * half-width); with another run of the study (other_r, its other_n points, the same stride),
+ * each point that ran in both beside the other's, with the error and whether the difference
+ * lies within the two half-widths, and the mean and largest error.
+ */
+void study_write_points(FILE *f, const struct study_def *def, const void *points, size_t n,
+			size_t stride, const struct study_results *other_r, const void *other,
+			size_t other_n);
 
 /* NULL when out of memory. */
 char *study_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

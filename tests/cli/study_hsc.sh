@@ -155,7 +155,7 @@ check_error 2 "study: --set cpus.cores=4: the study's configurations" \
 	study hsc --set cpus.cores=4 -o D
 check_error 3 "study: --against ../S/variants: no study's results there" \
 	study hsc --against ../S/variants -o D
-check_error 2 "study: unknown study 'hcs' (there are gtsc and hsc)" study hcs -o D
+check_error 2 "study: unknown study 'hcs' (there are gtsc, hsc, hlrc)" study hcs -o D
 cd .. || exit 1
 
 [ $fails -eq 0 ] && echo "study_hsc: ok"
