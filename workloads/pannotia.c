@@ -497,6 +497,7 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 	r->chunk = wc->chunk ? (unsigned)wc->chunk : PN_WARPS * lanes;
 	wsq_scenario_sync(r->scenario, &a->own, &a->thief, &a->stealing);
 	a->victim = wc->victim;
+	a->thief.probe = wc->steal_probe == WSQ_PROBE_PLAIN;
 	a->n = n;
 	a->st = &r->st;
 	r->qtasks = calloc(nq, sizeof(*r->qtasks));

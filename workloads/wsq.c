@@ -9,6 +9,7 @@
 const char *const wsq_scenario_names[] = {"baseline", "scope-only",   "steal-only",
 					  "rsp",      "scoped-steal", NULL};
 const char *const wsq_victim_names[] = {"random", "ring", "sticky", NULL};
+const char *const wsq_probe_names[] = {"atomic", "plain", NULL};
 
 uint64_t wsq_bytes(const struct wsq *q)
 {
@@ -135,6 +136,15 @@ enum wsq_steal_result wsq_steal(struct gpu_warp *w, const struct wsq *q, unsigne
 	uint64_t age_at = wsq_age_addr(q, victim), bot_at = wsq_bot_addr(q, victim);
 	uint32_t age, top, b;
 
+	if (s->probe) {
+		/* a plain look first: an empty queue costs the victim nothing (under registration
+		 * an atomic load would take its index lines away) */
+		age = gw_ld32(w, age_at);
+		b = gw_ld32(w, bot_at);
+		gw_compute(w, 4);
+		if (b <= (age & 0xffff))
+			return WSQ_EMPTY;
+	}
 	if (s->access == WSQ_ATOMIC) {
 		age = (uint32_t)gw_atom_load(w, age_at, 4, s->scope, acq_half(s->order));
 		b = (uint32_t)gw_atom_load(w, bot_at, 4, s->scope, acq_half(s->order));
@@ -187,7 +197,7 @@ void wsq_fill(struct gpu_host *h, const struct wsq *q, unsigned i, const uint32_
 void wsq_scenario_sync(enum wsq_scenario sc, struct wsq_sync *own, struct wsq_sync *steal,
 		       bool *stealing)
 {
-	*own = (struct wsq_sync){MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC};
+	*own = (struct wsq_sync){MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false};
 	*steal = *own;
 	*stealing = sc == WSQ_STEAL_ONLY || sc == WSQ_RSP || sc == WSQ_SCOPED_STEAL;
 	if (sc == WSQ_SCOPE_ONLY || sc == WSQ_RSP || sc == WSQ_SCOPED_STEAL)

@@ -45,6 +45,8 @@ struct wsq_sync {
 	enum mem_order order;	/* of the CAS on the age word; index loads take its acquire half,
 				   index stores its release half (WSQ_ATOMIC) */
 	enum wsq_access access; /* WSQ_PLAIN: dlb's plain indices with fences */
+	bool probe;		/* a steal first reads the indices with plain loads and gives up
+				   on an empty queue without synchronizing (workload.steal_probe) */
 };
 
 struct wsq {
@@ -114,6 +116,14 @@ enum wsq_scenario {
 	WSQ_SCENARIOS
 };
 extern const char *const wsq_scenario_names[]; /* NULL-terminated */
+
+/* How a thief looks at a victim first (inferred: the seed does not say): with the steal's own
+ * acquire loads of the indices, or with plain loads, synchronizing only when the queue looks
+ * non-empty (test before test-and-set). Queues only drain during a launch, so a stale plain
+ * copy never hides work; the steal still reads the indices with its acquire loads.
+ * workload.steal_probe. */
+enum wsq_probe { WSQ_PROBE_ATOMIC, WSQ_PROBE_PLAIN, WSQ_PROBES };
+extern const char *const wsq_probe_names[]; /* NULL-terminated */
 
 /* Whom an idle CTA tries first (inferred: the seed does not say): a random other queue, the
  * next queue in a ring, or the last victim it stole from (random at first). workload.victim. */

@@ -181,14 +181,26 @@ START_TEST(test_exactly_once)
 {
 	static const char *const protos[] = {"gtsc", "tc-weak", "none"};
 	static const char *const seeds[] = {"sim.seed=1", "sim.seed=2", "sim.seed=3"};
-	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC};
-	struct wsq_sync plain = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN};
+	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false};
+	struct wsq_sync plain = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN, false};
 
 	for (unsigned p = 0; p < 3; p++)
 		for (unsigned s = 0; s < 3; s++) {
 			run_one(protos[p], &atomic, seeds[s], 32);
 			run_one(protos[p], &plain, seeds[s], 32);
 		}
+	/* a thief's plain look first (workload.steal_probe = plain): stale copies of a draining
+	 * queue never hide work, so every task is still taken once; under registration the look
+	 * reads the L2 without taking the victim's lines */
+	{
+		static const char *const probed_protos[] = {"gtsc", "tc-weak", "scoped-baseline",
+							    "hlrc", "denovo-b"};
+		struct wsq_sync probed = atomic;
+
+		probed.probe = true;
+		for (unsigned p = 0; p < 5; p++)
+			run_one(probed_protos[p], &probed, "sim.seed=5", 32);
+	}
 	/* remote scope (performed as agent scope here) and a 64-lane kernel */
 	atomic.scope = MEM_SCOPE_DEVICE_REMOTE;
 	run_one("gtsc", &atomic, "sim.seed=4", 64);
@@ -198,7 +210,7 @@ END_TEST
 /* A lost steal race is reported as such: with many thieves on one queue some CAS fail. */
 START_TEST(test_lost_races_seen)
 {
-	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC};
+	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false};
 	unsigned lost = 0;
 
 	for (unsigned s = 1; s <= 3; s++) {

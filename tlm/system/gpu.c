@@ -109,6 +109,11 @@ static const struct cs_param workload_rows[] = {
      "sssp, color, pagerank: where an idle work-group's sweep of the other queues starts: "
      "random, ring (the next queue), sticky (the last queue it stole from, else random)",
      0, 0, wsq_victim_names},
+    {"steal_probe", CS_P_ENUM, offsetof(struct gpu_workload_cfg, steal_probe), "atomic", "",
+     "sssp, color, pagerank: how a thief looks at a victim's queue: atomic (the steal's acquire "
+     "loads of its indices), plain (plain loads first; the acquire loads and the CAS only when "
+     "the queue looks non-empty)",
+     0, 0, wsq_probe_names},
     {NULL},
 };
 

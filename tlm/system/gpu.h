@@ -28,6 +28,7 @@ struct gpu_workload_cfg {
 	unsigned scenario;		   /* enum wsq_scenario */
 	uint64_t chunk;			   /* nodes per task, 0: one per work-item */
 	unsigned victim;		   /* enum wsq_victim */
+	unsigned steal_probe;		   /* enum wsq_probe */
 };
 
 extern const struct cs_param_table gpu_params;		 /* "gpu" */
