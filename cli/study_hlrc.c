@@ -448,6 +448,8 @@ static void footprint(FILE *f, const struct ldata *d, const bool *sel, const cha
 	}
 	if (ilo < 0)
 		fputs("- |\n", f);
+	else if (lo == hi)
+		fprintf(f, "%.0f KB on every input, the most lines registered at once |\n", lo);
 	else
 		fprintf(f, "%.0f KB (%s) to %.0f KB (%s), the most lines registered at once |\n",
 			lo, inputs[ilo].label, hi, inputs[ihi].label);
