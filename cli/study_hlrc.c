@@ -107,6 +107,7 @@ enum hm {
 	M_SYNC_EVICTS,
 	M_REMOTE_OPS, /* RSP: remote-scope operations at the L2 */
 	M_PEAK_LINES, /* registration: the banks' most lines registered at once, summed */
+	M_BROADCASTS, /* RSP: the banks' broadcasts (a remote RMW makes two) */
 	NM
 };
 
@@ -141,6 +142,7 @@ static const struct stat_sum {
     {true, "reg.getr_remote", M_REG_REMOTE},
     {true, "remote_ops", M_REMOTE_OPS},
     {true, "reg.peak_lines", M_PEAK_LINES},
+    {true, "broadcasts", M_BROADCASTS},
 };
 
 #define LINE_BYTES 64 /* configs/hlrc-128cu.cfg's l1 and l2 line */
@@ -505,13 +507,14 @@ static void write_claims(FILE *f, const struct ldata *d, const bool *sel)
 	fputs(" |\n", f);
 	/* V9: the broadcasts' fan-out per remote-scope operation */
 	{
-		double ops = 0, fl = 0, inv = 0;
+		double ops = 0, fl = 0, inv = 0, bc = 0;
 
 		for (int in = 0; in < NIN; in++) {
 			const struct lpt *p = in_sel(sel, in) ? find(d, in, C_RSP, FULL_CUS) : NULL;
 
 			if (p && p->stats) {
 				ops += p->v[M_REMOTE_OPS];
+				bc += p->v[M_BROADCASTS];
 				fl += p->v[M_FL_REMOTE];
 				inv += p->v[M_INV_REMOTE];
 			}
@@ -519,11 +522,12 @@ static void write_claims(FILE *f, const struct ldata *d, const bool *sel)
 		fputs("| V9 | RSP's fan-out at 128 CUs | 127 invalidations per remote release, 127 "
 		      "flushes per remote acquire (steal) | ",
 		      f);
-		if (ops > 0)
+		if (ops > 0 && bc > 0)
 			fprintf(f,
-				"%.0f remote-scope operations: %.1f flushes and %.1f "
+				"%.0f remote-scope operations in %.0f broadcasts (a steal's CAS "
+				"makes two): %.1f flushes per broadcast; %.1f flushes and %.1f "
 				"invalidations per operation",
-				ops, fl / ops, inv / ops);
+				ops, bc, fl / bc, fl / ops, inv / ops);
 		else
 			fputs("-", f);
 		fputs(" |\n", f);

@@ -9,8 +9,9 @@
 #   color-3 and the 8-CU scaling cell equal the values recomputed from the points' results and
 #   statistics; no row of an input not run;
 # - what the seed and the protocols say: RSP sends 127 flushes per remote-scope operation at
-#   128 CUs (one per other L1, V9); the kernel boundaries' actions are the same in every
-#   configuration (V23); hLRC's synchronization classes add up to 100%;
+#   128 CUs (one per other L1, V9; at tiny no steal succeeds, so no CAS broadcasts twice); the
+#   kernel boundaries' actions are the same in every configuration (V23); hLRC's
+#   synchronization classes add up to 100%;
 # - the figures exist (.dat and .gp; .svg and .png with gnuplot);
 # - --resume on the finished study runs no point and writes the same summary.md;
 # - usage errors (a workload not in the study, a --set on a key the study varies) are one
@@ -80,7 +81,9 @@ st = p[('color-1', 'RSP', 128)][1]
 ops = sum(total(p[(i, 'RSP', 128)][1], 'remote_ops', True) for i in ins)
 fl = sum(total(p[(i, 'RSP', 128)][1], 'l1.remote_flush') for i in ins)
 assert ops > 0 and fl == 127 * ops, (ops, fl)
-assert claim('V9', "RSP's fan-out").startswith('%.0f remote-scope operations: 127.0 flushes' % ops)
+bc = sum(total(p[(i, 'RSP', 128)][1], 'broadcasts', True) for i in ins)
+assert claim('V9', "RSP's fan-out").startswith(
+    '%.0f remote-scope operations in %.0f broadcasts (a steal\'s CAS makes two): 127.0 flushes per broadcast' % (ops, bc))
 # V23: kernel start and end actions equal in every configuration
 for i in ins:
     for n in ('l1.inv_kernel_start', 'l1.flush_kernel_end'):
@@ -109,6 +112,7 @@ row = [r for r in rows if r[0] == 'color-3' and len(r) == 6][0]
 assert row[1] == '74.3%% / %.1f%%' % (100 * h / t), row
 assert row[3] == '20%% / %.1f%%' % (100 * rm / t), row
 assert row[5] == '%.0f' % t, row
+assert abs(sum(float(c.split('/ ')[1].rstrip('%')) for c in row[1:4]) - 100) < 0.2, row
 # the scaling table: 8 CUs
 row = [r for r in rows if r[0] == '8' and len(r) == 2][0]
 assert row[1] == '%.2f' % (cyc('color-1', 'baseline', 8) / cyc('color-1', 'RSP', 8)), row
