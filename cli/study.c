@@ -217,6 +217,17 @@ static const struct study_pt *pt_at(const void *points, size_t stride, size_t i)
 	return (const struct study_pt *)((const char *)points + i * stride);
 }
 
+json_t *study_point_json(const struct study_def *def, const char *dir, const struct study_pt *p)
+{
+	char *path = p->id
+			 ? xasprintf("%s/%s/points/%s.json", dir, def->sweeps[p->sweep].name, p->id)
+			 : NULL;
+	json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
+
+	free(path);
+	return root;
+}
+
 /* A point's cycles from its result; NAN when it did not run. */
 static double pt_cycles(const struct study_pt *p)
 {

@@ -196,10 +196,7 @@ static void add_distinct(long long *v, int *n, long long x)
  */
 static void point_counters(const char *dir, struct spt *p)
 {
-	char *path = p->c.id
-			 ? xasprintf("%s/%s/points/%s.json", dir, sweeps[p->c.sweep].name, p->c.id)
-			 : NULL;
-	json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *root = study_point_json(&study_gtsc, dir, &p->c);
 	json_t *stats = json_object_get(root, "stats"), *v;
 	const char *key;
 	unsigned seen = 0;
@@ -224,7 +221,6 @@ static void point_counters(const char *dir, struct spt *p)
 	if (seen != 3)
 		p->renewals = p->resets = -1;
 	json_decref(root);
-	free(path);
 }
 
 /* A point of the study (study_read's add): set 1 and set 2 need a configuration, the lease

@@ -211,8 +211,7 @@ static int stat_index(const char *key)
  * component has (the protocol has no such action) sums to 0. */
 static void point_stats(const char *dir, struct lpt *p)
 {
-	char *path = xasprintf("%s/%s/points/%s.json", dir, sweeps[p->c.sweep].name, p->c.id);
-	json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *root = study_point_json(&study_hlrc, dir, &p->c);
 	json_t *st = json_object_get(root, "stats"), *v;
 	const char *key;
 
@@ -229,7 +228,6 @@ static void point_stats(const char *dir, struct lpt *p)
 		p->stats = true;
 	}
 	json_decref(root);
-	free(path);
 }
 
 static int input_of(int w, const char *graph)
@@ -461,6 +459,7 @@ static void write_claims(FILE *f, const struct ldata *d, const bool *sel)
 {
 	static const int steal_dominant[] = {2, 4, 7, 8}, pressure[] = {2, 3}, wb_reuse[] = {7, 8},
 			 inval[] = {0, 1, 6}, scoped_worse[] = {0, 2, 4, 8};
+	static const enum hm boundary[] = {M_INV_KSTART, M_FL_KEND}; /* V23 */
 	static const enum hm rel_acq_store[] = {M_LAT_REL, M_LAT_ACQ, M_LAT_STORE},
 			     rel[] = {M_LAT_REL}, load[] = {M_LAT_LOAD};
 	unsigned n, n_ok = 0, n_cmp = 0, l1lo_n = 0;
@@ -624,7 +623,7 @@ static void write_claims(FILE *f, const struct ldata *d, const bool *sel)
 
 		if (!in_sel(sel, in))
 			continue;
-		for (int m = M_INV_KSTART; m <= M_FL_KEND; m += M_FL_KEND - M_INV_KSTART) {
+		for (size_t k = 0; k < N_OF(boundary); k++) {
 			double lo = INFINITY, hi = 0;
 
 			for (int c = 0; c < NCONF; c++) {
@@ -632,8 +631,8 @@ static void write_claims(FILE *f, const struct ldata *d, const bool *sel)
 
 				if (!p || !p->stats)
 					continue;
-				lo = fmin(lo, p->v[m]);
-				hi = fmax(hi, p->v[m]);
+				lo = fmin(lo, p->v[boundary[k]]);
+				hi = fmax(hi, p->v[boundary[k]]);
 			}
 			if (hi > 0 && lo > 0) {
 				spread = fmax(spread, hi / lo - 1);
@@ -921,25 +920,44 @@ static bool fig_has_points(const struct ldata *d, const bool *sel, bool scale)
 	return false;
 }
 
+/* The first figure drawn from fg's table writes it (the figures come in order k = 0, 1, ...). */
+static bool first_of_table(const struct lfig *fg)
+{
+	for (const struct lfig *e = figs; e < fg; e++)
+		if (e->scale == fg->scale)
+			return false;
+	return true;
+}
+
+/* figs/hlrc.csv or figs/rsp-scale.csv: 0, or the status of the failure (said). */
+static int write_fig_table(const char *file, const struct ldata *d, const bool *sel, bool scale)
+{
+	char *text = fig_table(d, sel, scale);
+	int status = 0;
+
+	if (!text)
+		status = cli_fail(EXIT_INTERNAL, "out of memory");
+	else if (cli_write_atomic(file, text, strlen(text)))
+		status = cli_fail(EXIT_OUTPUT, "study: %s: cannot write", file);
+	free(text);
+	return status;
+}
+
 static int plot_fig(const struct lfig *fg, const struct study_opts *o, const struct ldata *d)
 {
 	char *file = xasprintf("%s/figs/%s", o->output, fg->scale ? "rsp-scale.csv" : "hlrc.csv");
 	char *prefix = xasprintf("%s/figs/%s", o->output, fg->name);
-	char *text = NULL;
 	const char *files[1] = {file};
 	int status = 0;
 
 	if (!fig_has_points(d, o->sel, fg->scale))
 		goto out;
-	text = file && prefix ? fig_table(d, o->sel, fg->scale) : NULL;
-	if (!text) {
+	if (!file || !prefix) {
 		status = cli_fail(EXIT_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (cli_write_atomic(file, text, strlen(text))) {
-		status = cli_fail(EXIT_OUTPUT, "study: %s: cannot write", file);
+	if (first_of_table(fg) && (status = write_fig_table(file, d, o->sel, fg->scale)))
 		goto out;
-	}
 	status = study_plot(&(struct study_plot){
 	    .files = files,
 	    .nfiles = 1,
@@ -952,7 +970,6 @@ static int plot_fig(const struct lfig *fg, const struct study_opts *o, const str
 	    .speedup = strcmp(fg->metric, "performance") == 0,
 	});
 out:
-	free(text);
 	free(prefix);
 	free(file);
 	return status;

@@ -115,8 +115,7 @@ static double stat_of(json_t *stats, const char *name)
 /* The statistics of an ok point, from DIR/SWEEP/points/ID.json. */
 static void point_stats(const char *dir, struct hpt *p)
 {
-	char *path = xasprintf("%s/%s/points/%s.json", dir, sweeps[p->c.sweep].name, p->c.id);
-	json_t *root = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *root = study_point_json(&study_hsc, dir, &p->c);
 	json_t *st = json_object_get(root, "stats");
 	char name[64];
 
@@ -129,7 +128,6 @@ static void point_stats(const char *dir, struct hpt *p)
 		p->v[M_CAUSE + c] = stat_of(st, name);
 	}
 	json_decref(root);
-	free(path);
 }
 
 /* A point of the study (study_read's add): kept with its axis and, when it ran, its result's

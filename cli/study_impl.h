@@ -115,6 +115,10 @@ void study_write_points(FILE *f, const struct study_def *def, const void *points
 			size_t stride, const struct study_results *other_r, const void *other,
 			size_t other_n);
 
+/* A point's own file, DIR/SWEEP/points/ID.json (its statistics beyond the result), loaded:
+ * the caller json_decref()s it; NULL when the point has no id or the file cannot be read. */
+json_t *study_point_json(const struct study_def *def, const char *dir, const struct study_pt *p);
+
 /* NULL when out of memory. */
 char *study_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
