@@ -40,7 +40,7 @@
 static const struct study_def *const study_defs[] = {&study_gtsc, &study_hsc, &study_hlrc, NULL};
 
 const char study_help[] =
-    "usage: cohscope study gtsc|hsc|hlrc [-o DIR] [--jobs N] [--size tiny|small|default]\n"
+    "usage: cohscope study gtsc|hsc|hlrc [-o DIR] [--jobs N] [--size tiny|small|default|full]\n"
     "                      [--mode detailed|hybrid|analytic] [--resume] [-w BENCH,...]\n"
     "                      [--against DIR2] [--set SECTION.KEY=VALUE]... [-q]\n"
     "\n"
@@ -499,7 +499,7 @@ static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	static const char *const sizes[] = {"tiny", "small", "default", NULL};
+	static const char *const sizes[] = {"tiny", "small", "default", "full", NULL};
 	static const char *const modes[] = {"detailed", "hybrid", "analytic", NULL};
 	const char *wl = NULL;
 	char *end, names[128];
@@ -526,9 +526,10 @@ static int parse_study_opts(int argc, char **argv, struct study_opts *o)
 			break;
 		case OPT_SIZE:
 			if (!one_of(optarg, sizes))
-				return cli_fail(EXIT_USAGE,
-						"study: --size %s: expected tiny, small or default",
-						optarg);
+				return cli_fail(
+				    EXIT_USAGE,
+				    "study: --size %s: expected tiny, small, default or full",
+				    optarg);
 			o->size = optarg;
 			break;
 		case OPT_MODE:

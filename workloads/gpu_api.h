@@ -146,7 +146,9 @@ static inline unsigned gpu_kernel_lanes(const struct gpu_kernel *k)
 	return k->lanes ? k->lanes : WARP_LANES;
 }
 
-enum gpu_size { GPU_SIZE_TINY = 0, GPU_SIZE_SMALL, GPU_SIZE_DEFAULT };
+/* full: the original inputs' sizes where a workload has them (the graph workloads' real node
+ * counts); a workload without one runs its default size. */
+enum gpu_size { GPU_SIZE_TINY = 0, GPU_SIZE_SMALL, GPU_SIZE_DEFAULT, GPU_SIZE_FULL };
 
 /* Device memory: a bump allocator; align is a power of two >= 128 (0 = 256). */
 uint64_t gh_alloc(struct gpu_host *h, uint64_t bytes, uint64_t align);

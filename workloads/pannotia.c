@@ -438,6 +438,20 @@ struct pn_run {
 	enum wsq_scenario scenario;
 };
 
+enum graph_tier pannotia_graph_tier(enum gpu_size size)
+{
+	switch (size) {
+	case GPU_SIZE_TINY:
+		return GRAPH_TIER_TINY;
+	case GPU_SIZE_SMALL:
+		return GRAPH_TIER_SMALL;
+	case GPU_SIZE_DEFAULT:
+		return GRAPH_TIER_DEFAULT;
+	default:
+		return GRAPH_TIER_FULL;
+	}
+}
+
 /* The input graph: the file, or the generator of workload.graph (auto: dflt) at the size's
  * tier. */
 static int pn_graph(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt, bool weights)
@@ -467,8 +481,8 @@ static int pn_graph(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 		if (rc)
 			return gh_error(h, rc, "%s: workload.graph: %s", r->who, err.msg);
 	}
-	rc = graph_generate(s, graph_tier_nodes(s, (enum graph_tier)gh_size(h)), gh_seed(h), &r->g,
-			    &err);
+	rc = graph_generate(s, graph_tier_nodes(s, pannotia_graph_tier(gh_size(h))), gh_seed(h),
+			    &r->g, &err);
 	if (rc)
 		return gh_error(h, rc, "%s: %s", r->who, err.msg);
 	snprintf(r->gname, sizeof(r->gname), "%s", graph_original(s)->name);
@@ -498,6 +512,7 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 	wsq_scenario_sync(r->scenario, &a->own, &a->thief, &a->stealing);
 	a->victim = wc->victim;
 	a->thief.probe = wc->steal_probe == WSQ_PROBE_PLAIN;
+	a->own.sc = wc->queue_order == WSQ_ORDER_SC;
 	a->n = n;
 	a->st = &r->st;
 	r->qtasks = calloc(nq, sizeof(*r->qtasks));

@@ -7,10 +7,13 @@
 #define COHSCOPE_WORKLOADS_PANNOTIA_H
 
 #include "workloads/gpu_api.h"
+#include "workloads/graph/graph.h"
 
 /* workload.graph's values: "auto", then the shapes of workloads/graph in enum graph_shape order
  * (NULL-terminated). */
 extern const char *const pannotia_graph_names[];
+/* workload.size's graph tier: tiny, small, default, and full (the original's node count). */
+enum graph_tier pannotia_graph_tier(enum gpu_size size);
 
 int pannotia_sssp_main(struct gpu_host *h);
 int pannotia_color_main(struct gpu_host *h);

@@ -99,9 +99,9 @@ const char *wl_size_name(const struct gpu_host *h)
 
 const char *wl_size_str(enum gpu_size size)
 {
-	static const char *const names[] = {"tiny", "small", "default"};
+	static const char *const names[] = {"tiny", "small", "default", "full"};
 
-	return names[size <= GPU_SIZE_DEFAULT ? size : GPU_SIZE_DEFAULT];
+	return names[size <= GPU_SIZE_FULL ? size : GPU_SIZE_DEFAULT];
 }
 
 /* ---- warp side ------------------------------------------------------------------------------ */

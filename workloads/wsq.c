@@ -10,6 +10,7 @@ const char *const wsq_scenario_names[] = {"baseline", "scope-only",   "steal-onl
 					  "rsp",      "scoped-steal", NULL};
 const char *const wsq_victim_names[] = {"random", "ring", "sticky", NULL};
 const char *const wsq_probe_names[] = {"atomic", "plain", NULL};
+const char *const wsq_order_names[] = {"sc", "fence", NULL};
 
 uint64_t wsq_bytes(const struct wsq *q)
 {
@@ -85,8 +86,17 @@ int wsq_pop(struct gpu_warp *w, const struct wsq *q, unsigned me, struct wsq_own
 	if (o->bot == 0)
 		return 0;
 	b = --o->bot;
-	idx_store(w, s, wsq_bot_addr(q, me), b, MEM_ORDER_RELAXED);
-	gw_fence(w, MEM_ORDER_ACQ_REL, s->scope); /* the bottom store before the age read */
+	if (s->access == WSQ_ATOMIC && s->sc && s->scope != MEM_SCOPE_WG) {
+		/* SC atomics (seed 004): a release store the warp waits for, an exchange as x86
+		 * compilers make a seq_cst store, so the age read cannot be performed first. At
+		 * work-group scope both are performed in the L1 and the fence costs nothing but
+		 * the wait (an exchange would be a work-group RMW, which RSP's locks hold up). */
+		gw_atom(w, MEM_ATOM_EXCH, wsq_bot_addr(q, me), 4, b, 0, s->scope,
+			MEM_ORDER_RELEASE);
+	} else {
+		idx_store(w, s, wsq_bot_addr(q, me), b, MEM_ORDER_RELAXED);
+		gw_fence(w, MEM_ORDER_ACQ_REL, s->scope); /* the bottom store before the age read */
+	}
 	rec_load(w, q, wsq_slot_addr(q, me, b), rec);
 	if (s->access == WSQ_ATOMIC)
 		age =
@@ -197,7 +207,7 @@ void wsq_fill(struct gpu_host *h, const struct wsq *q, unsigned i, const uint32_
 void wsq_scenario_sync(enum wsq_scenario sc, struct wsq_sync *own, struct wsq_sync *steal,
 		       bool *stealing)
 {
-	*own = (struct wsq_sync){MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false};
+	*own = (struct wsq_sync){MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false, false};
 	*steal = *own;
 	*stealing = sc == WSQ_STEAL_ONLY || sc == WSQ_RSP || sc == WSQ_SCOPED_STEAL;
 	if (sc == WSQ_SCOPE_ONLY || sc == WSQ_RSP || sc == WSQ_SCOPED_STEAL)

@@ -20,7 +20,8 @@
  *               point is that an L1 without coherence serves stale indices).
  * Records are always plain loads and stores, ordered by the index accesses.
  *
- * Owner pop (the bottom store before the age read needs store-load order: an acq_rel fence):
+ * Owner pop (the bottom store before the age read needs store-load order: an acq_rel fence,
+ * or a bottom exchange the warp waits for, wsq_sync.sc):
  *   b = --bot; store bottom b; fence; load record b; age = load age;
  *   b > top: got it.  Else bottom = 0; tag++; b == top and CAS(age -> tag:0): got it (the last
  *   one); else exchange age = tag:0 (a thief took it); empty.
@@ -47,6 +48,9 @@ struct wsq_sync {
 	enum wsq_access access; /* WSQ_PLAIN: dlb's plain indices with fences */
 	bool probe;		/* a steal first reads the indices with plain loads and gives up
 				   on an empty queue without synchronizing (workload.steal_probe) */
+	bool sc; /* WSQ_ATOMIC: the pop's bottom store is performed before its age read (an
+		    exchange the warp waits for) instead of a fence between them
+		    (workload.queue_order = sc) */
 };
 
 struct wsq {
@@ -124,6 +128,15 @@ extern const char *const wsq_scenario_names[]; /* NULL-terminated */
  * workload.steal_probe. */
 enum wsq_probe { WSQ_PROBE_ATOMIC, WSQ_PROBE_PLAIN, WSQ_PROBES };
 extern const char *const wsq_probe_names[]; /* NULL-terminated */
+
+/* How a pop orders its bottom store before its age read (workload.queue_order): sc, as seed
+ * 004's atomics are ordered (SC for HRF and SC for DRF: Table 3's release store and acquire
+ * load, each performed before the warp's next; no fences in its programs), the store an
+ * exchange the warp waits for; or fence, a C11 / OpenCL 2.0 deque's relaxed store and acq_rel
+ * fence (a whole-L1 invalidation and flush under every protocol here). Either way index loads
+ * are acquire, index stores release, the CAS acq_rel. */
+enum wsq_order { WSQ_ORDER_SC, WSQ_ORDER_FENCE, WSQ_ORDERS };
+extern const char *const wsq_order_names[]; /* NULL-terminated */
 
 /* Whom an idle CTA tries first (inferred: the seed does not say): a random other queue, the
  * next queue in a ring, or the last victim it stole from (random at first). workload.victim. */

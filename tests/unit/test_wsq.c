@@ -150,9 +150,11 @@ static int wq_host(struct gpu_host *h)
 
 static const struct cs_workload wq_wl = {.name = "wsq", .system = "gpu", .gpu = wq_host};
 
-static void run_one(const char *proto, const struct wsq_sync *s, const char *seed, unsigned lanes)
+/* Runs the pattern; returns the fences the SMs executed. */
+static double run_one(const char *proto, const struct wsq_sync *s, const char *seed, unsigned lanes)
 {
-	char p[64];
+	char p[64], stat[32];
+	double fences = 0;
 	const char *sets[] = {p, seed, lanes == 64 ? "core.lanes=64" : NULL, NULL};
 	struct wq_args *a = calloc(1, sizeof(*a));
 	struct sysrun r;
@@ -173,16 +175,21 @@ static void run_one(const char *proto, const struct wsq_sync *s, const char *see
 	ck_assert_uint_gt(a->pops, 0);
 	ck_assert_uint_gt(a->steals, 0);
 	ck_assert_uint_gt(a->empty, 0);
+	for (unsigned i = 0; i < QN; i++) {
+		snprintf(stat, sizeof(stat), "gpu.sm%u.fences", i);
+		fences += sysrun_stat(&r, stat);
+	}
 	sysrun_end(&r);
 	free(a);
+	return fences;
 }
 
 START_TEST(test_exactly_once)
 {
 	static const char *const protos[] = {"gtsc", "tc-weak", "none"};
 	static const char *const seeds[] = {"sim.seed=1", "sim.seed=2", "sim.seed=3"};
-	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false};
-	struct wsq_sync plain = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN, false};
+	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false, false};
+	struct wsq_sync plain = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN, false, false};
 
 	for (unsigned p = 0; p < 3; p++)
 		for (unsigned s = 0; s < 3; s++) {
@@ -201,6 +208,19 @@ START_TEST(test_exactly_once)
 		for (unsigned p = 0; p < 5; p++)
 			run_one(probed_protos[p], &probed, "sim.seed=5", 32);
 	}
+	/* the pop's bottom store as an exchange the warp waits for (workload.queue_order = sc,
+	 * seed 004's SC atomics): no fence is executed, and every task is still taken once */
+	{
+		static const char *const sc_protos[] = {"gtsc",	    "scoped-baseline", "hlrc",
+							"denovo-b", "hlrc-scoped",     "rsp"};
+		struct wsq_sync sc = atomic;
+
+		sc.sc = true;
+		for (unsigned p = 0; p < 6; p++) {
+			ck_assert_double_eq(run_one(sc_protos[p], &sc, "sim.seed=6", 32), 0);
+			ck_assert_double_gt(run_one(sc_protos[p], &atomic, "sim.seed=6", 32), 0);
+		}
+	}
 	/* remote scope (performed as agent scope here) and a 64-lane kernel */
 	atomic.scope = MEM_SCOPE_DEVICE_REMOTE;
 	run_one("gtsc", &atomic, "sim.seed=4", 64);
@@ -210,7 +230,7 @@ END_TEST
 /* A lost steal race is reported as such: with many thieves on one queue some CAS fail. */
 START_TEST(test_lost_races_seen)
 {
-	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false};
+	struct wsq_sync atomic = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_ATOMIC, false, false};
 	unsigned lost = 0;
 
 	for (unsigned s = 1; s <= 3; s++) {
@@ -275,6 +295,15 @@ START_TEST(test_graph_choices)
 		ck_assert_int_eq(s, (int)i - 1);
 	}
 	ck_assert_uint_eq(i, GRAPH_SHAPES + 1);
+	/* workload.size picks the tier; full is the seed's graph at its real node count */
+	ck_assert_int_eq(pannotia_graph_tier(GPU_SIZE_TINY), GRAPH_TIER_TINY);
+	ck_assert_int_eq(pannotia_graph_tier(GPU_SIZE_SMALL), GRAPH_TIER_SMALL);
+	ck_assert_int_eq(pannotia_graph_tier(GPU_SIZE_DEFAULT), GRAPH_TIER_DEFAULT);
+	ck_assert_int_eq(pannotia_graph_tier(GPU_SIZE_FULL), GRAPH_TIER_FULL);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_USA_ROAD_BAY, pannotia_graph_tier(GPU_SIZE_FULL)),
+			  321270);
+	ck_assert_uint_eq(graph_tier_nodes(GRAPH_ECOLOGY1, pannotia_graph_tier(GPU_SIZE_FULL)),
+			  1000000);
 }
 END_TEST
 

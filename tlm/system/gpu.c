@@ -71,13 +71,15 @@ const struct cs_param_table gpu_coherence_params = {
     .size = sizeof(struct gpu_coherence_cfg),
 };
 
-static const char *const size_names[] = {"tiny", "small", "default", NULL};
+static const char *const size_names[] = {"tiny", "small", "default", "full", NULL};
 static const char *const check_names[] = {"sample", "full", NULL};
 
 static const struct cs_param workload_rows[] = {
     {"size", CS_P_ENUM, offsetof(struct gpu_workload_cfg, size), "small", "",
-     "input size: tiny (unit tests), small (CI), default (sized like the papers' runs)", 0, 0,
-     size_names},
+     "input size: tiny (unit tests), small (CI), default (sized like the papers' runs), full "
+     "(the original inputs' sizes where a workload has them: the graphs of sssp, color and "
+     "pagerank at their real node counts, docs/graphs.md; other workloads as default)",
+     0, 0, size_names},
     {"check", CS_P_ENUM, offsetof(struct gpu_workload_cfg, check), "sample", "",
      "how a benchmark with a costly host reference (sgm, ccp) checks its output: sample (a "
      "seeded random sample of workload.samples outputs, each bit for bit; the host side then "
@@ -114,6 +116,13 @@ static const struct cs_param workload_rows[] = {
      "loads of its indices), plain (plain loads first; the acquire loads and the CAS only when "
      "the queue looks non-empty)",
      0, 0, wsq_probe_names},
+    {"queue_order", CS_P_ENUM, offsetof(struct gpu_workload_cfg, queue_order), "sc", "",
+     "sssp, color, pagerank: how a pop orders its bottom store before its age read: sc (seed "
+     "004's SC atomics: a release store the warp waits for, an exchange; no fence) or fence "
+     "(a C11 / OpenCL 2.0 deque's relaxed store and acq_rel fence: a whole-L1 invalidation "
+     "and store-buffer flush per pop under the scoped protocols and hLRC). Index loads are "
+     "acquire, stores release, the CAS acq_rel either way",
+     0, 0, wsq_order_names},
     {NULL},
 };
 

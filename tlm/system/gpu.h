@@ -29,6 +29,7 @@ struct gpu_workload_cfg {
 	uint64_t chunk;			   /* nodes per task, 0: one per work-item */
 	unsigned victim;		   /* enum wsq_victim */
 	unsigned steal_probe;		   /* enum wsq_probe */
+	unsigned queue_order;		   /* enum wsq_order */
 };
 
 extern const struct cs_param_table gpu_params;		 /* "gpu" */

@@ -60,7 +60,8 @@ struct dlb_args {
 
 /* dlb's deques: plain indices with fences at agent scope (an L1 without coherence serves stale
  * ones), an acq_rel CAS on the age word. */
-static const struct wsq_sync dlb_sync = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN, false};
+static const struct wsq_sync dlb_sync = {MEM_SCOPE_DEVICE, MEM_ORDER_ACQ_REL, WSQ_PLAIN, false,
+					 false};
 
 static struct wsq dlb_wsq(const struct dlb_args *a)
 {
