@@ -7,7 +7,8 @@
 # atomics at the L2 like agent-scope ones, so even the scenarios with work-group scope verify),
 # in all four scenarios: every run must exit 0 with its "verified" note, and the stealing
 # scenarios must have stolen somewhere. Each steal-only run twice: the same results JSON (minus
-# host timing). Chunk 32 and a 64-lane machine once each. Bad parameters: one located line.
+# host timing). Chunk 32 and a 64-lane machine once each; DeNovo-B on the 128-CU system with
+# a 32 KB L2 (evictions of registered data). Bad parameters: one located line.
 . "$(dirname "$0")/lib.bash" "$@"
 
 C=$SRC/configs/default.cfg
@@ -77,6 +78,13 @@ notes chunk.json | grep -q "^wsq: rsp, 16 queues x 2 x 32 lanes, chunk 32, stick
 	--set workload.victim=ring -o l64.json >/dev/null 2>l64.err || fail "64 lanes: $(cat l64.err)"
 notes l64.json | grep -q "^wsq: steal-only, 16 queues x 2 x 64 lanes, chunk 128, ring victim" ||
 	fail "64 lanes: $(notes l64.json)"
+
+# DeNovo-B with its registered data overflowing a 32 KB L2 (1 KB a bank on the 128-CU system):
+# a read that reached memory while an evicted line's owner data was on its way there read
+# stale ranks (1 783 of 2 048 wrong before sc_home parked it)
+"$BIN" run -c "$SRC/configs/hlrc-128cu.cfg" -q -w pagerank --set workload.size=tiny \
+	--set coherence.protocol=denovo-b --set workload.scenario=steal-only --set l2.size_kib=1 \
+	-o l2small.json >/dev/null 2>l2small.err || fail "denovo-b, 32 KB L2: $(cat l2small.err)"
 
 # bad parameters: one line naming the key or the file, status 3, nothing written
 mkdir bad && cd bad || exit 1
