@@ -233,23 +233,21 @@ static void phase_done(struct sc_home *h, unsigned i)
 	txn_close(h, i, m);
 }
 
-static bool line_busy(struct sc_home *h, uint64_t line)
+#define SC_K_ANY 0xff /* line_has_txn: a record of any kind */
+
+/* Does a live record of `kind` (SC_K_ANY: any) hold line? */
+static bool line_has_txn(struct sc_home *h, uint64_t line, unsigned kind)
 {
 	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++)
-		if (sc_acks_live(h->acks, i) && txn_at(h, i)->line == line)
+		if (sc_acks_live(h->acks, i) && txn_at(h, i)->line == line &&
+		    (kind == SC_K_ANY || txn_at(h, i)->kind == kind))
 			return true;
 	return false;
 }
 
-/* Is the bank's eviction of line waiting for its owner's data? The bank no longer holds the
- * line, so it cannot say who owns it, and memory is stale until that data is in. */
-static bool line_evicting(struct sc_home *h, uint64_t line)
+static bool line_busy(struct sc_home *h, uint64_t line)
 {
-	for (unsigned i = 0; i < sc_acks_cap(h->acks); i++)
-		if (sc_acks_live(h->acks, i) && txn_at(h, i)->line == line &&
-		    txn_at(h, i)->kind == SC_K_EVICT)
-			return true;
-	return false;
+	return line_has_txn(h, line, SC_K_ANY);
 }
 
 static int new_txn(struct sc_home *h, uint64_t line, uint8_t kind, struct mem_msg *req)
@@ -819,12 +817,14 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 			if (o >= 0 && o != m->src && line_fwd_only(h, line))
 				return reg_data(h, m, line, (unsigned)o, grant);
 			if ((o >= 0 && h->rv->store_reg && line_busy(h, line)) ||
-			    (o < 0 && m->type == GPU_MSG_READ && line_evicting(h, line))) {
+			    (o < 0 && m->type == GPU_MSG_READ &&
+			     line_has_txn(h, line, SC_K_EVICT))) {
 				/* DeNovo-B: the only up-to-date copy of written data is the
 				 * owner's, on its way through a transfer or an UnReg: the access
 				 * waits for it (no flush is owed there, so nothing waits for it).
-				 * Any registration: a read of a line the bank evicted waits for its
-				 * owner's data, on the way to memory, which is stale until it lands
+				 * Any registration: a read of a line the bank evicted (it no longer
+				 * knows the owner) waits for the owner's data, on the way to memory,
+				 * which is stale until it lands
 				 * (seen at full size as lost ranks). Not a write: the owner's
 				 * write-throughs drain before its recall can be answered */
 				park(h, m);
