@@ -79,12 +79,17 @@ notes chunk.json | grep -q "^wsq: rsp, 16 queues x 2 x 32 lanes, chunk 32, stick
 notes l64.json | grep -q "^wsq: steal-only, 16 queues x 2 x 64 lanes, chunk 128, ring victim" ||
 	fail "64 lanes: $(notes l64.json)"
 
-# DeNovo-B with its registered data overflowing a 32 KB L2 (1 KB a bank on the 128-CU system):
-# a read that reached memory while an evicted line's owner data was on its way there read
-# stale ranks (1 783 of 2 048 wrong before sc_home parked it)
-"$BIN" run -c "$SRC/configs/hlrc-128cu.cfg" -q -w pagerank --set workload.size=tiny \
-	--set coherence.protocol=denovo-b --set workload.scenario=steal-only --set l2.size_kib=1 \
-	-o l2small.json >/dev/null 2>l2small.err || fail "denovo-b, 32 KB L2: $(cat l2small.err)"
+# DeNovo-B with its registered data overflowing a 32 KB L2 (1 KB a bank on the 128-CU system).
+# pagerank: a read that reached memory while an evicted line's owner data was on its way there
+# read stale ranks (1 783 of 2 048 wrong before sc_home parked it). color: a read forwarded to
+# the owner just before the bank evicted the line went to memory ahead of the owner's data
+# (1 of 2 025 colors wrong before it waited for the eviction's recall)
+for w in pagerank color; do
+	"$BIN" run -c "$SRC/configs/hlrc-128cu.cfg" -q -w $w --set workload.size=tiny \
+		--set coherence.protocol=denovo-b --set workload.scenario=steal-only \
+		--set l2.size_kib=1 -o l2small-$w.json >/dev/null 2>l2small-$w.err ||
+		fail "$w, denovo-b, 32 KB L2: $(cat l2small-$w.err)"
+done
 
 # bad parameters: one line naming the key or the file, status 3, nothing written
 mkdir bad && cd bad || exit 1

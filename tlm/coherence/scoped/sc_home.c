@@ -402,7 +402,8 @@ static void release_followers(struct sc_home *h, unsigned i);
 /* Has the owner of record i's registration given it back since it answered i's forward from
  * its copy? GAVE_NO; GAVE_AT_BANK: its UnReg is served (the L2 line names another owner or
  * grant, or is gone) or pushed to the bank by another record; GAVE_HELD: another record holds
- * the UnReg, waiting for its own ack. */
+ * the UnReg, waiting for its own ack, or the bank evicted the line and its recall has not
+ * brought the owner's data yet (the eviction's record releases the access, release_followers). */
 enum { GAVE_NO, GAVE_AT_BANK, GAVE_HELD };
 
 static int owner_gave_back(struct sc_home *h, unsigned i)
@@ -411,6 +412,15 @@ static int owner_gave_back(struct sc_home *h, unsigned i)
 	const struct cache_line *l = cache_lookup(gpu_l2_cache(h->l2), t->line);
 	int gave = GAVE_NO;
 
+	for (unsigned j = 0; !l && j < sc_acks_cap(h->acks); j++) {
+		const struct sc_txn *o = txn_at(h, j);
+
+		/* the bank evicted the line after the forward left: the owner's data of the
+		 * eviction's recall is not at the bank yet, and memory is stale until it is */
+		if (j != i && sc_acks_live(h->acks, j) && o->line == t->line &&
+		    o->kind == SC_K_EVICT && o->owner == t->owner && !o->carry)
+			return GAVE_HELD;
+	}
 	if (!names_owner(l, t))
 		return GAVE_AT_BANK;
 	for (unsigned j = 0; j < sc_acks_cap(h->acks); j++) {
@@ -463,7 +473,7 @@ static void recall_done(struct sc_home *h, unsigned i)
 	bank_push(h, d, i);
 	if (t->req)
 		bank_push(h, t->req, i);
-	if (unreg)
+	if (unreg || t->kind == SC_K_EVICT)
 		release_followers(h, i);
 }
 
