@@ -76,6 +76,10 @@ struct pn_args {
 	uint32_t colour, pr_base; /* this round's color; pagerank's 0.15 / n */
 	struct pn_stats *st;	  /* host memory */
 	uint32_t *times;	  /* host memory: per task, times processed this launch */
+	/* host memory, per CTA, this launch (pn_balance): the cycle it started, the cycle it last
+	 * popped a task of its own queue, and the cycle its own queue first gave it nothing (0:
+	 * not yet) */
+	uint64_t *t_start, *t_last_pop, *t_own_end;
 };
 
 /* ---- warp side ------------------------------------------------------------------------------ */
@@ -309,7 +313,11 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 		a->st->pop_tries++;
 		got = wsq_pop(w, &a->q, me, o, &a->own, rec, NULL);
 		a->st->pops += (unsigned)got;
+		if (got)
+			a->t_last_pop[me] = gw_cycle(w);
 	}
+	if (!got && !a->t_own_end[me])
+		a->t_own_end[me] = gw_cycle(w);
 	if (!a->stealing || nq < 2)
 		return got;
 	if (o->bot == 0 && !*counted) {
@@ -363,8 +371,10 @@ static void pn_kernel(struct gpu_warp *w)
 	bool counted = false;
 	struct wsq_owner own = {0};
 
-	if (wid == 0)
+	if (wid == 0) {
+		a->t_start[gw_cta(w)] = gw_cycle(w);
 		wsq_owner_load(w, &a->q, gw_cta(w), &a->own, &own);
+	}
 	/* Two scratchpad slots used in turn: warp 0 writes slot i % 2 only after every warp has
 	 * passed the barrier of task i - 1, so nobody still reads it. */
 	for (unsigned it = 0;; it++) {
@@ -436,6 +446,11 @@ struct pn_run {
 	unsigned *qtasks; /* tasks per queue */
 	unsigned chunk, launches;
 	enum wsq_scenario scenario;
+	/* pn_balance over the launches, in CTA cycles: the task phases' (each launch's from its
+	 * first CTA's start to its last CTA's own queue's end, times the CTAs), the CTAs' idle
+	 * cycles after their own queue's end, and those of them while another queue still held
+	 * a task */
+	uint64_t phase_cycles, idle_cycles, stealable_cycles;
 };
 
 enum graph_tier pannotia_graph_tier(enum gpu_size size)
@@ -536,7 +551,10 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 		    r->who, r->chunk, cap, WSQ_MAX_CAP);
 	r->recs = calloc((size_t)a->ntasks * PN_REC, sizeof(*r->recs));
 	a->times = calloc(a->ntasks, sizeof(*a->times));
-	if (!r->recs || !a->times)
+	a->t_start = calloc(nq, sizeof(*a->t_start));
+	a->t_last_pop = calloc(nq, sizeof(*a->t_last_pop));
+	a->t_own_end = calloc(nq, sizeof(*a->t_own_end));
+	if (!r->recs || !a->times || !a->t_start || !a->t_last_pop || !a->t_own_end)
 		return -CS_ENOMEM;
 	for (unsigned q = 0; q < nq; q++) {
 		uint32_t lo = (uint32_t)((uint64_t)n * q / nq),
@@ -573,6 +591,31 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 	return 0;
 }
 
+/* How evenly the launch's work fell on the queues (V4): its task phase runs from the first
+ * CTA's start to the last CTA's finding its own queue empty. A CTA whose own queue ended
+ * before is idle without stealing; stealing can fill only the part of that while another
+ * queue still holds a task (a task is not split), which bounds what it can gain. */
+static void pn_balance(struct pn_run *r)
+{
+	const struct pn_args *a = &r->a;
+	unsigned nq = a->q.queues;
+	uint64_t first = UINT64_MAX, last = 0, avail = 0;
+
+	for (unsigned q = 0; q < nq; q++) {
+		first = a->t_start[q] < first ? a->t_start[q] : first;
+		last = a->t_own_end[q] > last ? a->t_own_end[q] : last;
+		avail = a->t_last_pop[q] > avail ? a->t_last_pop[q] : avail;
+	}
+	if (last <= first)
+		return;
+	r->phase_cycles += (last - first) * nq;
+	for (unsigned q = 0; q < nq; q++) {
+		r->idle_cycles += last - a->t_own_end[q];
+		if (avail > a->t_own_end[q])
+			r->stealable_cycles += avail - a->t_own_end[q];
+	}
+}
+
 /* One launch of kernel `kind` over every node: queues refilled, stop word cleared; then every
  * task must have been processed exactly once. *stop (may be NULL): the stop word after. */
 static int pn_launch(struct gpu_host *h, struct pn_run *r, enum pn_kind kind, uint32_t *stop)
@@ -586,6 +629,9 @@ static int pn_launch(struct gpu_host *h, struct pn_run *r, enum pn_kind kind, ui
 		t += r->qtasks[q];
 	}
 	memset(a->times, 0, a->ntasks * sizeof(*a->times));
+	memset(a->t_start, 0, a->q.queues * sizeof(*a->t_start));
+	memset(a->t_last_pop, 0, a->q.queues * sizeof(*a->t_last_pop));
+	memset(a->t_own_end, 0, a->q.queues * sizeof(*a->t_own_end));
 	gh_write32(h, a->stop, 0);
 	gh_write32(h, a->drained, 0);
 	a->kind = kind;
@@ -594,6 +640,7 @@ static int pn_launch(struct gpu_host *h, struct pn_run *r, enum pn_kind kind, ui
 	if (rc)
 		return rc;
 	r->launches++;
+	pn_balance(r);
 	for (t = 0; t < a->ntasks; t++)
 		if (a->times[t] != 1) {
 			const uint32_t *rec = r->recs + (size_t)t * PN_REC;
@@ -621,6 +668,14 @@ static void pn_note(struct gpu_host *h, const struct pn_run *r, const char *what
 		wsq_scenario_names[r->scenario], r->a.q.queues, PN_WARPS, r->k.lanes, r->chunk,
 		wsq_victim_names[r->a.victim], r->st.tasks, r->st.pops, r->st.steal_tries,
 		r->st.steals, r->st.lost);
+	if (r->phase_cycles)
+		gh_note(h,
+			"wsq balance: work-groups idle %.1f%% of the task phases after their own "
+			"queue, %.1f%% while another queue still held a task (%" PRIu64
+			" of %" PRIu64 " work-group cycles)",
+			100.0 * (double)r->idle_cycles / (double)r->phase_cycles,
+			100.0 * (double)r->stealable_cycles / (double)r->phase_cycles,
+			r->stealable_cycles, r->phase_cycles);
 }
 
 static void pn_free(struct pn_run *r)
@@ -630,6 +685,9 @@ static void pn_free(struct pn_run *r)
 	free(r->recs);
 	free(r->qtasks);
 	free(r->a.times);
+	free(r->a.t_start);
+	free(r->a.t_last_pop);
+	free(r->a.t_own_end);
 }
 
 /* Reads n words at addr and compares them with want; 0 or a failure naming the first. */

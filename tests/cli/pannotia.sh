@@ -49,6 +49,13 @@ for w in sssp color pagerank; do
 				grep -q "^$w: $g, .*verified" "$n.notes" || fail "$n: notes: $(cat "$n.notes")"
 				grep -q "^wsq: $sc, 16 queues x 2 x 32 lanes, chunk 64" "$n.notes" ||
 					fail "$n: no queue note: $(cat "$n.notes")"
+				# the balance note: idle after the own queue (a share of the task
+				# phases) bounds the idle while another queue still held a task
+				awk '/^wsq balance: / { seen = 1; a = $5 + 0; b = $14 + 0;
+					x = substr($22, 2) + 0;
+					if (!(b <= a && a < 100 && x <= $24 && $24 > 0)) bad = 1 }
+					END { exit !(seen && !bad) }' "$n.notes" ||
+					fail "$n: balance note: $(grep balance "$n.notes")"
 				s=$(sed -n 's/.* \([0-9]*\) steals, .*/\1/p' "$n.notes")
 				case $sc in
 				baseline | scope-only)
