@@ -97,6 +97,17 @@ for w in pagerank color; do
 		--set l2.size_kib=1 -o l2small-$w.json >/dev/null 2>l2small-$w.err ||
 		fail "$w, denovo-b, 32 KB L2: $(cat l2small-$w.err)"
 done
+# DeNovo-Rprio with a 1 KB L1 on 4 CUs: a line evicted while its StReg was out wrote its bytes
+# back behind the GetR, whose answer registered a copy without them (color did not converge,
+# pagerank on opf_10000 had every rank wrong, before the L1 chose such a line last)
+for w in color:ecology1:baseline pagerank:opf_10000:steal-only sssp:usa-road-d.bay:baseline; do
+	IFS=: read -r wl g sc <<<"$w"
+	"$BIN" run -c "$SRC/configs/hlrc-128cu.cfg" -q -w "$wl" --set workload.size=tiny \
+		--set workload.graph="$g" --set coherence.protocol=denovo-rprio \
+		--set workload.scenario="$sc" --set gpu.sms=4 --set l1.size_kib=1 \
+		-o l1small-$wl.json >/dev/null 2>l1small-$wl.err ||
+		fail "$wl, denovo-rprio, 1 KB L1: $(cat l1small-$wl.err)"
+done
 
 # bad parameters: one line naming the key or the file, status 3, nothing written
 mkdir bad && cd bad || exit 1

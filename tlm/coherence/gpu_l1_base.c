@@ -511,14 +511,31 @@ static bool l1_not_reg(void *ctx, const struct cache_line *l)
 	return l->state != L1_REG;
 }
 
+/* A line with no fill on its way (a StReg's GetR, whose answer registers the written line). */
+static bool l1_not_busy(void *ctx, const struct cache_line *l)
+{
+	return !mshr_find(((struct gpu_l1 *)ctx)->mshr, l->addr);
+}
+
+static bool l1_not_reg_busy(void *ctx, const struct cache_line *l)
+{
+	return l->state != L1_REG && l1_not_busy(ctx, l);
+}
+
 /* The way a fill takes: under Rprio registered lines go only when nothing else may (seed 004
- * §2.5 corner case 5), else LRU. */
+ * §2.5 corner case 5), else LRU. Under DeNovo a line whose fill is on its way goes last: one
+ * evicted while its StReg is out would write its bytes back behind the GetR, and the answer
+ * would register a copy without them (the owner's copy, which forwards then serve: colors
+ * lost under DeNovo-Rprio, whose small choice of ways made this common). */
 static struct cache_line *l1_victim(struct gpu_l1 *l1, uint64_t addr)
 {
 	struct cache_line *v = NULL;
 
 	if (l1->rv && l1->rv->rprio)
-		v = cache_victim(l1->cache, addr, l1_not_reg, NULL);
+		v = cache_victim(l1->cache, addr, l1_stores_reg(l1) ? l1_not_reg_busy : l1_not_reg,
+				 l1);
+	if (!v && l1_stores_reg(l1))
+		v = cache_victim(l1->cache, addr, l1_not_busy, l1);
 	return v ? v : cache_victim(l1->cache, addr, NULL, NULL);
 }
 
