@@ -61,6 +61,12 @@ struct pn_stats {
 	uint64_t pop_tries, pops, steal_tries, steals, lost, tasks;
 };
 
+/* When a CTA started the launch, last popped a task of its own queue, and first found its own
+ * queue giving it nothing (0: not yet). */
+struct pn_cta_cycles {
+	uint64_t start, last_pop, own_end;
+};
+
 struct pn_args {
 	struct wsq q;
 	struct wsq_sync own, thief;
@@ -73,13 +79,10 @@ struct pn_args {
 	uint64_t value, color, maxv; /* color */
 	uint64_t stop;		     /* uint32 on its own line */
 	uint64_t drained; /* uint32 on its own line: queues whose owner took their last task */
-	uint32_t colour, pr_base; /* this round's color; pagerank's 0.15 / n */
-	struct pn_stats *st;	  /* host memory */
-	uint32_t *times;	  /* host memory: per task, times processed this launch */
-	/* host memory, per CTA, this launch (pn_balance): the cycle it started, the cycle it last
-	 * popped a task of its own queue, and the cycle its own queue first gave it nothing (0:
-	 * not yet) */
-	uint64_t *t_start, *t_last_pop, *t_own_end;
+	uint32_t colour, pr_base;  /* this round's color; pagerank's 0.15 / n */
+	struct pn_stats *st;	   /* host memory */
+	uint32_t *times;	   /* host memory: per task, times processed this launch */
+	struct pn_cta_cycles *cyc; /* host memory, per CTA, this launch (pn_balance) */
 };
 
 /* ---- warp side ------------------------------------------------------------------------------ */
@@ -314,10 +317,10 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 		got = wsq_pop(w, &a->q, me, o, &a->own, rec, NULL);
 		a->st->pops += (unsigned)got;
 		if (got)
-			a->t_last_pop[me] = gw_cycle(w);
+			a->cyc[me].last_pop = gw_cycle(w);
 	}
-	if (!got && !a->t_own_end[me])
-		a->t_own_end[me] = gw_cycle(w);
+	if (!got && !a->cyc[me].own_end)
+		a->cyc[me].own_end = gw_cycle(w);
 	if (!a->stealing || nq < 2)
 		return got;
 	if (o->bot == 0 && !*counted) {
@@ -372,7 +375,7 @@ static void pn_kernel(struct gpu_warp *w)
 	struct wsq_owner own = {0};
 
 	if (wid == 0) {
-		a->t_start[gw_cta(w)] = gw_cycle(w);
+		a->cyc[gw_cta(w)].start = gw_cycle(w);
 		wsq_owner_load(w, &a->q, gw_cta(w), &a->own, &own);
 	}
 	/* Two scratchpad slots used in turn: warp 0 writes slot i % 2 only after every warp has
@@ -551,10 +554,8 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 		    r->who, r->chunk, cap, WSQ_MAX_CAP);
 	r->recs = calloc((size_t)a->ntasks * PN_REC, sizeof(*r->recs));
 	a->times = calloc(a->ntasks, sizeof(*a->times));
-	a->t_start = calloc(nq, sizeof(*a->t_start));
-	a->t_last_pop = calloc(nq, sizeof(*a->t_last_pop));
-	a->t_own_end = calloc(nq, sizeof(*a->t_own_end));
-	if (!r->recs || !a->times || !a->t_start || !a->t_last_pop || !a->t_own_end)
+	a->cyc = calloc(nq, sizeof(*a->cyc));
+	if (!r->recs || !a->times || !a->cyc)
 		return -CS_ENOMEM;
 	for (unsigned q = 0; q < nq; q++) {
 		uint32_t lo = (uint32_t)((uint64_t)n * q / nq),
@@ -602,17 +603,21 @@ static void pn_balance(struct pn_run *r)
 	uint64_t first = UINT64_MAX, last = 0, avail = 0;
 
 	for (unsigned q = 0; q < nq; q++) {
-		first = a->t_start[q] < first ? a->t_start[q] : first;
-		last = a->t_own_end[q] > last ? a->t_own_end[q] : last;
-		avail = a->t_last_pop[q] > avail ? a->t_last_pop[q] : avail;
+		const struct pn_cta_cycles *c = &a->cyc[q];
+
+		first = c->start < first ? c->start : first;
+		last = c->own_end > last ? c->own_end : last;
+		avail = c->last_pop > avail ? c->last_pop : avail;
 	}
 	if (last <= first)
 		return;
 	r->phase_cycles += (last - first) * nq;
 	for (unsigned q = 0; q < nq; q++) {
-		r->idle_cycles += last - a->t_own_end[q];
-		if (avail > a->t_own_end[q])
-			r->stealable_cycles += avail - a->t_own_end[q];
+		uint64_t end = a->cyc[q].own_end;
+
+		r->idle_cycles += last - end;
+		if (avail > end)
+			r->stealable_cycles += avail - end;
 	}
 }
 
@@ -629,9 +634,7 @@ static int pn_launch(struct gpu_host *h, struct pn_run *r, enum pn_kind kind, ui
 		t += r->qtasks[q];
 	}
 	memset(a->times, 0, a->ntasks * sizeof(*a->times));
-	memset(a->t_start, 0, a->q.queues * sizeof(*a->t_start));
-	memset(a->t_last_pop, 0, a->q.queues * sizeof(*a->t_last_pop));
-	memset(a->t_own_end, 0, a->q.queues * sizeof(*a->t_own_end));
+	memset(a->cyc, 0, a->q.queues * sizeof(*a->cyc));
 	gh_write32(h, a->stop, 0);
 	gh_write32(h, a->drained, 0);
 	a->kind = kind;
@@ -685,9 +688,7 @@ static void pn_free(struct pn_run *r)
 	free(r->recs);
 	free(r->qtasks);
 	free(r->a.times);
-	free(r->a.t_start);
-	free(r->a.t_last_pop);
-	free(r->a.t_own_end);
+	free(r->a.cyc);
 }
 
 /* Reads n words at addr and compares them with want; 0 or a failure naming the first. */

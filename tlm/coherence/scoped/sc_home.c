@@ -834,9 +834,9 @@ static enum apu_recv home_recv(void *owner, struct mem_msg *m)
 				 * waits for it (no flush is owed there, so nothing waits for it).
 				 * Any registration: a read of a line the bank evicted (it no longer
 				 * knows the owner) waits for the owner's data, on the way to memory,
-				 * which is stale until it lands
-				 * (seen at full size as lost ranks). Not a write: the owner's
-				 * write-throughs drain before its recall can be answered */
+				 * which is stale until it lands (seen at full size as lost ranks).
+				 * Not a write: the owner's write-throughs drain before its recall
+				 * can be answered */
 				park(h, m);
 				return APU_TAKE;
 			}
