@@ -38,6 +38,7 @@
 #define HEAP_BASE	  0x10000000ull
 #define GPU_MAX_PROTOCOLS 16
 #define MAX_NOTES	  16
+#define NOTE_BYTES	  256 /* a longer note ends in "..." */
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -176,7 +177,7 @@ struct gpu_sys {
 	int host_rc;
 	bool host_finished;
 	uint64_t heap;
-	char notes[MAX_NOTES][160];
+	char notes[MAX_NOTES][NOTE_BYTES];
 	unsigned nnotes;
 
 	/* --record: the trace being filled and the running kernel's entry in it */
@@ -677,7 +678,9 @@ void gh_note(struct gpu_host *h, const char *fmt, ...)
 	if (g->nnotes == MAX_NOTES)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(g->notes[g->nnotes++], sizeof(g->notes[0]), fmt, ap);
+	if (vsnprintf(g->notes[g->nnotes], NOTE_BYTES, fmt, ap) >= NOTE_BYTES)
+		memcpy(g->notes[g->nnotes] + NOTE_BYTES - 4, "...", 4);
+	g->nnotes++;
 	va_end(ap);
 }
 
