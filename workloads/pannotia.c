@@ -59,6 +59,10 @@ static const char *const kind_names[] = {"sssp_relax", "color_max", "color_assig
 /* Simulator-side counters (no simulated memory traffic). */
 struct pn_stats {
 	uint64_t pop_tries, pops, steal_tries, steals, lost, tasks;
+	/* warp 0's cycles (the wsq time note): finding a task by a pop, by a steal (the failed
+	 * pop and every try before it), finding none; running own and stolen tasks (from the
+	 * barrier that hands the task out to warp 0's next look, its own share of the nodes) */
+	uint64_t find_pop, find_steal, find_none, run_own, run_stolen;
 };
 
 /* When a CTA started the launch, last popped a task of its own queue, and first found its own
@@ -304,8 +308,9 @@ static bool all_drained(struct gpu_warp *w, const struct pn_args *a)
 
 /* Warp 0: a task from the own queue, else (stealing) from the other queues, one victim at a
  * time starting where the victim policy says, the drained count polled before each try (the
- * termination test of Cederman & Tsigas between steal attempts). 1 with the record, or 0: no
- * work left for this CTA (every queue drained, or a whole round of the others found empty). */
+ * termination test of Cederman & Tsigas between steal attempts). 1 with an own record, 2 with
+ * a stolen one, or 0: no work left for this CTA (every queue drained, or a whole round of the
+ * others found empty). */
 static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_owner *o,
 		     unsigned *last, bool *counted, uint32_t *rec)
 {
@@ -355,7 +360,7 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 		if (r == WSQ_STOLEN) {
 			a->st->steals++;
 			*last = off;
-			return 1;
+			return 2;
 		}
 		if (r == WSQ_LOST)
 			a->st->lost++; /* the victim had more: try it again */
@@ -373,6 +378,8 @@ static void pn_kernel(struct gpu_warp *w)
 	unsigned last = UINT32_MAX;
 	bool counted = false;
 	struct wsq_owner own = {0};
+	uint64_t handed = 0; /* warp 0: when the current task was handed out */
+	int running = 0;     /* warp 0: the current task's next_task result */
 
 	if (wid == 0) {
 		a->cyc[gw_cta(w)].start = gw_cycle(w);
@@ -385,7 +392,18 @@ static void pn_kernel(struct gpu_warp *w)
 
 		if (wid == 0) {
 			uint32_t rec[PN_REC] = {0};
-			int got = next_task(w, a, &own, &last, &counted, rec);
+			uint64_t t0 = gw_cycle(w);
+			int got;
+
+			if (running == 1)
+				a->st->run_own += t0 - handed;
+			else if (running == 2)
+				a->st->run_stolen += t0 - handed;
+			got = next_task(w, a, &own, &last, &counted, rec);
+			*(got == 2 ? &a->st->find_steal
+			  : got	   ? &a->st->find_pop
+				   : &a->st->find_none) += gw_cycle(w) - t0;
+			running = got;
 
 			if (got && (rec[2] >= a->ntasks || rec[1] == 0 || rec[0] >= a->n ||
 				    rec[1] > a->n - rec[0])) {
@@ -408,6 +426,8 @@ static void pn_kernel(struct gpu_warp *w)
 		gw_smem_access(w);
 		if (!slot[0])
 			return;
+		if (wid == 0)
+			handed = gw_cycle(w);
 		first = slot[1];
 		count = slot[2];
 		for (uint32_t off = wid * lanes; off < count; off += nw * lanes) {
@@ -660,6 +680,11 @@ static int pn_launch(struct gpu_host *h, struct pn_run *r, enum pn_kind kind, ui
 	return 0;
 }
 
+static double pn_mean(uint64_t sum, uint64_t n)
+{
+	return n ? (double)sum / (double)n : 0.0;
+}
+
 static void pn_note(struct gpu_host *h, const struct pn_run *r, const char *what)
 {
 	gh_note(h, "%s: %s, %" PRIu32 " nodes, %" PRIu32 " entries, %u launches; %s", r->who,
@@ -679,6 +704,12 @@ static void pn_note(struct gpu_host *h, const struct pn_run *r, const char *what
 			100.0 * (double)r->idle_cycles / (double)r->phase_cycles,
 			100.0 * (double)r->stealable_cycles / (double)r->phase_cycles,
 			r->stealable_cycles, r->phase_cycles);
+	gh_note(h,
+		"wsq time: warp 0 finds a task in %.0f cycles by a pop, %.0f by a steal, none in "
+		"%.0f; runs its share of an own task in %.0f, of a stolen one in %.0f",
+		pn_mean(r->st.find_pop, r->st.pops), pn_mean(r->st.find_steal, r->st.steals),
+		pn_mean(r->st.find_none, (uint64_t)r->launches * r->a.q.queues),
+		pn_mean(r->st.run_own, r->st.pops), pn_mean(r->st.run_stolen, r->st.steals));
 }
 
 static void pn_free(struct pn_run *r)

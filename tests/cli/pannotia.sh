@@ -6,7 +6,8 @@
 # configs/default.cfg (16 SMs), under gtsc and tc-weak (coherent; they perform work-group-scope
 # atomics at the L2 like agent-scope ones, so even the scenarios with work-group scope verify),
 # in all four scenarios: every run must exit 0 with its "verified" note, and the stealing
-# scenarios must have stolen somewhere. Each steal-only run twice: the same results JSON (minus
+# scenarios must have stolen somewhere, and the balance and time notes must be consistent. Each
+# steal-only run twice: the same results JSON (minus
 # host timing). Chunk 32 and a 64-lane machine once each; DeNovo-B on the 128-CU system with
 # a 32 KB L2 (evictions of registered data). Bad parameters: one located line.
 . "$(dirname "$0")/lib.bash" "$@"
@@ -57,6 +58,13 @@ for w in sssp color pagerank; do
 					END { exit !(seen && !bad) }' "$n.notes" ||
 					fail "$n: balance note: $(grep balance "$n.notes")"
 				s=$(sed -n 's/.* \([0-9]*\) steals, .*/\1/p' "$n.notes")
+				# the time note: every work-group pops and runs; a steal's find and
+				# run times are there exactly when something was stolen
+				awk -v s="${s:-0}" '/^wsq time: / { seen = 1;
+					if (!($9 > 0 && $29 > 0 && ($14 > 0) == (s > 0) &&
+					      ($35 > 0) == (s > 0))) bad = 1 }
+					END { exit !(seen && !bad) }' "$n.notes" ||
+					fail "$n: time note: $(grep 'wsq time' "$n.notes")"
 				case $sc in
 				baseline | scope-only)
 					[ "$s" = 0 ] || fail "$n: $s steals without stealing"
