@@ -1,8 +1,9 @@
-/* util/error.c - error texts and struct cs_err helpers. */
+/* util/error.c - error texts, struct cs_err helpers, and cut-marked formatting. */
 #include "util/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 static const char *const cs_err_texts[CS_ERRNO_COUNT] = {[CS_OK] = "success",
 #define CS_ERRNO_TEXT(name, text) [CS_##name] = text,
@@ -58,4 +59,21 @@ void cs_err_clear(struct cs_err *e)
 		return;
 	e->code = 0;
 	e->msg[0] = '\0';
+}
+
+void cs_vformat_cut(char *buf, size_t len, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, len, fmt, ap);
+
+	if (n >= 0 && (size_t)n >= len)
+		memcpy(buf + len - 4, "...", 4);
+}
+
+void cs_format_cut(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cs_vformat_cut(buf, len, fmt, ap);
+	va_end(ap);
 }

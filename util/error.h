@@ -60,4 +60,10 @@ int cs_err_vset_at(struct cs_err *e, int code, const char *path, unsigned long l
 /* Resets *e to "no error". */
 void cs_err_clear(struct cs_err *e);
 
+/* Formats into buf (len > 3 bytes); a text that does not fit is cut and ends in "...", so a
+ * reader sees that it was cut (the systems' run notes). */
+void cs_vformat_cut(char *buf, size_t len, const char *fmt, va_list ap);
+void cs_format_cut(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif

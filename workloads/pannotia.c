@@ -56,13 +56,16 @@ enum pn_kind { K_SSSP, K_COLOR1, K_COLOR2, K_PR1, K_PR2 };
 static const char *const kind_names[] = {"sssp_relax", "color_max", "color_assign", "pr_push",
 					 "pr_update"};
 
+/* What next_task found: nothing, a task of the own queue, a stolen one. */
+enum pn_found { PN_NONE, PN_OWN, PN_STOLEN, PN_FOUND_KINDS };
+
 /* Simulator-side counters (no simulated memory traffic). */
 struct pn_stats {
 	uint64_t pop_tries, pops, steal_tries, steals, lost, tasks;
-	/* warp 0's cycles (the wsq time note): finding a task by a pop, by a steal (the failed
-	 * pop and every try before it), finding none; running own and stolen tasks (from the
-	 * barrier that hands the task out to warp 0's next look, its own share of the nodes) */
-	uint64_t find_pop, find_steal, find_none, run_own, run_stolen;
+	/* warp 0's cycles by what next_task found (the wsq time note): finding it (a steal's: the
+	 * failed pop and every try before it), and running the task it found (from the barrier
+	 * that hands it out to warp 0's next look: its own share of the nodes; PN_NONE unused) */
+	uint64_t find[PN_FOUND_KINDS], run[PN_FOUND_KINDS];
 };
 
 /* When a CTA started the launch, last popped a task of its own queue, and first found its own
@@ -308,11 +311,11 @@ static bool all_drained(struct gpu_warp *w, const struct pn_args *a)
 
 /* Warp 0: a task from the own queue, else (stealing) from the other queues, one victim at a
  * time starting where the victim policy says, the drained count polled before each try (the
- * termination test of Cederman & Tsigas between steal attempts). 1 with an own record, 2 with
- * a stolen one, or 0: no work left for this CTA (every queue drained, or a whole round of the
+ * termination test of Cederman & Tsigas between steal attempts). PN_OWN or PN_STOLEN with the
+ * record, or PN_NONE: no work left for this CTA (every queue drained, or a whole round of the
  * others found empty). */
-static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_owner *o,
-		     unsigned *last, bool *counted, uint32_t *rec)
+static enum pn_found next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_owner *o,
+			       unsigned *last, bool *counted, uint32_t *rec)
 {
 	unsigned me = gw_cta(w), nq = a->q.queues, s0;
 	int got = 0;
@@ -327,7 +330,7 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 	if (!got && !a->cyc[me].own_end)
 		a->cyc[me].own_end = gw_cycle(w);
 	if (!a->stealing || nq < 2)
-		return got;
+		return got ? PN_OWN : PN_NONE;
 	if (o->bot == 0 && !*counted) {
 		/* the own queue is empty for good (nothing is pushed during a launch). The count
 		 * orders nothing and no work-group-scope op touches it: agent scope even when steals
@@ -341,7 +344,7 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 		*counted = true;
 	}
 	if (got)
-		return 1;
+		return PN_OWN;
 	if (a->victim == WSQ_VICTIM_RING)
 		s0 = 0;
 	else if (a->victim == WSQ_VICTIM_STICKY && *last < nq - 1)
@@ -354,20 +357,20 @@ static int next_task(struct gpu_warp *w, const struct pn_args *a, struct wsq_own
 		enum wsq_steal_result r;
 
 		if (all_drained(w, a))
-			return 0; /* every queue is empty: no more tries */
+			return PN_NONE; /* every queue is empty: no more tries */
 		r = wsq_steal(w, &a->q, v, &a->thief, rec, NULL);
 		a->st->steal_tries++;
 		if (r == WSQ_STOLEN) {
 			a->st->steals++;
 			*last = off;
-			return 2;
+			return PN_STOLEN;
 		}
 		if (r == WSQ_LOST)
 			a->st->lost++; /* the victim had more: try it again */
 		else
 			k++;
 	}
-	return 0;
+	return PN_NONE;
 }
 
 static void pn_kernel(struct gpu_warp *w)
@@ -378,8 +381,8 @@ static void pn_kernel(struct gpu_warp *w)
 	unsigned last = UINT32_MAX;
 	bool counted = false;
 	struct wsq_owner own = {0};
-	uint64_t handed = 0; /* warp 0: when the current task was handed out */
-	int running = 0;     /* warp 0: the current task's next_task result */
+	uint64_t handed = 0;		 /* warp 0: when the current task was handed out */
+	enum pn_found running = PN_NONE; /* warp 0: the current task's kind */
 
 	if (wid == 0) {
 		a->cyc[gw_cta(w)].start = gw_cycle(w);
@@ -393,16 +396,12 @@ static void pn_kernel(struct gpu_warp *w)
 		if (wid == 0) {
 			uint32_t rec[PN_REC] = {0};
 			uint64_t t0 = gw_cycle(w);
-			int got;
+			enum pn_found got;
 
-			if (running == 1)
-				a->st->run_own += t0 - handed;
-			else if (running == 2)
-				a->st->run_stolen += t0 - handed;
+			if (running != PN_NONE)
+				a->st->run[running] += t0 - handed;
 			got = next_task(w, a, &own, &last, &counted, rec);
-			*(got == 2 ? &a->st->find_steal
-			  : got	   ? &a->st->find_pop
-				   : &a->st->find_none) += gw_cycle(w) - t0;
+			a->st->find[got] += gw_cycle(w) - t0;
 			running = got;
 
 			if (got && (rec[2] >= a->ntasks || rec[1] == 0 || rec[0] >= a->n ||
@@ -411,7 +410,7 @@ static void pn_kernel(struct gpu_warp *w)
 					"%s: CTA %u read a garbage task record (first %" PRIu32
 					", nodes %" PRIu32 ", id %" PRIu32 ")",
 					kind_names[a->kind], gw_cta(w), rec[0], rec[1], rec[2]);
-				got = 0;
+				got = PN_NONE;
 			}
 			if (got) {
 				a->st->tasks++;
@@ -704,12 +703,13 @@ static void pn_note(struct gpu_host *h, const struct pn_run *r, const char *what
 			100.0 * (double)r->idle_cycles / (double)r->phase_cycles,
 			100.0 * (double)r->stealable_cycles / (double)r->phase_cycles,
 			r->stealable_cycles, r->phase_cycles);
-	gh_note(h,
-		"wsq time: warp 0 finds a task in %.0f cycles by a pop, %.0f by a steal, none in "
-		"%.0f; runs its share of an own task in %.0f, of a stolen one in %.0f",
-		pn_mean(r->st.find_pop, r->st.pops), pn_mean(r->st.find_steal, r->st.steals),
-		pn_mean(r->st.find_none, (uint64_t)r->launches * r->a.q.queues),
-		pn_mean(r->st.run_own, r->st.pops), pn_mean(r->st.run_stolen, r->st.steals));
+	gh_note(
+	    h,
+	    "wsq time: warp 0 finds a task in %.0f cycles by a pop, %.0f by a steal, none in "
+	    "%.0f; runs its share of an own task in %.0f, of a stolen one in %.0f",
+	    pn_mean(r->st.find[PN_OWN], r->st.pops), pn_mean(r->st.find[PN_STOLEN], r->st.steals),
+	    pn_mean(r->st.find[PN_NONE], (uint64_t)r->launches * r->a.q.queues),
+	    pn_mean(r->st.run[PN_OWN], r->st.pops), pn_mean(r->st.run[PN_STOLEN], r->st.steals));
 }
 
 static void pn_free(struct pn_run *r)

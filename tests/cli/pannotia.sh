@@ -7,8 +7,7 @@
 # atomics at the L2 like agent-scope ones, so even the scenarios with work-group scope verify),
 # in all four scenarios: every run must exit 0 with its "verified" note, and the stealing
 # scenarios must have stolen somewhere, and the balance and time notes must be consistent. Each
-# steal-only run twice: the same results JSON (minus
-# host timing). Chunk 32 and a 64-lane machine once each; DeNovo-B on the 128-CU system with
+# steal-only run twice: the same results JSON (minus host timing). Chunk 32 and a 64-lane machine once each; DeNovo-B on the 128-CU system with
 # a 32 KB L2 (evictions of registered data). Bad parameters: one located line.
 . "$(dirname "$0")/lib.bash" "$@"
 

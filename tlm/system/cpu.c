@@ -36,6 +36,7 @@
 #include "tlm/system/gpu.h"
 #include "tlm/system/gpu_cluster.h"
 #include "tlm/system/system.h"
+#include "util/error.h"
 #include "workloads/wl_util.h"
 #include "workloads/workload.h"
 
@@ -549,7 +550,7 @@ static void h_note(void *obj, const char *msg)
 	struct cpu_sys *g = obj;
 
 	if (g->nnotes < CPU_NOTES)
-		snprintf(g->notes[g->nnotes++], sizeof(g->notes[0]), "%s", msg);
+		cs_format_cut(g->notes[g->nnotes++], sizeof(g->notes[0]), "%s", msg);
 }
 
 static const struct cpu_host_ops host_ops = {

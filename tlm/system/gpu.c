@@ -678,9 +678,7 @@ void gh_note(struct gpu_host *h, const char *fmt, ...)
 	if (g->nnotes == MAX_NOTES)
 		return;
 	va_start(ap, fmt);
-	if (vsnprintf(g->notes[g->nnotes], NOTE_BYTES, fmt, ap) >= NOTE_BYTES)
-		memcpy(g->notes[g->nnotes] + NOTE_BYTES - 4, "...", 4);
-	g->nnotes++;
+	cs_vformat_cut(g->notes[g->nnotes++], NOTE_BYTES, fmt, ap);
 	va_end(ap);
 }
 
