@@ -71,11 +71,12 @@
 	  "estimate: one way's field")                                                             \
 	X(NOC_ROUTER, noc_router, EN_NOC, 50, LOGIC,                                               \
 	  "a flit (32 B) through a router: buffer write and read, allocation, crossbar",           \
-	  "noc.{req,resp}.flits + router-to-router link flits (hops + 1 routers per flit)",        \
+	  "flits of every vnet + router-to-router link flits (hops + 1 routers per flit; noc.h's " \
+	  "declared traffic)",                                                                     \
 	  "estimate: ~0.2 pJ/bit for a 5-port virtual-channel router at 40 nm (Orion/DSENT-class " \
 	  "figures)")                                                                              \
 	X(NOC_LINK, noc_link, EN_NOC, 90, LOGIC, "a flit (32 B) over a router-to-router link",     \
-	  "sum of noc.{req,resp}.link.r<k>_{e,w,n,s}",                                             \
+	  "noc_link_flits: the r<k>_{e,w,n,s} links of every vnet",                                \
 	  "estimate: ~80 fJ/bit/mm full-swing wire (Keckler: 18-110 fJ/bit/mm) x256 bits x ~4.5 "  \
 	  "mm (a 24-node mesh on a ~530 mm2 die)")                                                 \
 	X(DRAM_ACT, dram_act, EN_DRAM, 850, OFFCHIP,                                               \
@@ -253,7 +254,7 @@ double energy_instances(const struct energy_shape *sh, unsigned comp)
 	case EN_L2:
 		return sh->banks;
 	case EN_NOC:
-		return 2.0 * sh->routers; /* the request and the response network */
+		return (double)sh->networks * sh->routers;
 	case EN_DRAM:
 		return sh->channels;
 	default:
@@ -277,34 +278,13 @@ static double sum(const struct cs_stats *s, const char *fmt, unsigned n)
 	return t;
 }
 
-static double one(const struct cs_stats *s, const char *name)
-{
-	double v = 0;
-
-	return cs_stats_value(s, name, &v) ? 0 : v;
-}
-
-/* Flits over router-to-router links of one network (gpu.noc.<net>.link.r<k>_<dir>). */
-static double link_flits(const struct cs_stats *s, const char *net, unsigned routers)
-{
-	static const char dirs[] = "ewns";
-	char fmt[96];
-	double t = 0;
-
-	for (unsigned d = 0; d < 4; d++) {
-		snprintf(fmt, sizeof(fmt), "gpu.noc.%s.link.r%%u_%c", net, dirs[d]);
-		t += sum(s, fmt, routers);
-	}
-	return t;
-}
-
 int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
-		      struct energy_counts *out)
+		      const struct energy_noc *noc, struct energy_counts *out)
 {
 	double *n;
 	unsigned p;
 
-	if (!s || !sh || !out)
+	if (!s || !sh || !noc || !out)
 		return -CS_EINVAL;
 	memset(out, 0, sizeof(*out));
 	n = out->n;
@@ -384,14 +364,8 @@ int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
 	}
 
 	/* NoC: a flit crosses hops + 1 routers and hops router-to-router links */
-	{
-		double links =
-		    link_flits(s, "req", sh->routers) + link_flits(s, "resp", sh->routers);
-
-		n[EN_NOC_LINK] = links;
-		n[EN_NOC_ROUTER] =
-		    links + one(s, "gpu.noc.req.flits") + one(s, "gpu.noc.resp.flits");
-	}
+	n[EN_NOC_LINK] = noc->link_flits;
+	n[EN_NOC_ROUTER] = noc->link_flits + noc->flits;
 
 	/* DRAM channels */
 	{

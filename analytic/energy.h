@@ -142,8 +142,10 @@ unsigned energy_proto_of(const char *protocol);
  * counts. */
 struct energy_shape {
 	unsigned sms, banks, channels;
-	unsigned routers; /* routers of one network (the request and response networks alike) */
-	bool has_l1;	  /* false: the L1 is off (`none`): no L1 events, no L1 static power */
+	unsigned routers;  /* routers of one network (every vnet's network alike) */
+	unsigned networks; /* physical networks side by side (noc_phys_nets: one per vnet, or
+			      1 when the vnets share the links) */
+	bool has_l1;	   /* false: the L1 is off (`none`): no L1 events, no L1 static power */
 	bool l1_write_back;
 	unsigned proto; /* enum energy_proto */
 };
@@ -153,16 +155,24 @@ struct energy_counts {
 };
 
 /* Instances of component comp static power is charged for: SMs, L1s (0 without an L1), L2
- * banks, routers of both networks, DRAM channels. */
+ * banks, routers of every physical network (routers x networks), DRAM channels. */
 double energy_instances(const struct energy_shape *sh, unsigned comp);
+
+/* The networks' figures, as they declare them (noc.h: the flits of every vnet, and
+ * noc_link_flits), summed over the system's networks. */
+struct energy_noc {
+	double flits;	   /* flits sent, every vnet */
+	double link_flits; /* flits over router-to-router links, every vnet */
+};
 
 /*
  * The event counts of a run of system `gpu` from its statistics (names under "gpu."; a stat
- * that is not registered counts 0). The rules (which counters make which event) are in
- * energy.c at each event and in docs/energy.md. Returns 0, or -CS_EINVAL for NULL arguments.
+ * that is not registered counts 0) and its networks' declared figures. The rules (which
+ * counters make which event) are in energy.c at each event and in docs/energy.md. Returns 0,
+ * or -CS_EINVAL for NULL arguments.
  */
 int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
-		      struct energy_counts *out);
+		      const struct energy_noc *noc, struct energy_counts *out);
 
 struct energy_report {
 	unsigned node;

@@ -551,6 +551,50 @@ END_TEST
  * network can carry them; receivers take at once, complete, or end late at random. Every message
  * arrives once, at its destination, in order per (source, destination, vnet) (deterministic
  * routes and FIFO buffers), and the per-vnet packet counts equal what was sent. */
+/* What the network declares (noc.h) agrees with the messages sent: per vnet and kind (vnet v
+ * is of kind v on the one-way face) their packets, flits and bytes; per message class the
+ * same; every flit injected once and ejected once; and the router-to-router link flits are
+ * each message's flits times its hops. */
+static void check_declared(struct tb *tb)
+{
+	uint64_t pk[NOC_VNET_MAX] = {0}, fl[NOC_VNET_MAX] = {0}, by[NOC_VNET_MAX] = {0};
+	uint64_t links = 0, all = 0, inj = 0, ej = 0;
+	struct noc_traffic t;
+
+	for (unsigned i = 0; i < tb->n_rec; i++) {
+		const struct rec *r = &tb->rec[i];
+		unsigned f = flits_of(&tb->cfg, r->bytes);
+
+		pk[r->vnet]++;
+		fl[r->vnet] += f;
+		by[r->vnet] += tb->cfg.header_bytes + r->bytes;
+		links += (uint64_t)f * noc_ep_hops(tb->noc, r->src, r->dst);
+		all += f;
+	}
+	for (unsigned v = 0; v < tb->n_vnets; v++) {
+		ck_assert_uint_eq(noc_vnet_kind(tb->noc, v), v);
+		noc_vnet_traffic(tb->noc, v, &t);
+		ck_assert_uint_eq(t.packets, pk[v]);
+		ck_assert_uint_eq(t.flits, fl[v]);
+		ck_assert_uint_eq(t.bytes, by[v]);
+		ck_assert_uint_eq(t.payload_bytes, by[v] - pk[v] * tb->cfg.header_bytes);
+		noc_kind_traffic(tb->noc, v, &t);
+		ck_assert_uint_eq(t.bytes, by[v]);
+		/* the testbench sends class v on vnet v */
+		noc_class_traffic(tb->noc, v, &t);
+		ck_assert_uint_eq(t.flits, fl[v]);
+	}
+	ck_assert_uint_eq(noc_vnet_kind(tb->noc, tb->n_vnets), NOC_VK_KINDS);
+	for (unsigned e = 0; e < tb->n_ep; e++) {
+		inj += noc_ep_flits(tb->noc, e, true);
+		ej += noc_ep_flits(tb->noc, e, false);
+	}
+	ck_assert_uint_eq(inj, all);
+	ck_assert_uint_eq(ej, all);
+	ck_assert_uint_eq(noc_link_flits(tb->noc), links);
+	ck_assert_uint_eq(noc_bytes(tb->noc), by[0] + by[1] + by[2] + by[3]);
+}
+
 START_TEST(test_conservation_random)
 {
 	static const unsigned pos[13] = {15, 2, 7, 0, 11, 4, 9, 13, 1, 6, 3, 14, 8};
@@ -574,6 +618,7 @@ START_TEST(test_conservation_random)
 	}
 	tb_run(&tb, 0);
 	tb_check_all(&tb);
+	check_declared(&tb);
 	/* the load was high enough to back up every vnet */
 	ck_assert_uint_gt((uint64_t)stat(&tb, "net.req.inject_stalls"), 0);
 	ck_assert_uint_gt((uint64_t)stat(&tb, "net.fwd.inject_stalls"), 0);

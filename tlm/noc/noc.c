@@ -535,6 +535,8 @@ static int net_stats(struct noc_net *net, struct cs_stat_group *g, const char *v
 	struct cs_stat_group *ng = cs_stat_group(g, vname);
 	char name[64];
 
+	snprintf(net->name, sizeof(net->name), "%s", vname);
+
 	net->packets = cs_stat_counter(ng, "packets", "packets", "packets sent");
 	net->flits = cs_stat_counter(ng, "flits", "flits", "flits sent");
 	net->bytes = cs_stat_counter(ng, "bytes", "bytes", "bytes sent (header + payload)");
@@ -610,6 +612,119 @@ void noc_destroy(struct noc *n)
 uint64_t noc_bytes(const struct noc *n)
 {
 	return *n->tot_bytes;
+}
+
+/* ---- what the network declares (noc.h) ------------------------------------------------------- */
+
+const char *const noc_vnet_kind_names[NOC_VK_KINDS] = {"request", "probe", "response", "unblock"};
+
+unsigned noc_vnet_kind(const struct noc *n, unsigned v)
+{
+	if (v >= n->n_vnets)
+		return NOC_VK_KINDS;
+	if (n->gpu)
+		return v == NOC_REQ ? NOC_VK_REQUEST : NOC_VK_RESPONSE;
+	return v < NOC_VK_KINDS ? v : NOC_VK_KINDS;
+}
+
+const char *noc_vnet_name(const struct noc *n, unsigned v)
+{
+	return v < n->n_vnets ? n->net[v].name : NULL;
+}
+
+static void traffic_add(const struct noc *n, struct noc_traffic *t, uint64_t packets,
+			uint64_t flits, uint64_t bytes)
+{
+	t->packets += packets;
+	t->flits += flits;
+	t->bytes += bytes;
+	t->payload_bytes += bytes - packets * n->hdr;
+}
+
+void noc_vnet_traffic(const struct noc *n, unsigned v, struct noc_traffic *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (v < n->n_vnets)
+		traffic_add(n, t, *n->net[v].packets, *n->net[v].flits, *n->net[v].bytes);
+}
+
+void noc_kind_traffic(const struct noc *n, unsigned kind, struct noc_traffic *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (unsigned v = 0; v < n->n_vnets; v++)
+		if (noc_vnet_kind(n, v) == kind)
+			traffic_add(n, t, *n->net[v].packets, *n->net[v].flits, *n->net[v].bytes);
+}
+
+bool noc_has_kind(const struct noc *n, unsigned kind)
+{
+	for (unsigned v = 0; v < n->n_vnets; v++)
+		if (noc_vnet_kind(n, v) == kind)
+			return true;
+	return false;
+}
+
+void noc_class_traffic(const struct noc *n, unsigned cls, struct noc_traffic *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (cls >= n->n_types)
+		return;
+	for (unsigned v = 0; v < n->n_vnets; v++) {
+		const struct noc_cls_stats *c = &n->net[v].cls[cls];
+
+		traffic_add(n, t, *c->packets, *c->flits, *c->bytes);
+	}
+}
+
+unsigned noc_classes(const struct noc *n)
+{
+	return n->n_types;
+}
+
+uint64_t noc_link_flits(const struct noc *n)
+{
+	uint64_t f = 0;
+
+	for (unsigned v = 0; v < n->n_vnets; v++) {
+		const struct noc_net *net = &n->net[v];
+
+		for (unsigned o = 0; o < net->n_outs; o++)
+			if (net->outs[o].down && net->outs[o].down->r)
+				f += *net->outs[o].flits;
+	}
+	return f;
+}
+
+uint64_t noc_ep_flits(const struct noc *n, unsigned ep, bool inject)
+{
+	uint64_t f = 0;
+
+	if (ep >= n->n_ep)
+		return 0;
+	for (unsigned v = 0; v < n->n_vnets; v++) {
+		const struct noc_net *net = &n->net[v];
+
+		if (inject && net->inj[ep])
+			f += *net->inj[ep]->flits;
+		else if (!inject && net->ej[ep].up)
+			f += *net->ej[ep].up->flits;
+	}
+	return f;
+}
+
+unsigned noc_gpu_ep(const struct noc *n, bool mem, unsigned idx)
+{
+	return mem ? n->n_req + idx : idx;
+}
+
+unsigned noc_routers(const struct noc *n)
+{
+	return n->cols * n->rows;
+}
+
+unsigned noc_phys_nets(const struct noc *n)
+{
+	return n->cfg.vnet_links == NOC_LINKS_SHARED ? 1 : n->n_vnets;
 }
 
 int noc_set_routes(struct noc *n, const uint16_t *ep_of_id, unsigned n_ids)

@@ -250,6 +250,56 @@ sim_time_t noc_unloaded_ps(const struct noc *n, unsigned sm, unsigned bank, unsi
 			   bool response);
 /* Bytes carried so far (header + payload, every vnet): the G.bytes counter. */
 uint64_t noc_bytes(const struct noc *n);
+
+/*
+ * WHAT A NETWORK DECLARES. Consumers (results, reports, energy, the sampling layer) read a
+ * network's traffic through these calls, never by a stat's name, which differs between the
+ * faces (GPU face: vnets "req", "resp"; generic face: the family's vnet names) and fails
+ * silently when guessed. Every vnet has a kind: the GPU face's vnet 0 is a request network
+ * and vnet 1 a response network; the generic face numbers its vnets by kind (vnet v is of
+ * kind v: request, forward/probe, response, unblock, as NOC_VNET_MAX's comment and the
+ * families' vnet tables order them).
+ */
+enum noc_vnet_kind {
+	NOC_VK_REQUEST = 0,
+	NOC_VK_PROBE,
+	NOC_VK_RESPONSE,
+	NOC_VK_UNBLOCK,
+	NOC_VK_KINDS
+};
+extern const char *const noc_vnet_kind_names[NOC_VK_KINDS]; /* "request", "probe", ... */
+
+/* Traffic carried so far. bytes = header + payload (what the wires carry), so payload_bytes =
+ * bytes - packets x header_bytes. */
+struct noc_traffic {
+	uint64_t packets, flits, bytes, payload_bytes;
+};
+/* vnet v's kind (enum noc_vnet_kind) and stat name; NOC_VK_KINDS / NULL if v is out of range. */
+unsigned noc_vnet_kind(const struct noc *n, unsigned v);
+const char *noc_vnet_name(const struct noc *n, unsigned v);
+/* What vnet v carried (zeros if out of range). */
+void noc_vnet_traffic(const struct noc *n, unsigned v, struct noc_traffic *t);
+/* What the vnets of this kind carried together (zeros if it has none). */
+void noc_kind_traffic(const struct noc *n, unsigned kind, struct noc_traffic *t);
+/* Whether some vnet of the network is of this kind. */
+bool noc_has_kind(const struct noc *n, unsigned kind);
+/* What messages of class cls (mem_msg.type / resp_type) carried over every vnet. */
+void noc_class_traffic(const struct noc *n, unsigned cls, struct noc_traffic *t);
+/* Message classes the network counts (n_types at creation). */
+unsigned noc_classes(const struct noc *n);
+/* Flits carried over router-to-router links, every vnet (0 on a crossbar and a link). */
+uint64_t noc_link_flits(const struct noc *n);
+/* Flits endpoint ep injected (inject) or had delivered to it over its ejection link, summed
+ * over the vnets (0 if ep is out of range). */
+uint64_t noc_ep_flits(const struct noc *n, unsigned ep, bool inject);
+/* The GPU face's endpoint of SM sm / bank bank (SM i is endpoint i, bank j endpoint
+ * n_req + j); the generic face's endpoints are the fabric's (fab_node.ep). */
+unsigned noc_gpu_ep(const struct noc *n, bool mem, unsigned idx);
+/* Routers of one vnet (cols x rows on a mesh, 1 on a crossbar or link) and the physical
+ * networks side by side (vnet_links separate: one per vnet; shared: 1): a static-power
+ * figure's instances are their product. */
+unsigned noc_routers(const struct noc *n);
+unsigned noc_phys_nets(const struct noc *n);
 /* Packets taken into the network and not yet accepted by their destination. */
 uint64_t noc_in_flight(const struct noc *n);
 /* The NoC clock. */

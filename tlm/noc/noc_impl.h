@@ -118,7 +118,8 @@ struct noc_cls_stats {
 /* One virtual network. */
 struct noc_net {
 	struct noc *n;
-	unsigned id; /* vnet number */
+	unsigned id;   /* vnet number */
+	char name[24]; /* its stat group's name */
 	unsigned n_routers;
 	struct noc_router *routers;
 	unsigned n_ins, n_outs;

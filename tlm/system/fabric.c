@@ -1063,6 +1063,13 @@ struct noc *fabric_role_net(const struct fabric *f, const char *role)
 	return n && n->net >= 0 ? f->net[n->net].noc : NULL;
 }
 
+unsigned fabric_node_endpoint(const struct fabric *f, const struct fab_node *n)
+{
+	if (n->net >= 0 && f->g[n->group].role->face == FAB_RESP)
+		return noc_gpu_ep(f->net[n->net].noc, true, n->ep);
+	return n->ep;
+}
+
 unsigned fabric_nets(const struct fabric *f)
 {
 	return f->nnets;

@@ -209,6 +209,9 @@ const struct fab_node *fabric_node(const struct fabric *f, const char *role, uns
 void *const *fabric_objs(const struct fabric *f, const char *role);
 /* The network of a role's first node (NULL: none), and network i. */
 struct noc *fabric_role_net(const struct fabric *f, const char *role);
+/* A node's endpoint on its network as the network numbers them (noc_ep_flits): fab_node.ep,
+ * or for a target of a request/response network the GPU face's number (noc_gpu_ep). */
+unsigned fabric_node_endpoint(const struct fabric *f, const struct fab_node *n);
 unsigned fabric_nets(const struct fabric *f);
 struct noc *fabric_net(const struct fabric *f, unsigned i);
 /* Every node idle and nothing in any network. */

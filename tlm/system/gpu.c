@@ -205,6 +205,10 @@ struct gpu_sys {
 				  accesses, DRAM bus cycles */
 	const uint64_t **ev_ctr; /* same-event pairs: the counters after the SMs' work */
 	unsigned nev_ctr;
+	struct gpu_ev_port {
+		const struct noc *noc;
+		unsigned ep;
+	} * ev_ep; /* the network ports of the SMs' L1s, then of the L2 banks */
 };
 
 static struct gpu_sys *G(struct gpu_host *h)
@@ -238,34 +242,40 @@ static bool gpu_memory_idle(void *obj)
 	return !noc_in_flight(g->noc);
 }
 
+/* Bytes the networks carried (header + payload, every vnet), as they declare them. */
 static double gpu_noc_bytes(void *obj)
 {
 	const struct gpu_sys *g = obj;
-	double a = 0, b = 0;
+	double b = 0;
 
-	cs_stats_value(g->s->stats, "gpu.noc.req.bytes", &a);
-	cs_stats_value(g->s->stats, "gpu.noc.resp.bytes", &b);
-	return a + b;
+	for (unsigned i = 0; i < fabric_nets(g->fab); i++)
+		b += (double)noc_bytes(fabric_net(g->fab, i));
+	return b;
 }
 
 /* Same-event pairs: per SM its work, per bank its L2 accesses, per channel its data-bus busy
- * cycles, per NoC port (SM and bank sides of both networks) its flits; counters found once. */
+ * cycles (counters found once), per NoC port its flits as the network declares them: each
+ * SM's injection and ejection links, then each bank's ejection and injection links, over
+ * every vnet. */
 static void gpu_event_counts(void *obj, double *v)
 {
 	const struct gpu_sys *g = obj;
-	unsigned i = 0;
+	unsigned i = 0, banks = (unsigned)g->l2.banks;
 
 	for (unsigned s = 0; s < g->ctx.sms; s++)
 		v[i++] = (double)gpu_sm_work(gpu_cluster_sm(g->gc, s));
 	for (unsigned c = 0; c < g->nev_ctr; c++)
 		v[i++] = g->ev_ctr[c] ? (double)*g->ev_ctr[c] : 0;
+	for (unsigned p = 0; p < 4; p++)
+		for (unsigned e = 0; e < (p < 2 ? g->ctx.sms : banks); e++) {
+			const struct gpu_ev_port *q = &g->ev_ep[(p < 2 ? 0 : g->ctx.sms) + e];
+
+			v[i++] = (double)noc_ep_flits(q->noc, q->ep, p == 0 || p == 3);
+		}
 }
 
 static int gpu_events_setup(struct gpu_sys *g, struct cs_err *err)
 {
-	static const char *const ports[] = {
-	    "gpu.noc.req.link.sm%u_in", "gpu.noc.resp.link.sm%u_out", "gpu.noc.req.link.bank%u_out",
-	    "gpu.noc.resp.link.bank%u_in"};
 	double core = (double)sim_clock_period_ps(&g->ctx.core_clk);
 	unsigned banks = (unsigned)g->l2.banks, n = 0;
 	struct samp_events ev = {
@@ -278,23 +288,35 @@ static int gpu_events_setup(struct gpu_sys *g, struct cs_err *err)
 	};
 	char name[80];
 
-	g->nev_ctr = banks + g->channels + 2 * (g->ctx.sms + banks);
+	g->nev_ctr = banks + g->channels;
 	g->ev_ctr = calloc(g->nev_ctr, sizeof(*g->ev_ctr));
-	if (!g->ev_ctr)
+	g->ev_ep = calloc(g->ctx.sms + banks, sizeof(*g->ev_ep));
+	if (!g->ev_ctr || !g->ev_ep)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
-	for (unsigned b = 0; b < banks; b++) {
-		snprintf(name, sizeof(name), "gpu.l2.bank%u.accesses", b);
-		g->ev_ctr[n++] = cs_stats_counter_find(g->s->stats, name);
+	for (unsigned e = 0; e < g->ctx.sms + banks; e++) {
+		bool l1 = e < g->ctx.sms;
+		const struct fab_node *nd =
+		    fabric_node(g->fab, l1 ? "l1" : "l2", l1 ? e : e - g->ctx.sms);
+
+		if (!nd || nd->net < 0)
+			return cs_err_set(err, -CS_EINVAL, "%s %u is on no network",
+					  l1 ? "SM" : "L2 bank", l1 ? e : e - g->ctx.sms);
+		g->ev_ep[e].noc = fabric_net(g->fab, (unsigned)nd->net);
+		g->ev_ep[e].ep = fabric_node_endpoint(g->fab, nd);
 	}
-	for (unsigned c = 0; c < g->channels; c++) {
-		snprintf(name, sizeof(name), "gpu.dram%u.bus_busy", c);
-		g->ev_ctr[n++] = cs_stats_counter_find(g->s->stats, name);
+	for (unsigned i = 0; i < banks + g->channels; i++) {
+		if (i < banks)
+			snprintf(name, sizeof(name), "gpu.l2.bank%u.accesses", i);
+		else
+			snprintf(name, sizeof(name), "gpu.dram%u.bus_busy", i - banks);
+		g->ev_ctr[n] = cs_stats_counter_find(g->s->stats, name);
+		if (!g->ev_ctr[n++])
+			return cs_err_set(
+			    err, -CS_EINVAL,
+			    "the events predictor needs the counter %s, which protocol "
+			    "%s does not register",
+			    name, g->proto->name);
 	}
-	for (unsigned p = 0; p < 4; p++)
-		for (unsigned e = 0; e < (p < 2 ? g->ctx.sms : banks); e++) {
-			snprintf(name, sizeof(name), ports[p], e);
-			g->ev_ctr[n++] = cs_stats_counter_find(g->s->stats, name);
-		}
 	if (sampler_set_events(g->sampler, &ev))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	return 0;
@@ -699,6 +721,7 @@ static void gpu_destroy(struct cs_system *s)
 	free(g->kernels);
 	sampler_destroy(g->sampler);
 	free(g->ev_ctr);
+	free(g->ev_ep);
 	for (unsigned i = 0; i < GPU_MAX_PROTOCOLS; i++)
 		free(g->proto_cfg[i]);
 	mem_store_destroy(g->store);
@@ -1038,14 +1061,6 @@ static double stat_sum(const struct gpu_sys *g, const char *fmt, unsigned n)
 	return sum;
 }
 
-static double stat_one(const struct gpu_sys *g, const char *name)
-{
-	double v = 0;
-
-	cs_stats_value(g->s->stats, name, &v);
-	return v;
-}
-
 static double ratio(double a, double b)
 {
 	return b > 0 ? a / b : 0;
@@ -1056,7 +1071,9 @@ struct gpu_summary {
 	uint64_t cycles;
 	double mem_insts, l1_loads, l1_hits, l2_acc, l2_hits, l2_misses;
 	double dram_reads, dram_writes, dram_acts, dram_row_hits, dram_bytes;
-	double noc_req_pkts, noc_req_bytes, noc_resp_pkts, noc_resp_bytes;
+	struct noc_traffic noc[NOC_VK_KINDS]; /* by vnet kind, over every network */
+	bool noc_has[NOC_VK_KINDS];	      /* some network has a vnet of that kind */
+	double noc_bytes;
 	double mem_stall, l1_coh_misses, l1_expired, l1_dropped;
 };
 
@@ -1082,10 +1099,21 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 	m->dram_row_hits = stat_sum(g, "gpu.dram%u.row_hits", nc);
 	m->dram_bytes =
 	    stat_sum(g, "gpu.dram%u.bytes_read", nc) + stat_sum(g, "gpu.dram%u.bytes_written", nc);
-	m->noc_req_pkts = stat_one(g, "gpu.noc.req.packets");
-	m->noc_req_bytes = stat_one(g, "gpu.noc.req.bytes");
-	m->noc_resp_pkts = stat_one(g, "gpu.noc.resp.packets");
-	m->noc_resp_bytes = stat_one(g, "gpu.noc.resp.bytes");
+	for (unsigned i = 0; i < fabric_nets(g->fab); i++) {
+		const struct noc *n = fabric_net(g->fab, i);
+
+		for (unsigned k = 0; k < NOC_VK_KINDS; k++) {
+			struct noc_traffic t;
+
+			noc_kind_traffic(n, k, &t);
+			m->noc[k].packets += t.packets;
+			m->noc[k].flits += t.flits;
+			m->noc[k].bytes += t.bytes;
+			m->noc[k].payload_bytes += t.payload_bytes;
+			m->noc_has[k] |= noc_has_kind(n, k);
+			m->noc_bytes += (double)t.bytes;
+		}
+	}
 	m->mem_stall = stat_sum(g, "gpu.sm%u.stall.memory_cycles", ns);
 	m->l1_coh_misses = stat_sum(g, "gpu.sm%u.l1.miss.coherence", ns);
 	m->l1_expired = stat_sum(g, "gpu.sm%u.l1.miss.lease_expired", ns);
@@ -1104,7 +1132,7 @@ static void estimate(const struct gpu_sys *g, const struct gpu_summary *m, struc
 {
 	memset(e, 0, sizeof(*e));
 	e->cycles = (double)m->cycles;
-	e->traffic = m->noc_req_bytes + m->noc_resp_bytes;
+	e->traffic = m->noc_bytes;
 	if (g->mode == CS_MODE_DETAILED) {
 		e->coverage = 1;
 		return;
@@ -1138,11 +1166,23 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_estimate *e,
 	    .proto = energy_proto_of(g->proto->name),
 	};
 	struct energy_counts c;
-	unsigned cols, rows;
+	struct energy_noc noc = {0};
 
-	noc_mesh_dims(g->noc, &cols, &rows);
-	sh.routers = cols * rows;
-	energy_counts_gpu(g->s->stats, &sh, &c);
+	/* the GPU's networks are alike (one NoC today): routers and networks from the first */
+	sh.routers = noc_routers(g->noc);
+	sh.networks = noc_phys_nets(g->noc);
+	for (unsigned i = 0; i < fabric_nets(g->fab); i++) {
+		const struct noc *n = fabric_net(g->fab, i);
+
+		for (unsigned v = 0; v < noc_vnets(n); v++) {
+			struct noc_traffic t;
+
+			noc_vnet_traffic(n, v, &t);
+			noc.flits += (double)t.flits;
+		}
+		noc.link_flits += (double)noc_link_flits(n);
+	}
+	energy_counts_gpu(g->s->stats, &sh, &noc, &c);
 	energy_compute(&g->energy, &sh, &c, e->cycles / hz, e->half / hz, r);
 }
 
@@ -1203,22 +1243,25 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		fprintf(f, "  L1                off (every access goes to the L2)\n");
 	fprintf(f, "  L2 hit rate       %.1f%% of %.0f accesses\n",
 		100 * ratio(m.l2_hits, m.l2_acc), m.l2_acc);
-	fprintf(f,
-		"  NoC               request %.0f packets %.0f B, response %.0f packets %.0f B\n",
-		m.noc_req_pkts, m.noc_req_bytes, m.noc_resp_pkts, m.noc_resp_bytes);
+	fprintf(f, "  NoC              ");
+	for (unsigned k = 0, first = 1; k < NOC_VK_KINDS; k++)
+		if (m.noc_has[k]) {
+			fprintf(f, "%s %s %" PRIu64 " packets %" PRIu64 " B", first ? "" : ",",
+				noc_vnet_kind_names[k], m.noc[k].packets, m.noc[k].bytes);
+			first = 0;
+		}
+	fprintf(f, "\n");
 	for (unsigned t = 0; t < g->proto->n_msgs; t++) {
-		char n1[96], n2[96];
-		double pk, by;
+		struct noc_traffic c = {0}, one;
 
-		snprintf(n1, sizeof(n1), "gpu.noc.%s.%s.packets", t < 4 ? "req" : "resp",
-			 g->proto->msg_names[t]);
-		snprintf(n2, sizeof(n2), "gpu.noc.%s.%s.bytes", t < 4 ? "req" : "resp",
-			 g->proto->msg_names[t]);
-		pk = stat_one(g, n1);
-		by = stat_one(g, n2);
-		if (pk > 0)
-			fprintf(f, "    %-12s %10.0f packets %12.0f B\n", g->proto->msg_names[t],
-				pk, by);
+		for (unsigned i = 0; i < fabric_nets(g->fab); i++) {
+			noc_class_traffic(fabric_net(g->fab, i), t, &one);
+			c.packets += one.packets;
+			c.bytes += one.bytes;
+		}
+		if (c.packets > 0)
+			fprintf(f, "    %-12s %10" PRIu64 " packets %12" PRIu64 " B\n",
+				g->proto->msg_names[t], c.packets, c.bytes);
 	}
 	fprintf(f,
 		"  DRAM              %.0f reads, %.0f writes, %.0f activations, row hit rate "
@@ -1349,7 +1392,21 @@ static json_t *gpu_result(struct cs_system *s)
 		json_object_set_new(r, "l1_load_hit_rate", json_real(ratio(m.l1_hits, m.l1_loads)));
 	}
 	json_object_set_new(r, "l2_hit_rate", json_real(ratio(m.l2_hits, m.l2_acc)));
-	json_object_set_new(r, "noc_bytes", json_real(m.noc_req_bytes + m.noc_resp_bytes));
+	json_object_set_new(r, "noc_bytes", json_real(m.noc_bytes));
+	{
+		json_t *nk = json_object();
+
+		for (unsigned k = 0; k < NOC_VK_KINDS; k++)
+			if (m.noc_has[k])
+				json_object_set_new(nk, noc_vnet_kind_names[k],
+						    json_pack("{s:I, s:I, s:I, s:I}", "packets",
+							      (json_int_t)m.noc[k].packets, "flits",
+							      (json_int_t)m.noc[k].flits, "bytes",
+							      (json_int_t)m.noc[k].bytes,
+							      "payload_bytes",
+							      (json_int_t)m.noc[k].payload_bytes));
+		json_object_set_new(r, "noc_traffic", nk);
+	}
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
 	gpu_energy(g, &e, &en);
 	json_object_set_new(r, "energy_j", json_real(en.total_j));
