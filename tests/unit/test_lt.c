@@ -875,6 +875,159 @@ START_TEST(test_ff_compute_group)
 }
 END_TEST
 
+/*
+ * FF reads and writes a line at a time (sm_lt.c): its values must be those of lane order, bit
+ * for bit. The kernel loads 32-bit lanes scattered over up to 32 lines (more than FF keeps
+ * open at once), 64-bit lanes four to an address, stores 32-bit lanes of which three write
+ * each word (the last lane's value stays) and 64-bit lanes in reverse order, then reads its
+ * own stores back; every value it loaded goes to its output. The host computes the same in C
+ * and checks every launch; the last two of four launches run in FF.
+ */
+#define FFV_IN	  4096u		       /* 32-bit words of input */
+#define FFV_WARPS 8u		       /* per CTA */
+#define FFV_OUT	  (FFV_WARPS * 4 * 32) /* 64-bit words of output per CTA and launch */
+
+static uint64_t ffv_in, ffv_scratch, ffv_out;
+static unsigned ffv_launch;
+
+static uint32_t ffv_in_word(unsigned i)
+{
+	return i * 2654435761u ^ 0x5bd1e995u;
+}
+
+/* What lane i of warp (cta, wp) does, for the kernel and the host alike. */
+static unsigned ffv_scatter(unsigned cta, unsigned wp, unsigned i)
+{
+	return (i * 37 + wp * 11 + cta * 101 + ffv_launch * 5) * 31 % FFV_IN;
+}
+
+static uint64_t ffv_scratch_of(unsigned cta, unsigned wp)
+{
+	return ffv_scratch + ((uint64_t)cta * FFV_WARPS + wp) * 512;
+}
+
+static void ffv_kernel(struct gpu_warp *w)
+{
+	unsigned cta = gw_cta(w), wp = gw_warp(w);
+	uint64_t a[32], v64[32], out[4][32], sc = ffv_scratch_of(cta, wp);
+	uint32_t v32[32], st32[32];
+
+	for (unsigned i = 0; i < 32; i++)
+		a[i] = ffv_in + 4 * (uint64_t)ffv_scatter(cta, wp, i);
+	gw_ld32v(w, a, ~0u, v32);
+	for (unsigned i = 0; i < 32; i++) {
+		out[0][i] = v32[i];
+		a[i] = ffv_in + 8 * (uint64_t)((i / 4 + wp) % (FFV_IN / 2));
+	}
+	gw_ld64v(w, a, 0xfffffffeu, v64); /* lane 0 idle */
+	for (unsigned i = 0; i < 32; i++) {
+		out[1][i] = i ? v64[i] : 0;
+		a[i] = sc + 4 * (i % 11);
+		st32[i] = i * 1000 + ffv_launch;
+	}
+	gw_st32v(w, a, ~0u, st32);
+	for (unsigned i = 0; i < 32; i++) {
+		a[i] = sc + 128 + 8 * (31 - i);
+		v64[i] = ((uint64_t)ffv_launch << 40) | ((uint64_t)wp << 20) | i;
+	}
+	gw_st64v(w, a, 0x7fffffffu, v64); /* lane 31 idle */
+	for (unsigned i = 0; i < 32; i++)
+		a[i] = sc + 4 * (i % 11);
+	gw_ld32v(w, a, ~0u, v32);
+	for (unsigned i = 0; i < 32; i++) {
+		out[2][i] = v32[i];
+		a[i] = sc + 128 + 8 * i;
+	}
+	gw_ld64v(w, a, ~0u, v64);
+	for (unsigned i = 0; i < 32; i++)
+		out[3][i] = v64[i];
+	for (unsigned k = 0; k < 4; k++)
+		for (unsigned i = 0; i < 32; i++)
+			gw_st64(w,
+				ffv_out + 8 * (((uint64_t)cta * FFV_WARPS + wp) * 128 + k * 32 + i),
+				out[k][i]);
+}
+
+static int ffv_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[NW] = {0, 1, 2, 3};
+	struct gpu_kernel k = {.name = "ffv",
+			       .ctas = NW,
+			       .warps_per_cta = FFV_WARPS,
+			       .fn = ffv_kernel,
+			       .cta_sm = cta_sm};
+	uint64_t *got = malloc(sizeof(uint64_t) * NW * FFV_OUT);
+	int rc = got ? 0 : -CS_ENOMEM;
+
+	ffv_in = gh_alloc(h, 4 * FFV_IN, 4096);
+	ffv_scratch = gh_alloc(h, (uint64_t)NW * FFV_WARPS * 512, 4096);
+	ffv_out = gh_alloc(h, 8 * (uint64_t)NW * FFV_OUT, 4096);
+	for (unsigned i = 0; i < FFV_IN && !rc; i++)
+		gh_write32(h, ffv_in + 4 * (uint64_t)i, ffv_in_word(i));
+	for (ffv_launch = 0; ffv_launch < 4 && !rc; ffv_launch++) {
+		rc = gh_launch(h, &k);
+		if (rc)
+			break;
+		gh_read(h, ffv_out, got, sizeof(uint64_t) * NW * FFV_OUT);
+		for (unsigned c = 0; c < NW && !rc; c++)
+			for (unsigned wp = 0; wp < FFV_WARPS && !rc; wp++)
+				for (unsigned i = 0; i < 32 && !rc; i++) {
+					const uint64_t *o =
+					    got + ((uint64_t)c * FFV_WARPS + wp) * 128;
+					unsigned j = (i / 4 + wp) % (FFV_IN / 2);
+					/* the last lane writing word i % 11 is the highest l = i % 11
+					 * (mod 11) below 32 */
+					unsigned last = i % 11 + 11 * ((31 - i % 11) / 11);
+					uint64_t want[4] = {
+					    ffv_in_word(ffv_scatter(c, wp, i)),
+					    i ? ffv_in_word(2 * j) |
+						    (uint64_t)ffv_in_word(2 * j + 1) << 32
+					      : 0,
+					    last * 1000 + ffv_launch,
+					    /* lane 31, which would write address 0, is idle */
+					    i == 0 ? 0
+						   : ((uint64_t)ffv_launch << 40) |
+							 ((uint64_t)wp << 20) | (31 - i)};
+
+					for (unsigned q = 0; q < 4 && !rc; q++)
+						if (o[q * 32 + i] != want[q])
+							rc = gh_fail(
+							    h,
+							    "launch %u CTA %u warp %u lane "
+							    "%u value %u: %#llx, want %#llx",
+							    ffv_launch, c, wp, i, q,
+							    (unsigned long long)o[q * 32 + i],
+							    (unsigned long long)want[q]);
+				}
+	}
+	free(got);
+	return rc;
+}
+
+static const struct cs_workload ffv_wl = {.name = "ffv", .system = "gpu", .gpu = ffv_host};
+
+START_TEST(test_ff_line_values)
+{
+	const char *at_sets[] = {"system.mode=detailed", "gpu.check=true", NULL};
+	const char *hy_sets[] = {"system.mode=hybrid",	 "gpu.check=true",
+				 "sampling.head=0",	 "sampling.first=500",
+				 "sampling.warmup=200",	 "sampling.unit=500",
+				 "sampling.period=1000", "sampling.ff=always",
+				 "sampling.group_cv=10", NULL};
+	json_t *ks;
+	struct run r;
+
+	run(&r, &ffv_wl, at_sets);
+	run_end(&r);
+	run(&r, &ffv_wl, hy_sets);
+	ks = json_object_get(r.result, "kernels");
+	ck_assert_uint_eq(json_array_size(ks), 4);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ks, 3), "plan")), "ff");
+	ck_assert_double_gt(stat(&r, "gpu.sm0.ff_insts"), 0);
+	run_end(&r);
+}
+END_TEST
+
 /* ---- a kernel's tail ------------------------------------------------------------------------ */
 
 #define TAIL_WARPS 32  /* per CTA: one CTA per SM at a time (48 warp slots) */
@@ -1119,6 +1272,7 @@ int main(void)
 	tcase_add_test(t, test_unslotted_checker_silent);
 	tcase_add_test(t, test_switch_compute_bound);
 	tcase_add_test(t, test_ff_compute_group);
+	tcase_add_test(t, test_ff_line_values);
 	tcase_add_test(t, test_head_measures_short_kernel_whole);
 	tcase_add_test(t, test_tail_runs_detailed);
 	tcase_add_test(t, test_miss_in_flight);

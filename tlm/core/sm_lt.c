@@ -313,28 +313,124 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 
 /* ---- FF: one op ------------------------------------------------------------------------------ */
 
+/*
+ * FF's memory, a line at a time. The lanes of a load read the L2 bank's functional view of a
+ * line once (nothing writes it meanwhile, so every lane sees the bytes it would have read on
+ * its own); the lanes of a store are gathered into their line's image in lane order (a later
+ * lane's byte replaces an earlier one's, as its later write would) and each line is written
+ * once per run of written bytes. One look-up of the L2 and of the backing store's page per
+ * line instead of per lane: FF spent most of its time there (stn 90%, sgm 80%, cc 74%). A
+ * lane whose bytes cross a chunk goes on its own (after the gathered writes, which it may
+ * overlap). Atomics stay per lane, in lane order, as the L2 applies them.
+ */
+#define FF_LINES 4 /* lines an op keeps open at once; a fifth replaces one in turn */
+
+struct ff_line {
+	uint64_t base;			  /* chunk address; UINT64_MAX: unused */
+	uint64_t mask[MEM_LINE_MAX / 64]; /* stores: the bytes written */
+	uint8_t data[MEM_LINE_MAX];
+};
+
+struct ff_lines {
+	struct ff_line l[FF_LINES];
+	unsigned next; /* the entry a new line takes when all are in use */
+	unsigned chunk;
+};
+
 static struct gpu_l2 *ff_bank(const struct gpu_sm *sm, uint64_t addr)
 {
 	return sm->ctx->l2_banks[addrmap_bank(&sm->ctx->map, addr)];
 }
 
+/* The unit FF reads and writes in: a line, or less where the banks interleave finer. */
+static unsigned ff_chunk(const struct gpu_sm *sm)
+{
+	uint64_t c = sm->line_bytes < MEM_LINE_MAX ? sm->line_bytes : MEM_LINE_MAX;
+	uint64_t il = UINT64_C(1) << sm->ctx->map.interleave_shift;
+
+	return (unsigned)(il < c ? il : c);
+}
+
+static void ff_lines_init(struct ff_lines *fl, unsigned chunk)
+{
+	for (unsigned i = 0; i < FF_LINES; i++)
+		fl->l[i].base = UINT64_MAX;
+	fl->next = 0;
+	fl->chunk = chunk;
+}
+
+/* A store line's written runs, to its bank; the entry is free after. */
+static void ff_flush(struct gpu_sm *sm, struct ff_line *e, unsigned chunk)
+{
+	unsigned i = 0;
+
+	while (e->base != UINT64_MAX && i < chunk) {
+		unsigned j;
+
+		if (!((e->mask[i / 64] >> (i % 64)) & 1)) {
+			i++;
+			continue;
+		}
+		for (j = i; j < chunk && ((e->mask[j / 64] >> (j % 64)) & 1); j++)
+			;
+		if (sm->proto->l2->functional_write(ff_bank(sm, e->base), e->base + i, e->data + i,
+						    j - i))
+			sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
+		i = j;
+	}
+	e->base = UINT64_MAX;
+}
+
+static void ff_flush_all(struct gpu_sm *sm, struct ff_lines *fl)
+{
+	for (unsigned i = 0; i < FF_LINES; i++)
+		ff_flush(sm, &fl->l[i], fl->chunk);
+}
+
+/* The entry of the chunk at base: found, or taken (a load reads the chunk into it; a store
+ * first writes back what the entry held). */
+static struct ff_line *ff_line_of(struct gpu_sm *sm, struct ff_lines *fl, uint64_t base, bool load)
+{
+	struct ff_line *e;
+
+	for (unsigned i = 0; i < FF_LINES; i++)
+		if (fl->l[i].base == base)
+			return &fl->l[i];
+	e = &fl->l[fl->next];
+	fl->next = (fl->next + 1) % FF_LINES;
+	if (load)
+		sm->proto->l2->functional_read(ff_bank(sm, base), base, e->data, fl->chunk);
+	else {
+		ff_flush(sm, e, fl->chunk);
+		memset(e->mask, 0, sizeof(e->mask));
+	}
+	e->base = base;
+	return e;
+}
+
 /* Values only: every active lane reads, writes or updates memory through its L2 bank's
- * functional access, in lane order (as the L2 applies the lanes of an atomic). */
+ * functional access, with the values of lane order (above). */
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 	const struct gpu_l2_ops *l2 = sm->proto->l2;
 	unsigned n = op->bytes < 8 ? op->bytes : 8;
+	struct ff_lines fl;
 
+	ff_lines_init(&fl, ff_chunk(sm));
 	for (uint64_t m = op->mask; m; m &= m - 1) {
 		unsigned lane = (unsigned)__builtin_ctzll(m);
 		uint64_t a = op->addr[lane];
-		struct gpu_l2 *b = ff_bank(sm, a);
+		uint64_t base = a & ~(uint64_t)(fl.chunk - 1);
+		bool inside = a - base + op->bytes <= fl.chunk;
 		uint8_t buf[16] = {0};
 		uint64_t v = 0;
 
 		if (op->kind == OP_LD) {
-			l2->functional_read(b, a, &v, n);
+			if (inside)
+				memcpy(&v, ff_line_of(sm, &fl, base, true)->data + (a - base), n);
+			else
+				l2->functional_read(ff_bank(sm, a), a, &v, n);
 			if (op->vals32)
 				((uint32_t *)op->out)[lane] = (uint32_t)v;
 			else
@@ -346,9 +442,20 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 				memcpy(buf, (const uint32_t *)op->val + lane, 4);
 			else
 				memcpy(buf, (const uint64_t *)op->val + lane, n);
-			if (l2->functional_write(b, a, buf, op->bytes))
-				sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
+			if (inside) {
+				struct ff_line *e = ff_line_of(sm, &fl, base, false);
+				unsigned off = (unsigned)(a - base);
+
+				memcpy(e->data + off, buf, op->bytes);
+				for (unsigned i = off; i < off + op->bytes; i++)
+					e->mask[i / 64] |= UINT64_C(1) << (i % 64);
+			} else {
+				ff_flush_all(sm, &fl);
+				if (l2->functional_write(ff_bank(sm, a), a, buf, op->bytes))
+					sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
+			}
 		} else {
+			struct gpu_l2 *b = ff_bank(sm, a);
 			uint64_t old;
 
 			l2->functional_read(b, a, buf, op->bytes);
@@ -366,6 +473,8 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 			cohcheck_write(sm->ctx->chk, a, n, v);
 		}
 	}
+	if (op->kind == OP_ST)
+		ff_flush_all(sm, &fl);
 }
 
 /* FF: an op takes one core cycle of the warp's time, a fixed step (its edges do not matter:
