@@ -125,6 +125,7 @@ struct samp_group {
 	struct darr work;	/* measured members: their work */
 	double lt_cpi;		/* LT cycles per instruction of its last member run all in LT */
 	double last_cycles;	/* its last member's estimated cycles */
+	bool whole; /* too short for units: its members are measured whole or predicted whole */
 };
 
 struct samp {
@@ -289,13 +290,19 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 		/* LT needs the group's pairs to correct its time; without them (members measured
 		 * whole) the short-kernel path below makes them */
 		s->plan = group_ff(s, g) ? SAMP_FF : SAMP_LT;
-	else if (group_too_short(s, g))
+	else if (group_too_short(s, g)) {
 		/* whole members: one in LT for the LT time per instruction, then detailed ones
 		 * until the group's ratio is within the target, then LT with that ratio */
 		s->plan = g->lt_cpi > 0 && !group_satisfied(s, g) ? SAMP_AT : SAMP_LT;
-	else
+		g->whole = true;
+	} else
 		s->plan = SAMP_SAMPLE;
 	return s->plan;
+}
+
+bool samp_kernel_whole(const struct samp *s)
+{
+	return s->cur >= 0 && s->plan == SAMP_LT && s->g[s->cur].whole;
 }
 
 void samp_unit(struct samp *s, double pred, double work, double meas)

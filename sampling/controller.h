@@ -98,6 +98,12 @@ void samp_unit(struct samp *s, double pred, double work, double meas);
 bool samp_satisfied(const struct samp *s);
 /* The kernel ended: its estimate. */
 void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct samp_estimate *e);
+/* The running kernel runs in LT whole and is predicted whole: its group is too short for
+ * units, so its ratio pairs whole members' detailed cycles with the group's LT cycles per
+ * work, and its LT time is learned from a member run all in LT. Such a kernel has no detailed
+ * tail (sampling.tail): the tail's cycles are inside the whole members' ratio already, and a
+ * member with detailed cycles gives no LT rate (the short-group defect of issue 37). */
+bool samp_kernel_whole(const struct samp *s);
 /* Units taken, kernels sampled (with units), predicted (LT or FF, no units). */
 void samp_counts(const struct samp *s, unsigned *units, unsigned *sampled, unsigned *skipped);
 

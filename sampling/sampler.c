@@ -162,7 +162,8 @@ static bool in_tail(struct sampler *s)
 {
 	unsigned occ;
 
-	if (s->mode != CS_MODE_HYBRID || s->cfg.tail <= 0 || !s->sys_ops->all_started)
+	if (s->mode != CS_MODE_HYBRID || s->cfg.tail <= 0 || !s->sys_ops->all_started ||
+	    samp_kernel_whole(s->ctl))
 		return false;
 	occ = occupancy_of(s);
 	if (occ > s->peak_occ)
