@@ -22,6 +22,7 @@
  */
 #include <string.h>
 
+#include "tlm/coherence/gpu_base.h"
 #include "tlm/core/sm_impl.h"
 
 static sim_time_t max_t(sim_time_t a, sim_time_t b)
@@ -367,11 +368,11 @@ static void ff_flush(struct gpu_sm *sm, struct ff_line *e, unsigned chunk)
 	while (e->base != UINT64_MAX && i < chunk) {
 		unsigned j;
 
-		if (!((e->mask[i / 64] >> (i % 64)) & 1)) {
+		if (!gpu_mask_byte(e->mask, i)) {
 			i++;
 			continue;
 		}
-		for (j = i; j < chunk && ((e->mask[j / 64] >> (j % 64)) & 1); j++)
+		for (j = i; j < chunk && gpu_mask_byte(e->mask, j); j++)
 			;
 		if (sm->proto->l2->functional_write(ff_bank(sm, e->base), e->base + i, e->data + i,
 						    j - i))

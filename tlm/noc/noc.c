@@ -632,8 +632,8 @@ const char *noc_vnet_name(const struct noc *n, unsigned v)
 	return v < n->n_vnets ? n->net[v].name : NULL;
 }
 
-static void traffic_add(const struct noc *n, struct noc_traffic *t, uint64_t packets,
-			uint64_t flits, uint64_t bytes)
+static void traffic_count(const struct noc *n, struct noc_traffic *t, uint64_t packets,
+			  uint64_t flits, uint64_t bytes)
 {
 	t->packets += packets;
 	t->flits += flits;
@@ -645,15 +645,19 @@ void noc_vnet_traffic(const struct noc *n, unsigned v, struct noc_traffic *t)
 {
 	memset(t, 0, sizeof(*t));
 	if (v < n->n_vnets)
-		traffic_add(n, t, *n->net[v].packets, *n->net[v].flits, *n->net[v].bytes);
+		traffic_count(n, t, *n->net[v].packets, *n->net[v].flits, *n->net[v].bytes);
 }
 
 void noc_kind_traffic(const struct noc *n, unsigned kind, struct noc_traffic *t)
 {
+	struct noc_traffic one;
+
 	memset(t, 0, sizeof(*t));
 	for (unsigned v = 0; v < n->n_vnets; v++)
-		if (noc_vnet_kind(n, v) == kind)
-			traffic_add(n, t, *n->net[v].packets, *n->net[v].flits, *n->net[v].bytes);
+		if (noc_vnet_kind(n, v) == kind) {
+			noc_vnet_traffic(n, v, &one);
+			noc_traffic_add(t, &one);
+		}
 }
 
 bool noc_has_kind(const struct noc *n, unsigned kind)
@@ -672,7 +676,7 @@ void noc_class_traffic(const struct noc *n, unsigned cls, struct noc_traffic *t)
 	for (unsigned v = 0; v < n->n_vnets; v++) {
 		const struct noc_cls_stats *c = &n->net[v].cls[cls];
 
-		traffic_add(n, t, *c->packets, *c->flits, *c->bytes);
+		traffic_count(n, t, *c->packets, *c->flits, *c->bytes);
 	}
 }
 

@@ -274,6 +274,13 @@ extern const char *const noc_vnet_kind_names[NOC_VK_KINDS]; /* "request", "probe
 struct noc_traffic {
 	uint64_t packets, flits, bytes, payload_bytes;
 };
+static inline void noc_traffic_add(struct noc_traffic *to, const struct noc_traffic *t)
+{
+	to->packets += t->packets;
+	to->flits += t->flits;
+	to->bytes += t->bytes;
+	to->payload_bytes += t->payload_bytes;
+}
 /* vnet v's kind (enum noc_vnet_kind) and stat name; NOC_VK_KINDS / NULL if v is out of range. */
 unsigned noc_vnet_kind(const struct noc *n, unsigned v);
 const char *noc_vnet_name(const struct noc *n, unsigned v);

@@ -1074,6 +1074,7 @@ struct gpu_summary {
 	struct noc_traffic noc[NOC_VK_KINDS]; /* by vnet kind, over every network */
 	bool noc_has[NOC_VK_KINDS];	      /* some network has a vnet of that kind */
 	double noc_bytes;
+	double noc_link_flits; /* over router-to-router links, every network */
 	double mem_stall, l1_coh_misses, l1_expired, l1_dropped;
 };
 
@@ -1106,13 +1107,11 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 			struct noc_traffic t;
 
 			noc_kind_traffic(n, k, &t);
-			m->noc[k].packets += t.packets;
-			m->noc[k].flits += t.flits;
-			m->noc[k].bytes += t.bytes;
-			m->noc[k].payload_bytes += t.payload_bytes;
+			noc_traffic_add(&m->noc[k], &t);
 			m->noc_has[k] |= noc_has_kind(n, k);
 			m->noc_bytes += (double)t.bytes;
 		}
+		m->noc_link_flits += (double)noc_link_flits(n);
 	}
 	m->mem_stall = stat_sum(g, "gpu.sm%u.stall.memory_cycles", ns);
 	m->l1_coh_misses = stat_sum(g, "gpu.sm%u.l1.miss.coherence", ns);
@@ -1153,8 +1152,8 @@ static void estimate(const struct gpu_sys *g, const struct gpu_summary *m, struc
 
 /* The run's energy: exact event counts, static power over the estimated time (the half-width
  * of the time estimate gives the energy's). */
-static void gpu_energy(const struct gpu_sys *g, const struct gpu_estimate *e,
-		       struct energy_report *r)
+static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *m,
+		       const struct gpu_estimate *e, struct energy_report *r)
 {
 	double hz = (double)g->core.clock_mhz * 1e6;
 	struct energy_shape sh = {
@@ -1166,22 +1165,13 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_estimate *e,
 	    .proto = energy_proto_of(g->proto->name),
 	};
 	struct energy_counts c;
-	struct energy_noc noc = {0};
+	struct energy_noc noc = {.link_flits = m->noc_link_flits};
 
 	/* the GPU's networks are alike (one NoC today): routers and networks from the first */
 	sh.routers = noc_routers(g->noc);
 	sh.networks = noc_phys_nets(g->noc);
-	for (unsigned i = 0; i < fabric_nets(g->fab); i++) {
-		const struct noc *n = fabric_net(g->fab, i);
-
-		for (unsigned v = 0; v < noc_vnets(n); v++) {
-			struct noc_traffic t;
-
-			noc_vnet_traffic(n, v, &t);
-			noc.flits += (double)t.flits;
-		}
-		noc.link_flits += (double)noc_link_flits(n);
-	}
+	for (unsigned k = 0; k < NOC_VK_KINDS; k++)
+		noc.flits += (double)m->noc[k].flits;
 	energy_counts_gpu(g->s->stats, &sh, &noc, &c);
 	energy_compute(&g->energy, &sh, &c, e->cycles / hz, e->half / hz, r);
 }
@@ -1256,8 +1246,7 @@ static int gpu_report(struct cs_system *s, FILE *f)
 
 		for (unsigned i = 0; i < fabric_nets(g->fab); i++) {
 			noc_class_traffic(fabric_net(g->fab, i), t, &one);
-			c.packets += one.packets;
-			c.bytes += one.bytes;
+			noc_traffic_add(&c, &one);
 		}
 		if (c.packets > 0)
 			fprintf(f, "    %-12s %10" PRIu64 " packets %12" PRIu64 " B\n",
@@ -1269,7 +1258,7 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		m.dram_reads, m.dram_writes, m.dram_acts,
 		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
 		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
-	gpu_energy(g, &e, &en);
+	gpu_energy(g, &m, &e, &en);
 	if (g->mode == CS_MODE_DETAILED)
 		fprintf(f, "  energy            %.4g mJ (%s; dynamic %.4g, static %.4g)\n",
 			en.total_j * 1e3, energy_node_names[en.node], en.dynamic_total_j * 1e3,
@@ -1408,7 +1397,7 @@ static json_t *gpu_result(struct cs_system *s)
 		json_object_set_new(r, "noc_traffic", nk);
 	}
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
-	gpu_energy(g, &e, &en);
+	gpu_energy(g, &m, &e, &en);
 	json_object_set_new(r, "energy_j", json_real(en.total_j));
 	json_object_set_new(r, "energy_half_j", json_real(en.half_j));
 	json_object_set_new(r, "energy_dynamic_j", json_real(en.dynamic_total_j));
