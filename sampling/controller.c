@@ -39,11 +39,28 @@ static const struct cs_param samp_rows[] = {
      "hybrid: units a kernel takes at least before the target may stop it", 1, 100000, NULL},
     {"quantum", CS_P_UINT, SC(quantum), "64", "cycles",
      "LT: how far warps run ahead of the kernel's time (temporal decoupling)", 1, 1000000, NULL},
-    {"ff", CS_P_ENUM, SC(ff), "never", "",
-     "hybrid: when later kernels of a steady group fast-forward (values only, predicted from "
-     "the group's cycles per work) instead of running in LT: never, same_work (its measured "
-     "members did the same work within 1%: identical kernels) or always",
+    {"ff", CS_P_ENUM, SC(ff), "always", "",
+     "hybrid: when later kernels of a steady group fast-forward (values only, the L2 warmed, "
+     "predicted from the group's cycles per work in their stratum of work) instead of running "
+     "in LT: never, same_work (its measured members did the same work within 1%: identical "
+     "kernels) or always",
      0, 0, ff_names},
+    {"warm", CS_P_BOOL, SC(warm), "true", "",
+     "FF warms the L2: each line an FF op touches updates its bank's tags, replacement order "
+     "and valid and dirty sectors as the access would, with no message and no time, so a "
+     "kernel after FF ones meets the L2 they left (false: FF leaves the caches as it found "
+     "them; the L1s start empty at every launch either way)",
+     0, 0, NULL},
+    {"stratum", CS_P_DOUBLE, SC(stratum), "0.1", "",
+     "hybrid, sampling.ff: a group's FF members are predicted from its measured members of "
+     "like work, within this fraction of the last member's work; with none there, the member "
+     "is measured (launches whose work shrinks, as ge's, get a stratum every 10% of work)",
+     0, 10, NULL},
+    {"ff_run", CS_P_UINT, SC(ff_run), "8", "kernels",
+     "hybrid, sampling.ff: after this many members of a group in FF in a row the next is "
+     "measured, so that a group whose time drifts at like work (ge's Fan1: 1 651 to 503 "
+     "cycles at 224 to 160 work) is followed (0: never)",
+     0, 1000000, NULL},
     {"group_min", CS_P_UINT, SC(group_min), "2", "kernels",
      "hybrid: members of a group measured before later ones are predicted", 1, 1000, NULL},
     {"group_cv", CS_P_DOUBLE, SC(group_cv), "0.05", "",
@@ -125,6 +142,8 @@ struct samp_group {
 	struct darr work;	/* measured members: their work */
 	double lt_cpi;		/* LT cycles per instruction of its last member run all in LT */
 	double last_cycles;	/* its last member's estimated cycles */
+	double last_work;	/* its last member's work (the next one's likely work) */
+	unsigned ff_streak;	/* members run in FF since the last measured one */
 	bool whole; /* too short for units: its members are measured whole or predicted whole */
 };
 
@@ -236,6 +255,90 @@ static bool group_satisfied(const struct samp *s, const struct samp_group *g)
 	return pairs_satisfied(s, &g->pred, &g->meas);
 }
 
+/* Cycles per work of the last group_min measured members in the stratum of work w (within
+ * sampling.stratum of it, relative): their mean and coefficient of variation (0 for one); false
+ * when the stratum is empty. The last ones: a group's first member, which meets the caches of
+ * a program's start (ge's first Fan1 takes 2 863 cycles, the next ones 1 650), does not keep
+ * its stratum from being steady. */
+static bool stratum_cpi(const struct samp *s, const struct samp_group *g, double w, double *m,
+			double *cv)
+{
+	double sum = 0, sq = 0;
+	unsigned n = 0;
+
+	for (size_t i = g->work.n; i-- > 0 && n < s->cfg.group_min;)
+		if (fabs(g->work.v[i] - w) <= s->cfg.stratum * w) {
+			sum += g->cpi.v[i];
+			sq += g->cpi.v[i] * g->cpi.v[i];
+			n++;
+		}
+	if (!n)
+		return false;
+	*m = sum / n;
+	*cv = n > 1 && *m > 0 ? sqrt(fmax(0, (sq - n * *m * *m) / (n - 1))) / *m : 0;
+	return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The group's spread between members of like work, as a coefficient of variation: from the
+ * relative differences d of cycles per work between measured members one after another in
+ * each other's stratum (between any two after one another where no two are: ccp's launches
+ * change work by 20% each, at like cycles per work), robustly (1.4826 median |d| / sqrt 2: one
+ * outlier, such as a group's first member meeting the caches of a program's start, does not
+ * set it). *pairs: how many d it rests on (0: group_cv, a prior). */
+static double stratum_spread(const struct samp *s, const struct samp_group *g, unsigned *pairs)
+{
+	double *d, cv;
+	unsigned n = 0;
+
+	*pairs = 0;
+	if (g->work.n < 2 || !(d = malloc((g->work.n - 1) * sizeof(*d))))
+		return s->cfg.group_cv;
+	for (int any = 0; any < 2 && !n; any++)
+		for (size_t i = 1; i < g->work.n; i++)
+			if (any ||
+			    fabs(g->work.v[i] - g->work.v[i - 1]) <= s->cfg.stratum * g->work.v[i])
+				d[n++] = fabs(g->cpi.v[i] - g->cpi.v[i - 1]) /
+					 (0.5 * (g->cpi.v[i] + g->cpi.v[i - 1]));
+	qsort(d, n, sizeof(*d), cmp_double);
+	cv = 1.4826 * (n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2])) / sqrt(2.0);
+	free(d);
+	*pairs = n;
+	return cv;
+}
+
+/*
+ * An FF member's cycles from its group's measured members of like work: the mean cycles per
+ * work of the last group_min members in its stratum times its work. The interval: the spread
+ * of like members (stratum_spread) at the confidence level (Student t over its pairs).
+ */
+static void ff_predict(const struct samp *s, const struct samp_group *g, double w, double *cycles,
+		       double *half)
+{
+	double cpi = 0, cv, spread;
+	unsigned pairs;
+
+	if (!stratum_cpi(s, g, w, &cpi, &cv)) {
+		/* its work left the stratum it was planned in (ccp's launches do 37 M to 59 M):
+		 * the nearest measured member's stratum */
+		double near = g->work.v[0];
+
+		for (size_t i = 1; i < g->work.n; i++)
+			if (fabs(g->work.v[i] - w) < fabs(near - w))
+				near = g->work.v[i];
+		(void)stratum_cpi(s, g, near, &cpi, &cv);
+	}
+	*cycles = cpi * w;
+	spread = stratum_spread(s, g, &pairs);
+	*half = est_t_quantile(s->cfg.conf, pairs ? pairs : 1000) * spread * *cycles;
+}
+
 /* The group's later members fast-forward (sampling.ff). */
 static bool group_ff(const struct samp *s, const struct samp_group *g)
 {
@@ -285,11 +388,24 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 	mean_cv(&g->cpi, &m, &cv);
 	if (!hybrid)
 		s->plan = SAMP_LT;
-	else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv &&
-		 (group_ff(s, g) || g->pred.n >= 2))
+	else if (g->cpi.n >= s->cfg.group_min && group_ff(s, g)) {
+		/* FF members are predicted from the measured members of their stratum of work (the
+		 * last member's work stands for theirs): one with no measured member near its work
+		 * (ge's shrinking launches) is measured, whole when the group's are short */
+		double sm, scv;
+
+		if (stratum_cpi(s, g, g->last_work, &sm, &scv) && scv <= s->cfg.group_cv &&
+		    (!s->cfg.ff_run || g->ff_streak < s->cfg.ff_run)) {
+			s->plan = SAMP_FF;
+			g->ff_streak++;
+		} else {
+			s->plan = group_too_short(s, g) ? SAMP_AT : SAMP_SAMPLE;
+			g->ff_streak = 0;
+		}
+	} else if (g->cpi.n >= s->cfg.group_min && cv <= s->cfg.group_cv && g->pred.n >= 2)
 		/* LT needs the group's pairs to correct its time; without them (members measured
 		 * whole) the short-kernel path below makes them */
-		s->plan = group_ff(s, g) ? SAMP_FF : SAMP_LT;
+		s->plan = SAMP_LT;
 	else if (group_too_short(s, g)) {
 		/* whole members: one in LT for the LT time per instruction, then detailed ones
 		 * until the group's ratio is within the target, then LT with that ratio */
@@ -412,6 +528,8 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 	e->plan = s->plan;
 	e->units = (unsigned)s->kpred.n;
 	e->traffic = f->traffic;
+	if (g && f->insts > 0)
+		g->last_work = f->insts;
 	if (s->plan == SAMP_AT && g) {
 		/* measured whole: one unit, paired with the group's LT time per instruction */
 		samp_unit(s, g->lt_cpi * f->insts, f->insts, f->at_cycles);
@@ -445,11 +563,14 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		if (s->plan == SAMP_LT && f->at_cycles == 0 && f->lt_cycles > 0 && f->insts > 0)
 			g->lt_cpi = f->lt_cycles / f->insts;
 
-		/* the group's mean cycles (and bytes) per instruction, its spread the interval */
+		/* the group's mean cycles (and bytes) per instruction, its spread the interval; an
+		 * FF member's from the members of like work (ff_predict) */
 		mean_cv(&g->cpi, &cpi, &cv);
 		e->cycles = cpi * f->insts;
 		/* one member gives no spread: the prior, never +-0 */
-		if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r) || !isfinite(r.half))
+		if (s->plan == SAMP_FF && g->cpi.n >= 2)
+			ff_predict(s, g, f->insts, &e->cycles, &e->half);
+		else if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r) || !isfinite(r.half))
 			e->half = s->cfg.prior * e->cycles;
 		else
 			e->half = r.half * f->insts;

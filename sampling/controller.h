@@ -46,6 +46,9 @@ struct samp_cfg {
 	unsigned predictor;		    /* enum samp_predictor */
 	double tail;			    /* the tail runs detailed below this occupancy */
 	double mismatch; /* LT's bound per work this far from the units': R scales LT work */
+	bool warm;	 /* FF warms the L2 banks (gpu_l2_ops.warm) */
+	double stratum;	 /* FF members: measured members within this work (relative) */
+	uint64_t ff_run; /* FF members of a group in a row before one is measured */
 };
 
 /* When a steady group's later members fast-forward: never; when its measured members did the

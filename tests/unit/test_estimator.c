@@ -393,6 +393,105 @@ START_TEST(test_mismatch_scales_work)
 }
 END_TEST
 
+/*
+ * Kernel reuse by strata of work (sampling.ff = always): a group of 60 short launches whose
+ * work shrinks by 2% a launch (45 000 to 13 700 warp instructions) and whose cycles are
+ * 2 000 + 0.15 per instruction, so their cycles per instruction rise from 0.19 to 0.30 (ge's
+ * Fan kernels shrink so). The harness gives each plan what the system would: a measured member
+ * its exact cycles, an LT one 80% of them, an FF one none. Every FF member must be planned
+ * with a measured member of like work (within 10% of the last launch's, which stands for its
+ * own), be predicted within 5% of its cycles (what cycles per instruction change over a
+ * stratum here), with no more than
+ * ff_run of them in a row, and most members must be FF; so with strata alone (ff_run 0). One
+ * stratum for all (stratum 10, ff_run 0) predicts the late, small launches from the early
+ * ones' cycles per instruction: off by more than 10%.
+ */
+static double strata_run(double stratum, unsigned ff_run, double *max_err, unsigned *ff,
+			 unsigned *max_streak, double *cover)
+{
+	struct samp_cfg c = {.head = 50000,
+			     .first = 2000,
+			     .warmup = 1000,
+			     .unit = 3000,
+			     .period = 40000,
+			     .target = 0.02,
+			     .conf = 0.95,
+			     .min_units = 3,
+			     .ff = SAMP_FF_ALWAYS,
+			     .group_min = 2,
+			     .group_cv = 0.05,
+			     .prior = 1.0,
+			     .stratum = stratum,
+			     .ff_run = ff_run};
+	double measured_w[64], w = 45000, last_err = 0;
+	unsigned nm = 0, streak = 0, inside = 0;
+	struct samp *s;
+
+	*max_err = 0;
+	*ff = *max_streak = 0;
+	ck_assert_int_eq(samp_create(&c, &s), 0);
+	for (unsigned k = 0; k < 60; k++, w *= 0.98) {
+		double cyc = 2000 + 0.15 * w;
+		unsigned plan = samp_kernel_begin(s, "fan", 64, 4, true);
+		struct samp_kernel_facts f = {.insts = w};
+		struct samp_estimate e;
+
+		if (plan == SAMP_FF)
+			f.ff_cycles = w;
+		else if (plan == SAMP_LT)
+			f.lt_cycles = 0.8 * cyc;
+		else
+			f.at_cycles = cyc;
+		samp_kernel_end(s, &f, &e);
+		if (plan != SAMP_FF) {
+			streak = 0;
+			if (plan != SAMP_LT)
+				measured_w[nm++] = w;
+			continue;
+		}
+		(*ff)++;
+		if (++streak > *max_streak)
+			*max_streak = streak;
+		last_err = fabs(e.cycles - cyc) / cyc;
+		if (last_err > *max_err)
+			*max_err = last_err;
+		inside += fabs(e.cycles - cyc) <= e.half;
+		if (stratum < 1) {
+			bool like = false;
+
+			for (unsigned i = 0; i < nm; i++)
+				like |= fabs(measured_w[i] - w / 0.98) <= 0.1 * w / 0.98;
+			ck_assert_msg(
+			    like, "launch %u (work %g) in FF with no measured member near", k, w);
+		}
+	}
+	samp_destroy(s);
+	*cover = *ff ? (double)inside / *ff : 0;
+	return last_err;
+}
+
+START_TEST(test_ff_strata_by_work)
+{
+	double max_err, cover, last;
+	unsigned ff, streak;
+
+	strata_run(0.1, 8, &max_err, &ff, &streak, &cover);
+	/* a stratum spans 10% of work, over which cycles per instruction change up to 5% here */
+	ck_assert_msg(max_err <= 0.05, "FF member off by %.1f%%", 100 * max_err);
+	ck_assert_msg(ff >= 30, "%u of 60 in FF", ff);
+	ck_assert_uint_le(streak, 8);
+	ck_assert_msg(cover >= 0.9, "interval covers %.0f%% of FF members", 100 * cover);
+
+	/* strata alone (no measured member every ff_run) */
+	strata_run(0.1, 0, &max_err, &ff, &streak, &cover);
+	ck_assert_msg(max_err <= 0.05, "strata alone: FF member off by %.1f%%", 100 * max_err);
+	ck_assert_msg(ff >= 30, "strata alone: %u of 60 in FF", ff);
+
+	last = strata_run(10, 0, &max_err, &ff, &streak, &cover);
+	ck_assert_msg(last > 0.10, "one stratum: the last launch off by only %.1f%%", 100 * last);
+}
+END_TEST
+
 static Suite *estimator_suite(void)
 {
 	Suite *s = suite_create("estimator");
@@ -408,6 +507,7 @@ static Suite *estimator_suite(void)
 	tcase_add_test(tc, test_no_evidence_gets_the_prior);
 	tcase_add_test(tc, test_pairs_set_the_interval);
 	tcase_add_test(tc, test_mismatch_scales_work);
+	tcase_add_test(tc, test_ff_strata_by_work);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("statistical");

@@ -1028,6 +1028,149 @@ START_TEST(test_ff_line_values)
 }
 END_TEST
 
+/* ---- functional warming --------------------------------------------------------------------- */
+
+/*
+ * Four launches of a sweep, each reading and rewriting its own region of 8 lines (one warp a
+ * line), then a probe reading the last region. The L2 (2 banks x 4 sets x 2 ways) holds two
+ * regions: each sweep from the third on evicts the region two before it, dirty, and after the
+ * last the probe hits; after one sweep fewer it would miss.
+ * With sampling.ff = always and a group of one the sweeps after the first run in FF: warming
+ * must leave the L2 as the detailed sweeps did (the second's lines dirty when the fourth
+ * evicts them), so that over the same ops the hits, misses and write-backs add up to the
+ * detailed run's (those of the FF sweep counted as warm.*).
+ */
+#define WARM_LINES  8
+#define WARM_SWEEPS 4
+static uint64_t warm_base;
+static unsigned warm_region;
+
+static void warm_sweep(struct gpu_warp *w)
+{
+	uint64_t line = (uint64_t)gw_cta(w) * 2 + gw_warp(w);
+	uint64_t a[32];
+	uint32_t v[32];
+
+	for (unsigned i = 0; i < 32; i++)
+		a[i] = warm_base + ((uint64_t)warm_region * WARM_LINES + line) * LINE + 4 * i;
+	gw_ld32v(w, a, ~0u, v);
+	for (unsigned i = 0; i < 32; i++)
+		v[i] += 1;
+	gw_st32v(w, a, ~0u, v);
+}
+
+static void warm_probe(struct gpu_warp *w)
+{
+	uint64_t line = (uint64_t)gw_cta(w) * 2 + gw_warp(w);
+
+	(void)gw_ld32(w, warm_base + ((WARM_SWEEPS - 1) * WARM_LINES + line) * LINE);
+}
+
+static int warm_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[NW] = {0, 1, 2, 3};
+	struct gpu_kernel k = {
+	    .name = "sweep", .ctas = NW, .warps_per_cta = 2, .fn = warm_sweep, .cta_sm = cta_sm};
+	int rc = 0;
+
+	warm_base = gh_alloc(h, WARM_SWEEPS * WARM_LINES * LINE, 4096);
+	for (warm_region = 0; warm_region < WARM_SWEEPS && !rc; warm_region++)
+		rc = gh_launch(h, &k);
+	k.name = "probe";
+	k.fn = warm_probe;
+	if (!rc)
+		rc = gh_launch(h, &k);
+	for (unsigned i = 0; i < WARM_SWEEPS * WARM_LINES * 32 && !rc; i++)
+		if (gh_read32(h, warm_base + 4 * (uint64_t)i) != 1)
+			rc = gh_fail(h, "word %u: %u, want 1", i,
+				     gh_read32(h, warm_base + 4 * (uint64_t)i));
+	return rc;
+}
+
+static const struct cs_workload warm_wl = {.name = "warm", .system = "gpu", .gpu = warm_host};
+
+/* The L2 banks' count of `what` (a stat of each bank: "read_hits", "warm.hits"). */
+static double l2_sum(struct run *r, const char *what)
+{
+	char name[64];
+	double sum = 0;
+
+	for (unsigned b = 0; b < 2; b++) {
+		snprintf(name, sizeof(name), "gpu.l2.bank%u.%s", b, what);
+		sum += stat(r, name);
+	}
+	return sum;
+}
+
+struct warm_split {
+	double hits, misses, writebacks, probe;
+};
+
+static struct warm_split warm_split_of(struct run *r, bool ff)
+{
+	struct warm_split w = {
+	    .hits = l2_sum(r, "read_hits") + l2_sum(r, "write_hits") +
+		    (ff ? l2_sum(r, "warm.hits") : 0),
+	    .misses = l2_sum(r, "read_misses") + l2_sum(r, "write_misses") +
+		      (ff ? l2_sum(r, "warm.misses") : 0),
+	    .writebacks = l2_sum(r, "writebacks") + (ff ? l2_sum(r, "warm.writebacks") : 0),
+	};
+	json_t *ks = json_object_get(r->result, "kernels");
+
+	ck_assert_uint_eq(json_array_size(ks), WARM_SWEEPS + 1);
+	w.probe = json_number_value(json_object_get(json_array_get(ks, WARM_SWEEPS), "cycles"));
+	return w;
+}
+
+START_TEST(test_warmed_fill_split)
+{
+	const char *at_sets[] = {"system.mode=detailed", "gpu.check=false", NULL};
+	const char *hy_sets[] = {"system.mode=hybrid",
+				 "gpu.check=false",
+				 "sampling.ff=always",
+				 "sampling.group_min=1",
+				 "sampling.group_cv=10",
+				 "sampling.lt_exact=false",
+				 NULL,
+				 NULL};
+	struct warm_split d, h, cold;
+	json_t *ks;
+	struct run r;
+
+	run(&r, &warm_wl, at_sets);
+	d = warm_split_of(&r, false);
+	run_end(&r);
+	/* per sweep 8 read misses and 8 write hits, the probe 8 hits; the third and fourth sweeps
+	 * write back the first and second regions' 8 lines */
+	ck_assert_double_eq(d.hits, WARM_SWEEPS * 8 + 8);
+	ck_assert_double_eq(d.misses, WARM_SWEEPS * 8);
+	ck_assert_double_eq(d.writebacks, 16);
+
+	run(&r, &warm_wl, hy_sets);
+	ks = json_object_get(r.result, "kernels");
+	for (unsigned i = 0; i <= WARM_SWEEPS; i++)
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(ks, i), "plan")),
+				 i == 0 || i == WARM_SWEEPS ? "detailed" : "ff");
+	h = warm_split_of(&r, true);
+	run_end(&r);
+	ck_assert_double_eq(h.hits, d.hits);
+	ck_assert_double_eq(h.misses, d.misses);
+	ck_assert_double_eq(h.writebacks, d.writebacks);
+	/* the probe, measured whole after the warmed FF sweep, takes the detailed probe's time */
+	ck_assert_msg(fabs(h.probe - d.probe) <= 0.02 * d.probe, "probe %g cycles, detailed %g",
+		      h.probe, d.probe);
+
+	/* without warming the probe meets the L2 of the second sweep: it misses the third region */
+	hy_sets[6] = "sampling.warm=false";
+	run(&r, &warm_wl, hy_sets);
+	cold = warm_split_of(&r, true);
+	run_end(&r);
+	ck_assert_msg(cold.hits < d.hits - 4, "cold: %g hits, detailed %g", cold.hits, d.hits);
+	ck_assert_msg(cold.probe > 1.1 * d.probe, "cold probe %g cycles, detailed %g", cold.probe,
+		      d.probe);
+}
+END_TEST
+
 /* ---- a kernel's tail ------------------------------------------------------------------------ */
 
 #define TAIL_WARPS 32  /* per CTA: one CTA per SM at a time (48 warp slots) */
@@ -1333,6 +1476,7 @@ int main(void)
 	tcase_add_test(t, test_switch_compute_bound);
 	tcase_add_test(t, test_ff_compute_group);
 	tcase_add_test(t, test_ff_line_values);
+	tcase_add_test(t, test_warmed_fill_split);
 	tcase_add_test(t, test_short_group_learns_rate);
 	tcase_add_test(t, test_head_measures_short_kernel_whole);
 	tcase_add_test(t, test_tail_runs_detailed);

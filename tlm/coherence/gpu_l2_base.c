@@ -31,6 +31,8 @@ struct l2_stats {
 	uint64_t *dram_reads;
 	uint64_t *stall_leased, *held, *held_cycles;
 	struct cs_stat_avg *miss_latency;
+	/* functional warming (gpu_l2_warm): the FF face's accesses, counted apart */
+	uint64_t *warm_hits, *warm_misses, *warm_writebacks, *warm_unplaced;
 };
 
 struct gpu_l2 {
@@ -470,20 +472,25 @@ static struct mem_msg *l2_fetch_msg(struct gpu_l2 *b, uint64_t addr, uint8_t nee
 /* A line for addr: a victim is evicted (and written back) and the line installed. NULL when
  * no way may go: *retry is lowered to when time alone frees one (TC's delayed eviction), or
  * stays SIM_TIME_MAX (every way reserved, or out of memory). Both faces. */
+/* The way addr's line would take at `now`: lines the policy keeps longest (Rprio: registered
+ * ones) go only when no other may. NULL: none may go (vc->retry says until when). */
+static struct cache_line *l2_victim(struct gpu_l2 *b, uint64_t addr, struct l2_victim_ctx *vc)
+{
+	struct cache_line *l = NULL;
+
+	if (b->pol && b->pol->evict_last) {
+		vc->spare = true;
+		l = cache_victim(b->cache, addr, l2_victim_ok, vc);
+		vc->spare = false;
+	}
+	return l ? l : cache_victim(b->cache, addr, l2_victim_ok, vc);
+}
+
 static struct cache_line *l2_allocate(struct gpu_l2 *b, const struct mem_msg *m, sim_time_t now,
 				      sim_time_t *retry)
 {
 	struct l2_victim_ctx vc = {.b = b, .now = now, .retry = SIM_TIME_MAX};
-	struct cache_line *l = NULL;
-
-	if (b->pol && b->pol->evict_last) {
-		/* lines the policy keeps longest (Rprio: registered ones) go only when no other may */
-		vc.spare = true;
-		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
-		vc.spare = false;
-	}
-	if (!l)
-		l = cache_victim(b->cache, m->p.addr, l2_victim_ok, &vc);
+	struct cache_line *l = l2_victim(b, m->p.addr, &vc);
 
 	if (!l) {
 		if (vc.retry != SIM_TIME_MAX) {
@@ -976,6 +983,89 @@ int gpu_l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf, si
 	return rc;
 }
 
+/* ---- functional warming ---------------------------------------------------------------------- */
+
+/* A dirty victim's sectors go to the backing store (what the write-back would carry). */
+static void l2_warm_writeback(struct gpu_l2 *b, struct cache_line *v)
+{
+	unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+
+	for (unsigned s = 0; s < b->line_bytes / sb; s++)
+		if ((v->dirty_sectors >> s) & 1)
+			(void)mem_store_write(b->ctx->store, v->addr + s * sb, v->data + s * sb,
+					      sb);
+	v->dirty_sectors = 0;
+	(*b->st.warm_writebacks)++;
+}
+
+/*
+ * An access of the bytes `mask` of the line at `line` (`writes`: a store, or an atomic that
+ * changes memory) leaves the bank's tags, replacement order and valid and dirty
+ * sectors as the pipeline would for it alone, with no message and no time: a hit is touched; a
+ * miss takes the victim the pipeline would choose (a dirty one's sectors go to the backing
+ * store) and reads the sectors it needs from the store; a write leaves its sectors dirty, or in
+ * a write-through bank writes them through and drops the line as l2_write_through does. The
+ * bytes the bank holds never differ from the functional view (gpu_l2_functional_read), so the
+ * values FF reads and writes are those of no warming. Leases do not hold a victim back
+ * (warming waits for nothing); a set whose every way is reserved (a fill in flight) is left
+ * as it is. The policy's installed and evicted hooks run (G-TSC's mem_ts follows its victims);
+ * served does not: the lease and timestamp fields a kernel launch resets are not warmed.
+ */
+void gpu_l2_warm(struct gpu_l2 *b, uint64_t line, const uint64_t mask[2], bool writes)
+{
+	uint8_t touched = l2_touched(b, mask);
+	unsigned sb = b->sector_bytes ? b->sector_bytes : b->line_bytes;
+	struct cache_line *l = cache_lookup(b->cache, line);
+	/* a read or an atomic fetches the sectors it touches; a write allocates those it covers
+	 * whole and fetches those it covers in part: either way they end valid */
+	uint8_t need = touched;
+
+	if (!touched)
+		return;
+	if (l && (l->flags & L2_RESERVED))
+		return;
+	if (l && (l->valid_sectors & need) == need) {
+		(*b->st.warm_hits)++;
+		cache_touch(b->cache, l);
+	} else {
+		if (!l) {
+			struct l2_victim_ctx vc = {
+			    .b = b, .now = SIM_TIME_MAX / 2, .retry = SIM_TIME_MAX};
+
+			l = l2_victim(b, line, &vc);
+			if (!l) {
+				(*b->st.warm_unplaced)++;
+				return;
+			}
+			if (l->state) {
+				if (b->pol && b->pol->evicted)
+					b->pol->evicted(b->ps, l);
+				if (l->dirty_sectors)
+					l2_warm_writeback(b, l);
+			}
+			cache_install(b->cache, l, line, L2_VALID);
+			l->valid_sectors = 0;
+			l->dirty_sectors = 0;
+			if (b->pol && b->pol->installed)
+				b->pol->installed(b->ps, l);
+		} else
+			cache_touch(b->cache, l);
+		for (unsigned s = 0; s < b->line_bytes / sb; s++)
+			if (((need & ~l->valid_sectors) >> s) & 1)
+				mem_store_read(b->ctx->store, line + s * sb, l->data + s * sb, sb);
+		l->valid_sectors |= need;
+		(*b->st.warm_misses)++;
+	}
+	if (!writes)
+		return;
+	if (!b->pol || !b->pol->write_through) {
+		l->dirty_sectors |= touched;
+		return;
+	}
+	if (!b->pol->keep || !b->pol->keep(b->ps, l))
+		cache_invalidate(b->cache, l); /* written through and dropped */
+}
+
 bool gpu_l2_idle(const struct gpu_l2 *b)
 {
 	return !b->in.n && !b->pipe.n && !b->resp.n && !b->dq.n && !b->resp_open && !b->dram_open &&
@@ -1055,6 +1145,14 @@ static void l2_stats_register(struct gpu_l2 *b, struct cs_stat_group *g)
 	s->held_cycles =
 	    cs_stat_counter(g, "held_cycles", "L2 cycles", "cycles those requests were held");
 	s->miss_latency = cs_stat_average(g, "miss_latency", "L2 cycles", "miss to fill");
+	s->warm_hits = cs_stat_counter(
+	    g, "warm.hits", "", "FF's line accesses that found the line (functional warming)");
+	s->warm_misses = cs_stat_counter(g, "warm.misses", "",
+					 "FF's line accesses that installed the line or sectors");
+	s->warm_writebacks = cs_stat_counter(g, "warm.writebacks", "",
+					     "dirty victims of warming written to the store");
+	s->warm_unplaced = cs_stat_counter(g, "warm.unplaced", "",
+					   "FF's line accesses to a set with every way reserved");
 }
 
 int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx, unsigned bank,

@@ -56,6 +56,8 @@ struct tlm_target_socket *gpu_l2_noc_port(struct gpu_l2 *b);
 struct tlm_initiator_socket *gpu_l2_dram_port(struct gpu_l2 *b);
 void gpu_l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t len);
 int gpu_l2_functional_write(struct gpu_l2 *b, uint64_t addr, const void *buf, size_t len);
+/* Functional warming: gpu_l2_ops.warm (gpu_proto.h). */
+void gpu_l2_warm(struct gpu_l2 *b, uint64_t line, const uint64_t mask[2], bool writes);
 void gpu_l2_kernel_begin(struct gpu_l2 *b);
 bool gpu_l2_idle(const struct gpu_l2 *b);
 uint64_t gpu_l2_digest(const struct gpu_l2 *b);
@@ -69,6 +71,6 @@ struct cache *gpu_l2_cache(struct gpu_l2 *b);
 #define GPU_L2_BASE_MEMBERS                                                                     \
 	.destroy = gpu_l2_destroy, .noc_port = gpu_l2_noc_port, .dram_port = gpu_l2_dram_port,  \
 	.functional_read = gpu_l2_functional_read, .functional_write = gpu_l2_functional_write, \
-	.idle = gpu_l2_idle, .digest = gpu_l2_digest
+	.idle = gpu_l2_idle, .digest = gpu_l2_digest, .warm = gpu_l2_warm
 
 #endif

@@ -114,6 +114,7 @@ struct gpu_ctx {
 	struct cohcheck *chk;	    /* NULL unless gpu.check: controllers report performed writes */
 	const struct lt_params *lt; /* the LT face's contention model (analytic/ltmodel.h) */
 	struct gpu_lt_clock *lt_clock;
+	bool ff_warm; /* the FF face warms the L2 banks (sampling.warm, gpu_l2_ops.warm) */
 };
 
 /* "Now" for a controller: the kernel's time, or in the LT face the access's. */
@@ -218,6 +219,12 @@ struct gpu_l2_ops {
 	/* Host copies (cudaMemcpy): read through the bank's copy if it has one; write both. */
 	void (*functional_read)(struct gpu_l2 *l2, uint64_t addr, void *buf, size_t len);
 	int (*functional_write)(struct gpu_l2 *l2, uint64_t addr, const void *buf, size_t len);
+	/* Functional warming (the FF face): an access of the bytes `mask` of the bank's line at
+	 * `line` (writes: it changes memory) leaves the tags, replacement order and valid and
+	 * dirty sectors as the access would, with no message and no time; values are not
+	 * changed (FF writes them by functional_write). NULL: the bank is not warmed (the scoped
+	 * family's homes: a victim's registration cannot be recalled without messages). */
+	void (*warm)(struct gpu_l2 *l2, uint64_t line, const uint64_t mask[2], bool writes);
 	/* Tests and debugging: the protocol state of addr's line (out[0], out[1]) and of the bank
 	 * (out[2]: G-TSC mem_ts); false when the line is not present. */
 	bool (*probe)(const struct gpu_l2 *l2, uint64_t addr, uint64_t out[3]);

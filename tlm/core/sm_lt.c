@@ -409,8 +409,64 @@ static struct ff_line *ff_line_of(struct gpu_sm *sm, struct ff_lines *fl, uint64
 	return e;
 }
 
+/* The chunks an op touches, each with its bytes in its L2 line's coordinates: the accesses
+ * functional warming makes (gpu_l2_ops.warm), one per chunk. */
+struct ff_touch {
+	unsigned n;
+	struct {
+		uint64_t base; /* chunk address */
+		uint64_t mask[MEM_LINE_MAX / 64];
+	} c[2 * 64];
+};
+
+static void ff_touch_add(struct ff_touch *t, uint64_t a, unsigned bytes, unsigned chunk,
+			 unsigned line)
+{
+	while (bytes) {
+		uint64_t base = a & ~(uint64_t)(chunk - 1);
+		unsigned off = (unsigned)(a & (line - 1)); /* in the L2 line */
+		unsigned k =
+		    (unsigned)(base + chunk - a) < bytes ? (unsigned)(base + chunk - a) : bytes;
+		unsigned i = t->n;
+
+		/* coalesced lanes share the last chunk: look there first */
+		if (!t->n || t->c[t->n - 1].base != base)
+			for (i = 0; i < t->n && t->c[i].base != base; i++)
+				;
+		else
+			i = t->n - 1;
+		if (i == t->n) {
+			if (t->n == sizeof(t->c) / sizeof(t->c[0]))
+				return; /* cannot happen: 64 lanes, two chunks each at most */
+			t->c[t->n].base = base;
+			memset(t->c[t->n].mask, 0, sizeof(t->c[t->n].mask));
+			t->n++;
+		}
+		for (unsigned j = off; j < off + k; j++)
+			t->c[i].mask[j / 64] |= UINT64_C(1) << (j % 64);
+		a += k;
+		bytes -= k;
+	}
+}
+
+/* Functional warming of an FF op: each chunk it touches is one access of its L2 bank. */
+static void ff_warm(struct gpu_sm *sm, const struct warp_op *op, unsigned chunk)
+{
+	unsigned line = (unsigned)sm->ctx->l2->line_bytes;
+	bool writes = op->kind == OP_ST || (op->kind == OP_ATOM && mem_atomic_writes(op->atom_op));
+	struct ff_touch t;
+
+	t.n = 0;
+	for (uint64_t m = op->mask; m; m &= m - 1)
+		ff_touch_add(&t, op->addr[__builtin_ctzll(m)], op->bytes, chunk, line);
+	for (unsigned i = 0; i < t.n; i++)
+		sm->proto->l2->warm(ff_bank(sm, t.c[i].base), t.c[i].base & ~(uint64_t)(line - 1),
+				    t.c[i].mask, writes);
+}
+
 /* Values only: every active lane reads, writes or updates memory through its L2 bank's
- * functional access, with the values of lane order (above). */
+ * functional access, with the values of lane order (above). With sampling.warm the op's
+ * lines first warm their banks (which changes no value). */
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
@@ -419,6 +475,8 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 	struct ff_lines fl;
 
 	ff_lines_init(&fl, ff_chunk(sm));
+	if (sm->ctx->ff_warm && l2->warm)
+		ff_warm(sm, op, fl.chunk);
 	for (uint64_t m = op->mask; m; m &= m - 1) {
 		unsigned lane = (unsigned)__builtin_ctzll(m);
 		uint64_t a = op->addr[lane];

@@ -911,6 +911,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->ltp.exact = g->scfg.lt_exact;
 	g->ctx.lt = &g->ltp;
 	g->ctx.lt_clock = &g->lt_clock;
+	g->ctx.ff_warm = g->scfg.warm;
 	g->lt_clock.deferred = calloc(g->ctx.sms, sizeof(*g->lt_clock.deferred));
 	if (!g->lt_clock.deferred)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
