@@ -14,7 +14,7 @@
 
 #define SC(f) offsetof(struct samp_cfg, f)
 static const char *const pred_names[] = {"events", "rate", NULL};
-static const char *const ff_names[] = {"never", "same_work", "always", NULL};
+static const char *const ff_names[] = {"never", "same_work", "always", "only", NULL};
 static const struct cs_param samp_rows[] = {
     {"head", CS_P_UINT, SC(head), "50000", "cycles",
      "hybrid: detailed cycles a kernel without a prediction starts with; one that ends by "
@@ -43,7 +43,8 @@ static const struct cs_param samp_rows[] = {
      "hybrid: when later kernels of a steady group fast-forward (values only, the L2 warmed, "
      "predicted from the group's cycles per work in their stratum of work) instead of running "
      "in LT: never, same_work (its measured members did the same work within 1%: identical "
-     "kernels) or always",
+     "kernels) or always; only: every kernel in FF, no estimate (the host-time floor the "
+     "bench compares against: values only, cycles 0)",
      0, 0, ff_names},
     {"warm", CS_P_BOOL, SC(warm), "true", "",
      "FF warms the L2: each line an FF op touches updates its bank's tags, replacement order "
@@ -344,7 +345,7 @@ static bool group_ff(const struct samp *s, const struct samp_group *g)
 {
 	double m, cv;
 
-	if (s->cfg.ff == SAMP_FF_ALWAYS)
+	if (s->cfg.ff == SAMP_FF_ALWAYS || s->cfg.ff == SAMP_FF_ONLY)
 		return true;
 	if (s->cfg.ff == SAMP_FF_NEVER)
 		return false;
@@ -388,6 +389,8 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 	mean_cv(&g->cpi, &m, &cv);
 	if (!hybrid)
 		s->plan = SAMP_LT;
+	else if (s->cfg.ff == SAMP_FF_ONLY)
+		s->plan = SAMP_FF; /* the bench's floor: nothing measured, nothing estimated */
 	else if (g->cpi.n >= s->cfg.group_min && group_ff(s, g)) {
 		/* FF members are predicted from the measured members of their stratum of work (the
 		 * last member's work stands for theirs): one with no measured member near its work

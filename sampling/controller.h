@@ -52,8 +52,9 @@ struct samp_cfg {
 };
 
 /* When a steady group's later members fast-forward: never; when its measured members did the
- * same work (identical kernels: their cycles per work is theirs); always. */
-enum samp_ff { SAMP_FF_NEVER = 0, SAMP_FF_SAME_WORK, SAMP_FF_ALWAYS };
+ * same work (identical kernels: their cycles per work is theirs); always; only: every kernel,
+ * with no estimate (a host-time floor for the bench). */
+enum samp_ff { SAMP_FF_NEVER = 0, SAMP_FF_SAME_WORK, SAMP_FF_ALWAYS, SAMP_FF_ONLY };
 
 /* What predicts a unit and the LT time R scales: the bottleneck bound of each interval's own
  * event counts (events: same-event pairs), or the unit's work at the work rate of the LT

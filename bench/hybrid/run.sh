@@ -3,7 +3,8 @@
 # in detailed, hybrid and analytic mode (analytic with a calibration trained by
 # `cohscope calibrate` on a disjoint subset of the suite), on configs/default.cfg. Per run:
 # cycles both ways and the error, whether the detailed value falls in the hybrid's interval,
-# NoC traffic error, host seconds and speedup; then the means and the warp memory operations
+# NoC traffic error, host seconds (and the FF-only floor's: sampling.ff = only), speedup, the
+# share of the hybrid's cycles run detailed; then the means and the warp memory operations
 # per host second of each face. Prints figures only; no thresholds (bench/README.md).
 # Usage: bench/hybrid/run.sh BUILD_DIR [SIZE] [PROTOCOL:MODEL ...]
 #   (default: size default; pairs none:rc noncoherent:rc tc-weak:rc tc-strong:sc gtsc:rc gtsc:sc)
@@ -27,12 +28,14 @@ echo "config: configs/default.cfg, size $size, seed 1; calibration trained on $t
 grep -E 'error' "$tmp/calib.cfg" | sed 's/^/  calibration: /'
 for pair in "${pairs[@]}"; do
 	p=${pair%%:*} m=${pair##*:}
-	for mode in detailed hybrid analytic; do
+	for mode in detailed hybrid analytic floor; do
 		extra=()
 		[ "$mode" = analytic ] && extra=(--set sampling.calibration="$tmp/calib.cfg")
+		# the FF-only floor: every kernel values only, nothing timed (sampling.ff = only)
+		[ "$mode" = floor ] && extra=(--set sampling.ff=only)
 		"$bin" suite -c "$cfg" --set workload.size="$size" --set coherence.protocol="$p" \
-			--set core.consistency="$m" --set system.mode="$mode" "${extra[@]}" -q \
-			-o "$tmp/$p-$m-$mode.json" || true
+			--set core.consistency="$m" --set system.mode="${mode/floor/hybrid}" \
+			"${extra[@]}" -q -o "$tmp/$p-$m-$mode.json" || true
 	done
 done
 python3 - "$tmp" "$train" "${pairs[@]}" <<'PY'
@@ -40,15 +43,19 @@ import json, sys, os
 tmp, train, pairs = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
 load = lambda p, m, mode: {r["benchmark"]: r for r in json.load(open(f"{tmp}/{p}-{m}-{mode}.json"))}
 errs, maxe, cover, terr, sp, aerr, afast, rank_ok = [], 0, [], [], [], [], [], {}
+half_rel = []
 failed_alike = [0, 0]
 ops = {"detailed": [0, 0], "hybrid": [0, 0], "analytic": [0, 0]}
+floor_s, det_share, det_cyc, all_cyc = 0.0, [], 0.0, 0.0
 det_all = {}
 for pair in pairs:
     p, m = pair.split(":")
     D, H, A = load(p, m, "detailed"), load(p, m, "hybrid"), load(p, m, "analytic")
+    F = load(p, m, "floor")
     print(f"\n{p} {m}:")
     print(f"  {'bench':5} {'detailed':>10} {'hybrid':>10} {'+-':>9} {'err%':>6} {'in':>3} "
-          f"{'traf%':>6} {'det s':>6} {'hyb s':>6} {'speedup':>7} {'analytic':>10} {'err%':>6}")
+          f"{'traf%':>6} {'det s':>6} {'hyb s':>6} {'FF s':>6} {'speedup':>7} {'det%':>5} "
+          f"{'analytic':>10} {'err%':>6}")
     for b, d in D.items():
         h, a = H[b], A[b]
         c = d["cycles"]
@@ -65,15 +72,22 @@ for pair in pairs:
         s = d["host_seconds"] / h["host_seconds"] if h["host_seconds"] else 0
         ae = 100 * (a["cycles"] - c) / c
         errs.append(abs(e)); maxe = max(maxe, abs(e)); cover.append(inside); terr.append(abs(te)); sp.append(s)
+        half_rel.append(h["cycles_half"] / h["cycles"] if h["cycles"] else 0)
         if b not in train:
             aerr.append(abs(ae))
         afast.append(a["host_seconds"] < h["host_seconds"])
         for mode, r in (("detailed", d), ("hybrid", h), ("analytic", a)):
             ops[mode][0] += r.get("mem_insts", 0); ops[mode][1] += r["host_seconds"]
         det_all.setdefault(b, {})[pair] = (c, h["cycles"])
-        ok = "" if d["verified"] and h["verified"] and a["verified"] else "  FAILED"
+        # the share of the hybrid's cycles its detailed face simulated (drains included)
+        hc = ((h.get("host_faces") or {}).get("detailed") or {}).get("cycles", 0)
+        share = 100 * hc / h["cycles"] if h["cycles"] else 0
+        det_share.append(share); det_cyc += hc; all_cyc += h["cycles"]
+        floor_s += F[b]["host_seconds"]
+        ok = "" if d["verified"] and h["verified"] and a["verified"] and F[b]["verified"] else "  FAILED"
         print(f"  {b:5} {c:10d} {h['cycles']:10d} {h['cycles_half']:9.0f} {e:6.1f} {'yes' if inside else 'no':>3} "
-              f"{te:6.2f} {d['host_seconds']:6.2f} {h['host_seconds']:6.2f} {s:7.1f} {a['cycles']:10d} {ae:6.1f}{ok}")
+              f"{te:6.2f} {d['host_seconds']:6.2f} {h['host_seconds']:6.2f} {F[b]['host_seconds']:6.2f} {s:7.1f} "
+              f"{share:5.1f} {a['cycles']:10d} {ae:6.1f}{ok}")
 rank = sum(1 for b, v in det_all.items()
            if sorted(v, key=lambda k: v[k][0]) == sorted(v, key=lambda k: v[k][1]))
 n = len(errs)
@@ -82,6 +96,13 @@ print(f"\nmeans over {n} runs ({failed_alike[1]} runs that fail in detailed mode
 print(f"  hybrid |cycle error| mean {sum(errs)/n:.1f}%, max {maxe:.1f}%; interval covers the detailed value in {100*sum(cover)/n:.0f}% of runs")
 print(f"  hybrid traffic |error| mean {sum(terr)/n:.2f}%; speedup over detailed: mean {sum(sp)/n:.1f}x, suite total "
       f"{ops['detailed'][1]/ops['hybrid'][1]:.1f}x")
+print(f"  host seconds: detailed {ops['detailed'][1]:.1f}, hybrid {ops['hybrid'][1]:.1f}, FF-only floor {floor_s:.1f} "
+      f"(hybrid {ops['hybrid'][1]/max(floor_s,1e-9):.2f}x the floor); runs where hybrid took longer than detailed: "
+      f"{sum(1 for x in sp if x < 1)}/{n}")
+print(f"  detailed share of the hybrid's cycles: {100*det_cyc/max(all_cyc,1):.1f}% of all, per run mean "
+      f"{sum(det_share)/n:.1f}%, max {max(det_share):.1f}%")
+hw = [100 * H_half for H_half in half_rel]
+print(f"  interval half-width: mean {sum(hw)/n:.1f}% of the estimate")
 print(f"  analytic (held-out benchmarks) |cycle error| mean {sum(aerr)/max(len(aerr),1):.1f}%; faster than hybrid in {sum(afast)}/{len(afast)} runs")
 print(f"  protocol ranking by cycles the same in hybrid as in detailed for {rank}/{len(det_all)} benchmarks")
 # Protocols whose detailed cycles lie within a fraction of a percent are not ordered by the
