@@ -419,6 +419,13 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 	return s->plan;
 }
 
+bool samp_kernel_long(const struct samp *s)
+{
+	const struct samp_group *g = s->cur >= 0 ? &s->g[s->cur] : NULL;
+
+	return g && g->cpi.n && g->last_cycles > 2.0 * (double)s->cfg.head;
+}
+
 bool samp_kernel_whole(const struct samp *s)
 {
 	return s->cur >= 0 && s->plan == SAMP_LT && s->g[s->cur].whole;

@@ -107,6 +107,9 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
  * work, and its LT time is learned from a member run all in LT. Such a kernel has no detailed
  * tail (sampling.tail): the tail's cycles are inside the whole members' ratio already, and a
  * member with detailed cycles gives no LT rate (the short-group defect of issue 37). */
+/* The running kernel's group has a measured member, and its last member took more than twice
+ * sampling.head: no head (it would not end within it), units from the start. */
+bool samp_kernel_long(const struct samp *s);
 bool samp_kernel_whole(const struct samp *s);
 /* Units taken, kernels sampled (with units), predicted (LT or FF, no units). */
 void samp_counts(const struct samp *s, unsigned *units, unsigned *sampled, unsigned *skipped);

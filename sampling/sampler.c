@@ -427,7 +427,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 		s->phase = PH_AT;
 		return;
 	}
-	if (plan == SAMP_SAMPLE && s->cfg.head) {
+	if (plan == SAMP_SAMPLE && s->cfg.head && !samp_kernel_long(s->ctl)) {
 		/* short kernels are measured whole: start detailed */
 		faces_set(s, SAMP_FACE_AT);
 		s->headed = false;

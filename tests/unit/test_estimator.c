@@ -492,6 +492,39 @@ START_TEST(test_ff_strata_by_work)
 }
 END_TEST
 
+/* A kernel whose group's last measured member took more than twice sampling.head starts with
+ * units, not with a head it could not end within; a new group, or one of short members, keeps
+ * the head (a short member is measured whole in it). */
+START_TEST(test_long_group_skips_head)
+{
+	struct samp_cfg c = {.head = 50000,
+			     .target = 0.02,
+			     .conf = 0.95,
+			     .min_units = 3,
+			     .group_min = 2,
+			     .group_cv = 0.05,
+			     .prior = 1.0,
+			     .stratum = 0.1};
+	struct samp_kernel_facts lng = {.at_cycles = 150000, .insts = 30000};
+	struct samp_kernel_facts shrt = {.at_cycles = 20000, .insts = 4000};
+	struct samp_estimate e;
+	struct samp *s;
+
+	ck_assert_int_eq(samp_create(&c, &s), 0);
+	samp_kernel_begin(s, "long", 8, 4, true);
+	ck_assert(!samp_kernel_long(s));
+	samp_kernel_end(s, &lng, &e); /* ended in its head: measured whole */
+	samp_kernel_begin(s, "long", 8, 4, true);
+	ck_assert(samp_kernel_long(s));
+	samp_kernel_end(s, &lng, &e);
+	samp_kernel_begin(s, "short", 8, 4, true);
+	samp_kernel_end(s, &shrt, &e);
+	samp_kernel_begin(s, "short", 8, 4, true);
+	ck_assert(!samp_kernel_long(s));
+	samp_destroy(s);
+}
+END_TEST
+
 static Suite *estimator_suite(void)
 {
 	Suite *s = suite_create("estimator");
@@ -508,6 +541,7 @@ static Suite *estimator_suite(void)
 	tcase_add_test(tc, test_pairs_set_the_interval);
 	tcase_add_test(tc, test_mismatch_scales_work);
 	tcase_add_test(tc, test_ff_strata_by_work);
+	tcase_add_test(tc, test_long_group_skips_head);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("statistical");
