@@ -82,7 +82,7 @@ static const struct cs_param workload_rows[] = {
      "pagerank at their real node counts, docs/graphs.md; other workloads as default)",
      0, 0, size_names},
     {"check", CS_P_ENUM, offsetof(struct gpu_workload_cfg, check), "sample", "",
-     "how a benchmark with a costly host reference (sgm, ccp) checks its output: sample (a "
+     "how a benchmark with a costly host reference (sgm, ccp, km) checks its output: sample (a "
      "seeded random sample of workload.samples outputs, each bit for bit; the host side then "
      "costs little beside the simulation) or full (every output)",
      0, 0, check_names},
