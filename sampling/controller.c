@@ -256,21 +256,21 @@ static bool group_satisfied(const struct samp *s, const struct samp_group *g)
 	return pairs_satisfied(s, &g->pred, &g->meas);
 }
 
-/* Cycles per work of the last group_min measured members in the stratum of work w (within
- * sampling.stratum of it, relative): their mean and coefficient of variation (0 for one); false
- * when the stratum is empty. The last ones: a group's first member, which meets the caches of
- * a program's start (ge's first Fan1 takes 2 863 cycles, the next ones 1 650), does not keep
- * its stratum from being steady. */
-static bool stratum_cpi(const struct samp *s, const struct samp_group *g, double w, double *m,
-			double *cv)
+/* The mean and coefficient of variation (0 for one) of `per` (cycles or bytes per work) over
+ * the last group_min measured members in the stratum of work w (within sampling.stratum of it,
+ * relative); false when the stratum is empty. The last ones: a group's first member, which
+ * meets the caches of a program's start (ge's first Fan1 takes 2 863 cycles, the next ones
+ * 1 650), does not keep its stratum from being steady. */
+static bool stratum_mean(const struct samp *s, const struct samp_group *g, const struct darr *per,
+			 double w, double *m, double *cv)
 {
 	double sum = 0, sq = 0;
 	unsigned n = 0;
 
 	for (size_t i = g->work.n; i-- > 0 && n < s->cfg.group_min;)
 		if (fabs(g->work.v[i] - w) <= s->cfg.stratum * w) {
-			sum += g->cpi.v[i];
-			sq += g->cpi.v[i] * g->cpi.v[i];
+			sum += per->v[i];
+			sq += per->v[i] * per->v[i];
 			n++;
 		}
 	if (!n)
@@ -315,29 +315,33 @@ static double stratum_spread(const struct samp *s, const struct samp_group *g, u
 }
 
 /*
- * An FF member's cycles from its group's measured members of like work: the mean cycles per
- * work of the last group_min members in its stratum times its work. The interval: the spread
- * of like members (stratum_spread) at the confidence level (Student t over its pairs).
+ * An FF member's cycles and NoC bytes from its group's measured members of like work: the mean
+ * cycles (bytes) per work of the last group_min members in its stratum times its work. The
+ * interval: the spread of like members (stratum_spread) at the confidence level (Student t over
+ * its pairs), the same relative width for the bytes.
  */
-static void ff_predict(const struct samp *s, const struct samp_group *g, double w, double *cycles,
-		       double *half)
+static void ff_predict(const struct samp *s, const struct samp_group *g, double w,
+		       struct samp_estimate *e)
 {
-	double cpi = 0, cv, spread;
+	double ws = w, cpi = 0, bpi = 0, cv, spread;
 	unsigned pairs;
 
-	if (!stratum_cpi(s, g, w, &cpi, &cv)) {
+	if (!stratum_mean(s, g, &g->cpi, w, &cpi, &cv)) {
 		/* its work left the stratum it was planned in (ccp's launches do 37 M to 59 M):
 		 * the nearest measured member's stratum */
-		double near = g->work.v[0];
-
+		ws = g->work.v[0];
 		for (size_t i = 1; i < g->work.n; i++)
-			if (fabs(g->work.v[i] - w) < fabs(near - w))
-				near = g->work.v[i];
-		(void)stratum_cpi(s, g, near, &cpi, &cv);
+			if (fabs(g->work.v[i] - w) < fabs(ws - w))
+				ws = g->work.v[i];
+		(void)stratum_mean(s, g, &g->cpi, ws, &cpi, &cv);
 	}
-	*cycles = cpi * w;
+	(void)stratum_mean(s, g, &g->bpi, ws, &bpi, &cv);
 	spread = stratum_spread(s, g, &pairs);
-	*half = est_t_quantile(s->cfg.conf, pairs ? pairs : 1000) * spread * *cycles;
+	spread *= est_t_quantile(s->cfg.conf, pairs ? pairs : 1000);
+	e->cycles = cpi * w;
+	e->half = spread * e->cycles;
+	e->traffic = bpi * w;
+	e->traffic_half = spread * e->traffic;
 }
 
 /* The group's later members fast-forward (sampling.ff). */
@@ -397,8 +401,8 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 		 * (ge's shrinking launches) is measured, whole when the group's are short */
 		double sm, scv;
 
-		if (stratum_cpi(s, g, g->last_work, &sm, &scv) && scv <= s->cfg.group_cv &&
-		    (!s->cfg.ff_run || g->ff_streak < s->cfg.ff_run)) {
+		if (stratum_mean(s, g, &g->cpi, g->last_work, &sm, &scv) &&
+		    scv <= s->cfg.group_cv && (!s->cfg.ff_run || g->ff_streak < s->cfg.ff_run)) {
 			s->plan = SAMP_FF;
 			g->ff_streak++;
 		} else {
@@ -578,14 +582,14 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		mean_cv(&g->cpi, &cpi, &cv);
 		e->cycles = cpi * f->insts;
 		/* one member gives no spread: the prior, never +-0 */
-		if (s->plan == SAMP_FF && g->cpi.n >= 2)
-			ff_predict(s, g, f->insts, &e->cycles, &e->half);
-		else if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r) || !isfinite(r.half))
+		if (est_mean(g->cpi.v, g->cpi.n, s->cfg.conf, &r) || !isfinite(r.half))
 			e->half = s->cfg.prior * e->cycles;
 		else
 			e->half = r.half * f->insts;
-		if (s->plan == SAMP_FF) {
-			/* FF counts no messages: the group's bytes per work */
+		if (s->plan == SAMP_FF && g->cpi.n >= 2) {
+			/* FF counts no messages: the stratum's bytes per work */
+			ff_predict(s, g, f->insts, e);
+		} else if (s->plan == SAMP_FF) {
 			mean_cv(&g->bpi, &bpi, &cv);
 			e->traffic = bpi * f->insts;
 			e->traffic_half = isfinite(cv) ? cv * e->traffic : e->traffic;
