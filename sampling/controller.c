@@ -59,8 +59,8 @@ static const struct cs_param samp_rows[] = {
      0, 10, NULL},
     {"ff_run", CS_P_UINT, SC(ff_run), "8", "kernels",
      "hybrid, sampling.ff: after this many members of a group in FF in a row the next is "
-     "measured, so that a group whose time drifts at like work (ge's Fan1: 1 651 to 503 "
-     "cycles at 224 to 160 work) is followed (0: never)",
+     "measured, so that a group whose time drifts at like work (ge's Fan1: 1 651 to 1 386 "
+     "cycles over 60 launches, all of 224 instructions) is followed (0: never)",
      0, 1000000, NULL},
     {"group_min", CS_P_UINT, SC(group_min), "2", "kernels",
      "hybrid: members of a group measured before later ones are predicted", 1, 1000, NULL},
@@ -577,8 +577,14 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		if (s->plan == SAMP_LT && f->at_cycles == 0 && f->lt_cycles > 0 && f->insts > 0)
 			g->lt_cpi = f->lt_cycles / f->insts;
 
-		/* the group's mean cycles (and bytes) per instruction, its spread the interval; an
-		 * FF member's from the members of like work (ff_predict) */
+		e->ratio = 0;
+		s->skipped++;
+		if (s->plan == SAMP_FF && g->cpi.n >= 2) {
+			/* from the members of like work; FF counts no messages: their bytes too */
+			ff_predict(s, g, f->insts, e);
+			return;
+		}
+		/* the group's mean cycles (and bytes) per instruction, its spread the interval */
 		mean_cv(&g->cpi, &cpi, &cv);
 		e->cycles = cpi * f->insts;
 		/* one member gives no spread: the prior, never +-0 */
@@ -586,18 +592,13 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 			e->half = s->cfg.prior * e->cycles;
 		else
 			e->half = r.half * f->insts;
-		if (s->plan == SAMP_FF && g->cpi.n >= 2) {
-			/* FF counts no messages: the stratum's bytes per work */
-			ff_predict(s, g, f->insts, e);
-		} else if (s->plan == SAMP_FF) {
+		if (s->plan == SAMP_FF) {
 			mean_cv(&g->bpi, &bpi, &cv);
 			e->traffic = bpi * f->insts;
 			e->traffic_half = isfinite(cv) ? cv * e->traffic : e->traffic;
 		} else {
 			g->last_cycles = e->cycles;
 		}
-		e->ratio = 0;
-		s->skipped++;
 		return;
 	}
 	{

@@ -486,6 +486,17 @@ static struct cache_line *l2_victim(struct gpu_l2 *b, uint64_t addr, struct l2_v
 	return l ? l : cache_victim(b->cache, addr, l2_victim_ok, vc);
 }
 
+/* Way l (its victim gone) now holds addr, no sector yet: the policy's installed hook runs.
+ * Both faces and warming. */
+static void l2_install(struct gpu_l2 *b, struct cache_line *l, uint64_t addr)
+{
+	cache_install(b->cache, l, addr, L2_VALID);
+	l->valid_sectors = 0;
+	l->dirty_sectors = 0;
+	if (b->pol && b->pol->installed)
+		b->pol->installed(b->ps, l);
+}
+
 static struct cache_line *l2_allocate(struct gpu_l2 *b, const struct mem_msg *m, sim_time_t now,
 				      sim_time_t *retry)
 {
@@ -513,11 +524,7 @@ static struct cache_line *l2_allocate(struct gpu_l2 *b, const struct mem_msg *m,
 	}
 	if (b->blocked == m)
 		b->blocked = NULL;
-	cache_install(b->cache, l, m->p.addr, L2_VALID);
-	l->valid_sectors = 0;
-	l->dirty_sectors = 0;
-	if (b->pol && b->pol->installed)
-		b->pol->installed(b->ps, l);
+	l2_install(b, l, m->p.addr);
 	return l;
 }
 
@@ -1043,11 +1050,7 @@ void gpu_l2_warm(struct gpu_l2 *b, uint64_t line, const uint64_t mask[2], bool w
 				if (l->dirty_sectors)
 					l2_warm_writeback(b, l);
 			}
-			cache_install(b->cache, l, line, L2_VALID);
-			l->valid_sectors = 0;
-			l->dirty_sectors = 0;
-			if (b->pol && b->pol->installed)
-				b->pol->installed(b->ps, l);
+			l2_install(b, l, line);
 		} else
 			cache_touch(b->cache, l);
 		for (unsigned s = 0; s < b->line_bytes / sb; s++)
