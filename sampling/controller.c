@@ -15,6 +15,7 @@
 #define SC(f) offsetof(struct samp_cfg, f)
 static const char *const pred_names[] = {"events", "rate", NULL};
 static const char *const ff_names[] = {"never", "same_work", "always", "only", NULL};
+static const char *const fill_names[] = {"lt", "ff", NULL};
 static const struct cs_param samp_rows[] = {
     {"head", CS_P_UINT, SC(head), "50000", "cycles",
      "hybrid: detailed cycles a kernel without a prediction starts with; one that ends by "
@@ -97,6 +98,22 @@ static const struct cs_param samp_rows[] = {
      "tests: the LT face returns unloaded latencies only, no contention delay (the AT/LT "
      "equality test)",
      0, 0, NULL},
+    {"fill", CS_P_ENUM, SC(fill), "lt", "",
+     "hybrid: what runs between a kernel's units (and a kernel predicted from its group's "
+     "units): lt (the loosely-timed face, every message sent; its time the units' ratio to "
+     "its event bound) or ff (experimental: values only, the L2 warmed, the L1s emptied "
+     "when it starts, sampling.retime LT cycles before each unit; its time the cycles per "
+     "work of the units beside each fill, its NoC bytes theirs per work; 1.4x faster on the "
+     "G-TSC suite at default size, but 11% mean error against lt's 4%: docs/hybrid.md). "
+     "Protocols whose L1s hold registered copies (rsp, hlrc, denovo) and the CPU and APU "
+     "systems keep lt",
+     0, 0, fill_names},
+    {"retime", CS_P_UINT, SC(retime), "4000", "cycles",
+     "hybrid, fill ff: LT cycles between an FF fill and a unit's warm-up. FF leaves every warp "
+     "ready at once (no op of its waited for memory), so the detailed face would start with "
+     "a burst of requests and a stall (stn: 2 000 cycles at a sixth of its rate); LT's timing "
+     "spreads the warps again and fills the L1s (0: none)",
+     0, UINT32_MAX, NULL},
     {"predictor", CS_P_ENUM, SC(predictor), "events", "",
      "hybrid: what predicts a unit and the LT time R scales: events (the bottleneck bound of "
      "each interval's own counts: per-SM issue, L2 bank, DRAM bus, NoC port; same-event pairs) "
@@ -158,7 +175,9 @@ struct samp {
 	int cur;
 	unsigned plan;
 	struct darr kpred, kmeas, kwork;
+	struct darr kfill; /* FF fills' work, in order (samp_fill) */
 	unsigned units, sampled, skipped;
+	double m_cycles, m_work; /* every measured member's cycles and work */
 };
 
 int samp_create(const struct samp_cfg *cfg, struct samp **out)
@@ -197,6 +216,7 @@ void samp_destroy(struct samp *s)
 	darr_free(&s->kpred);
 	darr_free(&s->kmeas);
 	darr_free(&s->kwork);
+	darr_free(&s->kfill);
 	darr_free(&s->uwork);
 	free(s);
 }
@@ -389,7 +409,7 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 		g->warps = warps;
 	}
 	s->cur = (int)(g - s->g);
-	s->kpred.n = s->kmeas.n = s->kwork.n = 0;
+	s->kpred.n = s->kmeas.n = s->kwork.n = s->kfill.n = 0;
 	mean_cv(&g->cpi, &m, &cv);
 	if (!hybrid)
 		s->plan = SAMP_LT;
@@ -449,6 +469,56 @@ void samp_unit(struct samp *s, double pred, double work, double meas)
 		darr_push(&s->g[s->cur].meas, meas);
 		darr_push(&s->g[s->cur].uwork, work);
 	}
+}
+
+void samp_fill(struct samp *s, double work)
+{
+	darr_push(&s->kfill, work);
+}
+
+/*
+ * The FF fills' cycles from the units beside each (SMARTS' systematic sampling: a unit stands
+ * for the fills around it): fill j, before unit j, at the mean cycles per work of units j-1 and
+ * j (the first at unit 0's, the one after the last unit at its). A pooled ratio weighs the
+ * units by their work and times every fill alike: dlb's rate grows 40-fold over its kernel,
+ * and the pooled ratio put it at -42%. The interval: the units' successive differences of
+ * cycles per work (von Neumann), per fill as its rate is one unit's or the mean of two.
+ * false: no unit or the fills do not line up with them.
+ */
+static bool fills_local(const struct samp *s, const struct samp_kernel_facts *f, double *cycles,
+			double *half)
+{
+	size_t n = s->kpred.n;
+	double sum = 0, var = 0, d2 = 0, sd;
+
+	if (!n || s->kfill.n != n + 1)
+		return false;
+	for (size_t j = 1; j < n; j++) {
+		double a = s->kmeas.v[j - 1] / s->kpred.v[j - 1], b = s->kmeas.v[j] / s->kpred.v[j];
+
+		d2 += (b - a) * (b - a);
+	}
+	sd = n > 1 ? sqrt(d2 / (2.0 * (double)(n - 1))) : 0;
+	*cycles = 0;
+	for (size_t j = 0; j <= n; j++) {
+		double w = s->kfill.v[j], r;
+		bool two = j > 0 && j < n;
+
+		if (j == 0)
+			r = s->kmeas.v[0] / s->kpred.v[0];
+		else if (j == n)
+			r = s->kmeas.v[n - 1] / s->kpred.v[n - 1];
+		else
+			r = 0.5 *
+			    (s->kmeas.v[j - 1] / s->kpred.v[j - 1] + s->kmeas.v[j] / s->kpred.v[j]);
+		*cycles += w * r;
+		var += w * w * sd * sd * (two ? 0.5 : 1.0);
+		sum += w;
+	}
+	if (fabs(sum - f->lt_work) > 1e-6 * (sum + f->lt_work) + 1)
+		return false;
+	*half = n > 1 ? est_t_quantile(s->cfg.conf, (unsigned)(n - 1)) * sqrt(var) : HUGE_VAL;
+	return true;
 }
 
 bool samp_satisfied(const struct samp *s)
@@ -520,15 +590,19 @@ static void ratio_of(const struct samp *s, const struct samp_kernel_facts *f, do
 	}
 	*R = 1;
 	*rel_half = s->cfg.prior; /* no unit at all: the LT model's own time, error unknown */
+	if (s->cfg.fill == SAMP_FILL_FF && s->m_work > 0)
+		*R = s->m_cycles / s->m_work; /* an FF fill has no time: measured kernels' rate */
 }
 
 /* A member measured in the detailed face (whole, or sampled with units) describes its group:
  * its cycles and bytes per work, and its work. */
-static void group_add_measured(struct samp_group *g, const struct samp_kernel_facts *f,
-			       double cycles)
+static void group_add_measured(struct samp *s, struct samp_group *g,
+			       const struct samp_kernel_facts *f, double cycles)
 {
 	if (f->insts <= 0 || cycles <= 0)
 		return;
+	s->m_cycles += cycles;
+	s->m_work += f->insts;
 	darr_push(&g->cpi, cycles / f->insts);
 	darr_push(&g->bpi, f->traffic / f->insts);
 	darr_push(&g->work, f->insts);
@@ -552,7 +626,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		e->ratio = 1;
 		s->sampled++;
 		g->last_cycles = e->cycles;
-		group_add_measured(g, f, e->cycles);
+		group_add_measured(s, g, f, e->cycles);
 		return;
 	}
 	if (s->plan == SAMP_SAMPLE && f->at_cycles > 0 && f->lt_cycles == 0 && f->ff_cycles == 0) {
@@ -563,7 +637,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		s->sampled++;
 		if (g) {
 			g->last_cycles = e->cycles;
-			group_add_measured(g, f, e->cycles);
+			group_add_measured(s, g, f, e->cycles);
 		}
 		return;
 	}
@@ -602,11 +676,17 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 		return;
 	}
 	{
-		double R, rel, lt;
+		double R, rel, lt, fc, fh;
 		bool by_work;
 
 		ratio_of(s, f, &R, &rel, &by_work);
 		lt = by_work ? f->lt_work : f->lt_cycles;
+		if (s->cfg.fill == SAMP_FILL_FF && lt > 0 && fills_local(s, f, &fc, &fh) &&
+		    fc > 0) {
+			/* R stands for the fills' cycles per work beside their units */
+			R = fc / lt;
+			rel = isfinite(fh) ? fh / fc : rel;
+		}
 		if (!s->kpred.n && f->at_cycles == 0 && f->lt_factor > 0) {
 			R = f->lt_factor; /* analytic: the calibration's correction */
 			rel = s->cfg.prior;
@@ -635,7 +715,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 	s->sampled++;
 	/* only measured members describe the group: a predicted one would confirm itself */
 	if (g)
-		group_add_measured(g, f, e->cycles);
+		group_add_measured(s, g, f, e->cycles);
 }
 
 void samp_counts(const struct samp *s, unsigned *units, unsigned *sampled, unsigned *skipped)

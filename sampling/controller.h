@@ -49,7 +49,14 @@ struct samp_cfg {
 	bool warm;	 /* FF warms the L2 banks (gpu_l2_ops.warm) */
 	double stratum;	 /* FF members: measured members within this work (relative) */
 	uint64_t ff_run; /* FF members of a group in a row before one is measured */
+	unsigned fill;	 /* enum samp_fill: the face between units */
+	uint64_t retime; /* LT cycles between an FF fill and a unit's warm-up */
 };
+
+/* The face a sampled kernel runs between its units (and a predicted one runs whole): LT, or FF
+ * (values, the L2 warmed), its time the units' cycles per work. A system whose controllers
+ * cannot leave the detailed face for FF inside a kernel sets LT. */
+enum samp_fill { SAMP_FILL_LT = 0, SAMP_FILL_FF };
 
 /* When a steady group's later members fast-forward: never; when its measured members did the
  * same work (identical kernels: their cycles per work is theirs); always; only: every kernel,
@@ -98,6 +105,10 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 			   bool hybrid);
 /* A unit's pair. */
 void samp_unit(struct samp *s, double pred, double work, double meas);
+/* An FF fill's work (with its retiming), in order: the fill before each unit, and the last
+ * one after the kernel's last unit. Each is timed at the cycles per work of the units beside
+ * it (samp_kernel_end). */
+void samp_fill(struct samp *s, double work);
 /* The running kernel's interval meets the target (no more units needed). */
 bool samp_satisfied(const struct samp *s);
 /* The kernel ended: its estimate. */

@@ -11,7 +11,19 @@
 #include "util/hostperf.h"
 
 /* Where a kernel is: its phases, and the face each runs the initiators on. */
-enum samp_phase { PH_NONE = 0, PH_LT, PH_WARM, PH_UNIT, PH_DRAIN, PH_FF, PH_AT, PH_HEAD };
+/* PH_RETIME: after an FF fill, LT cycles that give the warps back the spread over the
+ * kernel's phases FF took from them (and fill the L1s), before a unit's warm-up. */
+enum samp_phase {
+	PH_NONE = 0,
+	PH_LT,
+	PH_WARM,
+	PH_UNIT,
+	PH_DRAIN,
+	PH_FF,
+	PH_AT,
+	PH_HEAD,
+	PH_RETIME
+};
 
 struct samp_ini {
 	const struct samp_initiator_ops *ops;
@@ -34,6 +46,7 @@ struct sampler {
 	uint64_t phase_gen; /* stale ticks are ignored */
 	sim_time_t phase_start;
 	double phase_work;		  /* work at phase_start */
+	double phase_bytes;		  /* NoC bytes at phase_start */
 	double k_at, k_lt, k_ff, k_drain; /* this kernel's ps per face */
 	double k_work0, k_traffic0;
 	double lt_rate; /* work per cycle of the LT interval before a unit */
@@ -48,13 +61,25 @@ struct sampler {
 	double unit_work, units; /* the run's units: their work, their number */
 	double wall_mark;	 /* wall seconds at the last phase change */
 	unsigned peak_occ;	 /* the kernel's most resident warps so far */
+	/* the fill between units: LT, or FF (sampling.fill), whose length is work, not time */
+	unsigned fill_face;
+	double fill_end;	    /* FF fill: work at which the fill ends (0: its tail's watch) */
+	double at_work, at_cyc;	    /* the run's detailed phases: work and cycles */
+	double at_bytes;	    /* and NoC bytes */
+	double k_at_work, k_at_cyc; /* the kernel's */
+	double k_at_bytes;
+	double seg_work;  /* FF fill: work of the fill (and retiming) since the last unit */
+	double k_rt_work; /* the kernel's retiming work (LT: its messages are counted) */
+	double unit_rate; /* work per cycle of the kernel's last unit (0: none yet) */
 };
 
 /* enum samp_face of a phase: what the simulation ran on during it */
-static int phase_face(unsigned phase)
+static int phase_face(const struct sampler *s, unsigned phase)
 {
 	switch (phase) {
 	case PH_LT:
+		return (int)s->fill_face;
+	case PH_RETIME:
 		return SAMP_FACE_LT;
 	case PH_FF:
 		return SAMP_FACE_FF;
@@ -81,6 +106,8 @@ int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const stru
 	s->sys_ops = sys_ops;
 	s->sys = sys;
 	s->wall_mark = cs_wall_seconds();
+	s->fill_face =
+	    mode == CS_MODE_HYBRID && cfg->fill == SAMP_FILL_FF ? SAMP_FACE_FF : SAMP_FACE_LT;
 	if (samp_create(cfg, &s->ctl)) {
 		free(s);
 		return -CS_ENOMEM;
@@ -125,10 +152,17 @@ int sampler_set_events(struct sampler *s, const struct samp_events *ev)
 	return s->ev0 && s->ev1 ? 0 : -CS_ENOMEM;
 }
 
-/* Same-event pairs are on: hybrid mode, predictor events, and the system gave its counters. */
+/* Same-event pairs are on: hybrid mode, predictor events, the system gave its counters, and
+ * the fill is LT (FF counts no message: its intervals are predicted by their work). */
 static bool events_on(const struct sampler *s)
 {
-	return s->mode == CS_MODE_HYBRID && s->cfg.predictor == SAMP_PRED_EVENTS && s->ev0;
+	return s->mode == CS_MODE_HYBRID && s->cfg.predictor == SAMP_PRED_EVENTS && s->ev0 &&
+	       s->fill_face == SAMP_FACE_LT;
+}
+
+static bool fill_ff(const struct sampler *s)
+{
+	return s->fill_face == SAMP_FACE_FF;
 }
 
 /* The bound of the interval since the phase's start, in cycles (counts read into ev1). */
@@ -229,7 +263,7 @@ static void faces_set(struct sampler *s, unsigned face)
 
 unsigned sampler_face(const struct sampler *s)
 {
-	return s->phase == PH_LT ? SAMP_FACE_LT : s->phase == PH_FF ? SAMP_FACE_FF : SAMP_FACE_AT;
+	return s->phase == PH_LT ? s->fill_face : s->phase == PH_FF ? SAMP_FACE_FF : SAMP_FACE_AT;
 }
 
 /* The current phase ends at t: its time goes to its face's account. */
@@ -237,7 +271,7 @@ static void phase_close(struct sampler *s, sim_time_t t)
 {
 	double d = t > s->phase_start ? (double)(t - s->phase_start) : 0;
 	double wall = cs_wall_seconds(), work = work_of(s);
-	int face = phase_face(s->phase);
+	int face = phase_face(s, s->phase);
 
 	if (face >= 0) {
 		s->host.seconds[face] += wall - s->wall_mark;
@@ -255,10 +289,27 @@ static void phase_close(struct sampler *s, sim_time_t t)
 		events_restart(s);
 	}
 
+	if (face == SAMP_FACE_AT) {
+		/* the detailed face's rates: an FF fill's length, its traffic (drains: the
+		 * units' messages arriving) */
+		double bytes = s->sys_ops->traffic(s->sys);
+
+		if (s->phase != PH_DRAIN) {
+			s->k_at_work += work - s->phase_work;
+			s->k_at_cyc += d / (double)sim_clock_period_ps(s->clk);
+		}
+		s->k_at_bytes += bytes - s->phase_bytes;
+	}
 	switch (s->phase) {
 	case PH_LT:
 		s->k_lt += d;
 		s->k_lt_work += work - s->phase_work;
+		s->seg_work += work - s->phase_work;
+		break;
+	case PH_RETIME:
+		s->k_lt_work += work - s->phase_work; /* the fill's, at the units' rate */
+		s->seg_work += work - s->phase_work;
+		s->k_rt_work += work - s->phase_work;
 		break;
 	case PH_WARM:
 	case PH_UNIT:
@@ -277,8 +328,71 @@ static void phase_close(struct sampler *s, sim_time_t t)
 	}
 	s->phase_start = t;
 	s->phase_work = work;
+	s->phase_bytes = s->sys_ops->traffic(s->sys);
 }
 
+/* Work per detailed cycle (drains left out): the kernel's detailed phases, else the run's; 0
+ * when nothing has run detailed yet. */
+static double at_rate(const struct sampler *s)
+{
+	if (s->unit_rate > 0)
+		return s->unit_rate; /* the latest: rates drift (dlb's grows 40-fold) */
+	if (s->k_at_cyc > 0 && s->k_at_work > 0)
+		return s->k_at_work / s->k_at_cyc;
+	if (s->at_cyc > 0 && s->at_work > 0)
+		return s->at_work / s->at_cyc;
+	return 0;
+}
+
+/* NoC bytes per work of the detailed face (drains in: they carry the units' answers): the
+ * kernel's, else the run's. */
+static double at_bytes_per_work(const struct sampler *s)
+{
+	if (s->k_at_work > 0)
+		return s->k_at_bytes / s->k_at_work;
+	return s->at_work > 0 ? s->at_bytes / s->at_work : 0;
+}
+
+static void fill_probe(struct sim_kernel *k, void *obj, void *arg);
+
+/* The FF fill's next look at its work and the tail, a quantum of FF time on: FF warps take a
+ * cycle per op, so its time says nothing of the detailed time the fill stands for. */
+static void fill_schedule(struct sampler *s, void *arg)
+{
+	sim_schedule(s->k, sim_clock_delay(s->clk, sim_now(s->k), s->cfg.quantum), fill_probe, s,
+		     arg);
+}
+
+/* What watches a fill with no set end: its tail. */
+static void fill_watch(struct sampler *s)
+{
+	void *gen = (void *)(uintptr_t)s->phase_gen;
+
+	if (fill_ff(s))
+		fill_schedule(s, gen);
+	else
+		slice_schedule(s, gen);
+}
+
+static void fill_probe(struct sim_kernel *k, void *obj, void *arg)
+{
+	struct sampler *s = obj;
+
+	if ((uint64_t)(uintptr_t)arg != s->phase_gen || s->phase != PH_LT)
+		return;
+	if (in_tail(s)) {
+		to_tail(s);
+		return;
+	}
+	if (s->fill_end > 0 && work_of(s) >= s->fill_end) {
+		samp_tick(k, s, arg); /* the fill is over: a unit */
+		return;
+	}
+	fill_schedule(s, arg);
+}
+
+/* The next phase; `cycles` of it (0: until something else ends it). An FF fill lasts the work
+ * the detailed face does in `cycles`. */
 static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
 {
 	sim_time_t now = sim_now(s->k);
@@ -286,19 +400,26 @@ static void phase_next(struct sampler *s, unsigned phase, uint64_t cycles)
 	phase_close(s, now);
 	s->phase = phase;
 	s->phase_gen++;
+	if (phase == PH_LT && fill_ff(s)) {
+		double r = at_rate(s);
+
+		s->fill_end = cycles && r > 0 ? s->phase_work + r * (double)cycles : 0;
+		if (s->fill_end > 0)
+			cycles = 0;
+	}
 	if (cycles)
 		sim_schedule_at(s->k, now + sim_clock_delay(s->clk, now, cycles),
 				SIM_PRIO_DEFAULT + 2, samp_tick, s,
 				(void *)(uintptr_t)s->phase_gen);
 	if (phase == PH_LT && s->mode == CS_MODE_HYBRID)
-		slice_schedule(s, (void *)(uintptr_t)s->phase_gen);
+		fill_watch(s);
 }
 
 /* The rest of the kernel runs detailed (its tail). */
 static void to_tail(struct sampler *s)
 {
+	faces_set(s, SAMP_FACE_AT); /* first: work FF counted ahead goes back (its phase's) */
 	phase_next(s, PH_AT, 0);
-	faces_set(s, SAMP_FACE_AT);
 }
 
 /* A drain is over and the kernel's tail has begun: the detailed face goes on. */
@@ -332,10 +453,19 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		double t = (double)(now - s->phase_start) / cyc;
 
 		s->lt_rate = t > 0 ? work / t : 0;
+		if (fill_ff(s) && s->cfg.retime) {
+			faces_set(s, SAMP_FACE_LT);
+			phase_next(s, PH_RETIME, s->cfg.retime);
+			break;
+		}
+		faces_set(s, SAMP_FACE_AT); /* before: FF's compute owed back is the fill's */
 		phase_next(s, PH_WARM, s->cfg.warmup ? s->cfg.warmup : 1);
-		faces_set(s, SAMP_FACE_AT);
 		break;
 	}
+	case PH_RETIME:
+		faces_set(s, SAMP_FACE_AT);
+		phase_next(s, PH_WARM, s->cfg.warmup ? s->cfg.warmup : 1);
+		break;
 	case PH_WARM:
 		phase_next(s, PH_UNIT, s->cfg.unit);
 		break;
@@ -358,6 +488,11 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 			samp_unit(s->ctl, events_bound(s), work, t); /* the same bound as LT's */
 			s->unit_work += work;
 			s->units++;
+		} else if (fill_ff(s)) {
+			samp_fill(s->ctl, s->seg_work);
+			s->seg_work = 0;
+			samp_unit(s->ctl, work, work, t); /* FF fills are predicted by work */
+			s->unit_rate = t > 0 ? work / t : 0;
 		} else if (s->lt_rate > 0 && work > 0)
 			samp_unit(s->ctl, work / s->lt_rate, work, t);
 		phase_next(s, PH_DRAIN, 0);
@@ -378,7 +513,7 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 			tail_after_drain(s);
 			break;
 		}
-		faces_set(s, SAMP_FACE_LT);
+		faces_set(s, s->fill_face);
 		if (s->headed) {
 			s->headed = false;
 			phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
@@ -400,6 +535,9 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	s->k_at = s->k_lt = s->k_ff = s->k_drain = 0;
 	s->k_lt_bound = 0;
 	s->k_lt_work = 0;
+	s->k_at_work = s->k_at_cyc = s->k_at_bytes = 0;
+	s->fill_end = 0;
+	s->seg_work = s->unit_rate = s->k_rt_work = 0;
 	s->peak_occ = 0;
 	s->k_work0 = work_of(s);
 	s->k_traffic0 = s->sys_ops->traffic(s->sys);
@@ -434,12 +572,12 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 		phase_next(s, PH_HEAD, s->cfg.head);
 		return;
 	}
-	faces_set(s, SAMP_FACE_LT);
+	faces_set(s, s->fill_face);
 	s->phase = PH_LT;
 	if (plan == SAMP_SAMPLE)
 		phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
 	else
-		slice_schedule(s, (void *)(uintptr_t)s->phase_gen); /* the tail's watch */
+		fill_watch(s); /* the tail's */
 }
 
 void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_facts *f)
@@ -454,13 +592,24 @@ void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_fa
 	s->tot_ps += s->k_at + s->k_lt;
 	*f = (struct samp_kernel_facts){
 	    .at_cycles = s->k_at / cyc,
-	    /* what R scales: the LT intervals' bound with same-event pairs, else LT's time */
-	    .lt_cycles = events_on(s) ? s->k_lt_bound : s->k_lt / cyc,
+	    /* what R scales: the LT intervals' bound with same-event pairs, an FF fill's work
+	     * (paired with the units' work), else LT's time */
+	    .lt_cycles = events_on(s) ? s->k_lt_bound
+			 : fill_ff(s) ? s->k_lt_work
+				      : s->k_lt / cyc,
 	    .lt_work = s->k_lt_work,
 	    .ff_cycles = s->k_ff / cyc,
 	    .insts = work_of(s) - s->k_work0,
 	    .traffic = s->sys_ops->traffic(s->sys) - s->k_traffic0,
 	};
+	/* an FF fill sends no message: its bytes at the detailed face's bytes per work */
+	if (fill_ff(s)) {
+		f->traffic += (s->k_lt_work - s->k_rt_work) * at_bytes_per_work(s);
+		samp_fill(s->ctl, s->seg_work); /* after the last unit */
+	}
+	s->at_work += s->k_at_work;
+	s->at_cyc += s->k_at_cyc;
+	s->at_bytes += s->k_at_bytes;
 }
 
 void sampler_kernel_ps(const struct sampler *s, double *at_ps, double *lt_ps)

@@ -19,6 +19,7 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "util/config.h"
 #include "workloads/gpu_api.h"
 #include "workloads/workload.h"
+#include "workloads/wl_util.h"
 
 /* All clocks 1 GHz; small caches so that L1 and L2 evict (dirty lines too). */
 static const char *base_cfg = "system = { type = \"gpu\"; workload = \"stream\"; };\n"
@@ -1272,6 +1274,130 @@ START_TEST(test_tail_runs_detailed)
 }
 END_TEST
 
+/* ---- progress that spinning cannot inflate ---------------------------------------------- */
+
+#define SPIN_WAIT 20000 /* cycles of compute before the flag is set */
+
+static uint64_t spin_flag;
+
+/* Warp 0 of CTA 0 computes, then sets the flag; every other warp spins on it with plain loads
+ * (wl_spin_until_eq: each try after the first is a spin try), then does one op. How many tries
+ * a warp makes is the face's timing: FF's warps spin until the setter's turn comes. */
+static void spin_kernel(struct gpu_warp *w)
+{
+	if (gw_cta(w) == 0 && gw_warp(w) == 0) {
+		gw_compute(w, SPIN_WAIT);
+		gw_atom_store(w, spin_flag, 4, 1, MEM_SCOPE_DEVICE, MEM_ORDER_RELEASE);
+		return;
+	}
+	if (wl_spin_until_eq(w, spin_flag, 1, "spin", "the flag"))
+		return;
+	gw_compute(w, 10);
+}
+
+static int spin_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[NW] = {0, 1, 2, 3};
+	struct gpu_kernel k = {
+	    .name = "spin", .ctas = NW, .warps_per_cta = 4, .fn = spin_kernel, .cta_sm = cta_sm};
+
+	spin_flag = gh_alloc(h, LINE, LINE);
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload spin_wl = {.name = "spin", .system = "gpu", .gpu = spin_host};
+
+static double spin_sum(struct run *r)
+{
+	char name[64];
+	double sum = 0;
+
+	for (unsigned i = 0; i < NW; i++) {
+		snprintf(name, sizeof(name), "gpu.sm%u.spin_work", i);
+		sum += stat(r, name);
+	}
+	return sum;
+}
+
+/* The sampler's work (a kernel's insts) leaves out spin loops' repeated tries: the same in the
+ * detailed face and in FF, although the two spin for different numbers of tries. */
+START_TEST(test_spin_not_progress)
+{
+	const char *at_sets[] = {"system.mode=detailed", NULL};
+	const char *ff_sets[] = {"system.mode=hybrid", "sampling.ff=only", NULL};
+	double at_work, ff_work, at_spin, ff_spin;
+	json_t *k0;
+	struct run r;
+
+	run(&r, &spin_wl, at_sets);
+	k0 = json_array_get(json_object_get(r.result, "kernels"), 0);
+	at_work = json_number_value(json_object_get(k0, "insts"));
+	at_spin = spin_sum(&r);
+	run_end(&r);
+	run(&r, &spin_wl, ff_sets);
+	k0 = json_array_get(json_object_get(r.result, "kernels"), 0);
+	ff_work = json_number_value(json_object_get(k0, "insts"));
+	ff_spin = spin_sum(&r);
+	run_end(&r);
+	/* the faces spun for different numbers of tries (FF's setter sets the flag at its
+	 * second op, and few tries are made before it) */
+	ck_assert_double_gt(at_spin, 0);
+	ck_assert_double_ne(at_spin, ff_spin);
+	/* the setter's compute, the others' one compute op and exit: at least this much */
+	ck_assert_double_ge(at_work, SPIN_WAIT);
+	/* a loop's first failed try stays progress (its guard is called after it, and the
+	 * try's work is known only from the next one): a load and its compare per waiter at
+	 * most apart, against tries that differ by far more */
+	ck_assert_msg(fabs(at_work - ff_work) <= 2.0 * (NW * 4 - 1), "work %g detailed, %g FF",
+		      at_work, ff_work);
+	ck_assert_msg(fabs(at_spin - ff_spin) > 20.0 * (NW * 4 - 1), "spin work %g detailed, %g FF",
+		      at_spin, ff_spin);
+}
+END_TEST
+
+/* ---- the FF fill ----------------------------------------------------------------------------- */
+
+/* sampling.fill = ff on the compute-bound kernel: between units the warps run in FF (the
+ * kernel is sampled, and FF performed part of it), the work of compute ops FF or LT performed
+ * and the detailed face owed is counted once (the kernel's work equals the detailed run's),
+ * and the fills timed at their units' cycles per work give the detailed cycles within 2%. */
+START_TEST(test_fill_ff_compute_bound)
+{
+	const char *at_sets[] = {"system.mode=detailed", "gpu.check=false", NULL};
+	const char *hy_sets[] = {"system.mode=hybrid",
+				 "gpu.check=false",
+				 "sampling.fill=ff",
+				 "sampling.head=0",
+				 "sampling.first=3000",
+				 "sampling.warmup=1000",
+				 "sampling.unit=3000",
+				 "sampling.period=9000",
+				 "sampling.retime=2000",
+				 "sampling.min_units=100",
+				 NULL};
+	double at, at_work, hy, hy_work;
+	json_t *k0;
+	struct run r;
+
+	cb_launches = 1;
+	run(&r, &compute_bound_wl, at_sets);
+	at = json_number_value(json_object_get(r.result, "cycles"));
+	k0 = json_array_get(json_object_get(r.result, "kernels"), 0);
+	at_work = json_number_value(json_object_get(k0, "insts"));
+	run_end(&r);
+	run(&r, &compute_bound_wl, hy_sets);
+	hy = json_number_value(json_object_get(r.result, "cycles"));
+	k0 = json_array_get(json_object_get(r.result, "kernels"), 0);
+	hy_work = json_number_value(json_object_get(k0, "insts"));
+	ck_assert_str_eq(json_string_value(json_object_get(k0, "plan")), "sampled");
+	ck_assert_double_gt(stat(&r, "gpu.sm0.ff_compute_cycles"), 0);
+	ck_assert_double_gt(json_number_value(json_object_get(r.result, "units")), 1);
+	run_end(&r);
+	ck_assert_double_eq(hy_work, at_work);
+	ck_assert_msg(hy >= at * 0.98 && hy <= at * 1.02, "hybrid %g cycles, detailed %g", hy, at);
+}
+END_TEST
+
 /* A kernel that ends within sampling.head runs whole in the detailed face: its estimate is the
  * detailed run's cycles exactly, with no interval. */
 START_TEST(test_head_measures_short_kernel_whole)
@@ -1481,6 +1607,8 @@ int main(void)
 	tcase_add_test(t, test_head_measures_short_kernel_whole);
 	tcase_add_test(t, test_tail_runs_detailed);
 	tcase_add_test(t, test_miss_in_flight);
+	tcase_add_test(t, test_spin_not_progress);
+	tcase_add_test(t, test_fill_ff_compute_bound);
 	suite_add_tcase(s, t);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

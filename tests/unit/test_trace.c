@@ -34,7 +34,7 @@ static uint64_t vmask(unsigned bytes)
 static void random_op(uint64_t *s, uint64_t *base, struct trace_op *op)
 {
 	static const unsigned widths[] = {1, 2, 4, 8, 16};
-	unsigned kind = 1 + (unsigned)(rnd(s) % 7), shape;
+	unsigned kind = (unsigned)(rnd(s) % 8), shape;
 
 	memset(op, 0, sizeof(*op));
 	op->kind = (uint8_t)kind;
@@ -101,6 +101,9 @@ static void random_op(uint64_t *s, uint64_t *base, struct trace_op *op)
 		break;
 	case TRACE_COMPUTE:
 		op->cycles = 1 + (rnd(s) % 4 == 0 ? rnd(s) >> 1 : rnd(s) % 100);
+		break;
+	case TRACE_SPIN:
+		op->first = (uint8_t)(rnd(s) & 1);
 		break;
 	default:
 		break;
@@ -455,7 +458,7 @@ START_TEST(test_decode_fuzz)
 		while ((r = trace_next(&c, &got)) == 1) {
 			if (c.p > rb + n || ++steps > n)
 				ck_abort_msg("cursor ran past the bytes");
-			if (got.kind < TRACE_LD || got.kind > TRACE_SMEM)
+			if (got.kind > TRACE_SMEM)
 				ck_abort_msg("decoded an invalid kind %u", got.kind);
 		}
 		if (r != 0 && r != -CS_EINVAL)
@@ -636,12 +639,12 @@ START_TEST(test_file_damage)
 	write_file(dir, "bad.cstrace", data, len);
 	ck_assert_int_eq(load_expect(bad, "not a cohscope trace (bad magic)"), -CS_EINVAL);
 	data[0] = 'C';
-	data[8] = 3;
+	data[8] = 4;
 	write_file(dir, "bad.cstrace", data, len);
-	load_expect(bad, "format version 3, this build reads 1 to 2");
+	load_expect(bad, "format version 4, this build reads 1 to 3");
 	data[8] = 0;
 	write_file(dir, "bad.cstrace", data, len);
-	load_expect(bad, "format version 0, this build reads 1 to 2");
+	load_expect(bad, "format version 0, this build reads 1 to 3");
 	data[8] = 2;
 	write_file(dir, "bad.cstrace", data, len);
 	{

@@ -1579,6 +1579,37 @@ static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 	l1->flush_arg = arg;
 }
 
+struct l1_ff_sink {
+	struct gpu_l1 *l1;
+	gpu_ff_write_fn *write;
+	void *arg;
+};
+
+/* A write-back line's dirty sectors to memory, functionally. */
+static void l1_ff_write_line(void *ctx, struct cache_line *l)
+{
+	const struct l1_ff_sink *k = ctx;
+	unsigned sb = k->l1->sector_bytes ? k->l1->sector_bytes : k->l1->line_bytes;
+
+	for (unsigned s = 0; s * sb < k->l1->line_bytes; s++)
+		if ((l->dirty_sectors >> s) & 1)
+			k->write(k->arg, l->addr + s * sb, l->data + s * sb, sb);
+	l->dirty_sectors = 0;
+}
+
+/* Only for L1s whose lines the L2 has not handed over (no registrations): the write-back
+ * L1's dirty bytes go to memory, then every line. */
+static void l1_ff_flush(struct gpu_l1 *l1, gpu_ff_write_fn *write, void *arg)
+{
+	struct l1_ff_sink k = {.l1 = l1, .write = write, .arg = arg};
+
+	if (l1->bypass)
+		return;
+	if (l1->write_back)
+		cache_for_each(l1->cache, l1_ff_write_line, &k);
+	cache_invalidate_all(l1->cache);
+}
+
 /* Non-coherent L1: an acquire of device or system scope drops every line (nothing is dirty in
  * a write-through L1; a write-back L1 keeps its dirty lines, which are the SM's own data). */
 static sim_time_t l1_nc_fence(struct gpu_l1 *l1, unsigned warp, uint8_t order, uint8_t scope)
@@ -1930,17 +1961,20 @@ static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct
 
 const struct gpu_l1_ops gpu_l1_nc_ops = {
     L1_BASE_OPS,
+    .ff_flush = l1_ff_flush,
     .create = l1_create_nc,
     .fence = l1_nc_fence,
 };
 
 const struct gpu_l1_ops gpu_l1_bypass_ops = {
     L1_BASE_OPS,
+    .ff_flush = l1_ff_flush,
     .create = l1_create_bypass,
 };
 
 const struct gpu_l1_ops gpu_l1_scoped_ops = {
     L1_BASE_OPS,
+    .ff_flush = l1_ff_flush,
     .create = l1_create_scoped,
     .fence = l1_scoped_fence,
 };

@@ -115,6 +115,9 @@ struct gpu_ctx {
 	const struct lt_params *lt; /* the LT face's contention model (analytic/ltmodel.h) */
 	struct gpu_lt_clock *lt_clock;
 	bool ff_warm; /* the FF face warms the L2 banks (sampling.warm, gpu_l2_ops.warm) */
+	/* an FF warp's time is its work, not a cycle per op (sampling.fill = ff: a unit after
+	 * an FF fill meets the warps spread over the kernel's phases as their work has them) */
+	bool ff_work_time;
 };
 
 /* "Now" for a controller: the kernel's time, or in the LT face the access's. */
@@ -161,6 +164,9 @@ struct gpu_l2;
 struct fab_proto;
 struct fab_std_group;
 
+/* FF's write of len bytes at addr to memory (the L2's functional view). */
+typedef void gpu_ff_write_fn(void *arg, uint64_t addr, const void *buf, size_t len);
+
 struct gpu_l1_ops {
 	int (*create)(const struct gpu_ctx *ctx, unsigned sm, const struct gpu_l1_client *client,
 		      struct cs_stat_group *stats, struct gpu_l1 **out, struct cs_err *err);
@@ -205,6 +211,12 @@ struct gpu_l1_ops {
 	 * GWCT of the line) and of the warp (G-TSC: warp_ts; TC-Weak: GWCT). false when the
 	 * line is not present. NULL: no such state. */
 	bool (*probe)(const struct gpu_l1 *l1, uint64_t addr, unsigned warp, uint64_t out[3]);
+	/* The hybrid's fill turns to the FF face inside a kernel: with nothing in flight, the
+	 * bytes only this L1 holds go to memory through write() and every line is dropped, with
+	 * no message and no time, so that FF's accesses (at the L2) and the detailed face after
+	 * them see the same values. Not a launch: epochs and warp state stay. NULL: the L1 holds
+	 * copies the L2 has handed it (registrations) and the fill stays LT. */
+	void (*ff_flush)(struct gpu_l1 *l1, gpu_ff_write_fn *write, void *arg);
 	/* Nothing in flight. */
 	bool (*idle)(const struct gpu_l1 *l1);
 	uint64_t (*digest)(const struct gpu_l1 *l1);

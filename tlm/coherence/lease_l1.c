@@ -812,6 +812,14 @@ static void l1_kernel_end(struct gpu_l1 *l1, void (*cb)(void *), void *arg)
 	cb(arg); /* write-through: the L2 has everything */
 }
 
+/* Write-through: the L2 has every byte; the lines go, the warps' timestamps and GWCT stay. */
+static void l1_ff_flush(struct gpu_l1 *l1, gpu_ff_write_fn *write, void *arg)
+{
+	(void)write;
+	(void)arg;
+	cache_invalidate_all(l1->cache);
+}
+
 static bool l1_idle(const struct gpu_l1 *l1)
 {
 	return l1_port_idle(&l1->port) && !mshr_used(l1->mshr);
@@ -1009,6 +1017,7 @@ static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct g
 	    .fence = l1_fence,                          \
 	    .barrier = l1_barrier,                      \
 	    .probe = l1_probe,                          \
+	    .ff_flush = l1_ff_flush,                    \
 	    .idle = l1_idle,                            \
 	    .digest = l1_digest,                        \
 	}

@@ -1020,6 +1020,10 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 			    "cycles no warp could issue while some waited for memory or a fence");
 	sm->lt_insts = cs_stat_counter(g, "lt_insts", "",
 				       "warp instructions performed by the LT face (in insts)");
+	sm->spin_work = cs_stat_counter(
+	    g, "spin_work", "",
+	    "work (warp instructions and compute cycles) of spin loops' repeated tries, every "
+	    "face: the sampler's progress measure leaves it out, as a face's timing changes it");
 	sm->ff_insts = cs_stat_counter(
 	    g, "ff_insts", "", "warp instructions fast-forwarded (values only, not in insts)");
 	sm->ff_compute = cs_stat_counter(
@@ -1055,6 +1059,7 @@ int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
 	sm->lt_sched = calloc(sm->nsched, sizeof(*sm->lt_sched));
 	sm->lt_heap = calloc(2 * (size_t)sm->nwarps, sizeof(*sm->lt_heap));
 	sm->lt_quantum = 100 * sim_clock_period_ps(&ctx->core_clk);
+	sm->ff_quantum = sm->lt_quantum;
 	sm->cta_slots = calloc(cfg->ctas, sizeof(*sm->cta_slots));
 	sm->ldq_cap = (unsigned)cfg->ldst_queue;
 	sm->ldq = calloc(sm->ldq_cap, sizeof(*sm->ldq));
@@ -1185,6 +1190,7 @@ static void record_op(struct warp *w)
 /* Posts the op and waits until the SM lets the warp go on. */
 static void post(struct warp *w)
 {
+	w->posted_work += 1 + (w->op.kind == OP_COMPUTE ? w->op.cycles : 0);
 	if (w->sm->env.record)
 		record_op(w);
 	if (w->sm->mode == SM_FF && sm_ff_inline(w->sm, w))
@@ -1197,8 +1203,7 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint64_
 {
 	struct gpu_sm *sm = w->sm;
 	struct warp_op *op = &w->op;
-	unsigned bad = 0, lanes = gpu_kernel_lanes(w->cta->kernel);
-	int n;
+	unsigned lanes = gpu_kernel_lanes(w->cta->kernel);
 
 	if (lanes < 64 && (mask >> lanes)) {
 		sm_fail(sm, -CS_EINVAL,
@@ -1214,8 +1219,9 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint64_
 	op->drained = false;
 	op->fenced = false;
 	if (sm->mode == SM_FF) {
-		/* values only: the lanes go to memory one by one (sm_lt.c) */
+		/* values only: the lanes go to memory a line at a time (sm_lt.c) */
 		op->nreq = mask != 0;
+		op->raw = mask != 0;
 		if (!mask) {
 			op->kind = OP_COMPUTE;
 			op->cycles = 1;
@@ -1223,12 +1229,27 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint64_
 		post(w);
 		return;
 	}
-	n = coalesce(addr, mask, bytes, sm->line_bytes, sm->sector_bytes, op->req, &bad);
+	op->raw = true;
+	sm_op_coalesce(sm, w);
+	post(w);
+}
+
+void sm_op_coalesce(struct gpu_sm *sm, struct warp *w)
+{
+	struct warp_op *op = &w->op;
+	unsigned bad = 0;
+	int n;
+
+	if (!op->raw || (op->kind != OP_LD && op->kind != OP_ST && op->kind != OP_ATOM))
+		return;
+	op->raw = false;
+	n = coalesce(op->addr, op->mask, op->bytes, sm->line_bytes, sm->sector_bytes, op->req,
+		     &bad);
 	if (n < 0) {
 		sm_fail(sm, -CS_EINVAL,
 			"sm%u: warp %llu lane %u: address %#llx is not aligned to %u bytes", sm->id,
 			(unsigned long long)gw_gwid((struct gpu_warp *)w), bad,
-			(unsigned long long)(bad < WARP_LANES_MAX ? addr[bad] : 0), bytes);
+			(unsigned long long)(bad < WARP_LANES_MAX ? op->addr[bad] : 0), op->bytes);
 		n = 0;
 	}
 	op->nreq = (unsigned)n;
@@ -1236,7 +1257,6 @@ static void post_mem(struct warp *w, uint8_t kind, const uint64_t *addr, uint64_
 		op->kind = OP_COMPUTE; /* no active lane: one issue slot */
 		op->cycles = 1;
 	}
-	post(w);
 }
 
 /* vals32: out is uint32_t per lane (the 32-bit forms), else uint64_t */
@@ -1453,9 +1473,23 @@ void gw_smem_access(struct gpu_warp *gw)
 	post(w);
 }
 
+/* A spin loop calls this after each try that found nothing: the work since its last call is
+ * one such try, the loop's spinning, which the sampler's progress measure leaves out
+ * (gpu_sm_work). The first failed try is known only as the work before the first call, and
+ * stays progress. */
 bool gw_spin_guard(struct gpu_warp *gw, uint64_t *count)
 {
-	return ++*count > W(gw)->sm->cfg->spin_limit;
+	struct warp *w = W(gw);
+
+	if (w->sm->env.record) {
+		struct sm_op_view v = {.kind = OP_NONE, .spin_first = *count == 0};
+
+		w->sm->env.record(w->sm->env.gpu, gw_gwid(gw), &v);
+	}
+	if (*count)
+		*w->sm->spin_work += w->posted_work - w->spin_mark;
+	w->spin_mark = w->posted_work;
+	return ++*count > w->sm->cfg->spin_limit;
 }
 
 void gw_fail(struct gpu_warp *gw, const char *fmt, ...)

@@ -71,8 +71,9 @@ struct sm_op_view {
 	uint8_t kind;
 	uint8_t bytes, atom_op, scope, order;
 	bool want_old;
-	bool vals32; /* stores: val is uint32_t per lane, else uint64_t */
-	uint8_t cop; /* loads and stores: enum mem_cache_op */
+	bool vals32;	 /* stores: val is uint32_t per lane, else uint64_t */
+	uint8_t cop;	 /* loads and stores: enum mem_cache_op */
+	bool spin_first; /* kind 0 (OP_NONE): a spin loop's guard, its first when set */
 	uint64_t mask;
 	uint64_t cycles;
 	const uint64_t *addr;
@@ -89,7 +90,8 @@ struct gpu_sm_env {
 	/* the coherence checker's hook: a warp read `bytes` at addr and saw v (may be NULL) */
 	void (*observe_read)(void *gpu, unsigned sm, unsigned slot, uint64_t addr, unsigned bytes,
 			     uint64_t v);
-	/* --record: every op a warp posts (NULL when not recording) */
+	/* --record: every op a warp posts, and its spin loops' guards (kind 0) (NULL when not
+	 * recording) */
 	void (*record)(void *gpu, uint64_t gwid, const struct sm_op_view *op);
 	uint64_t seed;
 };
@@ -128,7 +130,9 @@ sim_time_t gpu_sm_lt_time(const struct gpu_sm *sm);
 sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm);
 /* Work done by every face, the sampler's measure of progress: warp instructions plus the issue
  * cycles of compute ops (a long compute op is one instruction but many cycles of work; an
- * instruction count alone made a unit of a compute-bound kernel hold a handful of ops). */
+ * instruction count alone made a unit of a compute-bound kernel hold a handful of ops), less
+ * the spin loops' repeated tries (each face spins as long as its timing makes it: FF's spin
+ * at stn's grid barriers made its fills 7% heavier than the detailed run's work). */
 uint64_t gpu_sm_work(const struct gpu_sm *sm);
 /* Warps resident on the SM now (launched and not yet exited). */
 unsigned gpu_sm_resident_warps(const struct gpu_sm *sm);

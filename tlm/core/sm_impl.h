@@ -31,6 +31,7 @@ struct warp_op {
 	bool want_old; /* atomics: the warp needs the old values */
 	bool drained;  /* the drain this op needs has happened */
 	bool fenced;   /* the protocol's fence for this op is over */
+	bool raw;      /* memory ops posted in FF: not coalesced (sm_op_coalesce) */
 	const uint64_t *addr;
 	void *out;	 /* loads: uint32_t/uint64_t per lane; atomics: uint64_t old per lane */
 	const void *val; /* stores: values per lane */
@@ -60,6 +61,9 @@ struct warp {
 	/* LT / FF: the warp's own time, and when its unawaited accesses are performed */
 	sim_time_t lt_t;
 	sim_time_t lt_out;
+	/* work the warp has posted (an op, plus a compute op's cycles), and where its last spin
+	 * try began (gw_spin_guard) */
+	uint64_t posted_work, spin_mark;
 	/* LT: the cycles of the compute op in progress, counted into compute_cycles when the
 	 * warp comes back at its end (as the detailed face counts them while it issues them):
 	 * counted at issue, a long op made the sampler's LT work rate run ahead */
@@ -176,6 +180,7 @@ struct gpu_sm {
 	bool lt_finishing; /* leaving LT: ops are performed whole, whatever their LD/ST time */
 	bool lt_running;
 	sim_time_t lt_quantum;	/* ps a run goes ahead of the kernel's time */
+	sim_time_t ff_quantum;	/* the same in FF (gpu_sm_set_quantum) */
 	sim_time_t lt_run_end;	/* the running LT/FF run performs warps whose time is before */
 	sim_time_t ff_step;	/* FF: ps an op takes (one core cycle, rounded up; 0: not yet) */
 	sim_time_t *lt_sched;	/* per scheduler: busy until */
@@ -187,6 +192,7 @@ struct gpu_sm {
 	struct lt_ready *lt_heap;
 	unsigned lt_heap_n;
 	uint64_t *lt_insts, *ff_insts, *ff_compute;
+	uint64_t *spin_work; /* work of spin loops' repeated tries (gw_spin_guard) */
 };
 
 #define REQ_NONE UINT32_MAX
@@ -248,6 +254,8 @@ void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
 
 /* sm_lt.c */
 void sm_lt_kick(struct gpu_sm *sm);
+/* A memory op posted in FF gets its requests (op.raw), for the face that takes it over. */
+void sm_op_coalesce(struct gpu_sm *sm, struct warp *w);
 /* LT: a blocking memory op's requests are all answered (the L1 called done() for the last) */
 void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w);
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w);

@@ -552,16 +552,27 @@ static void ff_perform(struct gpu_sm *sm, struct warp *w)
 	struct warp_op *op = &w->op;
 
 	(*sm->ff_insts)++;
-	w->lt_t += ff_step_of(sm);
+	w->lt_compute = 0;
+	/* a cycle of the warp's time per op; with an FF fill its work (a compute op's issue
+	 * cycles count): warps keep the spread over a kernel's phases the detailed face gives
+	 * them, which a cycle per op would lose (km's kmeansPoint, 70 loads and one compute op
+	 * of thousands of cycles: after an FF fill every warp stood at a load, and the unit after
+	 * it ran at a tenth of the kernel's rate). Not always: a spin loop's tries then cost a
+	 * few cycles each against the compute of the warp they wait for, and run out of
+	 * core.spin_limit */
+	w->lt_t += ff_step_of(sm) *
+		   (1 + (sm->ctx->ff_work_time && op->kind == OP_COMPUTE ? op->cycles : 0));
 	switch (op->kind) {
 	case OP_LD:
 	case OP_ST:
 	case OP_ATOM:
 		sm_ff_mem(sm, w);
+		op->raw = false;
 		break;
 	case OP_COMPUTE:
 		*sm->ff_compute +=
-		    op->cycles; /* its work, so that a group's cycles per work apply */
+		    op->cycles;		    /* its work, so that a group's cycles per work apply */
+		w->lt_compute = op->cycles; /* owed back if the detailed face takes over */
 		op->cycles = 0;
 		break;
 	default:
@@ -573,7 +584,9 @@ static void ff_step(struct gpu_sm *sm, struct warp *w)
 {
 	struct warp_op *op = &w->op;
 
-	w->at_compute = 0; /* FF counts no time */
+	/* the rest of a compute op another face owed: FF performs (and counts) it, no time */
+	*sm->ff_compute += w->at_compute;
+	w->at_compute = 0;
 	w->lt_held = false;
 	ff_perform(sm, w);
 	switch (op->kind) {
@@ -613,7 +626,7 @@ bool sm_ff_inline(struct gpu_sm *sm, struct warp *w)
 	default:
 		return false; /* barriers and exits go through the run */
 	}
-	if (w->lt_t + ff_step_of(sm) >= sm->lt_run_end)
+	if (w->lt_t >= sm->lt_run_end)
 		return false;
 	ff_perform(sm, w);
 	op->kind = OP_NONE;
@@ -725,7 +738,7 @@ static void lt_pop(struct gpu_sm *sm)
 static void sm_lt_run(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct gpu_sm *sm = obj;
-	sim_time_t end = sim_now(k) + sm->lt_quantum;
+	sim_time_t end = sim_now(k) + (sm->mode == SM_FF ? sm->ff_quantum : sm->lt_quantum);
 	struct warp *w;
 
 	(void)arg;
@@ -862,6 +875,33 @@ static void lt_to_at(struct gpu_sm *sm, sim_time_t now)
 	}
 }
 
+/* An L1's bytes to memory for FF (gpu_l1_ops.ff_flush), a bank's chunk at a time. */
+static void ff_l1_write(void *arg, uint64_t addr, const void *buf, size_t len)
+{
+	struct gpu_sm *sm = arg;
+	unsigned chunk = ff_chunk(sm);
+
+	while (len) {
+		size_t n = chunk - (addr & (chunk - 1));
+
+		if (n > len)
+			n = len;
+		if (sm->proto->l2->functional_write(ff_bank(sm, addr), addr, buf, n))
+			sm_fail(sm, -CS_ENOMEM, "sm%u: out of memory", sm->id);
+		addr += n;
+		buf = (const uint8_t *)buf + n;
+		len -= n;
+	}
+}
+
+/* Into FF: the L1's copies go (FF reads and writes at the L2; a copy left would be stale when
+ * the detailed or LT face comes back). */
+static void ff_enter(struct gpu_sm *sm)
+{
+	if (sm->proto->l1->ff_flush)
+		sm->proto->l1->ff_flush(sm->l1, ff_l1_write, sm);
+}
+
 void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 {
 	sim_time_t now = sim_now(sm->ctx->k);
@@ -884,14 +924,46 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		sm->lt_ldst = now;
 		sm->lt_launch_t = now;
 		sm->proto->l1->set_lt(sm->l1, true);
+		if (mode == SM_FF)
+			ff_enter(sm);
 		sm->mode = (uint8_t)mode;
 		sm->hold = false;
 		lt_heap_rebuild(sm);
 		sm_lt_kick(sm);
 		return;
 	}
-	if (sm->mode == SM_LT && mode == SM_FF)
+	if (sm->mode == SM_LT && mode == SM_FF) {
 		lt_finish(sm);
+		ff_enter(sm);
+	}
+	if (sm->mode == SM_FF)
+		for (unsigned i = 0; i < sm->nwarps; i++)
+			sm_op_coalesce(sm, &sm->warps[i]);
+	if (sm->mode == SM_FF && mode == SM_LT) {
+		/* FF's time is no time: every warp goes on now, except that one in a compute op
+		 * FF performed (and counted) goes on when FF's time says its op ends, so that the
+		 * warps stay spread over the kernel's phases (ended at once, every warp of km's
+		 * kmeansPoint stood at its store); the LT face then gives them its timing (the
+		 * hybrid's retiming before a unit) */
+		for (unsigned i = 0; i < sm->nwarps; i++) {
+			struct warp *w = &sm->warps[i];
+			uint64_t owed = lt_owed(sm, w, now);
+
+			/* the rest is the LT face's to count, as for an op of its own */
+			*sm->ff_compute -= owed;
+			w->lt_compute = owed;
+			if (!owed)
+				w->lt_t = now;
+			w->lt_out = now;
+		}
+		for (unsigned s = 0; s < sm->nsched; s++)
+			sm->lt_sched[s] = now;
+		sm->lt_ldst = now;
+		sm->mode = SM_LT;
+		lt_heap_rebuild(sm);
+		sm_lt_kick(sm);
+		return;
+	}
 	if (mode != SM_AT) {
 		sm->mode = (uint8_t)mode;
 		sm_lt_kick(sm);
@@ -907,11 +979,16 @@ void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode)
 		struct warp *w = &sm->warps[i];
 		uint64_t owed = lt_owed(sm, w, now);
 
-		if (owed || (w->state == W_READY && w->lt_held))
-			w->lt_t =
-			    now; /* a held op was not performed: the detailed face issues it */
+		/* a held op was not performed: the detailed face issues it; FF's time is no
+		 * time (a warp ahead by its quantum would idle): the rest of a compute op it
+		 * performed is what the warp owes */
+		if (owed || (w->state == W_READY && w->lt_held) || sm->mode == SM_FF)
+			w->lt_t = now;
 		w->lt_held = false;
-		(*sm->st.compute_cycles) += w->lt_compute - owed;
+		if (sm->mode == SM_FF)
+			*sm->ff_compute -= owed; /* FF counted the whole op */
+		else
+			(*sm->st.compute_cycles) += w->lt_compute - owed;
 		w->lt_compute = 0;
 		w->at_compute += owed;
 	}
@@ -948,6 +1025,9 @@ sim_time_t gpu_sm_lt_time(const struct gpu_sm *sm)
 void gpu_sm_set_quantum(struct gpu_sm *sm, sim_time_t ps)
 {
 	sm->lt_quantum = ps ? ps : 1;
+	/* FF's time as its work (ff_perform): four quanta a run, fewer switches between warps
+	 * (the FF-only suite took 11.8 s against 14.4 s at one quantum) */
+	sm->ff_quantum = (sm->ctx->ff_work_time ? 4 : 1) * sm->lt_quantum;
 }
 
 sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
@@ -958,6 +1038,8 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
 uint64_t gpu_sm_work(const struct gpu_sm *sm)
 {
 	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts + *sm->ff_compute;
+
+	w = w > *sm->spin_work ? w - *sm->spin_work : 0;
 
 	/* LT: the part of each compute op in progress its scheduler has served by now (counted
 	 * whole only when the warp comes back), so that work grows with time as in AT */

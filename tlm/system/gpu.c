@@ -819,8 +819,8 @@ static void observe_read(void *obj, unsigned sm, unsigned slot, uint64_t addr, u
 }
 
 /* The SM numbers its ops as the trace does (sm.h); a recorded op goes to its warp's stream. */
-_Static_assert(TRACE_LD == 1 && TRACE_ST == 2 && TRACE_ATOM == 3 && TRACE_FENCE == 4 &&
-		   TRACE_BAR == 5 && TRACE_COMPUTE == 6 && TRACE_SMEM == 7,
+_Static_assert(TRACE_SPIN == 0 && TRACE_LD == 1 && TRACE_ST == 2 && TRACE_ATOM == 3 &&
+		   TRACE_FENCE == 4 && TRACE_BAR == 5 && TRACE_COMPUTE == 6 && TRACE_SMEM == 7,
 	       "sm_op_view.kind numbers as enum trace_op_kind");
 
 static void record_op(void *gpu, uint64_t gwid, const struct sm_op_view *v)
@@ -838,6 +838,7 @@ static void record_op(void *gpu, uint64_t gwid, const struct sm_op_view *v)
 	op.cop = v->kind == TRACE_ATOM ? 0 : v->cop;
 	op.mask = v->mask;
 	op.cycles = v->cycles;
+	op.first = v->spin_first;
 	if (v->kind == TRACE_LD || v->kind == TRACE_ST || v->kind == TRACE_ATOM) {
 		for (uint64_t m = v->mask; m; m &= m - 1) {
 			unsigned l = (unsigned)__builtin_ctzll(m);
@@ -915,6 +916,11 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	g->lt_clock.deferred = calloc(g->ctx.sms, sizeof(*g->lt_clock.deferred));
 	if (!g->lt_clock.deferred)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	/* an FF fill needs L1s that can hand their bytes back with no message and banks that
+	 * warm (gpu_l1_ops.ff_flush, gpu_l2_ops.warm) */
+	if (!g->proto->l1->ff_flush || !g->proto->l2->warm)
+		g->scfg.fill = SAMP_FILL_LT;
+	g->ctx.ff_work_time = g->mode == CS_MODE_HYBRID && g->scfg.fill == SAMP_FILL_FF;
 	if (sampler_create(g->s->k, &g->ctx.core_clk, &g->scfg, g->mode, &gpu_sampled, g,
 			   &g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");

@@ -20,6 +20,7 @@ static void replay_warp(struct gpu_warp *w)
 	struct trace_cursor c;
 	struct trace_op *op = malloc(sizeof(*op)); /* 1.6 KB: off the coroutine's stack */
 	uint64_t out[WARP_LANES_MAX];
+	uint64_t spins = 0;
 	int rc;
 
 	if (!op) {
@@ -56,6 +57,12 @@ static void replay_warp(struct gpu_warp *w)
 			break;
 		case TRACE_SMEM:
 			gw_smem_access(w);
+			break;
+		case TRACE_SPIN:
+			/* the recorded run's loop stayed within its limit, so the replay's does */
+			if (op->first)
+				spins = 0;
+			(void)gw_spin_guard(w, &spins);
 			break;
 		}
 	}

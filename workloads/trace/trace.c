@@ -18,6 +18,7 @@
  *     ATOM: one byte atom_op | want_old << 3 | scope << 4 | (order & 3) << 6 (bytes 4 or 8);
  *           one operand a per active lane (none for LOAD); CAS: one operand b per active lane.
  *   FENCE: one byte scope | order << 2 (order acquire, release, acq_rel or seq_cst).
+ *   SPIN (format 3): byte 0 alone, bit 3 set for a loop's first guard.
  * Format 1 streams are format 2 streams without extension bytes, 32 lanes, seq_cst, remote
  * scope or atomic loads and stores: the decoder reads both.
  *   COMPUTE: cycles (>= 1).
@@ -225,6 +226,11 @@ int trace_buf_put(struct trace_buf *b, const struct trace_op *op)
 	case TRACE_SMEM:
 		tmp[n++] = op->kind;
 		break;
+	case TRACE_SPIN:
+		if (op->first > 1)
+			return -CS_EINVAL;
+		tmp[n++] = (uint8_t)(TRACE_SPIN | op->first << 3);
+		break;
 	default:
 		return -CS_EINVAL;
 	}
@@ -376,6 +382,11 @@ int trace_next(struct trace_cursor *c, struct trace_op *op)
 	case TRACE_SMEM:
 		if (head & 0xf8)
 			goto bad;
+		break;
+	case TRACE_SPIN:
+		if (head & 0xf0)
+			goto bad;
+		op->first = (head >> 3) & 1;
 		break;
 	default:
 		goto bad;

@@ -25,16 +25,19 @@
 #include "util/error.h"
 #include "workloads/gpu_api.h"
 
-#define TRACE_FORMAT_VERSION 2 /* reads 1 too: its ops are a subset, its kernels 32 lanes */
+#define TRACE_FORMAT_VERSION 3 /* reads 1 and 2 too: their ops are subsets (1: 32 lanes) */
 
 enum trace_op_kind {
-	TRACE_LD = 1,  /* per-lane load */
-	TRACE_ST,      /* per-lane store: val[] */
-	TRACE_ATOM,    /* per-lane atomic: atom_op, val[] (operand a), b[] (CAS new value) */
-	TRACE_FENCE,   /* order, scope */
-	TRACE_BAR,     /* CTA barrier */
-	TRACE_COMPUTE, /* cycles issue slots */
-	TRACE_SMEM,    /* one warp-wide scratchpad access */
+	TRACE_SPIN = 0, /* a spin loop's guard (gw_spin_guard) after a failed try; first: the
+			 * loop's first (format 3; no op: the sampler's progress leaves the tries
+			 * between two guards out) */
+	TRACE_LD = 1,	/* per-lane load */
+	TRACE_ST,	/* per-lane store: val[] */
+	TRACE_ATOM,	/* per-lane atomic: atom_op, val[] (operand a), b[] (CAS new value) */
+	TRACE_FENCE,	/* order, scope */
+	TRACE_BAR,	/* CTA barrier */
+	TRACE_COMPUTE,	/* cycles issue slots */
+	TRACE_SMEM,	/* one warp-wide scratchpad access */
 };
 
 /* One op, decoded. Only the fields of its kind are meaningful; lanes outside mask are ignored
@@ -47,6 +50,7 @@ struct trace_op {
 	uint8_t order;	  /* ST/ATOM/FENCE: enum mem_order */
 	uint8_t want_old; /* ATOM: the warp waits for the old values */
 	uint8_t cop;	  /* LD/ST: enum mem_cache_op */
+	uint8_t first;	  /* SPIN: the loop's first guard */
 	uint64_t mask;	  /* LD/ST/ATOM: active lanes (never 0) */
 	uint64_t cycles;  /* COMPUTE: >= 1 */
 	uint64_t addr[WARP_LANES_MAX];
