@@ -15,7 +15,7 @@
 #define SC(f) offsetof(struct samp_cfg, f)
 static const char *const pred_names[] = {"events", "rate", NULL};
 static const char *const ff_names[] = {"never", "same_work", "always", "only", NULL};
-static const char *const fill_names[] = {"lt", "ff", NULL};
+static const char *const fill_names[] = {"lt", "ff", "auto", NULL};
 static const struct cs_param samp_rows[] = {
     {"head", CS_P_UINT, SC(head), "50000", "cycles",
      "hybrid: detailed cycles a kernel without a prediction starts with; one that ends by "
@@ -105,9 +105,16 @@ static const struct cs_param samp_rows[] = {
      "when it starts, sampling.retime LT cycles before each unit; its time the cycles per "
      "work of the units beside each fill, its NoC bytes theirs per work; 1.4x faster on the "
      "G-TSC suite at default size, but 11% mean error against lt's 4%: docs/hybrid.md). "
-     "Protocols whose L1s hold registered copies (rsp, hlrc, denovo) and the CPU and APU "
-     "systems keep lt",
+     "auto: ff for a kernel whose detailed phases so far issued at least sampling.ff_issue "
+     "of the SMs' peak, lt for the others (memory-bound kernels and those that spin, where "
+     "units after an FF fill are not in the detailed run's steady state). Protocols whose "
+     "L1s hold registered copies (rsp, hlrc, denovo) and the CPU and APU systems keep lt",
      0, 0, fill_names},
+    {"ff_issue", CS_P_DOUBLE, SC(ff_issue), "0.5", "",
+     "hybrid, fill auto: the share of the SMs' peak issue (schedulers x SMs work per cycle) a "
+     "kernel's detailed phases so far must reach for its fills to run in FF (km's "
+     "kmeansPoint 0.82, ccp 1.0, sgm 0.64; km's invert_mapping 0.017, stn 0.39)",
+     0, 1, NULL},
     {"retime", CS_P_UINT, SC(retime), "4000", "cycles",
      "hybrid, fill ff: LT cycles between an FF fill and a unit's warm-up. FF leaves every warp "
      "ready at once (no op of its waited for memory), so the detailed face would start with "
@@ -162,7 +169,8 @@ struct samp_group {
 	double last_cycles;	/* its last member's estimated cycles */
 	double last_work;	/* its last member's work (the next one's likely work) */
 	unsigned ff_streak;	/* members run in FF since the last measured one */
-	bool whole; /* too short for units: its members are measured whole or predicted whole */
+	bool whole;  /* too short for units: its members are measured whole or predicted whole */
+	int fill_ff; /* its last member's fill: 1 FF, 0 LT, -1 none yet */
 };
 
 struct samp {
@@ -176,6 +184,7 @@ struct samp {
 	unsigned plan;
 	struct darr kpred, kmeas, kwork;
 	struct darr kfill; /* FF fills' work, in order (samp_fill) */
+	bool k_fill_ff;	   /* the running kernel fills with FF */
 	unsigned units, sampled, skipped;
 	double m_cycles, m_work; /* every measured member's cycles and work */
 };
@@ -407,9 +416,11 @@ unsigned samp_kernel_begin(struct samp *s, const char *name, unsigned ctas, unsi
 		snprintf(g->name, sizeof(g->name), "%s", name);
 		g->ctas = ctas;
 		g->warps = warps;
+		g->fill_ff = -1;
 	}
 	s->cur = (int)(g - s->g);
 	s->kpred.n = s->kmeas.n = s->kwork.n = s->kfill.n = 0;
+	s->k_fill_ff = false;
 	mean_cv(&g->cpi, &m, &cv);
 	if (!hybrid)
 		s->plan = SAMP_LT;
@@ -460,9 +471,12 @@ void samp_unit(struct samp *s, double pred, double work, double meas)
 	if (pred <= 0 || meas <= 0)
 		return;
 	s->units++;
-	if (darr_push(&s->kpred, pred) || darr_push(&s->kmeas, meas) ||
-	    darr_push(&s->kwork, work) || darr_push(&s->pred, pred) || darr_push(&s->meas, meas) ||
-	    darr_push(&s->uwork, work))
+	if (darr_push(&s->kpred, pred) || darr_push(&s->kmeas, meas) || darr_push(&s->kwork, work))
+		return;
+	/* the run's pairs are LT fills' (an FF fill's pair is work, not an event bound): with
+	 * sampling.fill auto a run has both kinds */
+	if (!s->k_fill_ff &&
+	    (darr_push(&s->pred, pred) || darr_push(&s->meas, meas) || darr_push(&s->uwork, work)))
 		return;
 	if (s->cur >= 0) {
 		darr_push(&s->g[s->cur].pred, pred);
@@ -474,6 +488,18 @@ void samp_unit(struct samp *s, double pred, double work, double meas)
 void samp_fill(struct samp *s, double work)
 {
 	darr_push(&s->kfill, work);
+}
+
+void samp_fill_set(struct samp *s, bool ff)
+{
+	s->k_fill_ff = ff;
+	if (s->cur >= 0)
+		s->g[s->cur].fill_ff = ff;
+}
+
+int samp_fill_hint(const struct samp *s)
+{
+	return s->cur >= 0 ? s->g[s->cur].fill_ff : -1;
 }
 
 /*
@@ -562,9 +588,11 @@ static void ratio_of(const struct samp *s, const struct samp_kernel_facts *f, do
 		w[n] = &s->g[s->cur].uwork;
 		m[n++] = &s->g[s->cur].meas;
 	}
-	p[n] = &s->pred;
-	w[n] = &s->uwork;
-	m[n++] = &s->meas;
+	if (!s->k_fill_ff) {
+		p[n] = &s->pred;
+		w[n] = &s->uwork;
+		m[n++] = &s->meas;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		const struct darr *x = p[i];
 		struct est_result r;
@@ -583,14 +611,14 @@ static void ratio_of(const struct samp *s, const struct samp_kernel_facts *f, do
 		*rel_half = isfinite(r.rel_half) ? r.rel_half : 1.0;
 		return;
 	}
-	if (s->pred.n == 1) {
+	if (s->pred.n == 1 && !s->k_fill_ff) {
 		*R = s->meas.v[0] / s->pred.v[0];
 		*rel_half = fabs(*R - 1) > 0.02 ? fabs(*R - 1) : 0.02;
 		return;
 	}
 	*R = 1;
 	*rel_half = s->cfg.prior; /* no unit at all: the LT model's own time, error unknown */
-	if (s->cfg.fill == SAMP_FILL_FF && s->m_work > 0)
+	if (s->k_fill_ff && s->m_work > 0)
 		*R = s->m_cycles / s->m_work; /* an FF fill has no time: measured kernels' rate */
 }
 
@@ -681,8 +709,7 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 
 		ratio_of(s, f, &R, &rel, &by_work);
 		lt = by_work ? f->lt_work : f->lt_cycles;
-		if (s->cfg.fill == SAMP_FILL_FF && lt > 0 && fills_local(s, f, &fc, &fh) &&
-		    fc > 0) {
+		if (s->k_fill_ff && lt > 0 && fills_local(s, f, &fc, &fh) && fc > 0) {
 			/* R stands for the fills' cycles per work beside their units */
 			R = fc / lt;
 			rel = isfinite(fh) ? fh / fc : rel;

@@ -50,13 +50,14 @@ struct samp_cfg {
 	double stratum;	 /* FF members: measured members within this work (relative) */
 	uint64_t ff_run; /* FF members of a group in a row before one is measured */
 	unsigned fill;	 /* enum samp_fill: the face between units */
+	double ff_issue; /* fill auto: FF for kernels issuing at least this share of peak */
 	uint64_t retime; /* LT cycles between an FF fill and a unit's warm-up */
 };
 
 /* The face a sampled kernel runs between its units (and a predicted one runs whole): LT, or FF
  * (values, the L2 warmed), its time the units' cycles per work. A system whose controllers
  * cannot leave the detailed face for FF inside a kernel sets LT. */
-enum samp_fill { SAMP_FILL_LT = 0, SAMP_FILL_FF };
+enum samp_fill { SAMP_FILL_LT = 0, SAMP_FILL_FF, SAMP_FILL_AUTO };
 
 /* When a steady group's later members fast-forward: never; when its measured members did the
  * same work (identical kernels: their cycles per work is theirs); always; only: every kernel,
@@ -109,6 +110,11 @@ void samp_unit(struct samp *s, double pred, double work, double meas);
  * one after the kernel's last unit. Each is timed at the cycles per work of the units beside
  * it (samp_kernel_end). */
 void samp_fill(struct samp *s, double work);
+/* The running kernel fills with FF (its fills are timed by its units' cycles per work), or LT;
+ * the group remembers it. */
+void samp_fill_set(struct samp *s, bool ff);
+/* The running kernel's group's last such choice: 1 FF, 0 LT, -1 none yet. */
+int samp_fill_hint(const struct samp *s);
 /* The running kernel's interval meets the target (no more units needed). */
 bool samp_satisfied(const struct samp *s);
 /* The kernel ended: its estimate. */

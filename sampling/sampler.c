@@ -61,7 +61,9 @@ struct sampler {
 	double unit_work, units; /* the run's units: their work, their number */
 	double wall_mark;	 /* wall seconds at the last phase change */
 	unsigned peak_occ;	 /* the kernel's most resident warps so far */
-	/* the fill between units: LT, or FF (sampling.fill), whose length is work, not time */
+	/* the fill between units: LT, or FF (sampling.fill), whose length is work, not time;
+	 * the run's choice (enum samp_fill) and the running kernel's face */
+	unsigned fill_mode;
 	unsigned fill_face;
 	double fill_end;	    /* FF fill: work at which the fill ends (0: its tail's watch) */
 	double at_work, at_cyc;	    /* the run's detailed phases: work and cycles */
@@ -106,8 +108,8 @@ int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const stru
 	s->sys_ops = sys_ops;
 	s->sys = sys;
 	s->wall_mark = cs_wall_seconds();
-	s->fill_face =
-	    mode == CS_MODE_HYBRID && cfg->fill == SAMP_FILL_FF ? SAMP_FACE_FF : SAMP_FACE_LT;
+	s->fill_mode = mode == CS_MODE_HYBRID ? cfg->fill : SAMP_FILL_LT;
+	s->fill_face = SAMP_FACE_LT;
 	if (samp_create(cfg, &s->ctl)) {
 		free(s);
 		return -CS_ENOMEM;
@@ -353,6 +355,39 @@ static double at_bytes_per_work(const struct sampler *s)
 	return s->at_work > 0 ? s->at_bytes / s->at_work : 0;
 }
 
+/* The SMs' peak work per cycle (every scheduler issuing), from the event layout; 0: none. */
+static double peak_rate(const struct sampler *s)
+{
+	const struct evb_layout *l = &s->ev.layout;
+
+	return s->ev0 && l->cycles[EVB_ISSUE] > 0 ? l->n[EVB_ISSUE] / l->cycles[EVB_ISSUE] : 0;
+}
+
+/* sampling.fill auto, before a sampled kernel's first fill: FF when its detailed phases so far
+ * (its head) issued at least sampling.ff_issue of the peak, else its group's last choice,
+ * else LT. */
+static void fill_decide(struct sampler *s)
+{
+	bool ff;
+
+	if (s->fill_mode != SAMP_FILL_AUTO)
+		return;
+	if (s->k_at_cyc > 0 && peak_rate(s) > 0)
+		ff = s->k_at_work / s->k_at_cyc >= s->cfg.ff_issue * peak_rate(s);
+	else
+		ff = samp_fill_hint(s->ctl) > 0;
+	s->fill_face = ff ? SAMP_FACE_FF : SAMP_FACE_LT;
+	samp_fill_set(s->ctl, ff);
+}
+
+/* The initiators onto the kernel's fill face (an FF fill's warps timed by their work). */
+static void fill_faces_set(struct sampler *s)
+{
+	if (s->fill_face == SAMP_FACE_FF && s->sys_ops->ff_timing)
+		s->sys_ops->ff_timing(s->sys, true);
+	faces_set(s, s->fill_face);
+}
+
 static void fill_probe(struct sim_kernel *k, void *obj, void *arg);
 
 /* The FF fill's next look at its work and the tail, a quantum of FF time on: FF warps take a
@@ -513,7 +548,9 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 			tail_after_drain(s);
 			break;
 		}
-		faces_set(s, s->fill_face);
+		if (s->headed)
+			fill_decide(s);
+		fill_faces_set(s);
 		if (s->headed) {
 			s->headed = false;
 			phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
@@ -538,6 +575,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	s->k_at_work = s->k_at_cyc = s->k_at_bytes = 0;
 	s->fill_end = 0;
 	s->seg_work = s->unit_rate = s->k_rt_work = 0;
+	s->fill_face = s->fill_mode == SAMP_FILL_FF ? SAMP_FACE_FF : SAMP_FACE_LT;
 	s->peak_occ = 0;
 	s->k_work0 = work_of(s);
 	s->k_traffic0 = s->sys_ops->traffic(s->sys);
@@ -555,7 +593,11 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 		return;
 	}
 	plan = samp_kernel_begin(s->ctl, name, ctas, warps, true);
+	if (s->fill_mode == SAMP_FILL_FF)
+		samp_fill_set(s->ctl, true);
 	if (plan == SAMP_FF) {
+		if (s->sys_ops->ff_timing)
+			s->sys_ops->ff_timing(s->sys, false);
 		faces_set(s, SAMP_FACE_FF);
 		s->phase = PH_FF;
 		return;
@@ -572,7 +614,9 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 		phase_next(s, PH_HEAD, s->cfg.head);
 		return;
 	}
-	faces_set(s, s->fill_face);
+	if (plan == SAMP_SAMPLE)
+		fill_decide(s); /* no head: its group's choice */
+	fill_faces_set(s);
 	s->phase = PH_LT;
 	if (plan == SAMP_SAMPLE)
 		phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);

@@ -40,6 +40,10 @@ struct samp_system_ops {
 	double (*traffic)(void *sys);	/* network bytes counted so far */
 	bool (*all_started)(void *sys); /* the kernel's work has all been handed out (no CTA
 					   waits for room on an SM) */
+	/* the FF face to come is a fill between units (work: its warps' time is their work,
+	 * so that they keep their spread over the kernel's phases) or a whole kernel (NULL: the
+	 * system has no FF fill) */
+	void (*ff_timing)(void *sys, bool work);
 };
 
 /* sampling.predictor = events: the counters whose counts bound an interval's time, in the

@@ -115,8 +115,9 @@ struct gpu_ctx {
 	const struct lt_params *lt; /* the LT face's contention model (analytic/ltmodel.h) */
 	struct gpu_lt_clock *lt_clock;
 	bool ff_warm; /* the FF face warms the L2 banks (sampling.warm, gpu_l2_ops.warm) */
-	/* an FF warp's time is its work, not a cycle per op (sampling.fill = ff: a unit after
-	 * an FF fill meets the warps spread over the kernel's phases as their work has them) */
+	/* an FF warp's time is its work, not a cycle per op: in an FF fill between units (a
+	 * unit after it meets the warps spread over the kernel's phases as their work has them;
+	 * set by the sampler, samp_system_ops.ff_timing) */
 	bool ff_work_time;
 };
 

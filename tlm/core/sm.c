@@ -1059,7 +1059,6 @@ int gpu_sm_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cfg,
 	sm->lt_sched = calloc(sm->nsched, sizeof(*sm->lt_sched));
 	sm->lt_heap = calloc(2 * (size_t)sm->nwarps, sizeof(*sm->lt_heap));
 	sm->lt_quantum = 100 * sim_clock_period_ps(&ctx->core_clk);
-	sm->ff_quantum = sm->lt_quantum;
 	sm->cta_slots = calloc(cfg->ctas, sizeof(*sm->cta_slots));
 	sm->ldq_cap = (unsigned)cfg->ldst_queue;
 	sm->ldq = calloc(sm->ldq_cap, sizeof(*sm->ldq));

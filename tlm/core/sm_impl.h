@@ -180,7 +180,6 @@ struct gpu_sm {
 	bool lt_finishing; /* leaving LT: ops are performed whole, whatever their LD/ST time */
 	bool lt_running;
 	sim_time_t lt_quantum;	/* ps a run goes ahead of the kernel's time */
-	sim_time_t ff_quantum;	/* the same in FF (gpu_sm_set_quantum) */
 	sim_time_t lt_run_end;	/* the running LT/FF run performs warps whose time is before */
 	sim_time_t ff_step;	/* FF: ps an op takes (one core cycle, rounded up; 0: not yet) */
 	sim_time_t *lt_sched;	/* per scheduler: busy until */

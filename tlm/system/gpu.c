@@ -329,10 +329,18 @@ static bool gpu_all_started(void *obj)
 	return gpu_cluster_all_started(g->gc);
 }
 
+static void gpu_ff_timing(void *obj, bool work)
+{
+	struct gpu_sys *g = obj;
+
+	g->ctx.ff_work_time = work;
+}
+
 static const struct samp_system_ops gpu_sampled = {
     .idle = gpu_memory_idle,
     .traffic = gpu_noc_bytes,
     .all_started = gpu_all_started,
+    .ff_timing = gpu_ff_timing,
 };
 
 static double stat_sum(const struct gpu_sys *g, const char *fmt, unsigned n);
@@ -920,7 +928,6 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	 * warm (gpu_l1_ops.ff_flush, gpu_l2_ops.warm) */
 	if (!g->proto->l1->ff_flush || !g->proto->l2->warm)
 		g->scfg.fill = SAMP_FILL_LT;
-	g->ctx.ff_work_time = g->mode == CS_MODE_HYBRID && g->scfg.fill == SAMP_FILL_FF;
 	if (sampler_create(g->s->k, &g->ctx.core_clk, &g->scfg, g->mode, &gpu_sampled, g,
 			   &g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
