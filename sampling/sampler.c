@@ -390,8 +390,8 @@ static void fill_faces_set(struct sampler *s)
 
 static void fill_probe(struct sim_kernel *k, void *obj, void *arg);
 
-/* The FF fill's next look at its work and the tail, a quantum of FF time on: FF warps take a
- * cycle per op, so its time says nothing of the detailed time the fill stands for. */
+/* The FF fill's next look at its work and the tail, a quantum of FF time on: FF's time (its
+ * warps' work) says nothing of the detailed time the fill stands for. */
 static void fill_schedule(struct sampler *s, void *arg)
 {
 	sim_schedule(s->k, sim_clock_delay(s->clk, sim_now(s->k), s->cfg.quantum), fill_probe, s,
@@ -521,7 +521,9 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 
 		if (events_on(s)) {
 			samp_unit(s->ctl, events_bound(s), work, t); /* the same bound as LT's */
-			s->unit_work += work;
+			/* slices are cut by the issue counts the bound reads (spin tries in) */
+			for (unsigned i = 0; i < s->ev.layout.n[EVB_ISSUE]; i++)
+				s->unit_work += s->ev1[i] - s->ev0[i];
 			s->units++;
 		} else if (fill_ff(s)) {
 			samp_fill(s->ctl, s->seg_work);

@@ -134,6 +134,9 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm);
  * the spin loops' repeated tries (each face spins as long as its timing makes it: FF's spin
  * at stn's grid barriers made its fills 7% heavier than the detailed run's work). */
 uint64_t gpu_sm_work(const struct gpu_sm *sm);
+/* The same with the spin tries in: what the SM's schedulers issued (the events bound's issue
+ * count: spinning takes issue slots). */
+uint64_t gpu_sm_issued(const struct gpu_sm *sm);
 /* Warps resident on the SM now (launched and not yet exited). */
 unsigned gpu_sm_resident_warps(const struct gpu_sm *sm);
 

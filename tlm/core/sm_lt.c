@@ -1037,9 +1037,14 @@ sim_time_t gpu_sm_lt_exit_time(const struct gpu_sm *sm)
 
 uint64_t gpu_sm_work(const struct gpu_sm *sm)
 {
-	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts + *sm->ff_compute;
+	uint64_t w = gpu_sm_issued(sm);
 
-	w = w > *sm->spin_work ? w - *sm->spin_work : 0;
+	return w > *sm->spin_work ? w - *sm->spin_work : 0;
+}
+
+uint64_t gpu_sm_issued(const struct gpu_sm *sm)
+{
+	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts + *sm->ff_compute;
 
 	/* LT: the part of each compute op in progress its scheduler has served by now (counted
 	 * whole only when the warp comes back), so that work grows with time as in AT */

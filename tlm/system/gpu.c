@@ -253,7 +253,7 @@ static double gpu_noc_bytes(void *obj)
 	return b;
 }
 
-/* Same-event pairs: per SM its work, per bank its L2 accesses, per channel its data-bus busy
+/* Same-event pairs: per SM what it issued (spin tries in), per bank its L2 accesses, per channel its data-bus busy
  * cycles (counters found once), per NoC port its flits as the network declares them: each
  * SM's injection and ejection links, then each bank's ejection and injection links, over
  * every vnet. */
@@ -263,7 +263,7 @@ static void gpu_event_counts(void *obj, double *v)
 	unsigned i = 0, banks = (unsigned)g->l2.banks;
 
 	for (unsigned s = 0; s < g->ctx.sms; s++)
-		v[i++] = (double)gpu_sm_work(gpu_cluster_sm(g->gc, s));
+		v[i++] = (double)gpu_sm_issued(gpu_cluster_sm(g->gc, s));
 	for (unsigned c = 0; c < g->nev_ctr; c++)
 		v[i++] = g->ev_ctr[c] ? (double)*g->ev_ctr[c] : 0;
 	for (unsigned p = 0; p < 4; p++)
