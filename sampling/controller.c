@@ -104,7 +104,7 @@ static const struct cs_param samp_rows[] = {
      "its event bound) or ff (experimental: values only, the L2 warmed, the L1s emptied "
      "when it starts, sampling.retime LT cycles before each unit; its time the cycles per "
      "work of the units beside each fill, its NoC bytes theirs per work; 1.5x faster on the "
-     "G-TSC RC suite at default size, but 9.1% mean error against lt's 4.4%: docs/hybrid.md). "
+     "G-TSC RC suite at default size, but 8.1% mean error against lt's 4.4%: docs/hybrid.md). "
      "auto: ff for a kernel whose detailed phases so far issued at least sampling.ff_issue "
      "of the SMs' peak, lt for the others (memory-bound kernels and those that spin, where "
      "units after an FF fill are not in the detailed run's steady state). Protocols whose "
@@ -504,8 +504,8 @@ int samp_fill_hint(const struct samp *s)
 
 /*
  * The FF fills' cycles from the units beside each (SMARTS' systematic sampling: a unit stands
- * for the fills around it): fill j, before unit j, at the mean cycles per work of units j-1 and
- * j (the first at unit 0's, the one after the last unit at its). A pooled ratio weighs the
+ * for the fills around it): fill j, before unit j, at the cycles per work of units j-1 and j
+ * together (the first at units 0 and 1's, the one after the last unit at the last two's). A pooled ratio weighs the
  * units by their work and times every fill alike: dlb's rate grows 40-fold over its kernel,
  * and the pooled ratio put it at -42%. The interval: the units' successive differences of
  * cycles per work (von Neumann), per fill as its rate is one unit's or the mean of two.
@@ -529,14 +529,12 @@ static bool fills_local(const struct samp *s, const struct samp_kernel_facts *f,
 	for (size_t j = 0; j <= n; j++) {
 		double w = s->kfill.v[j], r;
 		bool two = j > 0 && j < n;
+		/* the two units beside it (at the ends, the two nearest), as a ratio of sums: a
+		 * unit that did little work (dlb's) does not set it alone */
+		size_t a = j == 0 ? 0 : j == n ? (n > 1 ? n - 2 : 0) : j - 1, b = a + (n > 1);
 
-		if (j == 0)
-			r = s->kmeas.v[0] / s->kpred.v[0];
-		else if (j == n)
-			r = s->kmeas.v[n - 1] / s->kpred.v[n - 1];
-		else
-			r = 0.5 *
-			    (s->kmeas.v[j - 1] / s->kpred.v[j - 1] + s->kmeas.v[j] / s->kpred.v[j]);
+		r = (s->kmeas.v[a] + (b != a ? s->kmeas.v[b] : 0)) /
+		    (s->kpred.v[a] + (b != a ? s->kpred.v[b] : 0));
 		*cycles += w * r;
 		var += w * w * sd * sd * (two ? 0.5 : 1.0);
 		sum += w;
