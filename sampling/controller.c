@@ -505,10 +505,11 @@ int samp_fill_hint(const struct samp *s)
 /*
  * The FF fills' cycles from the units beside each (SMARTS' systematic sampling: a unit stands
  * for the fills around it): fill j, before unit j, at the cycles per work of units j-1 and j
- * together (the first at units 0 and 1's, the one after the last unit at the last two's). A pooled ratio weighs the
- * units by their work and times every fill alike: dlb's rate grows 40-fold over its kernel,
- * and the pooled ratio put it at -42%. The interval: the units' successive differences of
- * cycles per work (von Neumann), per fill as its rate is one unit's or the mean of two.
+ * together (the first at units 0 and 1's, the one after the last unit at the last two's). A
+ * pooled ratio weighs the units by their work and times every fill alike: dlb's rate grows
+ * 40-fold over its kernel, and the pooled ratio put it at -42%. The interval: the units'
+ * successive differences of cycles per work (von Neumann), an interior fill's variance halved
+ * (two units beside it), an end fill's whole.
  * false: no unit or the fills do not line up with them.
  */
 static bool fills_local(const struct samp *s, const struct samp_kernel_facts *f, double *cycles,

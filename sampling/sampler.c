@@ -272,7 +272,7 @@ unsigned sampler_face(const struct sampler *s)
 static void phase_close(struct sampler *s, sim_time_t t)
 {
 	double d = t > s->phase_start ? (double)(t - s->phase_start) : 0;
-	double wall = cs_wall_seconds(), work = work_of(s);
+	double wall = cs_wall_seconds(), work = work_of(s), bytes = s->sys_ops->traffic(s->sys);
 	int face = phase_face(s, s->phase);
 
 	if (face >= 0) {
@@ -294,8 +294,6 @@ static void phase_close(struct sampler *s, sim_time_t t)
 	if (face == SAMP_FACE_AT) {
 		/* the detailed face's rates: an FF fill's length, its traffic (drains: the
 		 * units' messages arriving) */
-		double bytes = s->sys_ops->traffic(s->sys);
-
 		if (s->phase != PH_DRAIN) {
 			s->k_at_work += work - s->phase_work;
 			s->k_at_cyc += d / (double)sim_clock_period_ps(s->clk);
@@ -330,7 +328,7 @@ static void phase_close(struct sampler *s, sim_time_t t)
 	}
 	s->phase_start = t;
 	s->phase_work = work;
-	s->phase_bytes = s->sys_ops->traffic(s->sys);
+	s->phase_bytes = bytes;
 }
 
 /* Work per detailed cycle (drains left out): the kernel's detailed phases, else the run's; 0

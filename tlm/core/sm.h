@@ -137,6 +137,8 @@ uint64_t gpu_sm_work(const struct gpu_sm *sm);
 /* The same with the spin tries in: what the SM's schedulers issued (the events bound's issue
  * count: spinning takes issue slots). */
 uint64_t gpu_sm_issued(const struct gpu_sm *sm);
+/* The part of it FF ran (values only: no event of it is counted). */
+uint64_t gpu_sm_ff_work(const struct gpu_sm *sm);
 /* Warps resident on the SM now (launched and not yet exited). */
 unsigned gpu_sm_resident_warps(const struct gpu_sm *sm);
 

@@ -250,11 +250,11 @@ void req_free(struct gpu_sm *sm, uint32_t id);
 sim_time_t sm_cycles(const struct gpu_sm *sm, sim_time_t t, uint64_t n);
 void sm_fail(struct gpu_sm *sm, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A memory op posted in FF gets its requests (op.raw), for the face that takes it over. */
+void sm_op_coalesce(struct gpu_sm *sm, struct warp *w);
 
 /* sm_lt.c */
 void sm_lt_kick(struct gpu_sm *sm);
-/* A memory op posted in FF gets its requests (op.raw), for the face that takes it over. */
-void sm_op_coalesce(struct gpu_sm *sm, struct warp *w);
 /* LT: a blocking memory op's requests are all answered (the L1 called done() for the last) */
 void sm_lt_mem_done(struct gpu_sm *sm, struct warp *w);
 void sm_ff_mem(struct gpu_sm *sm, struct warp *w);

@@ -1042,6 +1042,11 @@ uint64_t gpu_sm_work(const struct gpu_sm *sm)
 	return w > *sm->spin_work ? w - *sm->spin_work : 0;
 }
 
+uint64_t gpu_sm_ff_work(const struct gpu_sm *sm)
+{
+	return *sm->ff_insts + *sm->ff_compute;
+}
+
 uint64_t gpu_sm_issued(const struct gpu_sm *sm)
 {
 	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts + *sm->ff_compute;

@@ -253,10 +253,10 @@ static double gpu_noc_bytes(void *obj)
 	return b;
 }
 
-/* Same-event pairs: per SM what it issued (spin tries in), per bank its L2 accesses, per channel its data-bus busy
- * cycles (counters found once), per NoC port its flits as the network declares them: each
- * SM's injection and ejection links, then each bank's ejection and injection links, over
- * every vnet. */
+/* Same-event pairs: per SM what it issued (spin tries in), per bank its L2 accesses, per
+ * channel its data-bus busy cycles (counters found once), per NoC port its flits as the
+ * network declares them: each SM's injection and ejection links, then each bank's ejection and
+ * injection links, over every vnet. */
 static void gpu_event_counts(void *obj, double *v)
 {
 	const struct gpu_sys *g = obj;
@@ -1164,14 +1164,14 @@ static void estimate(const struct gpu_sys *g, const struct gpu_summary *m, struc
 	sampler_counts(g->sampler, &e->units, &e->sampled, &e->skipped);
 }
 
-/* The run's energy: exact event counts, static power over the estimated time (the half-width
- * of the time estimate gives the energy's). */
 /* Instructions the FF face ran (values only: their events are not counted). */
 static double ff_insts(const struct gpu_sys *g)
 {
 	return stat_sum(g, "gpu.sm%u.ff_insts", g->ctx.sms);
 }
 
+/* The run's energy: exact event counts, static power over the estimated time (the half-width
+ * of the time estimate gives the energy's). */
 static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *m,
 		       const struct gpu_estimate *e, struct energy_report *r)
 {
@@ -1197,11 +1197,16 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *m,
 	 * their work and are scaled to the whole run's (km with FF members: four fifths of its
 	 * kernels), the scaled part as uncertain as the run's time */
 	{
-		double done = stat_sum(g, "gpu.sm%u.insts", g->ctx.sms) +
-			      stat_sum(g, "gpu.sm%u.compute_cycles", g->ctx.sms);
-		double ff = ff_insts(g) + stat_sum(g, "gpu.sm%u.ff_compute_cycles", g->ctx.sms);
-		double scale = done > 0 && ff > 0 ? (done + ff) / done : 1;
-		double rel = e->cycles > 0 ? e->half / e->cycles : g->scfg.prior;
+		double done = 0, ff = 0, scale, rel;
+
+		for (unsigned i = 0; i < g->ctx.sms; i++) {
+			const struct gpu_sm *sm = gpu_cluster_sm(g->gc, i);
+
+			done += (double)(gpu_sm_issued(sm) - gpu_sm_ff_work(sm));
+			ff += (double)gpu_sm_ff_work(sm);
+		}
+		scale = done > 0 && ff > 0 ? (done + ff) / done : 1;
+		rel = e->cycles > 0 ? e->half / e->cycles : g->scfg.prior;
 
 		for (unsigned k = 0; k < EN_EVENTS; k++)
 			c.n[k] *= scale;
