@@ -61,17 +61,78 @@ static void lt_res_roll(struct lt_res *r, sim_time_t t)
 	r->n = r->s1 = r->s2 = 0;
 }
 
+/* The calendar's oldest bin becomes `to`: the bins before it retire into the backlog their
+ * successor starts with. */
+static void cal_advance(struct lt_res *r, uint64_t to)
+{
+	uint64_t steps = to - r->base;
+	double q = r->q[r->base % LT_BINS];
+
+	for (uint64_t i = 0; i < steps && i < LT_BINS; i++) {
+		unsigned j = (unsigned)((r->base + i) % LT_BINS);
+
+		q = q + r->dem[j] > LT_BIN ? q + r->dem[j] - LT_BIN : 0;
+		r->dem[j] = 0;
+	}
+	if (steps > LT_BINS) /* empty bins: each serves LT_BIN cycles of the backlog */
+		q = q > (double)(steps - LT_BINS) * LT_BIN ? q - (double)(steps - LT_BINS) * LT_BIN
+							   : 0;
+	r->base = to;
+	if (r->known < to) {
+		r->known = to;
+		r->q[to % LT_BINS] = q;
+	}
+}
+
+/* The backlog at the start of bin b (base <= b < base + LT_BINS). */
+static double cal_q(struct lt_res *r, uint64_t b)
+{
+	for (; r->known < b; r->known++) {
+		unsigned j = (unsigned)(r->known % LT_BINS);
+		double q = r->q[j] + r->dem[j];
+
+		r->q[(j + 1) % LT_BINS] = q > LT_BIN ? q - LT_BIN : 0;
+	}
+	return r->q[b % LT_BINS];
+}
+
 void lt_res_note(struct lt_res *r, sim_time_t t, double s)
 {
+	sim_time_t bin_ps = (sim_time_t)LT_BIN * r->period_ps;
+	uint64_t b = t / bin_ps;
+	double before, off;
+
 	if (!r->win_start && !r->primed && !r->n)
 		r->win_start = t - t % r->win_len;
 	lt_res_roll(r, t);
 	r->n += 1;
 	r->s1 += s;
 	r->s2 += s * s;
-	r->backlog = r->busy_until > t ? (double)(r->busy_until - t) / (double)r->period_ps : 0;
-	r->busy_until =
-	    (r->busy_until > t ? r->busy_until : t) + (sim_time_t)(s * (double)r->period_ps);
+
+	if (!r->cal_on) {
+		/* half the span before the first note: notes of earlier times come too */
+		r->cal_on = true;
+		r->base = r->known = b > LT_BINS / 2 ? b - LT_BINS / 2 : 0;
+		r->q[r->base % LT_BINS] = 0;
+	}
+	if (b >= r->base + LT_BINS)
+		cal_advance(r, b - LT_BINS + 1);
+	if (b < r->base)
+		b = r->base; /* older than the span: its oldest bin */
+	before = r->dem[b % LT_BINS];
+	r->dem[b % LT_BINS] += s;
+	if (r->known > b)
+		r->known = b; /* the bins after b start with more */
+	/* within its bin: the backlog it started with, less what the server did by the
+	 * arrival's offset, plus the bin's other arrivals taken as spread over it (the noted
+	 * order within a bin is not time order) */
+	off = (double)(t > (sim_time_t)b * bin_ps ? t - (sim_time_t)b * bin_ps : 0) /
+	      (double)r->period_ps;
+	if (off > LT_BIN)
+		off = LT_BIN; /* a note older than the span */
+	r->backlog = cal_q(r, b) - off + before * off / LT_BIN;
+	if (r->backlog < 0)
+		r->backlog = 0;
 }
 
 double lt_res_rho(const struct lt_res *r)

@@ -17,10 +17,16 @@
  *
  * Near saturation the open-queue formula, clamped at rho_max, cannot hold back a closed
  * population of warps with many requests in flight (the LT face would then run faster than
- * the resource's bandwidth allows). So each meter also keeps an FCFS backlog in arrival order
- * (busy_until advances by each arrival's service), and the wait is the larger of the formula
- * and the backlog the arrival finds: throughput limits hold exactly, and out-of-order
- * arrivals within the decoupling quantum cost at most a quantum.
+ * the resource's bandwidth allows). So each meter also keeps the backlog of a work-conserving
+ * server on a calendar of LT_BINS bins of LT_BIN cycles: each arrival adds its service to the
+ * bin of its time, the backlog at a bin's start is the one before it plus its demand less its
+ * capacity (never below 0), and the wait is the larger of the formula and the backlog an
+ * arrival's bin starts with plus what arrived in that bin before its offset in it. Arrivals
+ * may be noted in any order within the calendar's span (an APU directory transaction notes
+ * its DRAM access hundreds of cycles ahead, then the next one notes earlier times): an FCFS
+ * clock advanced in noting order charged each of those the idle gap to the latest noted
+ * arrival, which grew without bound (chai_bs: stores waiting 188 941 cycles at the directory
+ * against 250 detailed). A note older than the span counts in its oldest bin.
  */
 #ifndef COHSCOPE_ANALYTIC_LTMODEL_H
 #define COHSCOPE_ANALYTIC_LTMODEL_H
@@ -43,14 +49,21 @@ struct lt_params {
 
 void lt_params_default(struct lt_params *p);
 
+#define LT_BINS 256 /* the backlog calendar's bins (a power of 2) */
+#define LT_BIN	16  /* cycles of the resource's clock per bin */
+
 struct lt_res {
 	sim_time_t period_ps; /* the resource's clock period */
 	sim_time_t win_start, win_len;
 	double n, s1, s2;      /* this window: arrivals, sum of service, sum of squares */
 	double lambda, m1, m2; /* estimates: arrivals per cycle, E[S], E[S^2] (cycles) */
 	bool primed;	       /* one window has closed */
-	sim_time_t busy_until; /* FCFS backlog of the arrivals so far */
-	double backlog;	       /* cycles the last arrival found queued before it */
+	/* the backlog calendar: absolute bin numbers; dem[] the service noted per bin, q[] the
+	 * backlog at a bin's start, known up to bin `known` (q of bin `base` is always known) */
+	bool cal_on;
+	uint64_t base, known;
+	double dem[LT_BINS], q[LT_BINS];
+	double backlog; /* cycles the last arrival found queued before it */
 };
 
 void lt_res_init(struct lt_res *r, sim_time_t period_ps, const struct lt_params *p);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "analytic/evbound.h"
+#include "analytic/ltmodel.h"
 #include "analytic/queue.h"
 #include "tlm/dram/dram.h"
 #include "util/error.h"
@@ -284,6 +285,69 @@ START_TEST(test_meter)
 }
 END_TEST
 
+/* ---- the LT face's backlog ------------------------------------------------------------------ */
+
+/* The backlog of a work-conserving server of one unit of service per cycle: 100 arrivals of 4
+ * cycles, one every 2 cycles (twice its capacity). At t = 208 (a bin's start, after all of
+ * them) 400 - 208 = 192 cycles remain, whatever order the arrivals were noted in; an arrival
+ * noted out of order after a later one meets no idle gap charged as backlog (the FCFS clock
+ * it replaced charged the gap to the latest arrival); idle time serves the backlog. */
+static double probe_backlog(struct lt_res *r, uint64_t cycle)
+{
+	struct lt_params p;
+
+	lt_params_default(&p);
+	lt_res_note(r, (sim_time_t)cycle * 1000, 0.0);
+	ck_assert(lt_res_wait(r, &p, LT_RES_DRAM) >= r->backlog); /* the larger of the two */
+	return r->backlog;
+}
+
+START_TEST(test_lt_backlog)
+{
+	struct lt_params p;
+	struct lt_res a, b;
+	unsigned order[100];
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+
+	lt_params_default(&p);
+	gsl_rng_set(rng, 7);
+	for (unsigned i = 0; i < 100; i++)
+		order[i] = i;
+	gsl_ran_shuffle(rng, order, 100, sizeof(order[0]));
+	lt_res_init(&a, 1000, &p); /* 1 GHz: a cycle is 1 000 ps */
+	lt_res_init(&b, 1000, &p);
+	for (unsigned i = 0; i < 100; i++) {
+		lt_res_note(&a, (sim_time_t)(2 * i) * 1000, 4.0);
+		lt_res_note(&b, (sim_time_t)(2 * order[i]) * 1000, 4.0);
+		/* in time order, within a bin's worth of the server's exact FCFS backlog */
+		ck_assert_double_le(fabs(a.backlog - (2.0 * i)), 2.0 * LT_BIN);
+	}
+	ck_assert_double_eq_tol(probe_backlog(&a, 208), 192.0, 1e-9);
+	ck_assert_double_eq_tol(probe_backlog(&b, 208), 192.0, 1e-9);
+	ck_assert_double_eq_tol(probe_backlog(&a, 304), 96.0, 1e-9);
+	ck_assert_double_eq_tol(probe_backlog(&a, 400), 0.0, 1e-9);
+
+	/* light load noted out of order: no wait */
+	lt_res_init(&a, 1000, &p);
+	lt_res_note(&a, 1000 * 1000, 4.0);
+	lt_res_note(&a, 10 * 1000, 4.0);
+	ck_assert_double_eq(a.backlog, 0.0);
+	ck_assert_double_eq(lt_res_wait(&a, &p, LT_RES_DRAM), 0.0);
+	/* ... and a late note keeps its demand: the bins after it start with it */
+	lt_res_init(&a, 1000, &p);
+	lt_res_note(&a, 160 * 1000, 0.0);
+	lt_res_note(&a, 0, 100.0);
+	ck_assert_double_eq_tol(probe_backlog(&a, 48), 52.0, 1e-9);
+
+	/* far beyond the calendar's span: the backlog is served and the span moves on */
+	ck_assert_double_eq(probe_backlog(&a, 100 * LT_BINS * LT_BIN), 0.0);
+	p.exact = true;
+	lt_res_note(&a, (sim_time_t)(100 * LT_BINS * LT_BIN) * 1000, 1e6);
+	ck_assert_double_eq(lt_res_wait(&a, &p, LT_RES_DRAM), 0.0); /* exact: no wait */
+	gsl_rng_free(rng);
+}
+END_TEST
+
 /* ---- DRAM -------------------------------------------------------------------------------- */
 
 static struct aq_dram gddr5(const struct dram_cfg *c)
@@ -529,6 +593,7 @@ static Suite *analytic_suite(void)
 
 	tc = tcase_create("meter");
 	tcase_add_test(tc, test_meter);
+	tcase_add_test(tc, test_lt_backlog);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("dram");

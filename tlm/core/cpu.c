@@ -135,6 +135,12 @@ struct cpu_core {
 	sim_time_t lt_sb_retry; /* the head was refused: offered again no earlier */
 	/* AT after LT: the thread's time, when its posted op goes on (until then it waits) */
 	sim_time_t at_wake;
+	/* AT: when the compute op in progress ends (another face takes it over from there: a
+	 * drain does not wait for it, nothing of it is in flight), and the generation that
+	 * tells its end event whether it is still the face's */
+	sim_time_t at_compute_end;
+	uint64_t at_compute_gen;
+	uint64_t at_wake_gen; /* likewise for the event that wakes the thread at at_wake */
 	/* when the last entry left the buffer: the next may be sent no earlier (both faces) */
 	sim_time_t sb_free_at;
 	uint8_t lt_line[CPU_LINE_MAX];
@@ -394,9 +400,12 @@ static bool step_load(struct cpu_core *c)
 
 static void compute_over(struct sim_kernel *k, void *obj, void *arg)
 {
+	struct cpu_core *c = obj;
+
 	(void)k;
-	(void)arg;
-	thread_resume(obj);
+	if ((uint64_t)(uintptr_t)arg != c->at_compute_gen)
+		return; /* another face took the op over (cpu_core_set_face) */
+	thread_resume(c);
 }
 
 /* The posted store enters the store buffer (both faces); it may leave commit_cycles later. */
@@ -466,8 +475,9 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 
 	(void)arg;
 	c->tick_pending = false;
-	if (c->hold || c->face != CPU_FACE_AT)
-		return; /* a drain, or a step left from before a switch */
+	if (c->hold || c->face != CPU_FACE_AT || c->at_wake > now)
+		return; /* a drain, a step left from before a switch, or the thread's LT time
+			 * not reached yet (at_resume steps then) */
 	switch (op->kind) {
 	case OP_COMPUTE:
 		if (op->issued)
@@ -475,8 +485,9 @@ static void core_step(struct sim_kernel *k, void *obj, void *arg)
 		op->issued = true;
 		used = true;
 		*c->st.compute_cycles += op->cycles;
-		sim_schedule_at(k, now + sim_clock_delay(&c->clk, now, op->cycles),
-				SIM_PRIO_DEFAULT + 1, compute_over, c, NULL);
+		c->at_compute_end = now + sim_clock_delay(&c->clk, now, op->cycles);
+		sim_schedule_at(k, c->at_compute_end, SIM_PRIO_DEFAULT + 1, compute_over, c,
+				(void *)(uintptr_t)++c->at_compute_gen);
 		break;
 	case OP_ST:
 		if (c->sb_n == c->sb_cap) {
@@ -1124,6 +1135,11 @@ static void lt_run(struct sim_kernel *k, void *obj, void *arg)
 			break; /* cpu_core_device_done resumes the thread */
 		if (c->lt_t >= end)
 			break;
+		if (c->op.kind == OP_COMPUTE && c->op.issued) {
+			/* the AT face's compute op, counted there, over at lt_t */
+			thread_resume(c);
+			continue;
+		}
 		(*c->st.lt_ops)++;
 		if (c->face == CPU_FACE_FF)
 			ff_op(c);
@@ -1158,8 +1174,8 @@ static void at_resume(struct sim_kernel *k, void *obj, void *arg)
 	struct cpu_core *c = obj;
 
 	(void)k;
-	(void)arg;
-	if (c->face != CPU_FACE_AT || c->op.kind == OP_NONE)
+	if ((uint64_t)(uintptr_t)arg != c->at_wake_gen || c->face != CPU_FACE_AT ||
+	    c->op.kind == OP_NONE)
 		return;
 	if (c->op.kind == OP_EXIT) {
 		if (!c->sb_n && !c->sb_inflight) {
@@ -1191,6 +1207,10 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 		if (c->wait)
 			wait_end(c);
 		c->lt_t = max_t(now, c->at_wake);
+		if (c->op.kind == OP_COMPUTE && c->op.issued) {
+			c->at_compute_gen++; /* its end event is the AT face's: now LT's */
+			c->lt_t = max_t(c->lt_t, c->at_compute_end);
+		}
 		c->lt_head_sent = false;
 		c->face = (uint8_t)face;
 		c->hold = false;
@@ -1227,7 +1247,8 @@ void cpu_core_set_face(struct cpu_core *c, unsigned face)
 	}
 	if (c->live && !c->lt_exit_pending && c->op.kind != OP_NONE) {
 		c->at_wake = max_t(c->lt_t, now);
-		sim_schedule_at(c->k, c->at_wake, SIM_PRIO_DEFAULT + 1, at_resume, c, NULL);
+		sim_schedule_at(c->k, c->at_wake, SIM_PRIO_DEFAULT + 1, at_resume, c,
+				(void *)(uintptr_t)++c->at_wake_gen);
 	}
 }
 
@@ -1244,10 +1265,12 @@ void cpu_core_hold(struct cpu_core *c, bool hold)
 
 bool cpu_core_busy(const struct cpu_core *c)
 {
-	/* a thread still waiting for its LT time counts: a drain ends after it went on */
+	/* neither a compute op in progress nor a thread waiting for its LT time (at_wake) is
+	 * busy: nothing of theirs is in flight, and the next face goes on from their time (a
+	 * drain held every SM for the rest of a CPU thread's op, as the SMs' owed compute does
+	 * not) */
 	return c->outstanding || c->sb_inflight || c->lt_exit_pending ||
-	       (c->face == CPU_FACE_AT && c->at_wake > sim_now(c->k)) ||
-	       (c->op.kind == OP_COMPUTE && c->op.issued) || (c->mem && !c->mops->idle(c->mem));
+	       (c->mem && !c->mops->idle(c->mem));
 }
 
 uint64_t cpu_core_work(const struct cpu_core *c)

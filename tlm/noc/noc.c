@@ -585,6 +585,7 @@ static void net_free(struct noc_net *net)
 	free(net->outs);
 	free(net->ej);
 	free(net->inj);
+	free(net->inj_lt);
 	free(net->cls);
 }
 
@@ -762,7 +763,8 @@ static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g, const 
 	net->id = id;
 	net->ej = calloc(n->n_ep, sizeof(*net->ej));
 	net->inj = calloc(n->n_ep, sizeof(*net->inj));
-	if (!net->ej || !net->inj)
+	net->inj_lt = calloc(n->n_ep, sizeof(*net->inj_lt));
+	if (!net->ej || !net->inj || !net->inj_lt)
 		return -CS_ENOMEM;
 	rc = net_stats(net, g, vname, type_names, &lg);
 	if (rc)

@@ -377,7 +377,6 @@ struct noc_pkt *noc_pkt_make(struct noc *n, struct tlm_payload *p, unsigned v, u
 {
 	struct noc_pkt *pk;
 
-	(void)v;
 	if (!noc_class_ok(n, cls))
 		return NULL;
 	if (noc_flits_of(n, payload) > n->buf) {
@@ -397,6 +396,8 @@ struct noc_pkt *noc_pkt_make(struct noc *n, struct tlm_payload *p, unsigned v, u
 	pk->flits = noc_flits_of(n, payload);
 	pk->zero = noc_zero_cycles(n, src, dst, payload);
 	lt_res_note(&n->ep[dst].lt, sim_now(n->k), pk->flits);
+	if (v < n->n_vnets)
+		lt_res_note(&n->net[v].inj_lt[src], sim_now(n->k), pk->flits);
 	return pk;
 }
 
@@ -490,8 +491,9 @@ static void ev_deliver(struct sim_kernel *k, void *obj, void *arg)
 
 /* The LT face of one message on vnet v from endpoint src to dst: its counts, as the detailed
  * face makes them (per class, per link along its route), and its delay from time t: the
- * unloaded latency from the next NoC edge, plus the wait the destination's ejection port meter
- * predicts. Returns the time its tail is delivered. */
+ * unloaded latency from the next NoC edge, plus the waits the source's injection port meter
+ * and the destination's ejection port meter predict. Returns the time its tail is
+ * delivered. */
 sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, unsigned cls,
 		      unsigned payload, sim_time_t t)
 {
@@ -512,8 +514,10 @@ sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, uns
 		*o->flits += f;
 		r = o->down->r;
 	}
+	lt_res_note(&net->inj_lt[src], t, f);
+	wait = lt_res_wait(&net->inj_lt[src], n->ltp, LT_RES_NOC);
 	lt_res_note(&ep->lt, t, f);
-	wait = lt_res_wait(&ep->lt, n->ltp, LT_RES_NOC);
+	wait += lt_res_wait(&ep->lt, n->ltp, LT_RES_NOC);
 	zero = noc_zero_cycles(n, src, dst, payload);
 	c = noc_cycle_ceil(n, t) + zero + (uint64_t)(wait + 0.5);
 	return noc_edge(n, c);
@@ -522,8 +526,11 @@ sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, uns
 void noc_set_lt(struct noc *n, const struct lt_params *p)
 {
 	n->ltp = p ? p : &n->lt_default;
-	for (unsigned i = 0; i < n->n_ep; i++)
+	for (unsigned i = 0; i < n->n_ep; i++) {
 		lt_res_init(&n->ep[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
+		for (unsigned v = 0; v < n->n_vnets; v++)
+			lt_res_init(&n->net[v].inj_lt[i], sim_clock_period_ps(&n->clk), n->ltp);
+	}
 }
 
 /* ---- the generic face: one-way messages ------------------------------------------------------ */

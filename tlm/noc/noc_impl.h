@@ -127,6 +127,9 @@ struct noc_net {
 	struct noc_out *outs;
 	struct noc_in *ej;   /* [n_ep] ejection buffers (used where the endpoint receives) */
 	struct noc_in **inj; /* [n_ep] injection buffers (in ins), NULL where it does not send */
+	/* [n_ep] load meters of the injection ports, whose packets leave one at a time (a TCC
+	 * answering eight TCPs saturates its own; both faces) */
+	struct lt_res *inj_lt;
 	uint64_t *packets, *flits, *bytes, *payload_bytes, *stalls;
 	struct cs_stat_avg *latency, *queueing;
 	struct noc_cls_stats *cls; /* [n_types] */

@@ -239,13 +239,11 @@ const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m)
 
 void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p)
 {
-	/* the network's meter keeps an FCFS backlog in the order arrivals are noted: an LT run
-	 * notes a whole transaction's messages (up to its end, hundreds of cycles ahead) before
-	 * the next run notes its first, so the backlog charged each message for the transactions
-	 * of other runs (cpu_mp in analytic mode +85%); its hops are unloaded, and the contention
-	 * is the directory's line serialization and DRAM's meter */
+	/* the network's meters are the GPU's (injection and ejection ports): their backlog
+	 * takes arrivals noted out of time order, as an LT run notes a whole transaction's
+	 * messages (up to its end, hundreds of cycles ahead) before the next run notes its
+	 * first (analytic/ltmodel.h) */
 	m->noc_ltp = *p;
-	m->noc_ltp.exact = true;
 	for (unsigned i = 0; i < fabric_nets(m->fab); i++)
 		noc_set_lt(fabric_net(m->fab, i), &m->noc_ltp);
 	for (unsigned c = 0; c < m->nch; c++)
