@@ -29,6 +29,9 @@ struct samp_initiator_ops {
 	void (*set_face)(void *obj, unsigned face); /* enum samp_face */
 	void (*hold)(void *obj, bool hold);	    /* AT: issue nothing new (a drain) */
 	bool (*busy)(const void *obj);		    /* its accesses or timed waits in flight */
+	/* optional: nothing the LT face issued is still in flight (its answers come at LT
+	 * times, outside the detailed queues: a unit must not count them) */
+	bool (*lt_settled)(const void *obj);
 	uint64_t (*work)(const void *obj);	/* work done so far, every face (instructions and
 					      compute cycles: a unit's size) */
 	unsigned (*occupancy)(const void *obj); /* threads of work resident now (warps) */

@@ -158,6 +158,10 @@ static struct sm_req *req_alloc(struct gpu_sm *sm, uint32_t *id)
 
 void req_free(struct gpu_sm *sm, uint32_t id)
 {
+	if (sm->reqs[id]->lt) {
+		sm->reqs[id]->lt = false;
+		sm->lt_left--;
+	}
 	sm->reqs[id]->next_free = sm->req_free;
 	sm->req_free = id;
 }
@@ -448,6 +452,8 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	}
 	r->w = w;
 	r->blocking = blocking;
+	r->lt = sm->mode != SM_AT;
+	sm->lt_left += r->lt;
 	r->sent = sim_now(sm->ctx->k);
 	r->lane_mask = c->lane_mask;
 	r->acc = (struct gpu_access){

@@ -121,6 +121,9 @@ enum gpu_sm_mode { GPU_SM_AT = 0, GPU_SM_LT, GPU_SM_FF };
 void gpu_sm_hold(struct gpu_sm *sm, bool hold);
 /* Something is in flight in the SM or its L1 (an access, a compute or fence delay). */
 bool gpu_sm_busy(const struct gpu_sm *sm);
+/* No request the LT face issued is still in flight: after a switch to the detailed face its
+ * answers come at the LT face's times, not through the detailed queues. */
+bool gpu_sm_lt_settled(const struct gpu_sm *sm);
 /* Switch faces: from AT only when held and not busy; FF only between kernels. */
 void gpu_sm_set_mode(struct gpu_sm *sm, unsigned mode);
 /* The LT face's quantum: how far warps may run ahead of the kernel's time. */

@@ -102,6 +102,7 @@ struct lt_ready {
 struct sm_req {
 	struct warp *w;
 	bool blocking;
+	bool lt; /* the LT face issued it (counted in lt_left until freed) */
 	uint64_t lane_mask;
 	uint32_t next_free;
 	sim_time_t sent; /* when it was built, LT: issued (its latency statistic) */
@@ -163,6 +164,7 @@ struct gpu_sm {
 	/* transaction records */
 	struct sm_req **reqs;
 	unsigned nreqs, req_free; /* free list through next_free; UINT32_MAX = empty */
+	unsigned lt_left;	  /* records the LT face issued, not yet freed */
 
 	/* LD/ST unit queue of record ids */
 	uint32_t *ldq;

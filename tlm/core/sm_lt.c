@@ -816,6 +816,11 @@ void gpu_sm_hold(struct gpu_sm *sm, bool hold)
 		sm_wake(sm); /* a drain ends on the detailed face: issue again */
 }
 
+bool gpu_sm_lt_settled(const struct gpu_sm *sm)
+{
+	return !sm->lt_left;
+}
+
 bool gpu_sm_busy(const struct gpu_sm *sm)
 {
 	if (sm->ldq_n || !sm->proto->l1->idle(sm->l1))

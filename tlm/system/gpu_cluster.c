@@ -289,6 +289,11 @@ static bool sm_busy(const void *obj)
 	return gpu_sm_busy(obj);
 }
 
+static bool sm_lt_settled(const void *obj)
+{
+	return gpu_sm_lt_settled(obj);
+}
+
 static uint64_t sm_work(const void *obj)
 {
 	return gpu_sm_work(obj);
@@ -303,6 +308,7 @@ const struct samp_initiator_ops gpu_sm_initiator = {
     .set_face = sm_set_face,
     .hold = sm_hold,
     .busy = sm_busy,
+    .lt_settled = sm_lt_settled,
     .work = sm_work,
     .occupancy = sm_occupancy,
 };
