@@ -30,7 +30,8 @@
 static const char *base_cfg = "system = { type = \"cpu\"; mode = \"detailed\"; };\n"
 			      "cpus = { cores = 4; };\n"
 			      "cpu = { clock_mhz = 1000; spin_limit = 1000000; };\n"
-			      "idealmem = { latency = 20; };\n";
+			      "idealmem = { latency = 20; };\n"
+			      "sampling = { predictor = \"rate\"; };\n";
 
 #define REGION	  4096 /* bytes of memory each thread owns */
 #define CHASE_MAX 512
@@ -523,6 +524,34 @@ static void compute_thread(struct cpu_thread *t)
 	x->sum[ct_id(t)] = h;
 }
 
+/* A system that cannot give the events predictor its counters refuses it with one error line
+ * naming where the setting came from, in hybrid mode; detailed and analytic mode do not use
+ * it. */
+START_TEST(test_events_predictor_refused)
+{
+	static const char *const events[] = {"sampling.predictor=events", NULL};
+	static struct tst x;
+	struct sysrun r;
+	char msg[512];
+
+	memset(&x, 0, sizeof(x));
+	x.fn = compute_thread;
+	x.threads = 1;
+	x.n = 2;
+	ck_assert_int_eq(
+	    sysrun_try(&r, base_cfg, &wl, &x, CS_MODE_HYBRID, events, msg, sizeof(msg)),
+	    -CS_ECONFIG);
+	ck_assert_msg(strstr(msg, "--set sampling.predictor=events: system cpu gives no event "
+				  "counters") == msg,
+		      "%s", msg);
+	ck_assert_ptr_null(strchr(msg, '\n'));
+	sysrun_end(&r);
+	ck_assert_int_eq(
+	    sysrun_try(&r, base_cfg, &wl, &x, CS_MODE_ANALYTIC, events, msg, sizeof(msg)), 0);
+	sysrun_end(&r);
+}
+END_TEST
+
 /* A drain waits for what is in flight, not for a compute op: on the ideal memory (20 cycles) a
  * unit's drain takes a few dozen cycles, not the rest of a 2 000-cycle op (whose time the
  * estimate leaves out, and on the APU every SM waits through it). The op
@@ -632,6 +661,7 @@ int main(void)
 	tcase_add_test(tc, test_switches_keep_values);
 	tcase_add_test(tc, test_ff_values);
 	tcase_add_test(tc, test_drain_skips_compute);
+	tcase_add_test(tc, test_events_predictor_refused);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -818,6 +818,17 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 	    (rc = cs_config_section(s->cfg, &samp_params, &g->scfg, err)))
 		return rc;
 	g->mode = s->sys.mode;
+	if (g->mode == CS_MODE_HYBRID && g->scfg.predictor == SAMP_PRED_EVENTS) {
+		/* its memory sides give no event counters (sampler_set_events): same-event
+		 * pairs cannot be made, and the sampler would fall back to rate pairs unsaid */
+		char where[CS_WHERE_MAX];
+
+		cs_config_origin(s->cfg, "sampling", "predictor", where, sizeof(where));
+		return cs_err_set(err, -CS_ECONFIG,
+				  "%s: system %s gives no event counters for same-event pairs "
+				  "(system gpu does); set sampling.predictor = \"rate\"",
+				  where, g->root);
+	}
 	g->n = (unsigned)g->sc.cores;
 	g->core = calloc(g->n, sizeof(*g->core));
 	g->port = calloc(g->n, sizeof(*g->port));
