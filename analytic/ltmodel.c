@@ -61,6 +61,12 @@ static void lt_res_roll(struct lt_res *r, sim_time_t t)
 	r->n = r->s1 = r->s2 = 0;
 }
 
+/* The backlog the next bin starts with, from a bin's start backlog q and its demand. */
+static double bin_next(double q, double dem)
+{
+	return q + dem > LT_BIN ? q + dem - LT_BIN : 0;
+}
+
 /* The calendar's oldest bin becomes `to`: the bins before it retire into the backlog their
  * successor starts with. */
 static void cal_advance(struct lt_res *r, uint64_t to)
@@ -71,7 +77,7 @@ static void cal_advance(struct lt_res *r, uint64_t to)
 	for (uint64_t i = 0; i < steps && i < LT_BINS; i++) {
 		unsigned j = (unsigned)((r->base + i) % LT_BINS);
 
-		q = q + r->dem[j] > LT_BIN ? q + r->dem[j] - LT_BIN : 0;
+		q = bin_next(q, r->dem[j]);
 		r->dem[j] = 0;
 	}
 	if (steps > LT_BINS) /* empty bins: each serves LT_BIN cycles of the backlog */
@@ -89,9 +95,8 @@ static double cal_q(struct lt_res *r, uint64_t b)
 {
 	for (; r->known < b; r->known++) {
 		unsigned j = (unsigned)(r->known % LT_BINS);
-		double q = r->q[j] + r->dem[j];
 
-		r->q[(j + 1) % LT_BINS] = q > LT_BIN ? q - LT_BIN : 0;
+		r->q[(j + 1) % LT_BINS] = bin_next(r->q[j], r->dem[j]);
 	}
 	return r->q[b % LT_BINS];
 }

@@ -21,7 +21,8 @@
  * server on a calendar of LT_BINS bins of LT_BIN cycles: each arrival adds its service to the
  * bin of its time, the backlog at a bin's start is the one before it plus its demand less its
  * capacity (never below 0), and the wait is the larger of the formula and the backlog an
- * arrival's bin starts with plus what arrived in that bin before its offset in it. Arrivals
+ * arrival's bin starts with, less what the server did by the arrival's offset in the bin,
+ * plus the bin's other noted arrivals taken as spread over it. Arrivals
  * may be noted in any order within the calendar's span (an APU directory transaction notes
  * its DRAM access hundreds of cycles ahead, then the next one notes earlier times): an FCFS
  * clock advanced in noting order charged each of those the idle gap to the latest noted

@@ -1054,7 +1054,7 @@ uint64_t gpu_sm_ff_work(const struct gpu_sm *sm)
 
 uint64_t gpu_sm_issued(const struct gpu_sm *sm)
 {
-	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + *sm->ff_insts + *sm->ff_compute;
+	uint64_t w = *sm->st.insts + *sm->st.compute_cycles + gpu_sm_ff_work(sm);
 
 	/* LT: the part of each compute op in progress its scheduler has served by now (counted
 	 * whole only when the warp comes back), so that work grows with time as in AT */

@@ -763,8 +763,9 @@ static int net_build(struct noc *n, unsigned id, struct cs_stat_group *g, const 
 	net->id = id;
 	net->ej = calloc(n->n_ep, sizeof(*net->ej));
 	net->inj = calloc(n->n_ep, sizeof(*net->inj));
-	net->inj_lt = calloc(n->n_ep, sizeof(*net->inj_lt));
-	if (!net->ej || !net->inj || !net->inj_lt)
+	if (!n->gpu)
+		net->inj_lt = calloc(n->n_ep, sizeof(*net->inj_lt));
+	if (!net->ej || !net->inj || (!n->gpu && !net->inj_lt))
 		return -CS_ENOMEM;
 	rc = net_stats(net, g, vname, type_names, &lg);
 	if (rc)

@@ -396,7 +396,7 @@ struct noc_pkt *noc_pkt_make(struct noc *n, struct tlm_payload *p, unsigned v, u
 	pk->flits = noc_flits_of(n, payload);
 	pk->zero = noc_zero_cycles(n, src, dst, payload);
 	lt_res_note(&n->ep[dst].lt, sim_now(n->k), pk->flits);
-	if (!n->gpu && v < n->n_vnets)
+	if (v < n->n_vnets && n->net[v].inj_lt)
 		lt_res_note(&n->net[v].inj_lt[src], sim_now(n->k), pk->flits);
 	return pk;
 }
@@ -492,8 +492,8 @@ static void ev_deliver(struct sim_kernel *k, void *obj, void *arg)
 /* The LT face of one message on vnet v from endpoint src to dst: its counts, as the detailed
  * face makes them (per class, per link along its route), and its delay from time t: the
  * unloaded latency from the next NoC edge, plus the waits the source's injection port meter
- * and the destination's ejection port meter predict. Returns the time its tail is
- * delivered. */
+ * (one-way networks) and the destination's ejection port meter predict. Returns the time its
+ * tail is delivered. */
 sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, unsigned cls,
 		      unsigned payload, sim_time_t t)
 {
@@ -515,7 +515,7 @@ sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, uns
 		r = o->down->r;
 	}
 	wait = 0;
-	if (!n->gpu) {
+	if (net->inj_lt) {
 		/* the one-way networks' injection ports (the APU's TCC answering its TCPs); the
 		 * GPU NoC's LT face keeps its ejection meters only: with injection meters too,
 		 * TC-Weak RC stn's units measured 2.4 times the LT face's cycles per work in
@@ -538,7 +538,9 @@ void noc_set_lt(struct noc *n, const struct lt_params *p)
 	for (unsigned i = 0; i < n->n_ep; i++) {
 		lt_res_init(&n->ep[i].lt, sim_clock_period_ps(&n->clk), n->ltp);
 		for (unsigned v = 0; v < n->n_vnets; v++)
-			lt_res_init(&n->net[v].inj_lt[i], sim_clock_period_ps(&n->clk), n->ltp);
+			if (n->net[v].inj_lt)
+				lt_res_init(&n->net[v].inj_lt[i], sim_clock_period_ps(&n->clk),
+					    n->ltp);
 	}
 }
 

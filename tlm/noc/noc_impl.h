@@ -128,7 +128,8 @@ struct noc_net {
 	struct noc_in *ej;   /* [n_ep] ejection buffers (used where the endpoint receives) */
 	struct noc_in **inj; /* [n_ep] injection buffers (in ins), NULL where it does not send */
 	/* [n_ep] load meters of the injection ports, whose packets leave one at a time (a TCC
-	 * answering eight TCPs saturates its own; both faces) */
+	 * answering eight TCPs saturates its own; both faces); one-way networks only, NULL on
+	 * the GPU NoC (noc_lt_hop says why) */
 	struct lt_res *inj_lt;
 	uint64_t *packets, *flits, *bytes, *payload_bytes, *stalls;
 	struct cs_stat_avg *latency, *queueing;

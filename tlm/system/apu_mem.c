@@ -58,7 +58,6 @@ struct apu_mem {
 	struct apu_dma_cfg dma_cfg;
 	struct apu_dma *dma;
 	struct apu_lt *lt; /* the LT face's runs, shared by every port */
-	struct lt_params noc_ltp;
 };
 
 static int load_sections(struct apu_mem *m, bool gpu, struct cs_err *err)
@@ -239,13 +238,12 @@ const struct cpu_mem_ops *apu_mem_ops(const struct apu_mem *m)
 
 void apu_mem_set_lt(struct apu_mem *m, const struct lt_params *p)
 {
-	/* the network's meters are the GPU's (injection and ejection ports): their backlog
-	 * takes arrivals noted out of time order, as an LT run notes a whole transaction's
-	 * messages (up to its end, hundreds of cycles ahead) before the next run notes its
-	 * first (analytic/ltmodel.h) */
-	m->noc_ltp = *p;
+	/* the network's meters (injection and ejection ports: one-way networks) take arrivals
+	 * noted out of time order, as an LT run notes a whole transaction's messages (up to its
+	 * end, hundreds of cycles ahead) before the next run notes its first
+	 * (analytic/ltmodel.h) */
 	for (unsigned i = 0; i < fabric_nets(m->fab); i++)
-		noc_set_lt(fabric_net(m->fab, i), &m->noc_ltp);
+		noc_set_lt(fabric_net(m->fab, i), p);
 	for (unsigned c = 0; c < m->nch; c++)
 		dram_ctrl_set_lt(m->dram[c], p);
 }
