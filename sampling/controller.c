@@ -572,6 +572,14 @@ static bool lt_mismatch(const struct samp *s, const struct darr *p, const struct
 /* R and its relative half-width from the best evidence: the kernel's pairs, its group's,
  * the run's; *by_work: R is the units' cycles per work, to scale the LT work (the LT counts
  * do not match the units'). */
+/* No unit anywhere to pair with: the kernel's, its group's and the run's pairs all empty
+ * but for at most one (ratio_of's R 1 and its prior). */
+static bool have_pairs(const struct samp *s)
+{
+	return s->kpred.n >= 2 || (s->cur >= 0 && s->g[s->cur].pred.n >= 2) ||
+	       (!s->k_fill_ff && s->pred.n >= 1);
+}
+
 static void ratio_of(const struct samp *s, const struct samp_kernel_facts *f, double *R,
 		     double *rel_half, bool *by_work)
 {
@@ -708,6 +716,8 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 
 		ratio_of(s, f, &R, &rel, &by_work);
 		lt = by_work ? f->lt_work : f->lt_cycles;
+		if (!have_pairs(s) && f->lt_time > 0 && !s->k_fill_ff)
+			lt = f->lt_time; /* R 1: the LT face's own time (a bound is not a time) */
 		if (s->k_fill_ff && lt > 0 && fills_local(s, f, &fc, &fh) && fc > 0) {
 			/* R stands for the fills' cycles per work beside their units */
 			R = fc / lt;

@@ -80,6 +80,7 @@ extern const char *const samp_plan_names[];
 struct samp_kernel_facts {
 	double at_cycles; /* in AT, drains excluded */
 	double lt_cycles; /* in LT (events: the LT intervals' bound) */
+	double lt_time;	  /* in LT, the LT face's own time (what stands with no unit at all) */
 	double lt_work;	  /* work done in LT */
 	double ff_cycles; /* in FF (one per op: not a time) */
 	double insts;	  /* warp instructions, every face */

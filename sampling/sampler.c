@@ -154,6 +154,17 @@ int sampler_set_events(struct sampler *s, const struct samp_events *ev)
 	return s->ev0 && s->ev1 ? 0 : -CS_ENOMEM;
 }
 
+int sampler_ready(const struct sampler *s, const char *where, const char *system,
+		  struct cs_err *err)
+{
+	if (s->mode != CS_MODE_HYBRID || s->cfg.predictor != SAMP_PRED_EVENTS || s->ev0)
+		return 0;
+	return cs_err_set(err, -CS_ECONFIG,
+			  "%s: system %s gives no event counters for same-event pairs; set "
+			  "sampling.predictor = \"rate\"",
+			  where, system);
+}
+
 /* Same-event pairs are on: hybrid mode, predictor events, the system gave its counters, and
  * the fill is LT (FF counts no message: its intervals are predicted by their work). */
 static bool events_on(const struct sampler *s)
@@ -545,7 +556,7 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 			s->seg_work = 0;
 			samp_unit(s->ctl, work, work, t); /* FF fills are predicted by work */
 			s->unit_rate = t > 0 ? work / t : 0;
-		} else if (s->lt_rate > 0 && work > 0)
+		} else if (s->lt_rate > 0) /* a unit that did no work is one too */
 			samp_unit(s->ctl, work / s->lt_rate, work, t);
 		phase_next(s, PH_DRAIN, 0);
 		for (unsigned i = 0; i < s->n; i++)
@@ -658,6 +669,7 @@ void sampler_kernel_close(struct sampler *s, sim_time_t t, struct samp_kernel_fa
 	    .lt_cycles = events_on(s) ? s->k_lt_bound
 			 : fill_ff(s) ? s->k_lt_work
 				      : s->k_lt / cyc,
+	    .lt_time = s->k_lt / cyc,
 	    .lt_work = s->k_lt_work,
 	    .ff_cycles = s->k_ff / cyc,
 	    .insts = work_of(s) - s->k_work0,

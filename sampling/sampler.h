@@ -67,6 +67,13 @@ int sampler_add_initiator(struct sampler *s, const struct samp_initiator_ops *op
 /* The system's event counters (needed by sampling.predictor = events in hybrid mode). */
 int sampler_set_events(struct sampler *s, const struct samp_events *ev);
 
+/* After the system is built: in hybrid mode the events predictor needs the system's
+ * counters (sampler_set_events); without them -CS_ECONFIG, err naming `where` (the setting's
+ * origin) and `system`, rather than pairs of another kind unsaid. 0 otherwise. */
+struct cs_err;
+int sampler_ready(const struct sampler *s, const char *where, const char *system,
+		  struct cs_err *err);
+
 /* A kernel starts (name and launch shape are its group's signature): every initiator on the
  * face of its plan. */
 void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, unsigned warps);

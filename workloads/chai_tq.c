@@ -193,6 +193,7 @@ static bool tq_insert(struct cpu_thread *t, const struct tq_args *a, unsigned *q
 		first += k;
 		n -= k;
 		backoff = 16;
+		spins = 0; /* progress: the next failed look starts a new wait */
 	}
 	return true;
 }

@@ -56,9 +56,11 @@ struct mp_args {
 static void mp_thread(struct cpu_thread *t)
 {
 	const struct mp_args *a = ct_args(t);
-	uint64_t spins = 0;
 
 	for (uint64_t r = 1; r <= MP_ROUNDS; r++) {
+		/* per wait: the guard counts the work since its last call as a spin try */
+		uint64_t spins = 0;
+
 		if (ct_id(t) == 0) {
 			for (unsigned i = 0; i < MP_WORDS; i++)
 				ct_st(t, a->data + 8 * i, 8, r * 1000 + i);

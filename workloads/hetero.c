@@ -58,10 +58,13 @@ static void pc_gpu(struct gpu_warp *w)
 {
 	const struct pc_args *a = gw_args(w);
 	unsigned c = gw_cta(w);
-	uint64_t addr[WARP_LANES], spins = 0;
+	uint64_t addr[WARP_LANES];
 	uint32_t v[WARP_LANES], o[WARP_LANES], sum = 0;
 
 	for (unsigned r = 1; r <= a->rounds; r++) {
+		/* per wait: the guard counts the work since its last call as a spin try */
+		uint64_t spins = 0;
+
 		while (hx_gpu_sys_read32(w, pc_line(a->flag, c)) < r)
 			if (gw_spin_guard(w, &spins)) {
 				gw_fail(w,

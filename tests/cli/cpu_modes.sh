@@ -6,7 +6,8 @@
 # half-width, in the summary and in the JSON (cycles, cycles_half, units, the programs' plans,
 # the host's time per face), and with short units (sampling.head=0, units of 500 cycles) takes
 # several and its interval contains the detailed cycles; the same seed gives the same JSON
-# result and statistics; the events predictor is refused with one line.
+# result and statistics; with the default predictor (events: the cores' spin-free work) the
+# default hybrid run is within 3% of detailed (issue 37's bound for system cpu).
 . "$(dirname "$0")/lib.bash" "$@"
 
 C=$SRC/configs/cpu-tso.cfg
@@ -41,18 +42,13 @@ if faces["detailed"]["work"] <= 0 or faces["lt"]["work"] <= 0:
     bad.append("host faces %s" % faces)
 if "cycles_half" not in h["result"]:
     bad.append("no cycles_half in the default hybrid run")
+elif abs(h["result"]["cycles"] - det) > 0.03 * det:
+    bad.append("default hybrid %s against detailed %s: more than 3%%" % (h["result"]["cycles"], det))
 if u1["result"] != u2["result"] or u1["stats"] != u2["stats"]:
     bad.append("two runs with the same seed differ")
 open("err.txt", "w").write("; ".join(bad))
 sys.exit(1 if bad else 0)
 PY
 done
-
-# the events predictor needs counters system cpu does not give: refused in hybrid mode with one
-# line naming where the setting came from (configs/cpu-tso.cfg sets rate)
-mkdir e && cd e || exit 1
-check_error 3 "--set sampling.predictor=events: system cpu gives no event counters" \
-	run -c "$C" -w cpu_mp --mode hybrid --set sampling.predictor=events -o x.json
-cd .. || exit 1
 
 exit $((fails > 0))

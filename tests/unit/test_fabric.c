@@ -89,6 +89,19 @@ static const struct fab_role_ops node_role = {.name = "node",
 					      .destroy = t_destroy,
 					      .send = t_send,
 					      .recv = t_recv};
+/* a dirx node declares its events: 10 + its creation order served, 250 ps each */
+static uint64_t t_served(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return 10 + ((const struct t_node *)obj)->order;
+}
+
+static double t_served_ps(void *ctx, const void *obj)
+{
+	(void)ctx, (void)obj;
+	return 250;
+}
+
 static const struct fab_role_ops dirx_role = {.name = "dirx",
 					      .face = FAB_MSG,
 					      .home = true,
@@ -98,7 +111,9 @@ static const struct fab_role_ops dirx_role = {.name = "dirx",
 					      .destroy = t_destroy,
 					      .send = t_send,
 					      .recv = t_recv,
-					      .mem_port = t_mem};
+					      .mem_port = t_mem,
+					      .served = t_served,
+					      .served_ps = t_served_ps};
 static const struct fab_role_ops ext_role = {
     .name = "ext", .face = FAB_MSG, .external = true, .send = t_send, .recv = t_recv};
 static const struct fab_role_ops ini_role = {
@@ -230,6 +245,38 @@ START_TEST(test_msg_numbering_and_memory)
 	ck_assert_uint_eq(obj(&tb, "dirx", 0)->order, 2);
 	ck_assert_uint_eq(obj(&tb, "node", 2)->order, 3);
 	ck_assert(fabric_idle(tb.f));
+	tb_end(&tb);
+}
+END_TEST
+
+/* Same-event counts as the roles declare them: the nodes with `served` on a network (dirx),
+ * then the memory controllers (their data-bus cycles: none yet), then each endpoint's injected
+ * and ejected flits; counts in ps over the caller's cycle. Roles without `served` (node) add
+ * nothing of their own. */
+START_TEST(test_event_counts)
+{
+	struct tb tb;
+	unsigned n[EVB_CLASSES] = {7, 0, 0, 0};
+	double v[2 + 2 + 2 * 6];
+	int rc = tb_build(&tb, "fabric = { groups = \"a, d, b, m\"; };\n"
+			       "a = { role = \"node\"; count = 2; };\n"
+			       "d = { role = \"dirx\"; count = 2; memory = \"m\"; };\n"
+			       "b = { role = \"node\"; count = 2; };\n"
+			       "m = { role = \"memctrl\"; count = 2; };\n");
+
+	ck_assert_msg(rc == 0, "%s", tb.err.msg);
+	fabric_event_shape(tb.f, n);
+	ck_assert_uint_eq(n[EVB_ISSUE], 7); /* the system's, untouched */
+	ck_assert_uint_eq(n[EVB_L2], 2);
+	ck_assert_uint_eq(n[EVB_DRAM], 2);
+	ck_assert_uint_eq(n[EVB_NOC], 2 * 6);
+	for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		v[i] = -1;
+	fabric_event_counts(tb.f, 500, v);
+	ck_assert_double_eq_tol(v[0], (10 + 2) * 250 / 500.0, 1e-12); /* made third, fourth */
+	ck_assert_double_eq_tol(v[1], (10 + 3) * 250 / 500.0, 1e-12);
+	for (unsigned i = 2; i < sizeof(v) / sizeof(v[0]); i++)
+		ck_assert_double_eq(v[i], 0); /* no traffic, no DRAM command yet */
 	tb_end(&tb);
 }
 END_TEST
@@ -561,6 +608,7 @@ static Suite *fabric_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, test_msg_numbering_and_memory);
+	tcase_add_test(tc, test_event_counts);
 	tcase_add_test(tc, test_reqresp_numbering_and_sharing);
 	tcase_add_test(tc, test_bridges_and_ids);
 	tcase_add_test(tc, test_natural_and_standard);

@@ -172,12 +172,49 @@ START_TEST(test_warmup_waits_for_lt_answers)
 }
 END_TEST
 
+/* sampling.predictor = events in hybrid mode needs the system's counters: a system that gives
+ * none is refused with one line naming where the setting came from, never left to fall back
+ * to pairs of another kind; with counters, or in another mode, or with the rate predictor, it
+ * is ready. */
+START_TEST(test_events_need_counters)
+{
+	struct sim_kernel_opts ko = {0};
+	struct sim_kernel *k;
+	struct sim_clock clk;
+	struct samp_cfg cfg;
+	struct sampler *s;
+	struct cs_err err = {0};
+	const struct samp_events ev = {.layout = {.n = {1}, .cycles = {1}}};
+
+	ck_assert_int_eq(sim_kernel_create(&ko, &k), 0);
+	ck_assert_int_eq(sim_clock_init(&clk, 1000000000ull), 0);
+	ck_assert_int_eq(cs_params_defaults(&samp_params, &cfg, NULL), 0);
+	ck_assert_int_eq(cfg.predictor, SAMP_PRED_EVENTS); /* the default */
+	ck_assert_int_eq(sampler_create(k, &clk, &cfg, CS_MODE_HYBRID, &sys_ops, NULL, &s), 0);
+	ck_assert_int_eq(sampler_ready(s, "x.cfg:3", "test", &err), -CS_ECONFIG);
+	ck_assert_str_eq(err.msg, "x.cfg:3: system test gives no event counters for same-event "
+				  "pairs; set sampling.predictor = \"rate\"");
+	ck_assert_int_eq(sampler_set_events(s, &ev), 0);
+	ck_assert_int_eq(sampler_ready(s, "x.cfg:3", "test", &err), 0);
+	sampler_destroy(s);
+	ck_assert_int_eq(sampler_create(k, &clk, &cfg, CS_MODE_ANALYTIC, &sys_ops, NULL, &s), 0);
+	ck_assert_int_eq(sampler_ready(s, "x.cfg:3", "test", &err), 0);
+	sampler_destroy(s);
+	cfg.predictor = SAMP_PRED_RATE;
+	ck_assert_int_eq(sampler_create(k, &clk, &cfg, CS_MODE_HYBRID, &sys_ops, NULL, &s), 0);
+	ck_assert_int_eq(sampler_ready(s, "x.cfg:3", "test", &err), 0);
+	sampler_destroy(s);
+	sim_kernel_destroy(k);
+}
+END_TEST
+
 static Suite *sampler_suite(void)
 {
 	Suite *s = suite_create("sampler");
 	TCase *tc = tcase_create("phases");
 
 	tcase_add_test(tc, test_warmup_waits_for_lt_answers);
+	tcase_add_test(tc, test_events_need_counters);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -79,7 +79,7 @@ struct cpu_op {
 };
 
 struct cpu_stats {
-	uint64_t *insts, *loads, *stores, *atomics, *fences, *compute_cycles;
+	uint64_t *insts, *loads, *stores, *atomics, *fences, *compute_cycles, *spin_work;
 	uint64_t *forwards, *forward_waits, *lt_ops, *sb_stalls, *sb_stall_cycles, *fence_waits,
 	    *fence_wait_cycles, *mlp_stalls, *refused, *drained, *ifetches;
 };
@@ -121,6 +121,7 @@ struct cpu_core {
 	uint8_t st_data[CPU_LINE_MAX];
 
 	struct cpu_stats st;
+	uint64_t spin_mark; /* ops and compute cycles at the last ct_spin_guard */
 
 	/* faces (enum cpu_face): the sampling layer's switches */
 	uint8_t face;
@@ -1275,7 +1276,7 @@ bool cpu_core_busy(const struct cpu_core *c)
 
 uint64_t cpu_core_work(const struct cpu_core *c)
 {
-	return *c->st.insts + *c->st.compute_cycles;
+	return *c->st.insts + *c->st.compute_cycles - *c->st.spin_work;
 }
 
 unsigned cpu_core_occupancy(const struct cpu_core *c)
@@ -1311,6 +1312,10 @@ static void stats_register(struct cpu_core *c, struct cs_stat_group *g)
 	s->atomics = cs_stat_counter(g, "atomics", "", "locked atomics");
 	s->fences = cs_stat_counter(g, "fences", "", "MFENCEs");
 	s->compute_cycles = cs_stat_counter(g, "compute_cycles", "cycles", "cycles of compute");
+	s->spin_work =
+	    cs_stat_counter(g, "spin_work", "",
+			    "work (ops and compute cycles) of spin loops' repeated tries, "
+			    "every face (left out of the sampler's progress)");
 	s->forwards = cs_stat_counter(g, "sb.forwards", "",
 				      "loads that took their value from the store buffer");
 	s->forward_waits =
@@ -1613,9 +1618,19 @@ void ct_compute(struct cpu_thread *t, uint64_t cycles)
 	post(c, OP_COMPUTE);
 }
 
+/* A spin loop calls this after each try that found nothing: the work since its last call is
+ * one such try, which the sampler's progress measure leaves out (cpu_core_work: each face
+ * spins as long as its timing makes it). The first failed try is known only as the work before
+ * the first call, and stays progress (as gw_spin_guard). */
 bool ct_spin_guard(struct cpu_thread *t, uint64_t *count)
 {
-	return ++*count > C(t)->cfg.spin_limit;
+	struct cpu_core *c = C(t);
+	uint64_t now = *c->st.insts + *c->st.compute_cycles;
+
+	if (*count)
+		*c->st.spin_work += now - c->spin_mark;
+	c->spin_mark = now;
+	return ++*count > c->cfg.spin_limit;
 }
 
 void ct_fail(struct cpu_thread *t, const char *fmt, ...)

@@ -109,7 +109,9 @@ void cpu_core_hold(struct cpu_core *c, bool hold);
 /* Accesses in flight, a compute op running, a thread's end pending, or (AT after LT) a
  * thread waiting for its own time. */
 bool cpu_core_busy(const struct cpu_core *c);
-/* Work so far, every face: ops posted plus compute cycles. */
+/* Work so far, every face: ops posted plus compute cycles, less the spin loops' repeated
+ * tries (ct_spin_guard): the sampler's progress, and the events bound's issue count (one
+ * thread a core: a spinning thread takes no issue slot another could use). */
 uint64_t cpu_core_work(const struct cpu_core *c);
 /* Threads resident: 1 while a thread runs (or its buffer drains), else 0. */
 unsigned cpu_core_occupancy(const struct cpu_core *c);

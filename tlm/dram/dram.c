@@ -1217,6 +1217,16 @@ static void dram_b_transport(void *obj, struct tlm_payload *p, sim_time_t *delay
 	p->status = TLM_OK_RESPONSE;
 }
 
+uint64_t dram_ctrl_bus_busy(const struct dram_ctrl *d)
+{
+	return *d->bus_busy;
+}
+
+sim_time_t dram_ctrl_period_ps(const struct dram_ctrl *d)
+{
+	return sim_clock_period_ps(&d->clk);
+}
+
 void dram_ctrl_set_lt(struct dram_ctrl *d, const struct lt_params *p)
 {
 	d->ltp = p ? p : &d->lt_default;

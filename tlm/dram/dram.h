@@ -150,6 +150,9 @@ unsigned dram_ctrl_queue_len(const struct dram_ctrl *d, bool write);
 /* Called for every command issued (tests, traces); fn NULL turns it off. */
 /* The LT face's contention model (NULL: defaults; the pointer is kept). */
 struct lt_params;
+/* Cycles the data bus has been busy (every face), and the channel's clock period. */
+uint64_t dram_ctrl_bus_busy(const struct dram_ctrl *d);
+sim_time_t dram_ctrl_period_ps(const struct dram_ctrl *d);
 void dram_ctrl_set_lt(struct dram_ctrl *d, const struct lt_params *p);
 void dram_ctrl_set_trace(struct dram_ctrl *d, dram_trace_fn fn, void *ctx);
 

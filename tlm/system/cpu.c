@@ -629,6 +629,47 @@ static const struct samp_system_ops cpu_sampled = {
     .all_started = cpu_all_started,
 };
 
+/* Same-event pairs (sampling.predictor = events): each CPU core's work (ops and compute
+ * cycles, one a cycle), each CU's warp instructions (spin tries in) in CPU cycles over its
+ * schedulers, then what the APU memory side's nodes declare they served and its networks'
+ * port flits (fabric_event_counts), all in CPU cycles. The ideal memory has no resource of
+ * its own: its bound is the cores'. */
+static void cpu_event_counts(void *obj, double *v)
+{
+	const struct cpu_sys *g = obj;
+	unsigned i = 0;
+	double cpu_ps = (double)sim_clock_period_ps(cpu_core_clock(g->core[0]));
+
+	for (unsigned c = 0; c < g->n; c++)
+		v[i++] = (double)cpu_core_work(g->core[c]);
+	if (g->gpu) {
+		double w = (double)sim_clock_period_ps(&g->gpu->ctx.core_clk) /
+			   ((double)g->gpu->core.schedulers * cpu_ps);
+
+		for (unsigned sm = 0; sm < g->gpu->ctx.sms; sm++)
+			v[i++] = (double)gpu_sm_issued(gpu_cluster_sm(g->gpu->gc, sm)) * w;
+	}
+	if (g->apu)
+		fabric_event_counts(apu_mem_fabric(g->apu), cpu_ps, v + i);
+}
+
+static int cpu_events_setup(struct cpu_sys *g, struct cs_err *err)
+{
+	struct samp_events ev = {
+	    .layout = {.n = {g->n + (g->gpu ? g->gpu->ctx.sms : 0)}, .cycles = {1, 1, 1, 1}},
+	    .counts = cpu_event_counts,
+	};
+
+	char where[CS_WHERE_MAX];
+
+	if (g->apu)
+		fabric_event_shape(apu_mem_fabric(g->apu), ev.layout.n);
+	if (sampler_set_events(g->sampler, &ev))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	cs_config_origin(g->s->cfg, "sampling", "predictor", where, sizeof(where));
+	return sampler_ready(g->sampler, where, g->root, err);
+}
+
 const char *cpu_sys_memory_name(const struct cs_system *s)
 {
 	const struct cpu_sys *g = s->priv;
@@ -818,17 +859,6 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 	    (rc = cs_config_section(s->cfg, &samp_params, &g->scfg, err)))
 		return rc;
 	g->mode = s->sys.mode;
-	if (g->mode == CS_MODE_HYBRID && g->scfg.predictor == SAMP_PRED_EVENTS) {
-		/* its memory sides give no event counters (sampler_set_events): same-event
-		 * pairs cannot be made, and the sampler would fall back to rate pairs unsaid */
-		char where[CS_WHERE_MAX];
-
-		cs_config_origin(s->cfg, "sampling", "predictor", where, sizeof(where));
-		return cs_err_set(err, -CS_ECONFIG,
-				  "%s: system %s gives no event counters for same-event pairs "
-				  "(system gpu does); set sampling.predictor = \"rate\"",
-				  where, g->root);
-	}
 	g->n = (unsigned)g->sc.cores;
 	g->core = calloc(g->n, sizeof(*g->core));
 	g->port = calloc(g->n, sizeof(*g->port));
@@ -895,7 +925,9 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 		cpu_core_set_quantum(
 		    g->core[i], sim_clock_delay(cpu_core_clock(g->core[i]), 0, g->scfg.quantum));
 	}
-	return apu ? apu_side_build(g, root, err) : 0;
+	if (apu && (rc = apu_side_build(g, root, err)))
+		return rc;
+	return cpu_events_setup(g, err);
 }
 
 static int cpu_build(struct cs_system *s, struct cs_err *err)

@@ -969,6 +969,19 @@ static bool memctrl_idle(void *ctx, const void *obj)
 	return !dram_ctrl_queued(obj);
 }
 
+/* a channel's events: the cycles its data bus has been busy */
+static uint64_t memctrl_served(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return dram_ctrl_bus_busy(obj);
+}
+
+static double memctrl_served_ps(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return (double)dram_ctrl_period_ps(obj);
+}
+
 const struct fab_role_ops fab_memctrl_role = {
     .name = "memctrl",
     .help = "a DRAM channel (section dram) behind the nodes that name its group as memory",
@@ -979,6 +992,8 @@ const struct fab_role_ops fab_memctrl_role = {
     .destroy = memctrl_destroy,
     .mem_target = memctrl_target,
     .idle = memctrl_idle,
+    .served = memctrl_served,
+    .served_ps = memctrl_served_ps,
 };
 
 /* ---- the bridge role ------------------------------------------------------------------------ */
@@ -1093,6 +1108,50 @@ bool fabric_idle(const struct fabric *f)
 		if (noc_in_flight(f->net[i].noc))
 			return false;
 	return true;
+}
+
+/* The nodes that declare what they served, on a network (mem false) or memory controllers. */
+static bool serves_events(const struct fab_group *g, bool mem)
+{
+	return g->role->served && g->role->served_ps && (g->role->face == FAB_MEM) == mem;
+}
+
+void fabric_event_shape(const struct fabric *f, unsigned n[EVB_CLASSES])
+{
+	n[EVB_L2] = n[EVB_DRAM] = n[EVB_NOC] = 0;
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		n[EVB_L2] += serves_events(&f->g[i], false) ? f->g[i].count : 0;
+		n[EVB_DRAM] += serves_events(&f->g[i], true) ? f->g[i].count : 0;
+	}
+	for (unsigned i = 0; i < f->nnets; i++)
+		n[EVB_NOC] += 2 * noc_endpoints(f->net[i].noc);
+}
+
+void fabric_event_counts(const struct fabric *f, double unit_ps, double *v)
+{
+	unsigned k = 0;
+
+	for (unsigned mem = 0; mem < 2; mem++)
+		for (unsigned i = 0; i < f->ngroups; i++) {
+			const struct fab_group *g = &f->g[i];
+
+			for (unsigned j = 0; serves_events(g, mem) && j < g->count; j++) {
+				const void *o = g->n[j].obj;
+
+				v[k++] = o ? (double)g->role->served(f->a.ctx, o) *
+						 g->role->served_ps(f->a.ctx, o) / unit_ps
+					   : 0;
+			}
+		}
+	for (unsigned i = 0; i < f->nnets; i++) {
+		const struct noc *noc = f->net[i].noc;
+		double ps = (double)sim_clock_period_ps(noc_clock(noc)) / unit_ps;
+
+		for (unsigned e = 0; e < noc_endpoints(noc); e++) {
+			v[k++] = (double)noc_ep_flits(noc, e, true) * ps;
+			v[k++] = (double)noc_ep_flits(noc, e, false) * ps;
+		}
+	}
 }
 
 const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr)

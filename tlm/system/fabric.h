@@ -59,6 +59,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/evbound.h"
 #include "tlm/dram/dram.h"
 #include "tlm/kernel/sim.h"
 #include "tlm/kernel/tlm.h"
@@ -141,6 +142,11 @@ struct fab_role_ops {
 	/* FAB_MEM: port p */
 	struct tlm_target_socket *(*mem_target)(void *ctx, void *obj, unsigned p);
 	bool (*idle)(void *ctx, const void *obj);
+	/* optional, for same-event pairs (analytic/evbound.h): the units of work the node has
+	 * served so far (requests taken by its pipeline, data-bus cycles) and the ps one unit
+	 * holds it; a role without them bounds no interval */
+	uint64_t (*served)(void *ctx, const void *obj);
+	double (*served_ps)(void *ctx, const void *obj);
 };
 
 /* A protocol family: its roles, its networks' vnets and message classes, and what it does once
@@ -216,6 +222,14 @@ unsigned fabric_nets(const struct fabric *f);
 struct noc *fabric_net(const struct fabric *f, unsigned i);
 /* Every node idle and nothing in any network. */
 bool fabric_idle(const struct fabric *f);
+/* Same-event counts (sampling.predictor = events), in the classes of analytic/evbound.h: the
+ * nodes whose role declares `served`, those on a network (EVB_L2: L2 banks, TCC slices,
+ * directories) then the memory controllers (EVB_DRAM), then every endpoint of every network,
+ * its injected and its ejected flits (EVB_NOC). shape sets n[] of those three classes. Each
+ * count is the ps it holds its resource over unit_ps (the initiators' cycle), so a layout
+ * over them has cycles 1 in those classes; v receives the counts in that order. */
+void fabric_event_shape(const struct fabric *f, unsigned n[EVB_CLASSES]);
+void fabric_event_counts(const struct fabric *f, double unit_ps, double *v);
 
 /* An address range and its page attributes. */
 struct fab_range {

@@ -286,7 +286,7 @@ static int gpu_events_setup(struct gpu_sys *g, struct cs_err *err)
 				  (double)sim_clock_period_ps(noc_clock(g->noc)) / core}},
 	    .counts = gpu_event_counts,
 	};
-	char name[80];
+	char name[80], where[CS_WHERE_MAX];
 
 	g->nev_ctr = banks + g->channels;
 	g->ev_ctr = calloc(g->nev_ctr, sizeof(*g->ev_ctr));
@@ -319,7 +319,8 @@ static int gpu_events_setup(struct gpu_sys *g, struct cs_err *err)
 	}
 	if (sampler_set_events(g->sampler, &ev))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
-	return 0;
+	cs_config_origin(g->s->cfg, "sampling", "predictor", where, sizeof(where));
+	return sampler_ready(g->sampler, where, "gpu", err);
 }
 
 static bool gpu_all_started(void *obj)

@@ -213,6 +213,7 @@ struct apu_dir {
 	unsigned n_chan;
 	struct dram_chan *chan;
 	unsigned dram_out;
+	uint64_t served; /* transactions started (same-event pairs: apu_dir_served) */
 
 	struct dir_stats st;
 	struct cohcheck *check;
@@ -1219,6 +1220,7 @@ static enum apu_recv on_request(struct apu_dir *d, struct mem_msg *m)
 	t->rq.next_free = NULL;
 	t->rq.home = NULL;
 	(*d->st.txn[m->type])++;
+	d->served++;
 	switch (m->type) {
 	case APU_VICDIRTY:
 	case APU_VICCLEAN:
@@ -1632,6 +1634,17 @@ struct tlm_initiator_socket *apu_dir_dram_port(struct apu_dir *d, unsigned ch)
 unsigned apu_dir_busy(const struct apu_dir *d)
 {
 	return d->tbes_used + apu_port_parked(d->port) + d->dram_out;
+}
+
+uint64_t apu_dir_served(const struct apu_dir *d)
+{
+	return d->served;
+}
+
+double apu_dir_served_ps(const struct apu_dir *d)
+{
+	/* transitions_per_cycle messages per edge: a transaction's start takes its share */
+	return 1e6 / (double)d->cfg.clock_mhz / (double)d->cfg.transitions_per_cycle;
 }
 
 void apu_dir_set_check(struct apu_dir *d, struct cohcheck *c)

@@ -130,6 +130,10 @@ struct tlm_initiator_socket *apu_dir_dram_port(struct apu_dir *d, unsigned ch);
 
 /* Open transactions (TBEs in use), requests parked, DRAM requests not yet answered. */
 unsigned apu_dir_busy(const struct apu_dir *d);
+/* Transactions started (every face), and the ps one start takes its pipeline (a clock period
+ * over dir.transitions_per_cycle): its events for same-event pairs. */
+uint64_t apu_dir_served(const struct apu_dir *d);
+double apu_dir_served_ps(const struct apu_dir *d);
 /* WT, Atomic, Flush and DMAWr are performed here: each reports the 4-byte words it writes to c
  * (the coherence checker's write order) when it completes. NULL turns it off. */
 struct cohcheck;

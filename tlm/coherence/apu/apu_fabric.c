@@ -117,6 +117,18 @@ static bool tcc_idle(void *ctx, const void *obj)
 	return apu_tcc_idle(obj);
 }
 
+static uint64_t tcc_served(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return apu_tcc_served(obj);
+}
+
+static double tcc_served_ps(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return (double)apu_tcc_period_ps(obj);
+}
+
 static const struct fab_role_ops tcc_role = {
     .name = "tcc",
     .help = "a TCC slice, VIPER's GPU L2 (section tcc)",
@@ -127,6 +139,8 @@ static const struct fab_role_ops tcc_role = {
     .send = tcc_send,
     .recv = tcc_recv,
     .idle = tcc_idle,
+    .served = tcc_served,
+    .served_ps = tcc_served_ps,
 };
 
 /* ---- dma ---- */
@@ -232,6 +246,18 @@ static bool dir_idle(void *ctx, const void *obj)
 	return !apu_dir_busy(obj);
 }
 
+static uint64_t dir_served(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return apu_dir_served(obj);
+}
+
+static double dir_served_ps(void *ctx, const void *obj)
+{
+	(void)ctx;
+	return apu_dir_served_ps(obj);
+}
+
 static const struct fab_role_ops dir_role = {
     .name = "directory",
     .help = "the stateless system directory with its victim LLC (sections dir, llc)",
@@ -245,6 +271,8 @@ static const struct fab_role_ops dir_role = {
     .recv = dir_recv,
     .mem_port = dir_mem,
     .idle = dir_idle,
+    .served = dir_served,
+    .served_ps = dir_served_ps,
 };
 
 static const struct fab_role_ops *const apu_roles[] = {

@@ -103,6 +103,10 @@ bool apu_tcc_probe(const struct apu_tcc *t, uint64_t addr, uint64_t out[3]);
 /* Tests: the line's bytes if V (true). */
 bool apu_tcc_peek(const struct apu_tcc *t, uint64_t addr, uint8_t *line);
 bool apu_tcc_idle(const struct apu_tcc *t);
+/* Requests its pipeline took (reads, write-throughs, atomics; every face), and its clock's
+ * period: its events for same-event pairs. */
+uint64_t apu_tcc_served(const struct apu_tcc *t);
+sim_time_t apu_tcc_period_ps(const struct apu_tcc *t);
 uint64_t apu_tcc_digest(const struct apu_tcc *t);
 
 struct apu_tcc_ops {

@@ -682,6 +682,16 @@ bool apu_tcc_peek(const struct apu_tcc *c, uint64_t addr, uint8_t *line)
 	return true;
 }
 
+uint64_t apu_tcc_served(const struct apu_tcc *c)
+{
+	return *c->st.reads + *c->st.wts + *c->st.atomics_tcc + *c->st.atomics_dir;
+}
+
+sim_time_t apu_tcc_period_ps(const struct apu_tcc *c)
+{
+	return sim_clock_period_ps(&c->ctx->l2_clk);
+}
+
 bool apu_tcc_idle(const struct apu_tcc *c)
 {
 	return !mshr_used(c->mshr) && apu_port_idle(c->port);
