@@ -190,6 +190,16 @@ static size_t line_index(const struct cache *c, const struct cache_line *l)
 	return i;
 }
 
+size_t cache_lines(const struct cache *c)
+{
+	return (size_t)c->sets * c->assoc;
+}
+
+size_t cache_line_index(const struct cache *c, const struct cache_line *l)
+{
+	return (size_t)line_index(c, l);
+}
+
 unsigned cache_way_of(const struct cache *c, const struct cache_line *l)
 {
 	return (unsigned)(line_index(c, l) % c->assoc);

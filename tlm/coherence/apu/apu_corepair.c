@@ -111,6 +111,7 @@ struct cpu_mem {
 	/* the LT face: the access being performed, its result instead of done() */
 	bool lt_wait, lt_done;
 	sim_time_t lt_t;
+	sim_time_t lt_free; /* when its last LT access was done */
 };
 
 struct apu_cp {
@@ -120,6 +121,7 @@ struct apu_cp {
 	struct apu_port *port;
 	unsigned ep, dir_ep;
 	struct cache *l2, *l1d[2], *l1i;
+	sim_time_t *ready; /* per L2 frame: when its line's data came (ready_wait; not state) */
 	struct tbe *tbe;
 	unsigned tbes_used;
 	unsigned *live; /* indices of the TBEs in use, tbes_used of them (short scans) */
@@ -259,6 +261,18 @@ static void inv_l2(struct apu_cp *cp, struct cache_line *l)
 /* ---- performing an access -------------------------------------------------------------------- */
 
 static void core_done(void *owner, void *arg);
+
+/* Cycles a load that finds l stable waits for its data: 0 in the detailed face. An LT run
+ * performs a miss whole and fills the line at its data's time (ready[]); the other core's run
+ * may start earlier (its own time), and in the detailed face its load would have joined the
+ * miss (the TBE's waiters) and been answered with the data. */
+static uint64_t ready_wait(const struct apu_cp *cp, const struct cache_line *l)
+{
+	sim_time_t now = apu_port_now(cp->port), per = apu_port_period_ps(cp->port);
+	sim_time_t ready = cp->ready[cache_line_index(cp->l2, l)];
+
+	return ready > now ? (ready - now + per - 1) / per : 0;
+}
 
 static void finish_later(struct apu_cp *cp, unsigned c, uint64_t cycles)
 {
@@ -451,7 +465,9 @@ static void try_core(struct apu_cp *cp, unsigned c)
 			(*(l1 ? cp->l1_hits : cp->l2_hits))++;
 			cache_touch(cp->l2, l);
 			perform(cp, c, l);
-			finish_later(cp, c, l1 ? cp->cfg.l1_hit_cycles : cp->cfg.l2_hit_cycles);
+			finish_later(cp, c,
+				     (l1 ? cp->cfg.l1_hit_cycles : cp->cfg.l2_hit_cycles) +
+					 ready_wait(cp, l));
 			return;
 		}
 		if (l->state == ST_E || l->state == ST_M) {
@@ -689,6 +705,7 @@ static void on_sysresp(struct apu_cp *cp, struct mem_msg *msg)
 		fail(cp, line, "SysResp", l->state);
 		return;
 	}
+	cp->ready[cache_line_index(cp->l2, l)] = apu_port_now(cp->port); /* ready_wait */
 	waiters = t->waiters;
 	tbe_free(cp, t);
 	send(cp, APU_UNBLOCK, line);
@@ -829,6 +846,9 @@ static sim_time_t m_lt_access(struct cpu_mem *m, const struct cpu_mem_req *r, si
 	m->n = 1;
 	m->lt_wait = true;
 	m->lt_done = false;
+	/* the detailed face serves a core's accesses one at a time (try_core: busy until
+	 * core_done), so a second access issued at once starts when the first is done */
+	t = t > m->lt_free ? t : m->lt_free;
 	apu_lt_begin(lt, t);
 	try_core(cp, m->core);
 	apu_lt_run(lt);
@@ -845,6 +865,7 @@ static sim_time_t m_lt_access(struct cpu_mem *m, const struct cpu_mem_req *r, si
 	if (old)
 		*old = m->old;
 	m->old = 0;
+	m->lt_free = m->lt_t;
 	return m->lt_t;
 }
 
@@ -913,6 +934,8 @@ int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu
 	cp->ep = ep;
 	cp->dir_ep = dir_ep;
 	rc = make_cache(cfg->l2_kib, cfg->l2_assoc, &cp->l2);
+	if (!rc && !(cp->ready = calloc(cache_lines(cp->l2), sizeof(*cp->ready))))
+		rc = -CS_ENOMEM;
 	if (!rc)
 		rc = make_cache(cfg->l1d_kib, cfg->l1d_assoc, &cp->l1d[0]);
 	if (!rc)
@@ -977,6 +1000,7 @@ void apu_cp_destroy(struct apu_cp *cp)
 		return;
 	apu_port_destroy(cp->port);
 	cache_destroy(cp->l2);
+	free(cp->ready);
 	cache_destroy(cp->l1d[0]);
 	cache_destroy(cp->l1d[1]);
 	cache_destroy(cp->l1i);

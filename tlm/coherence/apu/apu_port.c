@@ -162,6 +162,11 @@ sim_time_t apu_port_delay(const struct apu_port *p, uint64_t cycles)
 	return sim_clock_delay(&p->clk, apu_port_now(p), cycles);
 }
 
+sim_time_t apu_port_period_ps(const struct apu_port *p)
+{
+	return sim_clock_period_ps(&p->clk);
+}
+
 static void lt_send(struct apu_port *p, struct mem_msg *m, uint64_t cycles);
 static void lt_push(struct apu_lt *lt, sim_time_t t, unsigned prio, struct apu_port *p,
 		    struct mem_msg *m, apu_trigger_fn fn, void *arg);

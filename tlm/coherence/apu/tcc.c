@@ -70,6 +70,7 @@ struct apu_tcc {
 	unsigned n_waiters, cap_waiters;
 	char name[32];
 	struct tcc_stats st;
+	sim_time_t *ready; /* per frame: when its line's data came (ready_wait; not its state) */
 };
 
 static bool tcc_req(struct apu_tcc *c, struct mem_msg *m);
@@ -231,7 +232,21 @@ static struct cache_line *tcc_install(struct apu_tcc *c, uint64_t line, uint8_t 
 		clean_drop(c, l);
 	cache_install(c->cache, l, line, state);
 	l->meta[0] = l->meta[1] = 0;
+	c->ready[cache_line_index(c->cache, l)] = apu_port_now(c->port);
 	return l;
+}
+
+/* TCC cycles a read that finds l valid waits for its data: 0 in the detailed face. An LT run
+ * performs a miss whole and fills the line at its data's time, and a later run may start at an
+ * earlier time (its warp's): in the detailed face that read would have merged into the miss
+ * and been answered with its data (chai_hsto: 458 764 merged reads detailed, 3 335 in LT). */
+static uint64_t ready_wait(const struct apu_tcc *c, const struct cache_line *l)
+{
+	sim_time_t now = apu_port_now(c->port), per = sim_clock_period_ps(&c->ctx->l2_clk);
+
+	sim_time_t ready = c->ready[cache_line_index(c->cache, l)];
+
+	return ready > now ? (ready - now + per - 1) / per : 0;
 }
 
 /* A GLC atomic on the V (or M) line l: performed, answered; its result written through, or
@@ -337,10 +352,12 @@ static bool tcc_req(struct apu_tcc *c, struct mem_msg *m)
 			return true;
 		}
 		if (l) {
+			uint64_t wait = ready_wait(c, l);
+
 			cache_touch(c->cache, l);
 			(*c->st.reads)++;
-			(*c->st.hits)++;
-			answer_tcp(c, m->src, line, m->txn, APU_TCCDATA, l->data, 0);
+			(*(wait ? c->st.merged : c->st.hits))++;
+			answer_tcp(c, m->src, line, m->txn, APU_TCCDATA, l->data, wait);
 			tlm_payload_release(&m->p);
 			return true;
 		}
@@ -493,6 +510,7 @@ static void on_sysresp(struct apu_tcc *c, struct mem_msg *m)
 
 			if (!l)
 				l = tcc_install(c, m->p.addr, TCC_V);
+			c->ready[cache_line_index(c->cache, l)] = apu_port_now(c->port);
 			memcpy(l->data, m->p.data, 64);
 			cache_touch(c->cache, l);
 			data = l->data;
@@ -729,6 +747,7 @@ void apu_tcc_destroy(struct apu_tcc *c)
 	apu_port_destroy(c->port);
 	free(c->waiters);
 	cache_destroy(c->cache);
+	free(c->ready);
 	mshr_destroy(c->mshr);
 	free(c);
 }
@@ -807,6 +826,8 @@ int apu_tcc_create(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_gro
 		};
 
 		rc = cache_create(&geom, &c->cache);
+		if (!rc && !(c->ready = calloc(cache_lines(c->cache), sizeof(*c->ready))))
+			rc = -CS_ENOMEM;
 		if (rc) {
 			cs_err_set(err, rc,
 				   "tcc: a %llu KiB %llu-way cache of 64 B lines cannot be built: "
