@@ -571,16 +571,9 @@ static bool lt_mismatch(const struct samp *s, const struct darr *p, const struct
 
 /* R and its relative half-width from the best evidence: the kernel's pairs, its group's,
  * the run's; *by_work: R is the units' cycles per work, to scale the LT work (the LT counts
- * do not match the units'). */
-/* No unit anywhere to pair with: the kernel's, its group's and the run's pairs all empty
- * but for at most one (ratio_of's R 1 and its prior). */
-static bool have_pairs(const struct samp *s)
-{
-	return s->kpred.n >= 2 || (s->cur >= 0 && s->g[s->cur].pred.n >= 2) ||
-	       (!s->k_fill_ff && s->pred.n >= 1);
-}
-
-static void ratio_of(const struct samp *s, const struct samp_kernel_facts *f, double *R,
+ * do not match the units'). False when no pair stands behind R (1, or an FF fill's measured
+ * rate, with the prior). */
+static bool ratio_of(const struct samp *s, const struct samp_kernel_facts *f, double *R,
 		     double *rel_half, bool *by_work)
 {
 	const struct darr *p[3], *m[3], *w[3];
@@ -616,17 +609,18 @@ static void ratio_of(const struct samp *s, const struct samp_kernel_facts *f, do
 		}
 		*R = r.ratio;
 		*rel_half = isfinite(r.rel_half) ? r.rel_half : 1.0;
-		return;
+		return true;
 	}
 	if (s->pred.n == 1 && !s->k_fill_ff) {
 		*R = s->meas.v[0] / s->pred.v[0];
 		*rel_half = fabs(*R - 1) > 0.02 ? fabs(*R - 1) : 0.02;
-		return;
+		return true;
 	}
 	*R = 1;
 	*rel_half = s->cfg.prior; /* no unit at all: the LT model's own time, error unknown */
 	if (s->k_fill_ff && s->m_work > 0)
 		*R = s->m_cycles / s->m_work; /* an FF fill has no time: measured kernels' rate */
+	return false;
 }
 
 /* A member measured in the detailed face (whole, or sampled with units) describes its group:
@@ -712,11 +706,11 @@ void samp_kernel_end(struct samp *s, const struct samp_kernel_facts *f, struct s
 	}
 	{
 		double R, rel, lt, fc, fh;
-		bool by_work;
+		bool by_work, paired;
 
-		ratio_of(s, f, &R, &rel, &by_work);
+		paired = ratio_of(s, f, &R, &rel, &by_work);
 		lt = by_work ? f->lt_work : f->lt_cycles;
-		if (!have_pairs(s) && f->lt_time > 0 && !s->k_fill_ff)
+		if (!paired && f->lt_time > 0 && !s->k_fill_ff)
 			lt = f->lt_time; /* R 1: the LT face's own time (a bound is not a time) */
 		if (s->k_fill_ff && lt > 0 && fills_local(s, f, &fc, &fh) && fc > 0) {
 			/* R stands for the fills' cycles per work beside their units */

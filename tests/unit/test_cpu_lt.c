@@ -554,6 +554,21 @@ static void mp_thread(struct cpu_thread *t)
 	x->sum[ct_id(t)] = h;
 }
 
+/* The same program (x's fn, threads, n, rounds) in detailed mode into at and ra, and in hybrid
+ * mode with sets into hy and rh. */
+static void run_both(struct sysrun *ra, struct tst *at, struct sysrun *rh, struct tst *hy,
+		     const struct tst *x, const char *const *sets)
+{
+	memset(at, 0, sizeof(*at));
+	memset(hy, 0, sizeof(*hy));
+	at->fn = hy->fn = x->fn;
+	at->threads = hy->threads = x->threads;
+	at->n = hy->n = x->n;
+	at->rounds = hy->rounds = x->rounds;
+	run_mode(ra, at, CS_MODE_DETAILED, NULL);
+	run_mode(rh, hy, CS_MODE_HYBRID, sets);
+}
+
 /* The hybrid estimate's interval holds the detailed run's cycles. */
 static void interval_holds_detailed(struct sysrun *ra, double est, double half)
 {
@@ -600,13 +615,7 @@ START_TEST(test_spin_free_progress)
 	double wa, wh, sa, sh, est, half, waits;
 	json_t *res;
 
-	memset(&at, 0, sizeof(at));
-	memset(&hy, 0, sizeof(hy));
-	at.fn = hy.fn = mp_thread;
-	at.threads = hy.threads = 4;
-	at.n = hy.n = 150;
-	run_mode(&ra, &at, CS_MODE_DETAILED, NULL);
-	run_mode(&rh, &hy, CS_MODE_HYBRID, units);
+	run_both(&ra, &at, &rh, &hy, &(struct tst){.fn = mp_thread, .threads = 4, .n = 150}, units);
 	for (unsigned i = 0; i < 4; i++)
 		ck_assert_uint_eq(at.sum[i], hy.sum[i]);
 	wa = spin_free_work(&ra, 4, &sa);
@@ -646,13 +655,8 @@ START_TEST(test_drain_skips_compute)
 	json_t *res, *k;
 	double sim, at_c, lt_c, est, half, units, det;
 
-	memset(&at, 0, sizeof(at));
-	memset(&hy, 0, sizeof(hy));
-	at.fn = hy.fn = compute_thread;
-	at.threads = hy.threads = 4;
-	at.n = hy.n = 60;
-	run_mode(&ra, &at, CS_MODE_DETAILED, NULL);
-	run_mode(&rh, &hy, CS_MODE_HYBRID, units_3k);
+	run_both(&ra, &at, &rh, &hy, &(struct tst){.fn = compute_thread, .threads = 4, .n = 60},
+		 units_3k);
 	res = rh.sys->ops->result(rh.sys);
 	k = json_array_get(json_object_get(res, "programs"), 0);
 	ck_assert_ptr_nonnull(k);
@@ -687,14 +691,8 @@ START_TEST(test_ff_values)
 	struct sysrun ra, rh;
 	json_t *res;
 
-	memset(&at, 0, sizeof(at));
-	memset(&hy, 0, sizeof(hy));
-	at.fn = hy.fn = mixed_thread;
-	at.threads = hy.threads = 2;
-	at.n = hy.n = 1000;
-	at.rounds = hy.rounds = 4;
-	run_mode(&ra, &at, CS_MODE_DETAILED, NULL);
-	run_mode(&rh, &hy, CS_MODE_HYBRID, ff);
+	run_both(&ra, &at, &rh, &hy,
+		 &(struct tst){.fn = mixed_thread, .threads = 2, .n = 1000, .rounds = 4}, ff);
 	res = rh.sys->ops->result(rh.sys);
 	ck_assert_str_eq(json_string_value(json_object_get(
 			     json_array_get(json_object_get(res, "programs"), 3), "plan")),

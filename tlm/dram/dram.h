@@ -147,12 +147,12 @@ struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i);
 unsigned dram_ctrl_queued(const struct dram_ctrl *d);
 /* Entries in use in the read queue (write false) or the write queue (write true). */
 unsigned dram_ctrl_queue_len(const struct dram_ctrl *d, bool write);
-/* Called for every command issued (tests, traces); fn NULL turns it off. */
-/* The LT face's contention model (NULL: defaults; the pointer is kept). */
-struct lt_params;
 /* Cycles the data bus has been busy (every face), and the channel's clock period. */
 uint64_t dram_ctrl_bus_busy(const struct dram_ctrl *d);
 sim_time_t dram_ctrl_period_ps(const struct dram_ctrl *d);
+/* Called for every command issued (tests, traces); fn NULL turns it off. */
+/* The LT face's contention model (NULL: defaults; the pointer is kept). */
+struct lt_params;
 void dram_ctrl_set_lt(struct dram_ctrl *d, const struct lt_params *p);
 void dram_ctrl_set_trace(struct dram_ctrl *d, dram_trace_fn fn, void *ctx);
 

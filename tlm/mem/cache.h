@@ -76,11 +76,11 @@ unsigned cache_sectors(const struct cache *c);
 uint8_t cache_all_sectors(const struct cache *c);
 uint64_t cache_line_addr(const struct cache *c, uint64_t addr);
 unsigned cache_set_of(const struct cache *c, uint64_t addr);
-/* Way of a line of this cache (0..assoc-1). */
 /* Frames in the cache (sets x assoc), and l's frame number below that: an index for a
  * controller's own per-frame arrays (what is not the line's state, e.g. times). */
 size_t cache_lines(const struct cache *c);
 size_t cache_line_index(const struct cache *c, const struct cache_line *l);
+/* Way of a line of this cache (0..assoc-1). */
 unsigned cache_way_of(const struct cache *c, const struct cache_line *l);
 /* Line (valid or not) at set, way: for tests, dumps and flush walks. */
 struct cache_line *cache_line_at(struct cache *c, unsigned set, unsigned way);

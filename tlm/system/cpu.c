@@ -659,7 +659,6 @@ static int cpu_events_setup(struct cpu_sys *g, struct cs_err *err)
 	    .layout = {.n = {g->n + (g->gpu ? g->gpu->ctx.sms : 0)}, .cycles = {1, 1, 1, 1}},
 	    .counts = cpu_event_counts,
 	};
-
 	char where[CS_WHERE_MAX];
 
 	if (g->apu)

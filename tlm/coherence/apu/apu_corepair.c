@@ -268,10 +268,7 @@ static void core_done(void *owner, void *arg);
  * miss (the TBE's waiters) and been answered with the data. */
 static uint64_t ready_wait(const struct apu_cp *cp, const struct cache_line *l)
 {
-	sim_time_t now = apu_port_now(cp->port), per = apu_port_period_ps(cp->port);
-	sim_time_t ready = cp->ready[cache_line_index(cp->l2, l)];
-
-	return ready > now ? (ready - now + per - 1) / per : 0;
+	return apu_port_cycles_until(cp->port, cp->ready[cache_line_index(cp->l2, l)]);
 }
 
 static void finish_later(struct apu_cp *cp, unsigned c, uint64_t cycles)

@@ -162,9 +162,11 @@ sim_time_t apu_port_delay(const struct apu_port *p, uint64_t cycles)
 	return sim_clock_delay(&p->clk, apu_port_now(p), cycles);
 }
 
-sim_time_t apu_port_period_ps(const struct apu_port *p)
+uint64_t apu_port_cycles_until(const struct apu_port *p, sim_time_t t)
 {
-	return sim_clock_period_ps(&p->clk);
+	sim_time_t now = apu_port_now(p), per = sim_clock_period_ps(&p->clk);
+
+	return t > now ? (t - now + per - 1) / per : 0;
 }
 
 static void lt_send(struct apu_port *p, struct mem_msg *m, uint64_t cycles);

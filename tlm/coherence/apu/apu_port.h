@@ -87,8 +87,8 @@ struct sim_kernel *apu_port_kernel(const struct apu_port *p);
 
 /* Delay from now to the edge `cycles` edges after the next one (sim_clock_delay). */
 sim_time_t apu_port_delay(const struct apu_port *p, uint64_t cycles);
-/* The period of its controller's clock. */
-sim_time_t apu_port_period_ps(const struct apu_port *p);
+/* Cycles of its controller's clock from now (apu_port_now) until t; 0 if t is not later. */
+uint64_t apu_port_cycles_until(const struct apu_port *p, sim_time_t t);
 
 /* Sends m (its src is set to this endpoint; dst, vnet, type set by the caller, as apu_msg_new
  * does). Fails the kernel (-CS_ENOMEM) only when memory is exhausted. */

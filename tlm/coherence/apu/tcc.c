@@ -242,11 +242,7 @@ static struct cache_line *tcc_install(struct apu_tcc *c, uint64_t line, uint8_t 
  * and been answered with its data (chai_hsto: 458 764 merged reads detailed, 3 335 in LT). */
 static uint64_t ready_wait(const struct apu_tcc *c, const struct cache_line *l)
 {
-	sim_time_t now = apu_port_now(c->port), per = sim_clock_period_ps(&c->ctx->l2_clk);
-
-	sim_time_t ready = c->ready[cache_line_index(c->cache, l)];
-
-	return ready > now ? (ready - now + per - 1) / per : 0;
+	return apu_port_cycles_until(c->port, c->ready[cache_line_index(c->cache, l)]);
 }
 
 /* A GLC atomic on the V (or M) line l: performed, answered; its result written through, or
