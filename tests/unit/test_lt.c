@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tlm/coherence/gpu_base.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/config.h"
@@ -1030,6 +1031,25 @@ START_TEST(test_ff_line_values)
 }
 END_TEST
 
+/* FF gathers a store's bytes into a line mask a word at a time (gpu_mask_set_range): every
+ * range of a 128-byte line, against the bit-by-bit mask. */
+START_TEST(test_mask_set_range)
+{
+	for (unsigned off = 0; off < 128; off++)
+		for (unsigned len = 0; off + len <= 128; len++) {
+			uint64_t got[2] = {0, 0}, want[2] = {0, 0};
+
+			gpu_mask_set_range(got, off, len);
+			for (unsigned i = off; i < off + len; i++)
+				want[i / 64] |= UINT64_C(1) << (i % 64);
+			ck_assert_msg(got[0] == want[0] && got[1] == want[1],
+				      "bytes %u..%u: %016" PRIx64 " %016" PRIx64, off, off + len,
+				      got[1], got[0]);
+			ck_assert_uint_eq(gpu_mask_bytes(got), len);
+		}
+}
+END_TEST
+
 /* ---- functional warming --------------------------------------------------------------------- */
 
 /*
@@ -1602,6 +1622,7 @@ int main(void)
 	tcase_add_test(t, test_switch_compute_bound);
 	tcase_add_test(t, test_ff_compute_group);
 	tcase_add_test(t, test_ff_line_values);
+	tcase_add_test(t, test_mask_set_range);
 	tcase_add_test(t, test_warmed_fill_split);
 	tcase_add_test(t, test_short_group_learns_rate);
 	tcase_add_test(t, test_head_measures_short_kernel_whole);

@@ -54,6 +54,19 @@ static inline bool gpu_mask_byte(const uint64_t m[2], unsigned i)
 	return (m[i >> 6] >> (i & 63)) & 1;
 }
 
+/* Sets bytes [off, off + len) of a line's mask (off + len <= 128): a word at a time, since a
+ * bit at a time was a quarter of FF's time (each OR waits for the one before). */
+static inline void gpu_mask_set_range(uint64_t m[2], unsigned off, unsigned len)
+{
+	while (len) {
+		unsigned b = off & 63, k = 64 - b < len ? 64 - b : len;
+
+		m[off >> 6] |= (k == 64 ? UINT64_MAX : ((UINT64_C(1) << k) - 1)) << b;
+		off += k;
+		len -= k;
+	}
+}
+
 /* Copies the bytes of src selected by the mask into dst (both line-sized). */
 static inline void gpu_mask_copy(uint8_t *dst, const uint8_t *src, const uint64_t m[2],
 				 unsigned line_bytes)

@@ -954,15 +954,23 @@ void gpu_l2_functional_read(struct gpu_l2 *b, uint64_t addr, void *buf, size_t l
 		size_t n = b->line_bytes - off < len ? b->line_bytes - off : len;
 		struct cache_line *l = cache_lookup(b->cache, line);
 
-		mem_store_read(b->ctx->store, addr, out, n);
-		if (l) {
-			for (size_t i = 0; i < n; i++) {
-				unsigned s =
-				    b->sector_bytes ? (unsigned)(off + i) / b->sector_bytes : 0;
+		if (l && l->valid_sectors) {
+			/* the bank's valid sectors, memory's bytes elsewhere: a sector at a time */
+			size_t sb = b->sector_bytes ? b->sector_bytes : b->line_bytes, i = 0;
 
+			while (i < n) {
+				size_t s = (off + i) / sb, k = (s + 1) * sb - (off + i);
+
+				if (k > n - i)
+					k = n - i;
 				if ((l->valid_sectors >> s) & 1)
-					out[i] = l->data[off + i];
+					memcpy(out + i, l->data + off + i, k);
+				else
+					mem_store_read(b->ctx->store, addr + i, out + i, k);
+				i += k;
 			}
+		} else {
+			mem_store_read(b->ctx->store, addr, out, n);
 		}
 		out += n;
 		addr += n;

@@ -442,8 +442,7 @@ static void ff_touch_add(struct ff_touch *t, uint64_t a, unsigned bytes, unsigne
 			memset(t->c[t->n].mask, 0, sizeof(t->c[t->n].mask));
 			t->n++;
 		}
-		for (unsigned j = off; j < off + k; j++)
-			t->c[i].mask[j / 64] |= UINT64_C(1) << (j % 64);
+		gpu_mask_set_range(t->c[i].mask, off, k);
 		a += k;
 		bytes -= k;
 	}
@@ -506,8 +505,7 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 				unsigned off = (unsigned)(a - base);
 
 				memcpy(e->data + off, buf, op->bytes);
-				for (unsigned i = off; i < off + op->bytes; i++)
-					e->mask[i / 64] |= UINT64_C(1) << (i % 64);
+				gpu_mask_set_range(e->mask, off, op->bytes);
 			} else {
 				ff_flush_all(sm, &fl);
 				if (l2->functional_write(ff_bank(sm, a), a, buf, op->bytes))
