@@ -1050,6 +1050,78 @@ START_TEST(test_mask_set_range)
 }
 END_TEST
 
+/* ---- sectored L2 fills ------------------------------------------------------------------------ */
+
+#define SEC_LINES 128 /* lines read, one 4-byte word each */
+
+static uint64_t sec_base;
+
+static void sec_kernel(struct gpu_warp *w)
+{
+	uint64_t a[32];
+	uint32_t v[32];
+
+	for (unsigned i = 0; i < 32; i++)
+		a[i] = sec_base + ((uint64_t)gw_cta(w) * 32 + i) * LINE + 4 * (i % 8);
+	gw_ld32v(w, a, ~0u, v);
+}
+
+static int sec_host(struct gpu_host *h)
+{
+	static const uint16_t cta_sm[NW] = {0, 1, 2, 3};
+	struct gpu_kernel k = {
+	    .name = "sec", .ctas = NW, .warps_per_cta = 1, .fn = sec_kernel, .cta_sm = cta_sm};
+
+	sec_base = gh_alloc(h, SEC_LINES * LINE, 4096);
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload sec_wl = {.name = "sec", .system = "gpu", .gpu = sec_host};
+
+/* Bytes every DRAM channel read. */
+static double dram_read_bytes(struct run *r)
+{
+	const char *name;
+	json_t *v;
+	double sum = 0;
+
+	json_object_foreach(r->stats, name, v)
+	{
+		if (!strncmp(name, "gpu.dram", 8) && strstr(name, ".bytes_read"))
+			sum += json_number_value(v);
+	}
+	return sum;
+}
+
+/*
+ * A warp reads one word of each of 32 lines. With 32-byte L2 sectors and no L1 (sector
+ * coalescing), a miss fetches the sector the word lies in: 32 bytes a line from DRAM. Behind an
+ * unsectored L1 (G-TSC's), the L1 asks for the whole line (its mask 0xff): the bank fetches its
+ * four sectors, 128 bytes. It read eight 32-byte sectors before, a 256-byte DRAM access that
+ * overran the message's data (heap overflow; or the DRAM refused it as crossing a row).
+ */
+START_TEST(test_l2_sector_fills)
+{
+	const char *none_sets[] = {"system.mode=detailed", "coherence.protocol=none",
+				   "core.coalesce=sector", "l2.sector_bytes=32", NULL};
+	const char *gtsc_sets[] = {"system.mode=detailed", "coherence.protocol=gtsc",
+				   "l2.sector_bytes=32", NULL};
+	const char *whole_sets[] = {"system.mode=detailed", "coherence.protocol=none",
+				    "core.coalesce=sector", "l2.sector_bytes=0", NULL};
+	struct run r;
+
+	run(&r, &sec_wl, none_sets);
+	ck_assert_double_eq(dram_read_bytes(&r), SEC_LINES * 32.0);
+	run_end(&r);
+	run(&r, &sec_wl, gtsc_sets);
+	ck_assert_double_eq(dram_read_bytes(&r), SEC_LINES * (double)LINE);
+	run_end(&r);
+	run(&r, &sec_wl, whole_sets);
+	ck_assert_double_eq(dram_read_bytes(&r), SEC_LINES * (double)LINE);
+	run_end(&r);
+}
+END_TEST
+
 /* ---- functional warming --------------------------------------------------------------------- */
 
 /*
@@ -1623,6 +1695,7 @@ int main(void)
 	tcase_add_test(t, test_ff_compute_group);
 	tcase_add_test(t, test_ff_line_values);
 	tcase_add_test(t, test_mask_set_range);
+	tcase_add_test(t, test_l2_sector_fills);
 	tcase_add_test(t, test_warmed_fill_split);
 	tcase_add_test(t, test_short_group_learns_rate);
 	tcase_add_test(t, test_head_measures_short_kernel_whole);

@@ -330,7 +330,10 @@ static uint8_t l2_needed(const struct gpu_l2 *b, const struct mem_msg *m)
 	uint8_t touched;
 
 	if (l2_type(b, m) == GPU_MSG_READ)
-		return b->sector_bytes ? m->sector_mask : b->all_sectors;
+		/* an unsectored L1 asks for the whole line as 0xff: the bank's sectors, not eight
+		 * of them (a 256-byte DRAM read of a 128-byte line overran the message's data) */
+		return b->sector_bytes ? (uint8_t)(m->sector_mask & b->all_sectors)
+				       : b->all_sectors;
 	if (l2_type(b, m) == GPU_MSG_ATOMIC) {
 		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
 
