@@ -1097,8 +1097,9 @@ static double dram_read_bytes(struct run *r)
  * A warp reads one word of each of 32 lines. With 32-byte L2 sectors and no L1 (sector
  * coalescing), a miss fetches the sector the word lies in: 32 bytes a line from DRAM. Behind an
  * unsectored L1 (G-TSC's), the L1 asks for the whole line (its mask 0xff): the bank fetches its
- * four sectors, 128 bytes. It read eight 32-byte sectors before, a 256-byte DRAM access that
- * overran the message's data (heap overflow; or the DRAM refused it as crossing a row).
+ * four sectors, 128 bytes, and its answers carry as many NoC bytes as an unsectored bank's. It
+ * read eight 32-byte sectors before, a 256-byte DRAM access that overran the message's data
+ * (heap overflow; or the DRAM refused it as crossing a row).
  */
 START_TEST(test_l2_sector_fills)
 {
@@ -1108,6 +1109,9 @@ START_TEST(test_l2_sector_fills)
 				   "l2.sector_bytes=32", NULL};
 	const char *whole_sets[] = {"system.mode=detailed", "coherence.protocol=none",
 				    "core.coalesce=sector", "l2.sector_bytes=0", NULL};
+	const char *gtsc_whole_sets[] = {"system.mode=detailed", "coherence.protocol=gtsc",
+					 "l2.sector_bytes=0", NULL};
+	double noc_sectored;
 	struct run r;
 
 	run(&r, &sec_wl, none_sets);
@@ -1115,6 +1119,12 @@ START_TEST(test_l2_sector_fills)
 	run_end(&r);
 	run(&r, &sec_wl, gtsc_sets);
 	ck_assert_double_eq(dram_read_bytes(&r), SEC_LINES * (double)LINE);
+	noc_sectored = json_number_value(json_object_get(r.result, "noc_bytes"));
+	run_end(&r);
+	/* the answers carry the line, as from an unsectored bank (they counted 256 bytes) */
+	run(&r, &sec_wl, gtsc_whole_sets);
+	ck_assert_double_eq(json_number_value(json_object_get(r.result, "noc_bytes")),
+			    noc_sectored);
 	run_end(&r);
 	run(&r, &sec_wl, whole_sets);
 	ck_assert_double_eq(dram_read_bytes(&r), SEC_LINES * (double)LINE);

@@ -266,6 +266,14 @@ static void l2_check_writes(struct gpu_l2 *b, const struct cache_line *l, const 
 	gpu_check_written(chk, l->addr, l->data, m->byte_mask, b->line_bytes);
 }
 
+/* The sectors a read asks for, in the bank's sectors: an unsectored L1 asks for the whole line
+ * as 0xff, which is the bank's sectors, not eight of them (a 256-byte DRAM read of a 128-byte
+ * line overran the message's data, and its answer counted 256 bytes on the wire). */
+static uint8_t l2_read_sectors(const struct gpu_l2 *b, const struct mem_msg *m)
+{
+	return b->sector_bytes ? (uint8_t)(m->sector_mask & b->all_sectors) : b->all_sectors;
+}
+
 /* Perform m on line l (present with the sectors it needs): data, state, the answer's fields.
  * Returns when the answer is ready. Both faces. */
 static sim_time_t l2_perform(struct gpu_l2 *b, struct cache_line *l, struct mem_msg *m,
@@ -278,9 +286,10 @@ static sim_time_t l2_perform(struct gpu_l2 *b, struct cache_line *l, struct mem_
 	case GPU_MSG_READ:
 		memcpy(m->p.data, l->data, b->line_bytes);
 		m->resp_type = GPU_MSG_DATA;
-		m->resp_bytes = (uint16_t)(b->sector_bytes ? __builtin_popcount(m->sector_mask) *
-								 b->sector_bytes
-							   : b->line_bytes);
+		m->resp_bytes =
+		    (uint16_t)(b->sector_bytes
+				   ? __builtin_popcount(l2_read_sectors(b, m)) * b->sector_bytes
+				   : b->line_bytes);
 		break;
 	case GPU_MSG_WRITE:
 	case GPU_MSG_WRITEBACK:
@@ -330,10 +339,7 @@ static uint8_t l2_needed(const struct gpu_l2 *b, const struct mem_msg *m)
 	uint8_t touched;
 
 	if (l2_type(b, m) == GPU_MSG_READ)
-		/* an unsectored L1 asks for the whole line as 0xff: the bank's sectors, not eight
-		 * of them (a 256-byte DRAM read of a 128-byte line overran the message's data) */
-		return b->sector_bytes ? (uint8_t)(m->sector_mask & b->all_sectors)
-				       : b->all_sectors;
+		return l2_read_sectors(b, m);
 	if (l2_type(b, m) == GPU_MSG_ATOMIC) {
 		const struct mem_atom_lanes *al = (const struct mem_atom_lanes *)m->p.data;
 
