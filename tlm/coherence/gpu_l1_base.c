@@ -166,12 +166,10 @@ static bool l1_writeback_line(struct gpu_l1 *l1, struct cache_line *v)
 		return false;
 	memcpy(m->p.data, v->data, l1->line_bytes);
 	memset(m->byte_mask, 0, sizeof(m->byte_mask));
-	for (unsigned i = 0; i < l1->line_bytes; i++) {
-		unsigned s = l1->sector_bytes ? i / l1->sector_bytes : 0;
-
+	for (unsigned sb = l1->sector_bytes ? l1->sector_bytes : l1->line_bytes, s = 0;
+	     s * sb < l1->line_bytes; s++)
 		if ((v->dirty_sectors >> s) & 1)
-			m->byte_mask[i >> 6] |= 1ull << (i & 63);
-	}
+			gpu_mask_set_range(m->byte_mask, s * sb, sb);
 	if (l1_stores_reg(l1)) {
 		/* DeNovo: only the bytes the L1's stores wrote (meta) are newer */
 		m->byte_mask[0] = v->meta[0];
@@ -409,8 +407,7 @@ static uint8_t l1_lanes_apply_data(struct gpu_l1 *l1, uint8_t *data, uint64_t ad
 			memcpy(&v, data + ln->offset, al->bytes);
 			cohcheck_write(l1->ctx->chk, addr + ln->offset, al->bytes, v);
 		}
-		for (unsigned b = 0; b < al->bytes; b++)
-			mask[(ln->offset + b) >> 6] |= 1ull << ((ln->offset + b) & 63);
+		gpu_mask_set_range(mask, ln->offset, al->bytes);
 		sectors |=
 		    (uint8_t)(l1->sector_bytes ? 1u << (ln->offset / l1->sector_bytes) : 0xff);
 	}
