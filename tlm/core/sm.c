@@ -821,9 +821,8 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 			unsigned lane = (unsigned)__builtin_ctzll(m);
 			unsigned off = (unsigned)(op->addr[lane] - r->acc.line_addr);
 			unsigned n = op->bytes < 8 ? op->bytes : 8; /* 16: the low 8 */
-			uint64_t v = 0;
+			uint64_t v = mem_word_get(line + off, n);
 
-			memcpy(&v, line + off, n);
 			if (op->vals32)
 				((uint32_t *)op->out)[lane] = (uint32_t)v;
 			else

@@ -486,7 +486,8 @@ void sm_ff_mem(struct gpu_sm *sm, struct warp *w)
 
 		if (op->kind == OP_LD) {
 			if (inside)
-				memcpy(&v, ff_line_of(sm, &fl, base, true)->data + (a - base), n);
+				v = mem_word_get(ff_line_of(sm, &fl, base, true)->data + (a - base),
+						 n);
 			else
 				l2->functional_read(ff_bank(sm, a), a, &v, n);
 			if (op->vals32)

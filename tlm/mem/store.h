@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct mem_store;
 
@@ -34,5 +35,26 @@ uint64_t mem_store_digest(const struct mem_store *s);
  * word's width; CAS compares with a and swaps in b; MIN/MAX are unsigned (CUDA's atomicMin on
  * unsigned int, x86 has none: the CPU op API's MIN/MAX are unsigned too). */
 uint64_t mem_atomic_apply(void *p, unsigned bytes, unsigned op, uint64_t a, uint64_t b);
+
+/* The little-endian word of n bytes (at most 8) at p, zero-extended. A copy of a fixed size
+ * for the usual 4 and 8: memcpy of a variable length into a word is byte stores followed by a
+ * word load, which stalls on store forwarding (half of the LT face's sm_l1_done). */
+static inline uint64_t mem_word_get(const void *p, unsigned n)
+{
+	uint64_t v = 0;
+	uint32_t w;
+
+	switch (n) {
+	case 8:
+		memcpy(&v, p, 8);
+		return v;
+	case 4:
+		memcpy(&w, p, 4);
+		return w;
+	default:
+		memcpy(&v, p, n);
+		return v;
+	}
+}
 
 #endif
