@@ -586,6 +586,9 @@ static void net_free(struct noc_net *net)
 	free(net->ej);
 	free(net->inj);
 	free(net->inj_lt);
+	for (size_t i = 0; net->lt_path && i < (size_t)net->n->n_ep * net->n->n_ep; i++)
+		free(net->lt_path[i]);
+	free(net->lt_path);
 	free(net->cls);
 }
 

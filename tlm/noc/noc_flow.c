@@ -494,6 +494,31 @@ static void ev_deliver(struct sim_kernel *k, void *obj, void *arg)
  * unloaded latency from the next NoC edge, plus the waits the source's injection port meter
  * (one-way networks) and the destination's ejection port meter predict. Returns the time its
  * tail is delivered. */
+/* The link counters of src's route to dst (see noc_net.lt_path); NULL when out of memory
+ * (the caller walks the route). */
+static uint64_t **lt_path_of(struct noc_net *net, unsigned src, unsigned dst)
+{
+	size_t n_ep = net->n->n_ep, k = src * n_ep + dst;
+	unsigned hops = 0;
+	uint64_t **p;
+
+	if (!net->lt_path && !(net->lt_path = calloc(n_ep * n_ep, sizeof(*net->lt_path))))
+		return NULL;
+	if (net->lt_path[k])
+		return net->lt_path[k];
+	for (struct noc_router *r = net->inj[src]->r; r; r = r->route[dst]->down->r)
+		hops++;
+	p = malloc((hops + 2) * sizeof(*p));
+	if (!p)
+		return NULL;
+	hops = 0;
+	p[hops++] = net->inj[src]->flits;
+	for (struct noc_router *r = net->inj[src]->r; r; r = r->route[dst]->down->r)
+		p[hops++] = r->route[dst]->flits;
+	p[hops] = NULL;
+	return net->lt_path[k] = p;
+}
+
 sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, unsigned cls,
 		      unsigned payload, sim_time_t t)
 {
@@ -501,18 +526,24 @@ sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, uns
 	uint32_t f = noc_flits_of(n, payload);
 	struct noc_in *in = net->inj[src];
 	struct noc_ep *ep = &n->ep[dst];
-	uint64_t c, zero;
+	uint64_t c, zero, **path;
 	double wait;
 
 	if (!noc_class_ok(n, cls))
 		return t;
+	path = lt_path_of(net, src, dst);
 	noc_count(net, cls, f, payload);
-	*in->flits += f;
-	for (struct noc_router *r = in->r; r;) {
-		struct noc_out *o = r->route[dst];
+	if (path) {
+		for (; *path; path++)
+			**path += f;
+	} else {
+		*in->flits += f;
+		for (struct noc_router *r = in->r; r;) {
+			struct noc_out *o = r->route[dst];
 
-		*o->flits += f;
-		r = o->down->r;
+			*o->flits += f;
+			r = o->down->r;
+		}
 	}
 	wait = 0;
 	if (net->inj_lt) {

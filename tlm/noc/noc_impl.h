@@ -131,6 +131,10 @@ struct noc_net {
 	 * answering eight TCPs saturates its own; both faces); one-way networks only, NULL on
 	 * the GPU NoC (noc_lt_hop says why) */
 	struct lt_res *inj_lt;
+	/* [n_ep * n_ep] the LT face's link counters along each route, injection link first,
+	 * NULL-terminated, found at a route's first use (noc_lt_hop: walking the routers was
+	 * most of its time); NULL until then */
+	uint64_t ***lt_path;
 	uint64_t *packets, *flits, *bytes, *payload_bytes, *stalls;
 	struct cs_stat_avg *latency, *queueing;
 	struct noc_cls_stats *cls; /* [n_types] */
