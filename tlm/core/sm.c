@@ -468,6 +468,11 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	};
 	if (op->kind == OP_LD) {
 		r->acc.kind = GPU_ACC_LD;
+		for (uint64_t m = c->lane_mask; m; m &= m - 1) {
+			unsigned lane = (unsigned)__builtin_ctzll(m);
+
+			r->lane_off[lane] = (uint8_t)(op->addr[lane] - c->line_addr);
+		}
 	} else if (op->kind == OP_ST) {
 		r->acc.kind = GPU_ACC_ST;
 		r->acc.data = r->data;
@@ -819,17 +824,16 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 	if (r->acc.kind == GPU_ACC_LD) {
 		for (uint64_t m = r->lane_mask; m; m &= m - 1) {
 			unsigned lane = (unsigned)__builtin_ctzll(m);
-			unsigned off = (unsigned)(op->addr[lane] - r->acc.line_addr);
 			unsigned n = op->bytes < 8 ? op->bytes : 8; /* 16: the low 8 */
-			uint64_t v = mem_word_get(line + off, n);
+			uint64_t v = mem_word_get(line + r->lane_off[lane], n);
 
 			if (op->vals32)
 				((uint32_t *)op->out)[lane] = (uint32_t)v;
 			else
 				((uint64_t *)op->out)[lane] = v;
 			if (sm->env.observe_read)
-				sm->env.observe_read(sm->env.gpu, sm->id, w->slot, op->addr[lane],
-						     n, v);
+				sm->env.observe_read(sm->env.gpu, sm->id, w->slot,
+						     r->acc.line_addr + r->lane_off[lane], n, v);
 		}
 	} else if (r->acc.kind == GPU_ACC_ATOM && r->blocking && op->want_old) {
 		/* a blocking request is the instruction the warp waits on: this atomic */

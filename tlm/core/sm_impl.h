@@ -107,7 +107,13 @@ struct sm_req {
 	uint32_t next_free;
 	sim_time_t sent; /* when it was built, LT: issued (its latency statistic) */
 	struct gpu_access acc;
-	uint8_t data[MEM_LINE_MAX];
+	union {
+		uint8_t data[MEM_LINE_MAX]; /* stores: the bytes at their line offsets */
+		/* loads: each lane's offset in the line, kept at build time so that the answer
+		 * need not read the warp's address array again (cold by then: a third of the
+		 * LT face's sm_l1_done) */
+		uint8_t lane_off[WARP_LANES_MAX];
+	};
 	struct mem_atom_lanes atom;
 };
 
