@@ -489,36 +489,35 @@ static void ev_deliver(struct sim_kernel *k, void *obj, void *arg)
 
 /* ---- the LT face ----------------------------------------------------------------------------- */
 
-/* The LT face of one message on vnet v from endpoint src to dst: its counts, as the detailed
- * face makes them (per class, per link along its route), and its delay from time t: the
- * unloaded latency from the next NoC edge, plus the waits the source's injection port meter
- * (one-way networks) and the destination's ejection port meter predict. Returns the time its
- * tail is delivered. */
 /* The link counters of src's route to dst (see noc_net.lt_path); NULL when out of memory
- * (the caller walks the route). */
+ * (the caller walks the route). A route passes each router once: one walk fills a list as
+ * long as the routers, cut to its length after. */
 static uint64_t **lt_path_of(struct noc_net *net, unsigned src, unsigned dst)
 {
 	size_t n_ep = net->n->n_ep, k = src * n_ep + dst;
 	unsigned hops = 0;
-	uint64_t **p;
+	uint64_t **p, **cut;
 
 	if (!net->lt_path && !(net->lt_path = calloc(n_ep * n_ep, sizeof(*net->lt_path))))
 		return NULL;
 	if (net->lt_path[k])
 		return net->lt_path[k];
-	for (struct noc_router *r = net->inj[src]->r; r; r = r->route[dst]->down->r)
-		hops++;
-	p = malloc((hops + 2) * sizeof(*p));
+	p = malloc((net->n_routers + 2) * sizeof(*p));
 	if (!p)
 		return NULL;
-	hops = 0;
 	p[hops++] = net->inj[src]->flits;
 	for (struct noc_router *r = net->inj[src]->r; r; r = r->route[dst]->down->r)
 		p[hops++] = r->route[dst]->flits;
-	p[hops] = NULL;
-	return net->lt_path[k] = p;
+	p[hops++] = NULL;
+	cut = realloc(p, hops * sizeof(*p));
+	return net->lt_path[k] = cut ? cut : p;
 }
 
+/* The LT face of one message on vnet v from endpoint src to dst: its counts, as the detailed
+ * face makes them (per class, per link along its route), and its delay from time t: the
+ * unloaded latency from the next NoC edge, plus the waits the source's injection port meter
+ * (one-way networks) and the destination's ejection port meter predict. Returns the time its
+ * tail is delivered. */
 sim_time_t noc_lt_hop(struct noc *n, unsigned v, unsigned src, unsigned dst, unsigned cls,
 		      unsigned payload, sim_time_t t)
 {
