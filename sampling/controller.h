@@ -52,6 +52,8 @@ struct samp_cfg {
 	unsigned fill;	 /* enum samp_fill: the face between units */
 	double ff_issue; /* fill auto: FF for kernels issuing at least this share of peak */
 	uint64_t retime; /* LT cycles between an FF fill and a unit's warm-up */
+	double jitter;	 /* each unit at a random offset within this fraction of its period */
+	uint64_t seed;	 /* not a setting: the run's seed (sim.seed), set by the system */
 };
 
 /* The face a sampled kernel runs between its units (and a predicted one runs whole): LT, or FF

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "tlm/system/system.h"
 #include "util/error.h"
 #include "util/hostperf.h"
@@ -32,6 +34,8 @@ struct samp_ini {
 
 struct sampler {
 	struct sim_kernel *k;
+	gsl_rng *rng;	 /* the units' offsets (sampling.jitter), seeded by sim.seed */
+	double unit_off; /* the last unit's offset, a fraction of the period */
 	const struct sim_clock *clk;
 	struct samp_cfg cfg;
 	unsigned mode; /* enum cs_mode */
@@ -110,12 +114,21 @@ int sampler_create(struct sim_kernel *k, const struct sim_clock *clk, const stru
 	s->wall_mark = cs_wall_seconds();
 	s->fill_mode = mode == CS_MODE_HYBRID ? cfg->fill : SAMP_FILL_LT;
 	s->fill_face = SAMP_FACE_LT;
-	if (samp_create(cfg, &s->ctl)) {
-		free(s);
-		return -CS_ENOMEM;
+	if (mode == CS_MODE_HYBRID && cfg->jitter > 0) {
+		s->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		if (!s->rng)
+			goto fail;
+		gsl_rng_set(s->rng, (unsigned long)(cfg->seed ^ (cfg->seed >> 32)));
 	}
+	if (samp_create(cfg, &s->ctl))
+		goto fail;
 	*out = s;
 	return 0;
+fail:
+	if (s->rng)
+		gsl_rng_free(s->rng);
+	free(s);
+	return -CS_ENOMEM;
 }
 
 void sampler_destroy(struct sampler *s)
@@ -123,6 +136,8 @@ void sampler_destroy(struct sampler *s)
 	if (!s)
 		return;
 	samp_destroy(s->ctl);
+	if (s->rng)
+		gsl_rng_free(s->rng);
 	free(s->ev0);
 	free(s->ev1);
 	free(s->ini);
@@ -490,6 +505,21 @@ static bool drained(const struct sampler *s)
 	return s->sys_ops->idle(s->sys);
 }
 
+/* LT cycles to the next unit: a period, or with sampling.jitter the rest of the last unit's
+ * period and the next unit's offset within its own (stratified: each period holds one unit at
+ * a uniform point of its first `jitter` part) */
+static uint64_t unit_gap(struct sampler *s)
+{
+	double off, gap;
+
+	if (!s->rng)
+		return s->cfg.period;
+	off = s->cfg.jitter * gsl_rng_uniform(s->rng);
+	gap = (double)s->cfg.period * (1.0 - s->unit_off + off);
+	s->unit_off = off;
+	return gap >= 1 ? (uint64_t)gap : 1;
+}
+
 static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct sampler *s = obj;
@@ -581,9 +611,10 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		fill_faces_set(s);
 		if (s->headed) {
 			s->headed = false;
+			s->unit_off = 0; /* the first unit: sampling.first after the head */
 			phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
 		} else {
-			phase_next(s, PH_LT, samp_satisfied(s->ctl) ? 0 : s->cfg.period);
+			phase_next(s, PH_LT, samp_satisfied(s->ctl) ? 0 : unit_gap(s));
 		}
 		break;
 	default:
@@ -603,6 +634,7 @@ void sampler_kernel_begin(struct sampler *s, const char *name, unsigned ctas, un
 	s->k_at_work = s->k_at_cyc = s->k_at_bytes = 0;
 	s->fill_end = 0;
 	s->seg_work = s->unit_rate = s->k_rt_work = 0;
+	s->unit_off = 0;
 	s->fill_face = s->fill_mode == SAMP_FILL_FF ? SAMP_FACE_FF : SAMP_FACE_LT;
 	s->peak_occ = 0;
 	s->k_work0 = work_of(s);

@@ -9,7 +9,9 @@
  * initiator that does not implement the op never holds it.
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sampling/sampler.h"
 #include "tlm/kernel/sim.h"
@@ -102,43 +104,58 @@ static bool sys_all_started(void *sys)
 static const struct samp_system_ops sys_ops = {
     .idle = sys_idle, .traffic = sys_traffic, .all_started = sys_all_started};
 
-/* One kernel of `cycles` under the sampler; its AT cycles, units and the initiator's first
- * switch to the detailed face. */
-static void run_kernel(const struct samp_initiator_ops *ops, uint64_t settle_cycle, uint64_t cycles,
-		       double *at_cycles, unsigned *units, sim_time_t *first_at)
+/* The tests' sampling: no head, `first` 1 000 LT cycles, units of 100 + 1 000 cycles every
+ * 2 000 LT cycles, no tail, the rate predictor (the fake has no event counters). */
+static void test_cfg(struct samp_cfg *cfg)
 {
-	struct sim_kernel_opts ko = {0};
-	struct sim_kernel *k;
+	ck_assert_int_eq(cs_params_defaults(&samp_params, cfg, NULL), 0);
+	cfg->head = 0;
+	cfg->first = 1000;
+	cfg->warmup = 100;
+	cfg->unit = 1000;
+	cfg->period = 2000;
+	cfg->tail = 0;
+	cfg->predictor = SAMP_PRED_RATE;
+}
+
+/* One kernel of `cycles` under the sampler of cfg, with one initiator (ops on obj); its AT
+ * cycles and units. */
+static void run_sampled(struct sim_kernel *k, const struct samp_cfg *cfg,
+			const struct samp_initiator_ops *ops, void *obj, uint64_t cycles,
+			double *at_cycles, unsigned *units)
+{
 	struct sim_clock clk;
-	struct samp_cfg cfg;
 	struct sampler *s;
 	struct samp_kernel_facts f;
-	struct fake fk = {
-	    .settle_at = settle_cycle * CYCLE_PS, .face = SAMP_FACE_AT, .first_at = SIM_TIME_MAX};
 	unsigned sampled, skipped;
 
-	ck_assert_int_eq(sim_kernel_create(&ko, &k), 0);
 	ck_assert_int_eq(sim_clock_init(&clk, 1000000000ull), 0);
-	ck_assert_int_eq(cs_params_defaults(&samp_params, &cfg, NULL), 0);
-	cfg.head = 0;
-	cfg.first = 1000;
-	cfg.warmup = 100;
-	cfg.unit = 1000;
-	cfg.period = 2000;
-	cfg.target = 0.0001; /* units to the end */
-	cfg.tail = 0;
-	cfg.predictor = SAMP_PRED_RATE;
-	fk.k = k;
-	ck_assert_int_eq(sampler_create(k, &clk, &cfg, CS_MODE_HYBRID, &sys_ops, NULL, &s), 0);
-	ck_assert_int_eq(sampler_add_initiator(s, ops, &fk), 0);
+	ck_assert_int_eq(sampler_create(k, &clk, cfg, CS_MODE_HYBRID, &sys_ops, NULL, &s), 0);
+	ck_assert_int_eq(sampler_add_initiator(s, ops, obj), 0);
 	sampler_kernel_begin(s, "k", 1, 1);
 	ck_assert_int_eq(sim_run_until(k, (sim_time_t)cycles * CYCLE_PS), 0);
 	sampler_kernel_close(s, sim_now(k), &f);
 	sampler_counts(s, units, &sampled, &skipped);
 	*at_cycles = f.at_cycles;
-	*first_at = fk.first_at;
 	sampler_destroy(s);
-	sim_kernel_destroy(k);
+}
+
+/* One kernel of `cycles` of the fake whose LT requests are in from settle_cycle; its AT
+ * cycles, units and the initiator's first switch to the detailed face. */
+static void run_kernel(const struct samp_initiator_ops *ops, uint64_t settle_cycle, uint64_t cycles,
+		       double *at_cycles, unsigned *units, sim_time_t *first_at)
+{
+	struct sim_kernel_opts ko = {0};
+	struct samp_cfg cfg;
+	struct fake fk = {
+	    .settle_at = settle_cycle * CYCLE_PS, .face = SAMP_FACE_AT, .first_at = SIM_TIME_MAX};
+
+	ck_assert_int_eq(sim_kernel_create(&ko, &fk.k), 0);
+	test_cfg(&cfg);
+	cfg.target = 0.0001; /* units to the end */
+	run_sampled(fk.k, &cfg, ops, &fk, cycles, at_cycles, units);
+	*first_at = fk.first_at;
+	sim_kernel_destroy(fk.k);
 }
 
 START_TEST(test_warmup_waits_for_lt_answers)
@@ -208,6 +225,87 @@ START_TEST(test_events_need_counters)
 }
 END_TEST
 
+/* Where a kernel of one work a cycle takes its units: the cycle each warm-up starts (the
+ * switch to the detailed face), up to 64 of them, with units to the kernel's end. */
+struct unit_log {
+	struct fake fk;
+	sim_time_t at[64];
+	unsigned n;
+};
+
+static void log_set_face(void *obj, unsigned face)
+{
+	struct unit_log *l = obj;
+
+	if (face == SAMP_FACE_AT && l->fk.face != SAMP_FACE_AT && l->n < 64)
+		l->at[l->n++] = sim_now(l->fk.k) / CYCLE_PS;
+	l->fk.face = face;
+}
+
+static void unit_starts(double jitter, uint64_t seed, struct unit_log *l)
+{
+	struct sim_kernel_opts ko = {0};
+	struct samp_cfg cfg;
+	struct samp_initiator_ops ops = fake_ops;
+	double at;
+	unsigned units;
+
+	ops.set_face = log_set_face;
+	*l = (struct unit_log){.fk = {.face = SAMP_FACE_LT, .first_at = SIM_TIME_MAX}};
+	ck_assert_int_eq(sim_kernel_create(&ko, &l->fk.k), 0);
+	test_cfg(&cfg);
+	cfg.min_units = 100000; /* units to the end */
+	cfg.jitter = jitter;
+	cfg.seed = seed;
+	run_sampled(l->fk.k, &cfg, &ops, l, 150000, &at, &units);
+	ck_assert_uint_ge(units + 1, l->n); /* every warm-up a unit but perhaps the last */
+	sim_kernel_destroy(l->fk.k);
+}
+
+/* sampling.jitter: units at a fixed period alias with a program that repeats at a multiple of
+ * it (cpu_mp's rounds put three units in a row at one point of a round), so each unit starts
+ * at a seeded uniform point of its period. Without jitter every LT interval is the period;
+ * with it each lies in (0, 2 periods) and they average the period (stratified: one unit per
+ * period); the same seed gives the same units, another seed others. */
+START_TEST(test_units_jittered)
+{
+	struct unit_log fixed, a, b, c;
+	double sum = 0, lo = 1e30, hi = 0;
+	unsigned n;
+
+	unit_starts(0, 1, &fixed);
+	ck_assert_uint_ge(fixed.n, 40);
+	ck_assert_uint_eq(fixed.at[0], 1000); /* after `first` LT cycles */
+	/* warm-up 100 + unit 1 000 (no drain: the fake is never busy) + the period */
+	for (unsigned i = 1; i < fixed.n; i++)
+		ck_assert_uint_eq(fixed.at[i] - fixed.at[i - 1], 100 + 1000 + 2000);
+
+	unit_starts(1, 1, &a);
+	unit_starts(1, 1, &b);
+	unit_starts(1, 2, &c);
+	ck_assert_uint_eq(a.at[0], 1000);
+	ck_assert_uint_eq(a.n, b.n);
+	ck_assert_mem_eq(a.at, b.at, a.n * sizeof(a.at[0]));
+	ck_assert(c.n != a.n || memcmp(c.at, a.at, a.n * sizeof(a.at[0])) != 0);
+	n = a.n < 64 ? a.n : 64;
+	ck_assert_uint_ge(n, 30);
+	for (unsigned i = 1; i < n; i++) {
+		double lt = (double)(a.at[i] - a.at[i - 1]) - 1100;
+
+		sum += lt;
+		lo = lt < lo ? lt : lo;
+		hi = lt > hi ? lt : hi;
+		ck_assert_double_gt(lt, 0);
+		ck_assert_double_lt(lt, 2 * 2000);
+	}
+	/* the intervals spread (a fixed period would give lo = hi = 2 000) and telescope: their
+	 * sum is the periods less the first offset plus the last, within one period of n - 1 */
+	ck_assert_double_lt(lo, 1000);
+	ck_assert_double_gt(hi, 3000);
+	ck_assert_double_le(fabs(sum - 2000.0 * (n - 1)), 2000);
+}
+END_TEST
+
 static Suite *sampler_suite(void)
 {
 	Suite *s = suite_create("sampler");
@@ -215,6 +313,7 @@ static Suite *sampler_suite(void)
 
 	tcase_add_test(tc, test_warmup_waits_for_lt_answers);
 	tcase_add_test(tc, test_events_need_counters);
+	tcase_add_test(tc, test_units_jittered);
 	suite_add_tcase(s, tc);
 	return s;
 }

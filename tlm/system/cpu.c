@@ -912,6 +912,7 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 		cpu_core_attach(g->core[i], &idealport_ops, g->port[i]);
 	}
 	g->scfg.fill = SAMP_FILL_LT; /* its caches have no FF face inside a run */
+	g->scfg.seed = s->sim.seed;
 	if (sampler_create(s->k, cpu_core_clock(g->core[0]), &g->scfg, g->mode, &cpu_sampled, g,
 			   &g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");

@@ -929,6 +929,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	 * warm (gpu_l1_ops.ff_flush, gpu_l2_ops.warm) */
 	if (!g->proto->l1->ff_flush || !g->proto->l2->warm)
 		g->scfg.fill = SAMP_FILL_LT;
+	g->scfg.seed = g->s->sim.seed;
 	if (sampler_create(g->s->k, &g->ctx.core_clk, &g->scfg, g->mode, &gpu_sampled, g,
 			   &g->sampler))
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
