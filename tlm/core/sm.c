@@ -841,6 +841,15 @@ static void sm_l1_done(void *obj, uint32_t id, const uint8_t *line)
 			((uint64_t *)op->out)[r->atom.lane[i].lane] = r->atom.lane[i].old;
 	}
 	req_free(sm, id);
+	if (!w->outstanding) {
+		/* a request outlived its warp: its count would wrap in the slot's next warp, whose
+		 * drains would then never end */
+		sm_fail(sm, -CS_ESTATE,
+			"sm%u: an answer for warp slot %u, which has no request "
+			"outstanding",
+			sm->id, w->slot);
+		return;
+	}
 	if (sm->mode != SM_AT) {
 		/* the LT face times the op itself: it is over at the latest answer */
 		w->outstanding--;

@@ -297,13 +297,24 @@ static void lt_step(struct gpu_sm *sm, struct warp *w)
 		if (++w->cta->arrived == w->cta->live)
 			cta_release_barrier(sm, w->cta);
 		return;
-	case OP_EXIT:
+	case OP_EXIT: {
+		sim_time_t next;
+
 		(*sm->st.insts)++; /* the detailed face issues the exit as an instruction */
 		w->lt_t = max_t(w->lt_t, w->lt_out);
-		lt_sync(sm, w->lt_t); /* its acks are in before its slot is taken again */
+		next = lt_sync(sm, w->lt_t); /* its acks are in before its slot is taken again */
+		/* and those due later than its last blocking answer (lt_out), in time order, as
+		 * the detailed face drains them before an exit: one left over would be counted
+		 * off the next warp in the slot (hs under TC-Weak: two write-through acks at the
+		 * exit's own time; the next warp's count wrapped and a drain never ended) */
+		while (w->outstanding && next != SIM_TIME_MAX && !sim_failure(sm->ctx->k)) {
+			w->lt_t = max_t(w->lt_t, next);
+			next = lt_sync(sm, next);
+		}
 		sm->lt_launch_t = w->lt_t;
 		warp_exit(w);
 		return;
+	}
 	default:
 		sm_fail(sm, -CS_ESTATE, "sm%u: warp %u has no op to perform", sm->id, w->slot);
 		return;
