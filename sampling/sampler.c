@@ -611,7 +611,6 @@ static void samp_tick(struct sim_kernel *k, void *obj, void *arg)
 		fill_faces_set(s);
 		if (s->headed) {
 			s->headed = false;
-			s->unit_off = 0; /* the first unit: sampling.first after the head */
 			phase_next(s, PH_LT, s->cfg.first ? s->cfg.first : 1);
 		} else {
 			phase_next(s, PH_LT, samp_satisfied(s->ctl) ? 0 : unit_gap(s));
