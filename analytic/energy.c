@@ -79,17 +79,16 @@
 	  "noc_link_flits: the r<k>_{e,w,n,s} links of every vnet",                                \
 	  "estimate: ~80 fJ/bit/mm full-swing wire (Keckler: 18-110 fJ/bit/mm) x256 bits x ~4.5 "  \
 	  "mm (a 24-node mesh on a ~530 mm2 die)")                                                 \
-	X(DRAM_ACT, dram_act, EN_DRAM, 850, OFFCHIP,                                               \
-	  "an ACT command (a 64-bit channel, 2 x32 devices)", "dram.activations",                  \
-	  "estimate: half of an ACT-PRE pair of ~1.7 nJ for two x32 GDDR5 devices (IDD0 formula "  \
-	  "on DRAMsim3's GDDR5 8Gb x32 currents: ~3.3 nJ for four)")                               \
-	X(DRAM_PRE, dram_pre, EN_DRAM, 850, OFFCHIP, "a PRE command", "dram.precharges",           \
-	  "estimate: the other half of the ACT-PRE pair")                                          \
-	X(DRAM_READ_BIT, dram_read_bit, EN_DRAM, 1.5, OFFCHIP, "a bit read from the DRAM array",   \
-	  "8 x dram.bytes_read",                                                                   \
-	  "estimate: ~1.5 nJ per 128 B read (IDD4R formula on DRAMsim3's GDDR5 currents)")         \
-	X(DRAM_WRITE_BIT, dram_write_bit, EN_DRAM, 1.5, OFFCHIP,                                   \
-	  "a bit written to the DRAM array", "8 x dram.bytes_written", "estimate: as a read")      \
+	X(DRAM_ACT, dram_act, EN_DRAM, 0, DEVICE, "an ACT command (all the channel's devices)",    \
+	  "dram.activations",                                                                      \
+	  "DRAMPower: VDD (IDD0 - IDD3N) tRAS x devices, from section dram (docs/energy.md)")      \
+	X(DRAM_PRE, dram_pre, EN_DRAM, 0, DEVICE,                                                  \
+	  "a PRE command, or a bank a refresh's PREA closes", "dram.precharges + dram.prea_banks", \
+	  "DRAMPower: VDD (IDD0 - IDD2N) (tRC - tRAS) x devices, from section dram")               \
+	X(DRAM_RD, dram_rd, EN_DRAM, 0, DEVICE, "a read burst (RD command)", "dram.rd_bursts",     \
+	  "DRAMPower: VDD (IDD4R - IDD3N) burst x devices, from section dram")                     \
+	X(DRAM_WR, dram_wr, EN_DRAM, 0, DEVICE, "a write burst (WR command)", "dram.wr_bursts",    \
+	  "DRAMPower: VDD (IDD4W - IDD3N) burst x devices, from section dram")                     \
 	X(DRAM_IO_BIT, dram_io_bit, EN_DRAM, 6, OFFCHIP,                                           \
 	  "a bit over the GDDR5 interface (drivers, termination, PHY; either direction)",          \
 	  "8 x (dram.bytes_read + dram.bytes_written)",                                            \
@@ -98,24 +97,24 @@
 
 /* One row per component: X(ID, key, per what, W per instance at 40 nm, source). */
 #define ENERGY_STATIC_ROWS(X)                                                                   \
-	X(SM, sm, "SM", 1.57,                                                                   \
+	X(SM, sm, "SM", 1.57, LEAK,                                                             \
 	  "GPUWattch's idle SM power for the GTX480 (idle_core_power = 1.59 W in GPGPU-Sim's "  \
 	  "configs/GTX480/gpuwattch_gtx480.xml) less our L1 row")                               \
-	X(L1, l1, "L1 (16 KB)", 0.02,                                                           \
+	X(L1, l1, "L1 (16 KB)", 0.02, LEAK,                                                     \
 	  "estimate: CACTI 6.5 40 nm leakage of 1.68 mW per 2 KB array (thesis Table 4.2) x8, " \
 	  "plus tags and MSHRs")                                                                \
-	X(L2, l2, "L2 bank (128 KB)", 0.12, "estimate: the L1 figure per KB x8 (128 KB)")       \
-	X(NOC, noc, "router (per network)", 0.03,                                               \
+	X(L2, l2, "L2 bank (128 KB)", 0.12, LEAK, "estimate: the L1 figure per KB x8 (128 KB)") \
+	X(NOC, noc, "router (per network)", 0.03, LEAK,                                         \
 	  "estimate: buffers and crossbar of a 5-port 256-bit router at 40 nm")                 \
-	X(DRAM, dram, "channel (2 GDDR5 devices and their PHY)", 0.5,                           \
-	  "estimate: background (IDD2N/IDD3N) and refresh power of two devices plus the "       \
-	  "controller's PHY")
+	X(DRAM, dram, "channel (its devices' background and refresh)", 0, DEVICE,               \
+	  "DRAMPower: VDD IDD3N while a bank is open, VDD IDD2N while none is, refresh "        \
+	  "VDD (IDD5 - IDD3N) tRFC per tREFI, x devices, from section dram")
 
 #define EV_ROW(ID, key, comp_, pj_, sc, what_, count_, src) \
 	[EN_##ID] = {#key, comp_, pj_, EN_SCALE_##sc, what_, count_, src},
 const struct energy_event_info energy_events[EN_EVENTS] = {ENERGY_EVENT_ROWS(EV_ROW)};
 
-#define ST_ROW(ID, key, per_, w_, src) [EN_##ID] = {#key, per_, w_, EN_SCALE_LEAK, src},
+#define ST_ROW(ID, key, per_, w_, sc, src) [EN_##ID] = {#key, per_, w_, EN_SCALE_##sc, src},
 const struct energy_static_info energy_statics[EN_COMPS] = {ENERGY_STATIC_ROWS(ST_ROW)};
 
 #define EV_ONE(...) +1
@@ -134,6 +133,7 @@ static const double node_scale[EN_NODES][EN_SCALES] = {
     [EN_NODE_40NM] = {[EN_SCALE_LOGIC] = 1, [EN_SCALE_LEAK] = 1, [EN_SCALE_OFFCHIP] = 1},
     [EN_NODE_28NM] = {[EN_SCALE_LOGIC] = 0.6, [EN_SCALE_LEAK] = 0.7, [EN_SCALE_OFFCHIP] = 1},
     [EN_NODE_22NM] = {[EN_SCALE_LOGIC] = 0.45, [EN_SCALE_LEAK] = 0.5, [EN_SCALE_OFFCHIP] = 1},
+    /* EN_SCALE_DEVICE: 0, the system fills the value in from its DRAM section */
 };
 
 double energy_node_scale(unsigned node, unsigned scaling)
@@ -145,19 +145,25 @@ double energy_node_scale(unsigned node, unsigned scaling)
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
-#define EV_PARAM(ID, key, comp_, pj_, sc, what_, count_, src)                      \
-	{#key "_pj", CS_P_DOUBLE, offsetof(struct energy_cfg, pj[EN_##ID]),        \
-	 "-1",	     "pJ",	  what_ "; -1: the node's value (40nm: " #pj_ ")", \
+/* A key's help: -1 takes the node's table value, or for the DRAM's the currents' */
+#define EN_DEFAULT_LOGIC(v)   "; -1: the node's value (40nm: " #v ")"
+#define EN_DEFAULT_LEAK(v)    EN_DEFAULT_LOGIC(v)
+#define EN_DEFAULT_OFFCHIP(v) EN_DEFAULT_LOGIC(v)
+#define EN_DEFAULT_DEVICE(v)  "; -1: from section dram's currents and timings (DRAMPower)"
+
+#define EV_PARAM(ID, key, comp_, pj_, sc, what_, count_, src)               \
+	{#key "_pj", CS_P_DOUBLE, offsetof(struct energy_cfg, pj[EN_##ID]), \
+	 "-1",	     "pJ",	  what_ EN_DEFAULT_##sc(pj_),               \
 	 -1,	     1e9,	  NULL},
-#define ST_PARAM(ID, key, per_, w_, src)                                    \
-	{#key "_static_w",                                                  \
-	 CS_P_DOUBLE,                                                       \
-	 offsetof(struct energy_cfg, static_w[EN_##ID]),                    \
-	 "-1",                                                              \
-	 "W",                                                               \
-	 "static power per " per_ "; -1: the node's value (40nm: " #w_ ")", \
-	 -1,                                                                \
-	 1e6,                                                               \
+#define ST_PARAM(ID, key, per_, w_, sc, src)             \
+	{#key "_static_w",                               \
+	 CS_P_DOUBLE,                                    \
+	 offsetof(struct energy_cfg, static_w[EN_##ID]), \
+	 "-1",                                           \
+	 "W",                                            \
+	 "static power per " per_ EN_DEFAULT_##sc(w_),   \
+	 -1,                                             \
+	 1e6,                                            \
 	 NULL},
 
 static const struct cs_param energy_rows[] = {
@@ -191,7 +197,8 @@ void energy_model_defaults(unsigned node, struct energy_model *m)
 }
 
 /* -1 keeps the node's value; other negative values are errors. */
-static int take(struct cs_config *c, const char *key, double v, double *dst, struct cs_err *err)
+static int take(struct cs_config *c, const char *key, double v, double *dst, bool *given,
+		struct cs_err *err)
 {
 	char where[CS_WHERE_MAX];
 
@@ -203,6 +210,7 @@ static int take(struct cs_config *c, const char *key, double v, double *dst, str
 				  where);
 	}
 	*dst = v;
+	*given = true;
 	return 0;
 }
 
@@ -218,30 +226,17 @@ int energy_model_load(struct cs_config *c, struct energy_model *m, struct cs_err
 	energy_model_defaults(cfg.node, m);
 	for (unsigned e = 0; e < EN_EVENTS; e++) {
 		snprintf(key, sizeof(key), "%s_pj", energy_events[e].name);
-		rc = take(c, key, cfg.pj[e], &m->pj[e], err);
+		rc = take(c, key, cfg.pj[e], &m->pj[e], &m->given_pj[e], err);
 		if (rc)
 			return rc;
 	}
 	for (unsigned k = 0; k < EN_COMPS; k++) {
 		snprintf(key, sizeof(key), "%s_static_w", energy_statics[k].name);
-		rc = take(c, key, cfg.static_w[k], &m->static_w[k], err);
+		rc = take(c, key, cfg.static_w[k], &m->static_w[k], &m->given_static[k], err);
 		if (rc)
 			return rc;
 	}
 	return 0;
-}
-
-unsigned energy_proto_of(const char *protocol)
-{
-	if (!protocol)
-		return EN_PROTO_PLAIN;
-	if (!strcmp(protocol, "tc-strong"))
-		return EN_PROTO_TC_STRONG;
-	if (!strcmp(protocol, "tc-weak"))
-		return EN_PROTO_TC_WEAK;
-	if (!strcmp(protocol, "gtsc"))
-		return EN_PROTO_GTSC;
-	return EN_PROTO_PLAIN;
 }
 
 double energy_instances(const struct energy_shape *sh, unsigned comp)
@@ -262,124 +257,12 @@ double energy_instances(const struct energy_shape *sh, unsigned comp)
 	}
 }
 
-/* ---- counts from the GPU's statistics -------------------------------------------------------- */
+/* ---- counts ------------------------------------------------------------------------------- */
 
-/* Sum of "gpu.<what>" over instances 0..n-1 (what has one %u); missing stats count 0. */
-static double sum(const struct cs_stats *s, const char *fmt, unsigned n)
+void energy_add_noc(struct energy_counts *c, const struct energy_noc *noc)
 {
-	char name[160];
-	double t = 0, v;
-
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(name, sizeof(name), fmt, i);
-		if (!cs_stats_value(s, name, &v))
-			t += v;
-	}
-	return t;
-}
-
-int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
-		      const struct energy_noc *noc, struct energy_counts *out)
-{
-	double *n;
-	unsigned p;
-
-	if (!s || !sh || !noc || !out)
-		return -CS_EINVAL;
-	memset(out, 0, sizeof(*out));
-	n = out->n;
-	p = sh->proto;
-
-	/* SMs: every memory instruction, compute slot, fence and barrier is an issue */
-	{
-		unsigned k = sh->sms;
-		double mem = sum(s, "gpu.sm%u.mem_insts", k);
-		double comp = sum(s, "gpu.sm%u.compute_cycles", k);
-
-		n[EN_CORE_ISSUE] =
-		    mem + comp + sum(s, "gpu.sm%u.fences", k) + sum(s, "gpu.sm%u.barriers", k);
-		n[EN_CORE_COMPUTE] = comp;
-		n[EN_CORE_LDST] = mem;
-	}
-
-	/* L1s (none: the L1 is off, every access goes to the NoC untouched) */
-	if (sh->has_l1) {
-		unsigned k = sh->sms;
-		double acc = sum(s, "gpu.sm%u.l1.accesses", k);
-		double fills = sum(s, "gpu.sm%u.l1.fills", k);
-		double hits = sum(s, "gpu.sm%u.l1.load_hits", k);
-
-		n[EN_L1_TAG] = acc + fills;
-		n[EN_L1_DATA_READ] = hits + sum(s, "gpu.sm%u.l1.writebacks", k);
-		if (p == EN_PROTO_PLAIN) {
-			/* write-through updates a present line; write-back also writes the store
-			 * it fetched the line for */
-			double smiss =
-			    sh->l1_write_back ? sum(s, "gpu.sm%u.l1.store_misses", k) : 0;
-
-			n[EN_L1_DATA_WRITE] = fills + sum(s, "gpu.sm%u.l1.store_hits", k) + smiss;
-			n[EN_L1_MSHR] = sum(s, "gpu.sm%u.l1.load_misses", k) + smiss + fills;
-		} else {
-			/* one MSHR entry per line holds the loads waiting and the stores and
-			 * atomics not yet acknowledged (tlm/coherence/lease_l1.c) */
-			double ren = sum(s, "gpu.sm%u.l1.renewal_answers", k);
-			double acks = sum(s, "gpu.sm%u.l1.write_acks", k);
-
-			n[EN_L1_DATA_WRITE] = fills + sum(s, "gpu.sm%u.l1.store_writes", k);
-			n[EN_L1_MSHR] = sum(s, "gpu.sm%u.l1.loads", k) - hits + fills + ren +
-					sum(s, "gpu.sm%u.l1.stores", k) +
-					sum(s, "gpu.sm%u.l1.atomics", k) + acks;
-			n[EN_L1_TS_READ] = acc;
-			n[EN_L1_TS_WRITE] = fills + (p == EN_PROTO_GTSC ? ren : 0);
-			if (p == EN_PROTO_GTSC)
-				n[EN_L1_WARP_TS] = acc + fills + ren + acks;
-			else if (p == EN_PROTO_TC_WEAK)
-				n[EN_L1_WARP_TS] = fills + acks;
-		}
-	}
-
-	/* L2 banks */
-	{
-		unsigned k = sh->banks;
-		double acc = sum(s, "gpu.l2.bank%u.accesses", k);
-		double fills = sum(s, "gpu.l2.bank%u.fills", k);
-		double atom = sum(s, "gpu.l2.bank%u.atomics", k);
-
-		n[EN_L2_TAG] = acc + fills;
-		/* a G-TSC renewal answers a read without the data */
-		n[EN_L2_DATA_READ] = sum(s, "gpu.l2.bank%u.reads", k) -
-				     sum(s, "gpu.l2.bank%u.gtsc.renewals", k) + atom +
-				     sum(s, "gpu.l2.bank%u.writebacks", k);
-		n[EN_L2_DATA_WRITE] = sum(s, "gpu.l2.bank%u.writes", k) + atom + fills;
-		n[EN_L2_MSHR] = sum(s, "gpu.l2.bank%u.read_misses", k) +
-				sum(s, "gpu.l2.bank%u.write_misses", k) -
-				sum(s, "gpu.l2.bank%u.write_allocs", k) +
-				sum(s, "gpu.l2.bank%u.atomic_misses", k) + fills;
-		if (p != EN_PROTO_PLAIN)
-			n[EN_L2_TS_READ] = acc;
-		if (p == EN_PROTO_GTSC)
-			n[EN_L2_TS_WRITE] = acc + fills; /* every request moves rts or wts */
-		else if (p != EN_PROTO_PLAIN)
-			n[EN_L2_TS_WRITE] = sum(s, "gpu.l2.bank%u.tc.lease_extensions", k) + fills;
-	}
-
-	/* NoC: a flit crosses hops + 1 routers and hops router-to-router links */
-	n[EN_NOC_LINK] = noc->link_flits;
-	n[EN_NOC_ROUTER] = noc->link_flits + noc->flits;
-
-	/* DRAM channels */
-	{
-		unsigned k = sh->channels;
-		double rd = 8 * sum(s, "gpu.dram%u.bytes_read", k);
-		double wr = 8 * sum(s, "gpu.dram%u.bytes_written", k);
-
-		n[EN_DRAM_ACT] = sum(s, "gpu.dram%u.activations", k);
-		n[EN_DRAM_PRE] = sum(s, "gpu.dram%u.precharges", k);
-		n[EN_DRAM_READ_BIT] = rd;
-		n[EN_DRAM_WRITE_BIT] = wr;
-		n[EN_DRAM_IO_BIT] = rd + wr;
-	}
-	return 0;
+	c->n[EN_NOC_LINK] += noc->link_flits;
+	c->n[EN_NOC_ROUTER] += noc->link_flits + noc->flits;
 }
 
 /* ---- the arithmetic -------------------------------------------------------------------------- */

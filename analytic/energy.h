@@ -9,9 +9,9 @@
  * built-in table gives every default) and may override any single value: `<event>_pj` for an
  * event, `<component>_static_w` for a static power. A key left at -1 takes the node's value.
  *
- * Counts come from the GPU's statistics (energy_counts_gpu(): the stat names of system `gpu`,
- * documented at each event in energy.c and in docs/energy.md); tests may fill them directly.
- * energy_compute() is pure arithmetic:
+ * Counts come from the components themselves (struct energy_counts, below: each declares its
+ * events through its ops table; docs/energy.md lists the rule of each). energy_compute() is
+ * pure arithmetic:
  *
  *     event_j[e]    = count[e] * pj[e] * 1e-12
  *     dynamic_j[c]  = sum of event_j[e] over the events of component c, in table order
@@ -34,7 +34,6 @@
 #include "util/config.h"
 #include "util/error.h"
 #include "util/params.h"
-#include "util/stats.h"
 
 /* Components of the breakdown. */
 enum energy_comp { EN_SM = 0, EN_L1, EN_L2, EN_NOC, EN_DRAM, EN_COMPS };
@@ -61,8 +60,8 @@ enum energy_event {
 	EN_NOC_LINK,	   /* a flit over a router-to-router link */
 	EN_DRAM_ACT,	   /* an ACT command */
 	EN_DRAM_PRE,	   /* a PRE command */
-	EN_DRAM_READ_BIT,  /* a bit read from the DRAM array */
-	EN_DRAM_WRITE_BIT, /* a bit written to the DRAM array */
+	EN_DRAM_RD,	   /* a read burst (RD command) */
+	EN_DRAM_WR,	   /* a write burst (WR command) */
 	EN_DRAM_IO_BIT,	   /* a bit over the DRAM interface (either direction) */
 	EN_EVENTS
 };
@@ -75,6 +74,7 @@ enum energy_scaling {
 	EN_SCALE_LOGIC = 0, /* on-chip dynamic energy (logic, SRAM, wires): C V^2 */
 	EN_SCALE_LEAK,	    /* on-chip static power */
 	EN_SCALE_OFFCHIP,   /* the DRAM devices and their interface: not the GPU's node */
+	EN_SCALE_DEVICE,    /* from the DRAM devices' currents (section dram): no table value */
 	EN_SCALES
 };
 
@@ -116,6 +116,9 @@ struct energy_model {
 	unsigned node;
 	double pj[EN_EVENTS];	   /* pJ per event */
 	double static_w[EN_COMPS]; /* W per instance */
+	/* set by a key of section energy (not the node's value): the system leaves it alone
+	 * where it would otherwise fill it in (the DRAM's, from its currents) */
+	bool given_pj[EN_EVENTS], given_static[EN_COMPS];
 };
 
 /* The node's built-in values. */
@@ -128,28 +131,22 @@ void energy_model_defaults(unsigned node, struct energy_model *m);
  */
 int energy_model_load(struct cs_config *c, struct energy_model *m, struct cs_err *err);
 
-/* Which timestamp / lease storage the protocol has (what the L1 and L2 events count). */
-enum energy_proto {
-	EN_PROTO_PLAIN = 0, /* none, noncoherent: no timestamps */
-	EN_PROTO_TC_STRONG,
-	EN_PROTO_TC_WEAK,
-	EN_PROTO_GTSC,
-};
-/* "tc-strong", "tc-weak", "gtsc"; anything else is EN_PROTO_PLAIN. */
-unsigned energy_proto_of(const char *protocol);
-
-/* What the GPU is made of: the instances static power is charged for, and how to read the
- * counts. */
+/* What the GPU is made of: the instances static power is charged for. */
 struct energy_shape {
 	unsigned sms, banks, channels;
 	unsigned routers;  /* routers of one network (every vnet's network alike) */
 	unsigned networks; /* physical networks side by side (noc_phys_nets: one per vnet, or
 			      1 when the vnets share the links) */
-	bool has_l1;	   /* false: the L1 is off (`none`): no L1 events, no L1 static power */
-	bool l1_write_back;
-	unsigned proto; /* enum energy_proto */
+	bool has_l1;	   /* false: the L1 is off (`none`): no L1 static power */
 };
 
+/*
+ * The events of a run, by enum energy_event. Nothing here reads a statistic: every component
+ * declares its own events through its ops table (the stats contract of issue 38), adding its
+ * counts with energy_add(): the SM (gpu_sm_energy), each protocol's L1 and L2 (gpu_l1_ops.energy,
+ * gpu_l2_ops.energy, required: a protocol without them is refused when the system is built),
+ * the DRAM channels (dram_energy) and the networks (energy_add_noc, from what noc.h declares).
+ */
 struct energy_counts {
 	double n[EN_EVENTS];
 };
@@ -165,14 +162,13 @@ struct energy_noc {
 	double link_flits; /* flits over router-to-router links, every vnet */
 };
 
-/*
- * The event counts of a run of system `gpu` from its statistics (names under "gpu."; a stat
- * that is not registered counts 0) and its networks' declared figures. The rules (which
- * counters make which event) are in energy.c at each event and in docs/energy.md. Returns 0,
- * or -CS_EINVAL for NULL arguments.
- */
-int energy_counts_gpu(const struct cs_stats *s, const struct energy_shape *sh,
-		      const struct energy_noc *noc, struct energy_counts *out);
+static inline void energy_add(struct energy_counts *c, unsigned event, double n)
+{
+	c->n[event] += n;
+}
+
+/* A flit crosses hops + 1 routers and hops router-to-router links. */
+void energy_add_noc(struct energy_counts *c, const struct energy_noc *noc);
 
 struct energy_report {
 	unsigned node;

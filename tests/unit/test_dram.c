@@ -1000,6 +1000,110 @@ START_TEST(test_ddr3_preset)
 }
 END_TEST
 
+/*
+ * Energy by the DRAMPower method on the DDR3-1000 preset (gem5's DDR3_1600_8x8 currents: VDD
+ * 1.5 V, IDD0 55, IDD2N 32, IDD3N 38, IDD4R 157, IDD4W 125, IDD5 235 mA, 8 devices), by hand
+ * in its 2 ns clock (mA x V x ns = pJ, x 8 devices):
+ *   ACT  1.5 x (55 - 38) x 18 cycles x 2 ns x 8 =   7 344 pJ
+ *   PRE  1.5 x (55 - 32) x (25 - 18) x 2 x 8    =   3 864 pJ
+ *   RD   1.5 x (157 - 38) x 4 x 2 x 8           =  11 424 pJ (a 64 B burst)
+ *   WR   1.5 x (125 - 38) x 4 x 2 x 8           =   8 352 pJ
+ *   REF  1.5 x (235 - 38) x 130 x 2 x 8         = 614 640 pJ
+ *   standby: 8 x 1.5 V x 32 mA = 384 mW (precharged), x 38 mA = 456 mW (a bank open);
+ *   refresh power 614 640 pJ per 7.8 us = 78.8 mW, and (130 - 7) / 3900 of the time active.
+ * Then a scripted stream (a closed bank, a row hit, a conflict in the same bank) counts each
+ * command once, and the open share is the time from the first ACT to the conflict's PRE plus
+ * from the second ACT to the end, read off the command trace.
+ */
+START_TEST(test_idd_energy)
+{
+	struct dram_cfg c;
+	struct dram_energies e;
+	struct energy_counts n = {{0}};
+	struct tb tb;
+	struct rq *r;
+	uint64_t act[2] = {0}, pre = 0, end;
+	unsigned na = 0;
+
+	preset_cfg("ddr3-1000", &c);
+	dram_cfg_energies(&c, &e);
+	ck_assert_double_eq_tol(e.act_pj, 7344, 1e-9);
+	ck_assert_double_eq_tol(e.pre_pj, 3864, 1e-9);
+	ck_assert_double_eq_tol(e.rd_pj, 11424, 1e-9);
+	ck_assert_double_eq_tol(e.wr_pj, 8352, 1e-9);
+	ck_assert_double_eq_tol(e.ref_pj, 614640, 1e-9);
+	ck_assert_double_eq_tol(e.pre_stby_w, 0.384, 1e-12);
+	ck_assert_double_eq_tol(e.act_stby_w, 0.456, 1e-12);
+	ck_assert_double_eq_tol(e.ref_w, 614640e-12 / 7.8e-6, 1e-12);
+	ck_assert_double_eq_tol(e.ref_act, 123.0 / 3900, 1e-15);
+	/* background: the open share moves it between the two standby powers */
+	ck_assert_double_eq_tol(dram_background_w(&e, 0),
+				0.384 + 0.456 * 0 + (0.456 - 0.384) * 123.0 / 3900 + e.ref_w,
+				1e-12);
+	ck_assert_double_eq_tol(dram_background_w(&e, 1), 0.456 + e.ref_w, 1e-12);
+
+	c.tREFI = 0;
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 4);
+	r[0] = (struct rq){.addr = addr_of(&c, 0, 0, 0), .len = 64, .at = 0};
+	r[1] = (struct rq){.addr = addr_of(&c, 0, 0, 64), .len = 64, .at = SIM_US};
+	r[2] = (struct rq){.addr = addr_of(&c, 0, 1, 0), .len = 64, .at = 2 * SIM_US};
+	r[3] =
+	    (struct rq){.addr = addr_of(&c, 0, 1, 0), .len = 64, .write = true, .at = 3 * SIM_US};
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	dram_ctrl_energy(tb.d, &n);
+	ck_assert_double_eq(n.n[EN_DRAM_ACT], 2);
+	ck_assert_double_eq(n.n[EN_DRAM_PRE], 1);
+	ck_assert_double_eq(n.n[EN_DRAM_RD], 3);
+	ck_assert_double_eq(n.n[EN_DRAM_WR], 1);
+	ck_assert_double_eq(n.n[EN_DRAM_IO_BIT], 8 * 4 * 64);
+	ck_assert_double_eq(tb_stat(&tb, "rd_bursts"), 3);
+	ck_assert_double_eq(tb_stat(&tb, "wr_bursts"), 1);
+	for (size_t i = 0; i < tb.ncmd; i++) {
+		if (tb.cmd[i].kind == DRAM_CMD_ACT && na < 2)
+			act[na++] = tb.cmd[i].cycle;
+		if (tb.cmd[i].kind == DRAM_CMD_PRE)
+			pre = tb.cmd[i].cycle;
+	}
+	ck_assert_uint_eq(na, 2);
+	ck_assert(act[0] < pre && pre < act[1]);
+	ck_assert_double_eq(tb_stat(&tb, "open_cycles"), (double)(pre - act[0]));
+	end = sim_clock_cycle(&tb.clk, sim_now(tb.k));
+	ck_assert_double_eq_tol(dram_ctrl_open_share(tb.d),
+				(double)(pre - act[0] + end - act[1]) / (double)end, 1e-12);
+	tb_fini(&tb);
+}
+END_TEST
+
+/* A refresh's PREA closes the open banks: one PRE's energy each (DRAMPower's handlePreA), kept
+ * apart from precharges (which equal the conflicts). */
+START_TEST(test_prea_banks)
+{
+	struct dram_cfg c;
+	struct energy_counts n = {{0}};
+	struct tb tb;
+	struct rq *r;
+
+	preset_cfg("ddr3-1000", &c);
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 3);
+	r[0] = (struct rq){.addr = addr_of(&c, 0, 0, 0), .len = 64, .at = 0};
+	r[1] = (struct rq){.addr = addr_of(&c, 1, 0, 0), .len = 64, .at = 0};
+	/* after the first refresh (7.8 us) */
+	r[2] = (struct rq){.addr = addr_of(&c, 2, 0, 0), .len = 64, .at = 10 * SIM_US};
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	ck_assert_double_eq(tb_stat(&tb, "refreshes"), 1);
+	ck_assert_double_eq(tb_stat(&tb, "prea_banks"), 2);
+	ck_assert_double_eq(tb_stat(&tb, "precharges"), 0);
+	dram_ctrl_energy(tb.d, &n);
+	ck_assert_double_eq(n.n[EN_DRAM_PRE], 2);
+	ck_assert_double_eq(n.n[EN_DRAM_ACT], 3);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* DDR4 bank groups: row hits in two banks of one group issue their column commands tCCD_L
  * apart, in two banks of different groups tCCD_S apart (the burst, 4 cycles, also tCCD_S):
  * the same reads take 6/4 as long on the bus. */
@@ -1621,6 +1725,8 @@ static Suite *dram_suite(void)
 	tcase_add_loop_test(tc, test_act_spacing, 0, 3);
 	tcase_add_loop_test(tc, test_timing_rules_random, 0, 10);
 	tcase_add_test(tc, test_ddr3_preset);
+	tcase_add_test(tc, test_idd_energy);
+	tcase_add_test(tc, test_prea_banks);
 	tcase_add_test(tc, test_bank_groups);
 	suite_add_tcase(s, tc);
 

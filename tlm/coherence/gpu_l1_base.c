@@ -1673,6 +1673,44 @@ static uint64_t l1_digest(const struct gpu_l1 *l1)
 	return l1->bypass ? 0 : cache_digest(l1->cache);
 }
 
+/*
+ * The L1's energy events (docs/energy.md): every access and fill probes or writes the tags;
+ * load hits and write-backs read the data array, fills and stores into a present line write
+ * it (a write-back L1 also writes the store it fetched a missing line for); MSHR entries are
+ * taken by load misses (and a write-back L1's store misses) and freed by fills. The scoped
+ * family adds its own arrays' work: an atomic performed in the L1 (work-group scope, or on a
+ * line registered here) reads and writes the line; a home's probe, recall or forward looks
+ * up the tags, and a recall or forward that finds the line reads it. The bypass L1 (`none`)
+ * has no arrays.
+ */
+static void l1_energy(const struct gpu_l1 *l1, struct energy_counts *out)
+{
+	const struct l1_stats *s = &l1->st;
+	double fills = (double)*s->fills;
+	double smiss = l1->write_back ? (double)*s->store_misses : 0;
+	double rmw = 0;
+
+	if (l1->bypass)
+		return;
+	energy_add(out, EN_L1_TAG, (double)*s->c.accesses + fills);
+	energy_add(out, EN_L1_DATA_READ, (double)*s->c.load_hits + (double)*s->writebacks);
+	energy_add(out, EN_L1_DATA_WRITE, fills + (double)*s->store_hits + smiss);
+	energy_add(out, EN_L1_MSHR, (double)*s->load_misses + smiss + fills);
+	if (l1->scoped)
+		rmw += (double)*l1->ss.l1_atomics;
+	if (l1->rv) {
+		double found = (double)*l1->rg.recalls + (double)*l1->rg.forwards;
+
+		rmw += (double)*l1->rg.l1_hits;
+		energy_add(out, EN_L1_TAG, found);
+		energy_add(out, EN_L1_DATA_READ, found - (double)*l1->rg.recall_empty);
+	}
+	if (l1->rsp)
+		energy_add(out, EN_L1_TAG, (double)*l1->rs.probes);
+	energy_add(out, EN_L1_DATA_READ, rmw);
+	energy_add(out, EN_L1_DATA_WRITE, rmw);
+}
+
 static struct tlm_initiator_socket *l1_noc_port(struct gpu_l1 *l1)
 {
 	return &l1->port.noc;
@@ -1954,7 +1992,7 @@ static int l1_create_bypass(const struct gpu_ctx *ctx, unsigned sm, const struct
 #define L1_BASE_OPS                                                                               \
 	.destroy = l1_destroy, .noc_port = l1_noc_port, .access = l1_access, .set_lt = l1_set_lt, \
 	.lt_access = l1_lt_access, .lt_advance = l1_lt_advance, .kernel_begin = l1_kernel_begin,  \
-	.kernel_end = l1_kernel_end, .idle = l1_idle, .digest = l1_digest
+	.kernel_end = l1_kernel_end, .idle = l1_idle, .digest = l1_digest, .energy = l1_energy
 
 const struct gpu_l1_ops gpu_l1_nc_ops = {
     L1_BASE_OPS,

@@ -1097,6 +1097,29 @@ uint64_t gpu_l2_digest(const struct gpu_l2 *b)
 	return cache_digest(b->cache);
 }
 
+/*
+ * The bank's energy events (docs/energy.md): every request and fill probes or writes the tags;
+ * reads (those answered with data), atomics and write-backs to DRAM read the data array;
+ * writes, atomics and fills write it; MSHR entries are taken by read and atomic misses and
+ * write misses that fetch (not those allocated whole), and freed by fills. The FF face's
+ * warming accesses are not events (FF's energy is scaled from the counted faces').
+ */
+void gpu_l2_energy(const struct gpu_l2 *b, struct energy_counts *out)
+{
+	const struct l2_stats *s = &b->st;
+	double acc = (double)*s->accesses, fills = (double)*s->fills;
+	double atom = (double)*s->atomics;
+
+	energy_add(out, EN_L2_TAG, acc + fills);
+	energy_add(out, EN_L2_DATA_READ, (double)*s->reads + atom + (double)*s->writebacks);
+	energy_add(out, EN_L2_DATA_WRITE, (double)*s->writes + atom + fills);
+	energy_add(out, EN_L2_MSHR,
+		   (double)*s->read_misses + (double)*s->write_misses - (double)*s->write_allocs +
+		       (double)*s->atomic_misses + fills);
+	if (b->pol && b->pol->energy)
+		b->pol->energy(b->ps, acc, fills, out);
+}
+
 struct tlm_target_socket *gpu_l2_noc_port(struct gpu_l2 *b)
 {
 	return &b->noc;

@@ -47,6 +47,10 @@ struct l2_policy {
 	bool (*keep)(void *ps, const struct cache_line *l);
 	/* l goes only when no other way of its set may (Rprio: registered lines last) */
 	bool (*evict_last)(void *ps, const struct cache_line *l);
+	/* the policy's own energy events, beside the bank's (gpu_l2_energy): its timestamps or
+	 * leases, given the bank's requests and fills; it may take back data reads its answers
+	 * did without data */
+	void (*energy)(const void *ps, double accesses, double fills, struct energy_counts *out);
 };
 
 int gpu_l2_create_policy(const struct l2_policy *pol, const struct gpu_ctx *ctx, unsigned bank,
@@ -61,6 +65,8 @@ void gpu_l2_warm(struct gpu_l2 *b, uint64_t line, const uint64_t mask[2], bool w
 void gpu_l2_kernel_begin(struct gpu_l2 *b);
 bool gpu_l2_idle(const struct gpu_l2 *b);
 uint64_t gpu_l2_digest(const struct gpu_l2 *b);
+/* gpu_l2_ops.energy: the bank's tag, data and MSHR events, and its policy's. */
+void gpu_l2_energy(const struct gpu_l2 *b, struct energy_counts *out);
 /* A bank's policy state and lines (a G-TSC timestamp reset reaches every bank). */
 bool gpu_l2_probe(const struct gpu_l2 *b, uint64_t addr, uint64_t out[3]);
 void *gpu_l2_policy_state(struct gpu_l2 *b);
@@ -71,6 +77,6 @@ struct cache *gpu_l2_cache(struct gpu_l2 *b);
 #define GPU_L2_BASE_MEMBERS                                                                     \
 	.destroy = gpu_l2_destroy, .noc_port = gpu_l2_noc_port, .dram_port = gpu_l2_dram_port,  \
 	.functional_read = gpu_l2_functional_read, .functional_write = gpu_l2_functional_write, \
-	.idle = gpu_l2_idle, .digest = gpu_l2_digest, .warm = gpu_l2_warm
+	.idle = gpu_l2_idle, .digest = gpu_l2_digest, .warm = gpu_l2_warm, .energy = gpu_l2_energy
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/energy.h"
 #include "analytic/ltmodel.h"
 #include "tlm/kernel/sim.h"
 #include "tlm/kernel/time.h"
@@ -221,6 +222,10 @@ struct gpu_l1_ops {
 	/* Nothing in flight. */
 	bool (*idle)(const struct gpu_l1 *l1);
 	uint64_t (*digest)(const struct gpu_l1 *l1);
+	/* The stats contract (analytic/energy.h): adds the L1's energy events so far (tag and
+	 * data array accesses, MSHR, timestamps) to out, from its own counters. Required: a
+	 * protocol whose L1 has none is refused when the system is built (gpu_protocol_check). */
+	void (*energy)(const struct gpu_l1 *l1, struct energy_counts *out);
 };
 
 struct gpu_l2_ops {
@@ -245,6 +250,9 @@ struct gpu_l2_ops {
 	void (*kernel_begin)(struct gpu_l2 *l2);
 	bool (*idle)(const struct gpu_l2 *l2);
 	uint64_t (*digest)(const struct gpu_l2 *l2);
+	/* The stats contract: adds the bank's energy events so far to out. Required, as the
+	 * L1's. */
+	void (*energy)(const struct gpu_l2 *l2, struct energy_counts *out);
 };
 
 struct gpu_protocol {
@@ -277,6 +285,10 @@ struct gpu_protocol {
 	const struct fab_std_group *fab_std;
 	const unsigned *fab_n_std;
 };
+
+/* A protocol's tables have every member a system needs of them (create, destroy, the ports,
+ * access, idle, digest, energy ...): 0, or -CS_ECONFIG naming the protocol and the member. */
+int gpu_protocol_check(const struct gpu_protocol *p, struct cs_err *err);
 
 /* NULL-terminated, in the order `cohscope list protocols` shows them. */
 const struct gpu_protocol *const *gpu_protocol_registry(void);

@@ -208,6 +208,17 @@ static void gtsc_kernel_begin(void *ps, struct cache *c)
 	gtsc_bank_reset(ps, c);
 }
 
+/* Every request reads a line's wts and rts and moves one of them, and a fill writes both; a
+ * renewal (BusRnw) answers a read without the data. */
+static void gtsc_energy(const void *ps, double accesses, double fills, struct energy_counts *out)
+{
+	const struct gtsc_l2 *s = ps;
+
+	energy_add(out, EN_L2_DATA_READ, -(double)*s->renewals);
+	energy_add(out, EN_L2_TS_READ, accesses);
+	energy_add(out, EN_L2_TS_WRITE, accesses + fills);
+}
+
 static const struct l2_policy gtsc_policy = {
     .state_size = sizeof(struct gtsc_l2),
     .init = gtsc_init,
@@ -216,6 +227,7 @@ static const struct l2_policy gtsc_policy = {
     .served = gtsc_served,
     .kernel_begin = gtsc_kernel_begin,
     .bank_state = gtsc_mem_ts,
+    .energy = gtsc_energy,
 };
 
 static int gtsc_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,

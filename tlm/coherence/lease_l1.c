@@ -830,6 +830,36 @@ static uint64_t l1_digest(const struct gpu_l1 *l1)
 	return cache_digest(l1->cache);
 }
 
+/*
+ * The L1's energy events (docs/energy.md): every access and fill probes or writes the tags
+ * and reads the set's timestamps or leases with them; load hits read the data array, fills
+ * and stores into a present line write it; one MSHR entry per line holds the loads waiting
+ * and the stores and atomics not yet acknowledged (loads missed, fills, renewals, stores,
+ * atomics and acks each touch it). A fill writes the line's timestamps, and so does a G-TSC
+ * renewal; the per-warp table (G-TSC warp_ts, TC-Weak GWCT) is read or moved by every access,
+ * fill, renewal and ack under G-TSC and by fills and acks under TC-Weak.
+ */
+static void l1_energy(const struct gpu_l1 *l1, struct energy_counts *out)
+{
+	const struct ll1_stats *s = &l1->st;
+	double acc = (double)*s->c.accesses, fills = (double)*s->fills;
+	double hits = (double)*s->c.load_hits, ren = (double)*s->renewals_got;
+	double acks = (double)*s->write_acks;
+
+	energy_add(out, EN_L1_TAG, acc + fills);
+	energy_add(out, EN_L1_DATA_READ, hits);
+	energy_add(out, EN_L1_DATA_WRITE, fills + (double)*s->store_writes);
+	energy_add(out, EN_L1_MSHR,
+		   (double)*s->c.loads - hits + fills + ren + (double)*s->c.stores +
+		       (double)*s->c.atomics + acks);
+	energy_add(out, EN_L1_TS_READ, acc);
+	energy_add(out, EN_L1_TS_WRITE, fills + (l1->kind == LEASE_GTSC ? ren : 0));
+	if (l1->kind == LEASE_GTSC)
+		energy_add(out, EN_L1_WARP_TS, acc + fills + ren + acks);
+	else if (l1->kind == LEASE_TC_WEAK)
+		energy_add(out, EN_L1_WARP_TS, fills + acks);
+}
+
 static struct tlm_initiator_socket *l1_noc_port(struct gpu_l1 *l1)
 {
 	return &l1->port.noc;
@@ -1020,6 +1050,7 @@ static int l1_create_gtsc(const struct gpu_ctx *ctx, unsigned sm, const struct g
 	    .ff_flush = l1_ff_flush,                    \
 	    .idle = l1_idle,                            \
 	    .digest = l1_digest,                        \
+	    .energy = l1_energy,                        \
 	}
 
 LEASE_L1_OPS(tc_strong);

@@ -46,3 +46,34 @@ const struct gpu_protocol *gpu_protocol_find(const char *name)
 			return *p;
 	return NULL;
 }
+
+/* One member missing: the error names the protocol, the table and the member. */
+static int missing(const struct gpu_protocol *p, const char *table, const char *member,
+		   struct cs_err *err)
+{
+	return cs_err_set(
+	    err, -CS_ECONFIG,
+	    "coherence.protocol = \"%s\": its %s declares no %s (every system needs it)", p->name,
+	    table, member);
+}
+
+int gpu_protocol_check(const struct gpu_protocol *p, struct cs_err *err)
+{
+	const struct gpu_l1_ops *l1 = p->l1;
+	const struct gpu_l2_ops *l2 = p->l2;
+
+	if (!l1)
+		return missing(p, "protocol", "L1 (gpu_l1_ops)", err);
+	if (!l2)
+		return missing(p, "protocol", "L2 (gpu_l2_ops)", err);
+	if (!l1->create || !l1->destroy || !l1->access || !l1->idle || !l1->digest)
+		return missing(p, "L1 (gpu_l1_ops)", "create, destroy, access, idle or digest",
+			       err);
+	if (!l1->energy)
+		return missing(p, "L1 (gpu_l1_ops)", "energy events (gpu_l1_ops.energy)", err);
+	if (!l2->create || !l2->destroy || !l2->idle || !l2->digest)
+		return missing(p, "L2 (gpu_l2_ops)", "create, destroy, idle or digest", err);
+	if (!l2->energy)
+		return missing(p, "L2 (gpu_l2_ops)", "energy events (gpu_l2_ops.energy)", err);
+	return 0;
+}

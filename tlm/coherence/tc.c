@@ -241,6 +241,15 @@ static void tc_kernel_begin(void *ps, struct cache *c)
 	cache_for_each(c, tc_forget, NULL);
 }
 
+/* Every request reads the line's lease end; a read that extends it and a fill write it. */
+static void tc_energy(const void *ps, double accesses, double fills, struct energy_counts *out)
+{
+	const struct tc_l2 *t = ps;
+
+	energy_add(out, EN_L2_TS_READ, accesses);
+	energy_add(out, EN_L2_TS_WRITE, (double)*t->lease_extensions + fills);
+}
+
 static const struct l2_policy tc_strong_policy = {
     .state_size = sizeof(struct tc_l2),
     .init = tc_strong_init,
@@ -250,6 +259,7 @@ static const struct l2_policy tc_strong_policy = {
     .ready_at = tc_ready_at,
     .served = tc_served,
     .kernel_begin = tc_kernel_begin,
+    .energy = tc_energy,
 };
 
 static const struct l2_policy tc_weak_policy = {
@@ -261,6 +271,7 @@ static const struct l2_policy tc_weak_policy = {
     .ready_at = tc_ready_at,
     .served = tc_served,
     .kernel_begin = tc_kernel_begin,
+    .energy = tc_energy,
 };
 
 static int tc_strong_create(const struct gpu_ctx *ctx, unsigned bank, struct cs_stat_group *g,

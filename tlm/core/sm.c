@@ -992,6 +992,18 @@ void gpu_sm_destroy(struct gpu_sm *sm)
 	free(sm);
 }
 
+/* Every memory instruction, compute slot, fence and barrier takes an issue slot; compute
+ * slots are 32 lanes of ALU work; memory instructions go through the LD/ST unit. */
+void gpu_sm_energy(const struct gpu_sm *sm, struct energy_counts *out)
+{
+	const struct sm_stats *s = &sm->st;
+	double mem = (double)*s->mem_insts, comp = (double)*s->compute_cycles;
+
+	energy_add(out, EN_CORE_ISSUE, mem + comp + (double)*s->fences + (double)*s->barriers);
+	energy_add(out, EN_CORE_COMPUTE, comp);
+	energy_add(out, EN_CORE_LDST, mem);
+}
+
 static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 {
 	struct sm_stats *s = &sm->st;

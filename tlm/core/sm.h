@@ -142,6 +142,9 @@ uint64_t gpu_sm_work(const struct gpu_sm *sm);
 uint64_t gpu_sm_issued(const struct gpu_sm *sm);
 /* The part of it FF ran (values only: no event of it is counted). */
 uint64_t gpu_sm_ff_work(const struct gpu_sm *sm);
+/* The stats contract (analytic/energy.h): adds the SM's energy events (issue slots, compute,
+ * LD/ST unit) to out; the FF face's work is not among them (it counts no event). */
+void gpu_sm_energy(const struct gpu_sm *sm, struct energy_counts *out);
 /* Warps resident on the SM now (launched and not yet exited). */
 unsigned gpu_sm_resident_warps(const struct gpu_sm *sm);
 

@@ -15,6 +15,7 @@ static const char *const sched_names[] = {"frfcfs", "fcfs", NULL};
  * GPGPU-Sim's GTX480 timings are (Hynix H5GQ1H24AFR: CL 12, RCD 12, RP 12, RAS 28, RC 40, RRD 6,
  * CCD 2, WR 12), 1 Gb parts as on the GTX 480. */
 #define R1GDDR5 " (GDDR5 4 Gb/s bin, Ramulator 1 GDDR5.h"
+#define D3G5	" (DRAMsim3 GDDR5_1Gb_x32: the H5GQ1H24AFR model)"
 
 static const struct cs_param dram_param_rows[] = {
     {"clock_mhz", CS_P_UINT, offsetof(struct dram_cfg, clock_mhz), "924", "MHz",
@@ -89,6 +90,30 @@ static const struct cs_param dram_param_rows[] = {
     {"ctrl_latency", CS_P_UINT, offsetof(struct dram_cfg, ctrl_latency), "0", "cycles",
      "fixed pipeline in front of the queues (GPGPU-Sim dram_latency_queue): adds its cycles"
      " to every request, holds up to ctrl_latency requests",
+     0, 100000, NULL},
+    /* power: DRAMsim3's GDDR5_1Gb_x32.ini, which follows SK Hynix's H5GQ1H24AFR (the GTX 480's
+     * 1 Gb x32 part; no datasheet IDD table is among our sources: docs/energy.md) */
+    {"vdd", CS_P_DOUBLE, offsetof(struct dram_cfg, vdd), "1.5", "V", "device supply voltage" D3G5,
+     0, 10, NULL},
+    {"idd0", CS_P_DOUBLE, offsetof(struct dram_cfg, idd0), "490", "mA",
+     "IDD0 per device: one bank activating and precharging (ACT-PRE cycles)" D3G5, 0, 100000, NULL},
+    {"idd2n", CS_P_DOUBLE, offsetof(struct dram_cfg, idd2n), "250", "mA",
+     "IDD2N per device: precharge standby, every bank closed" D3G5, 0, 100000, NULL},
+    {"idd3n", CS_P_DOUBLE, offsetof(struct dram_cfg, idd3n), "450", "mA",
+     "IDD3N per device: active standby, a bank open" D3G5, 0, 100000, NULL},
+    {"idd4r", CS_P_DOUBLE, offsetof(struct dram_cfg, idd4r), "1080", "mA",
+     "IDD4R per device: burst reads" D3G5, 0, 100000, NULL},
+    {"idd4w", CS_P_DOUBLE, offsetof(struct dram_cfg, idd4w), "1160", "mA",
+     "IDD4W per device: burst writes" D3G5, 0, 100000, NULL},
+    {"idd5", CS_P_DOUBLE, offsetof(struct dram_cfg, idd5), "450", "mA",
+     "IDD5 (IDD5B) per device: all-bank refresh" D3G5, 0, 100000, NULL},
+    {"devices", CS_P_UINT, offsetof(struct dram_cfg, devices), "2", "",
+     "devices per channel (one rank; GTX480: 2 x32 devices on a 64-bit channel)", 1, 1024, NULL},
+    {"vpp", CS_P_DOUBLE, offsetof(struct dram_cfg, vpp), "0", "V",
+     "second supply (DDR4's VPP for the wordlines; 0: none)", 0, 10, NULL},
+    {"ipp", CS_P_DOUBLE, offsetof(struct dram_cfg, ipp), "0", "mA",
+     "standby current per device on the second supply (DDR4 IPP3N; charged all the time: "
+     "IPP0 equals it, and the read, write and refresh IPPs are not in our sources)",
      0, 100000, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
@@ -205,6 +230,11 @@ struct dram_ctrl {
 	/* stats */
 	uint64_t *reads, *writes, *requests, *acts, *pres, *row_hits, *row_misses, *row_conflicts;
 	uint64_t *bytes_read, *bytes_written, *bus_busy, *refreshes, *drains, *turnarounds;
+	uint64_t *rd_bursts, *wr_bursts, *prea_banks, *open_cycles;
+	/* banks open now, and the cycle the first of them opened (open_cycles: DRAMPower's
+	 * active time, a bank open) */
+	unsigned n_open;
+	uint64_t open_since;
 	struct cs_stat_avg *occupancy, *latency;
 	/* the LT face: contention model and its load meter (fed by both faces) */
 	const struct lt_params *ltp;
@@ -270,6 +300,13 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 				  (unsigned long long)c->row_bytes,
 				  (unsigned long long)c->bus_bytes,
 				  (unsigned long long)c->burst_length);
+	if (c->idd0 < c->idd3n || c->idd0 < c->idd2n || c->idd4r < c->idd3n ||
+	    c->idd4w < c->idd3n || c->idd5 < c->idd3n)
+		return cs_err_set(err, -CS_ECONFIG,
+				  "dram.idd0, idd4r, idd4w and idd5 (%g, %g, %g, %g mA) must be at "
+				  "least dram.idd3n and idd0 at least dram.idd2n (%g, %g mA): each "
+				  "command's energy is its current above standby",
+				  c->idd0, c->idd4r, c->idd4w, c->idd5, c->idd3n, c->idd2n);
 	if (c->tREFI && c->tREFI <= c->tRFC + c->tRP)
 		return cs_err_set(
 		    err, -CS_ECONFIG,
@@ -278,6 +315,36 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 		    (unsigned long long)c->tREFI, (unsigned long long)c->tRFC,
 		    (unsigned long long)c->tRP);
 	return 0;
+}
+
+/* DRAMPower 4 (MemoryPowerModel::power_calc): a command's energy is its current above the
+ * standby it replaces, over its time, per device; mA x V x ns = pJ. */
+void dram_cfg_energies(const struct dram_cfg *c, struct dram_energies *e)
+{
+	double tck = 1e3 / (double)c->clock_mhz, n = (double)c->devices * c->vdd * tck;
+	double burst = (double)(c->burst_length / c->data_rate);
+	double vpp_w = (double)c->devices * c->vpp * c->ipp * 1e-3;
+
+	e->act_pj = n * (c->idd0 - c->idd3n) * (double)c->tRAS;
+	e->pre_pj = n * (c->idd0 - c->idd2n) * (double)(c->tRC - c->tRAS);
+	e->rd_pj = n * (c->idd4r - c->idd3n) * burst;
+	e->wr_pj = n * (c->idd4w - c->idd3n) * burst;
+	e->ref_pj = n * (c->idd5 - c->idd3n) * (double)c->tRFC;
+	e->act_stby_w = (double)c->devices * c->vdd * c->idd3n * 1e-3 + vpp_w;
+	e->pre_stby_w = (double)c->devices * c->vdd * c->idd2n * 1e-3 + vpp_w;
+	e->ref_w = c->tREFI ? e->ref_pj * 1e-12 / ((double)c->tREFI * tck * 1e-9) : 0;
+	e->ref_act = c->tREFI ? (double)(c->tRFC - c->tRP) / (double)c->tREFI : 0;
+}
+
+/* A refresh keeps the channel active for tRFC - tRP of its tREFI (DRAMPower's handleRef),
+ * time the banks are closed otherwise (its PREA closed them). */
+double dram_background_w(const struct dram_energies *e, double open_share)
+{
+	double act = open_share + e->ref_act;
+
+	if (act > 1)
+		act = 1;
+	return act * e->act_stby_w + (1 - act) * e->pre_stby_w + e->ref_w;
 }
 
 void dram_decode(const struct dram_cfg *cfg, uint64_t local, unsigned *bank, uint64_t *row)
@@ -400,10 +467,20 @@ static uint64_t dram_next_cmd(const struct dram_ctrl *d, const struct dram_req *
 	return max64(e, b->pre_ok);
 }
 
+/* A bank closes at cycle c: the last one ends an open stretch (the LT face's cycles may run
+ * back to a request's arrival: a stretch that would end before it began counts nothing). */
+static void dram_bank_closed(struct dram_ctrl *d, uint64_t c)
+{
+	if (!--d->n_open && c > d->open_since)
+		*d->open_cycles += c - d->open_since;
+}
+
 static void dram_do_act(struct dram_ctrl *d, unsigned bank, uint64_t row, uint64_t c)
 {
 	struct dram_bank *b = &d->bank[bank];
 
+	if (b->open == NO_ROW && !d->n_open++)
+		d->open_since = c;
 	b->open = row;
 	b->col_ok = c + d->cfg.tRCD;
 	b->pre_ok = max64(b->pre_ok, c + d->cfg.tRAS);
@@ -421,6 +498,8 @@ static void dram_do_pre(struct dram_ctrl *d, unsigned bank, uint64_t c)
 {
 	struct dram_bank *b = &d->bank[bank];
 
+	if (b->open != NO_ROW)
+		dram_bank_closed(d, c);
 	b->open = NO_ROW;
 	b->act_ok = max64(b->act_ok, c + d->cfg.tRP);
 	d->ch.cmd_ok = c + 1;
@@ -448,6 +527,7 @@ static uint64_t dram_do_col(struct dram_ctrl *d, unsigned bank, bool write, uint
 		*d->turnarounds += sub0(end - d->burst, prev_free); /* the bus idles to turn */
 	d->last_dir = write;
 	*d->bus_busy += d->burst;
+	++*(write ? d->wr_bursts : d->rd_bursts);
 	return end;
 }
 
@@ -832,6 +912,8 @@ static void dram_refresh(struct dram_ctrl *d, uint64_t t0)
 			if (d->bank[i].open != NO_ROW) {
 				d->bank[i].open = NO_ROW;
 				d->bank[i].act_ok = max64(d->bank[i].act_ok, pa + d->cfg.tRP);
+				++*d->prea_banks;
+				dram_bank_closed(d, pa);
 			}
 		d->ch.cmd_ok = pa + 1;
 		if (d->trace)
@@ -1241,6 +1323,49 @@ static const struct tlm_fw_ops dram_fw_ops = {
 
 /* ---- life cycle --------------------------------------------------------------------------- */
 
+void dram_ctrl_energy(const struct dram_ctrl *d, struct energy_counts *out)
+{
+	energy_add(out, EN_DRAM_ACT, (double)*d->acts);
+	energy_add(out, EN_DRAM_PRE, (double)*d->pres + (double)*d->prea_banks);
+	energy_add(out, EN_DRAM_RD, (double)*d->rd_bursts);
+	energy_add(out, EN_DRAM_WR, (double)*d->wr_bursts);
+	energy_add(out, EN_DRAM_IO_BIT, 8 * ((double)*d->bytes_read + (double)*d->bytes_written));
+}
+
+void dram_energy_model(const struct energy_model *in, const struct dram_cfg *cfg,
+		       struct dram_ctrl *const *ch, unsigned n, struct energy_model *out)
+{
+	static const unsigned ev[] = {EN_DRAM_ACT, EN_DRAM_PRE, EN_DRAM_RD, EN_DRAM_WR};
+	struct dram_energies e;
+	double pj[4], w = 0;
+
+	*out = *in;
+	dram_cfg_energies(cfg, &e);
+	pj[0] = e.act_pj;
+	pj[1] = e.pre_pj;
+	pj[2] = e.rd_pj;
+	pj[3] = e.wr_pj;
+	for (unsigned i = 0; i < 4; i++)
+		if (!in->given_pj[ev[i]])
+			out->pj[ev[i]] = pj[i];
+	if (in->given_static[EN_DRAM])
+		return;
+	for (unsigned i = 0; i < n; i++)
+		w += dram_background_w(&e, dram_ctrl_open_share(ch[i]));
+	out->static_w[EN_DRAM] = n ? w / n : dram_background_w(&e, 0);
+}
+
+double dram_ctrl_open_share(const struct dram_ctrl *d)
+{
+	uint64_t now = sim_clock_cycle(&d->clk, sim_now(d->k)), open = *d->open_cycles;
+
+	if (d->n_open && now > d->open_since)
+		open += now - d->open_since;
+	if (!now)
+		return 0;
+	return open >= now ? 1 : (double)open / (double)now;
+}
+
 void dram_ctrl_destroy(struct dram_ctrl *d)
 {
 	if (!d)
@@ -1330,6 +1455,12 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 	d->bus_busy =
 	    cs_stat_counter(g, "bus_busy", "cycles", "command cycles the data bus is busy");
 	d->refreshes = cs_stat_counter(g, "refreshes", "commands", "all-bank REF commands");
+	d->rd_bursts = cs_stat_counter(g, "rd_bursts", "commands", "RD commands (data bursts)");
+	d->wr_bursts = cs_stat_counter(g, "wr_bursts", "commands", "WR commands (data bursts)");
+	d->prea_banks = cs_stat_counter(g, "prea_banks", "banks",
+					"open banks a refresh's PREA closed (not in precharges)");
+	d->open_cycles = cs_stat_counter(g, "open_cycles", "cycles",
+					 "cycles with at least one bank open (ended stretches)");
 	d->drains = cs_stat_counter(g, "write_queue_drains", "drains",
 				    "switches from serving reads to serving writes");
 	d->turnarounds = cs_stat_counter(

@@ -63,6 +63,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/energy.h"
 #include "tlm/kernel/sim.h"
 #include "tlm/kernel/tlm.h"
 #include "tlm/mem/addrmap.h"
@@ -95,7 +96,31 @@ struct dram_cfg {
 	double wr_low;	       /* and ends below wr_low * write_queue */
 	unsigned scheduler;    /* enum dram_sched */
 	uint64_t ctrl_latency; /* fixed pipeline cycles in front of the queues */
+	/* Power (per device, as the datasheets give it; the DRAMPower method, docs/energy.md):
+	 * supply voltage, currents in mA, devices per channel, and the second supply of DDR4
+	 * (VPP) with its standby current. */
+	double vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5;
+	uint64_t devices;
+	double vpp, ipp;
 };
+
+/* A channel's energies from its currents and timings (DRAMPower 4's formulas, charged in the
+ * configured clock), for the whole channel (all its devices). */
+struct dram_energies {
+	double act_pj;	   /* VDD (IDD0 - IDD3N) tRAS */
+	double pre_pj;	   /* VDD (IDD0 - IDD2N) (tRC - tRAS) */
+	double rd_pj;	   /* VDD (IDD4R - IDD3N) burst: one read burst */
+	double wr_pj;	   /* VDD (IDD4W - IDD3N) burst */
+	double ref_pj;	   /* VDD (IDD5 - IDD3N) tRFC: one all-bank refresh */
+	double act_stby_w; /* VDD IDD3N (+ VPP IPP): a bank open */
+	double pre_stby_w; /* VDD IDD2N (+ VPP IPP): every bank closed */
+	double ref_w;	   /* ref_pj every tREFI (0 without refresh) */
+	double ref_act;	   /* share of the time a refresh keeps the channel active: (tRFC - tRP) /
+			      tREFI */
+};
+void dram_cfg_energies(const struct dram_cfg *cfg, struct dram_energies *e);
+/* Background and refresh power, given the share of time a bank was open. */
+double dram_background_w(const struct dram_energies *e, double open_share);
 
 /* Section "dram". */
 extern const struct cs_param_table dram_params;
@@ -141,6 +166,17 @@ int dram_ctrl_create(struct sim_kernel *k, const struct dram_cfg *cfg, unsigned 
 /* After the run: scheduled callbacks point at the controller, and payloads it still holds
  * (a run stopped early) are left to their pool. NULL is a no-op. */
 void dram_ctrl_destroy(struct dram_ctrl *d);
+/* The stats contract (analytic/energy.h): adds the channel's energy events (ACT and PRE
+ * commands, a refresh's PREA counting one PRE per bank it closes, read and write bursts, and
+ * the bits its requests moved over its interface). */
+void dram_ctrl_energy(const struct dram_ctrl *d, struct energy_counts *out);
+/* The share of the channel's time so far with at least one bank open (0 before any). */
+double dram_ctrl_open_share(const struct dram_ctrl *d);
+/* The energy model `in` with the DRAM's values filled in from the channels' currents, where
+ * no key of section energy set them: per-command energies (dram_cfg_energies) and the static
+ * power per channel, the channels' mean background and refresh power at their open shares. */
+void dram_energy_model(const struct energy_model *in, const struct dram_cfg *cfg,
+		       struct dram_ctrl *const *ch, unsigned n, struct energy_model *out);
 /* Target socket i (one per L2 bank of the channel), or NULL. */
 struct tlm_target_socket *dram_ctrl_port(struct dram_ctrl *d, unsigned i);
 /* Requests accepted and not yet answered (pipeline, queues, data and responses in flight). */

@@ -781,6 +781,9 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 				  near ? " (did you mean '" : "", near ? near : "",
 				  near ? "'?)" : "");
 	}
+	rc = gpu_protocol_check(g->proto, err);
+	if (rc)
+		return rc;
 	/* every protocol's section, whichever runs: a sweep may set them all */
 	for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p; p++) {
 		unsigned i = proto_table_index(*p);
@@ -1174,7 +1177,7 @@ static double ff_insts(const struct gpu_sys *g)
 
 /* The run's energy: exact event counts, static power over the estimated time (the half-width
  * of the time estimate gives the energy's). */
-static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *m,
+static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *summary,
 		       const struct gpu_estimate *e, struct energy_report *r)
 {
 	double hz = (double)g->core.clock_mhz * 1e6;
@@ -1183,18 +1186,28 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *m,
 	    .banks = (unsigned)g->l2.banks,
 	    .channels = g->channels,
 	    .has_l1 = g->proto->has_l1,
-	    .l1_write_back = g->l1.write == GPU_L1_WRITE_BACK,
-	    .proto = energy_proto_of(g->proto->name),
 	};
-	struct energy_counts c;
-	struct energy_noc noc = {.link_flits = m->noc_link_flits};
+	struct energy_counts c = {{0}};
+	struct energy_noc noc = {.link_flits = summary->noc_link_flits};
+	struct energy_model m;
 
 	/* the GPU's networks are alike (one NoC today): routers and networks from the first */
 	sh.routers = noc_routers(g->noc);
 	sh.networks = noc_phys_nets(g->noc);
 	for (unsigned k = 0; k < NOC_VK_KINDS; k++)
-		noc.flits += (double)m->noc[k].flits;
-	energy_counts_gpu(g->s->stats, &sh, &noc, &c);
+		noc.flits += (double)summary->noc[k].flits;
+	/* every component declares its own events (the protocol's tables are checked for them
+	 * at build: gpu_protocol_check) */
+	for (unsigned i = 0; i < g->ctx.sms; i++) {
+		gpu_sm_energy(gpu_cluster_sm(g->gc, i), &c);
+		g->proto->l1->energy(g->l1s[i], &c);
+	}
+	for (unsigned b = 0; b < g->l2.banks; b++)
+		g->proto->l2->energy(g->bank[b], &c);
+	for (unsigned ch = 0; ch < g->channels; ch++)
+		dram_ctrl_energy(g->dram[ch], &c);
+	energy_add_noc(&c, &noc);
+	dram_energy_model(&g->energy, &g->dram_cfg, g->dram, g->channels, &m);
 	/* FF runs values only and counts no event: the events the other faces counted stand for
 	 * their work and are scaled to the whole run's (km with FF members: four fifths of its
 	 * kernels), the scaled part as uncertain as the run's time */
@@ -1212,7 +1225,7 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *m,
 
 		for (unsigned k = 0; k < EN_EVENTS; k++)
 			c.n[k] *= scale;
-		energy_compute(&g->energy, &sh, &c, e->cycles / hz, e->half / hz, r);
+		energy_compute(&m, &sh, &c, e->cycles / hz, e->half / hz, r);
 		r->half_j += r->dynamic_total_j * (1 - 1 / scale) * rel;
 	}
 }

@@ -1446,6 +1446,13 @@ static uint64_t home_digest(const struct gpu_l2 *l2)
 	return gpu_l2_digest(home_of_const(l2)->l2);
 }
 
+/* A home's arrays are its bank's (an owner's id sits in the line, read with its tags); its
+ * probes, recalls and forwards are messages, which the networks count. */
+static void home_energy(const struct gpu_l2 *l2, struct energy_counts *out)
+{
+	gpu_l2_energy(home_of_const(l2)->l2, out);
+}
+
 const struct gpu_l2_ops sc_home_l2_ops = {
     .create = home_create,
     .destroy = home_destroy,
@@ -1455,6 +1462,7 @@ const struct gpu_l2_ops sc_home_l2_ops = {
     .probe = home_probe,
     .idle = home_idle,
     .digest = home_digest,
+    .energy = home_energy,
 };
 
 /* hLRC's homes (seed 004 §2.5), with and without Rprio: the bank keeps registered lines
@@ -1462,7 +1470,7 @@ const struct gpu_l2_ops sc_home_l2_ops = {
 #define SC_HOME_MEMBERS                                                                     \
 	.destroy = home_destroy, .dram_port = home_dram_port,                               \
 	.functional_read = home_functional_read, .functional_write = home_functional_write, \
-	.probe = home_probe, .idle = home_idle, .digest = home_digest
+	.probe = home_probe, .idle = home_idle, .digest = home_digest, .energy = home_energy
 
 const struct gpu_l2_ops sc_home_hlrc_l2_ops = {
     SC_HOME_MEMBERS,
