@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analytic/cacti.h"
+
 /* ---- the tables ------------------------------------------------------------------------------ */
 
 /*
@@ -28,47 +30,42 @@
 	X(CORE_LDST, core_ldst, EN_SM, 400, LOGIC,                                                 \
 	  "a warp memory instruction: 32 addresses, register reads, coalescing, LD/ST queue",      \
 	  "sm.mem_insts", "estimate: 32 lanes of address arithmetic and register reads")           \
-	X(L1_TAG, l1_tag, EN_L1, 5, LOGIC, "an L1 tag probe (4 ways) or tag write",                \
-	  "l1.accesses + l1.fills",                                                                \
-	  "estimate: CACTI-style 4-way tag array of a 16 KB cache at 40 nm")                       \
-	X(L1_DATA_READ, l1_data_read, EN_L1, 120, LOGIC, "an L1 data read (a 128 B line)",         \
-	  "l1.load_hits + l1.writebacks",                                                          \
-	  "estimate: 64-bit SRAM reads of 10-20 pJ for 8-32 KB arrays (Horowitz 2014, 45 nm) "     \
-	  "x16 words, halved for the wide shared-decoder access")                                  \
-	X(L1_DATA_WRITE, l1_data_write, EN_L1, 130, LOGIC, "an L1 data write (a 128 B line)",      \
-	  "l1.fills + stores written into a present line",                                         \
-	  "estimate: the read figure +~10% for the write drivers")                                 \
-	X(L1_MSHR, l1_mshr, EN_L1, 3, LOGIC, "an L1 MSHR allocate, merge or look-up",              \
+	X(L1_TAG, l1_tag, EN_L1, 0, ARRAY, "an L1 tag probe (all ways) or tag write",              \
+	  "l1.accesses + l1.fills", "CACTI 7: the L1 geometry's tag array, a read")                \
+	X(L1_DATA_READ, l1_data_read, EN_L1, 0, ARRAY, "an L1 data read (a whole line)",           \
+	  "l1.load_hits + l1.writebacks", "CACTI 7: the L1's data array, a line-wide read")        \
+	X(L1_DATA_WRITE, l1_data_write, EN_L1, 0, ARRAY, "an L1 data write (a whole line)",        \
+	  "l1.fills + stores written into a present line", "CACTI 7: the data array, a write")     \
+	X(L1_MSHR, l1_mshr, EN_L1, 0, ARRAY, "an L1 MSHR allocate, merge or look-up",              \
 	  "L1 misses and pending writes + answers (docs/energy.md)",                               \
-	  "estimate: a 32-entry CAM search and one entry update")                                  \
-	X(L1_TS_READ, l1_ts_read, EN_L1, 4, LOGIC,                                                 \
-	  "an L1 set's timestamps or leases read with the tags (4 ways x 32 bits)",                \
-	  "l1.accesses (tc, gtsc)", "estimate: the tag array figure scaled by bits")               \
-	X(L1_TS_WRITE, l1_ts_write, EN_L1, 2, LOGIC,                                               \
+	  "CACTI 7: a CAM of l1.mshrs entries of 8 B, a search")                                   \
+	X(L1_TS_READ, l1_ts_read, EN_L1, 0, ARRAY,                                                 \
+	  "an L1 set's timestamps or leases read with the tags (32 bits a way)",                   \
+	  "l1.accesses (tc, gtsc)", "CACTI 7: the tag array's read x 32 / its tag bits")           \
+	X(L1_TS_WRITE, l1_ts_write, EN_L1, 0, ARRAY,                                               \
 	  "an L1 line's timestamps or lease written (32 bits)",                                    \
-	  "l1.fills (+ l1.renewal_answers for gtsc)", "estimate: one way's field")                 \
-	X(L1_WARP_TS, l1_warp_ts, EN_L1, 0.5, LOGIC,                                               \
-	  "a per-warp timestamp table access (G-TSC warp_ts, TC-Weak GWCT; 48 x 16-32 bits)",      \
+	  "l1.fills (+ l1.renewal_answers for gtsc)",                                              \
+	  "CACTI 7: the tag array's write x 32 / its tag bits")                                    \
+	X(L1_WARP_TS, l1_warp_ts, EN_L1, 0, ARRAY,                                                 \
+	  "a per-warp timestamp table access (G-TSC warp_ts, TC-Weak GWCT; 32 bits a warp)",       \
 	  "gtsc: l1.accesses + fills + renewal_answers + write_acks; tc-weak: fills + write_acks", \
-	  "estimate: a small register file (Table 4.2 of the thesis: 1.4 pJ for a larger "         \
-	  "renaming table, CACTI 6.5, 40 nm)")                                                     \
-	X(L2_TAG, l2_tag, EN_L2, 10, LOGIC, "an L2 tag probe (8 ways) or tag write",               \
-	  "l2.accesses + l2.fills", "estimate: CACTI-style 8-way tag array of a 128 KB bank")      \
-	X(L2_DATA_READ, l2_data_read, EN_L2, 300, LOGIC, "an L2 data read (a 128 B line)",         \
+	  "CACTI 7: a RAM of core.warps x 4 B, a 4 B read")                                        \
+	X(L2_TAG, l2_tag, EN_L2, 0, ARRAY, "an L2 tag probe (all ways) or tag write",              \
+	  "l2.accesses + l2.fills", "CACTI 7: the bank geometry's tag array, a read")              \
+	X(L2_DATA_READ, l2_data_read, EN_L2, 0, ARRAY, "an L2 data read (a whole line)",           \
 	  "l2.reads - l2.gtsc.renewals + l2.atomics + l2.writebacks",                              \
-	  "estimate: ~40 pJ per 64-bit read of a 128 KB array (between Horowitz's 32 KB and 1 MB " \
-	  "figures, 45 nm) x16 words, halved for the wide access")                                 \
-	X(L2_DATA_WRITE, l2_data_write, EN_L2, 330, LOGIC, "an L2 data write (a 128 B line)",      \
-	  "l2.writes + l2.atomics + l2.fills", "estimate: the read figure +10%")                   \
-	X(L2_MSHR, l2_mshr, EN_L2, 3, LOGIC, "an L2 MSHR allocate, merge or look-up",              \
+	  "CACTI 7: the bank's data array, a line-wide read")                                      \
+	X(L2_DATA_WRITE, l2_data_write, EN_L2, 0, ARRAY, "an L2 data write (a whole line)",        \
+	  "l2.writes + l2.atomics + l2.fills", "CACTI 7: the data array, a write")                 \
+	X(L2_MSHR, l2_mshr, EN_L2, 0, ARRAY, "an L2 MSHR allocate, merge or look-up",              \
 	  "l2.read_misses + write_misses - write_allocs + atomic_misses + fills",                  \
-	  "estimate: as the L1's")                                                                 \
-	X(L2_TS_READ, l2_ts_read, EN_L2, 6, LOGIC,                                                 \
-	  "an L2 line's timestamps or lease read (TC: lease end; G-TSC: wts, rts)",                \
-	  "l2.accesses (tc, gtsc)", "estimate: the tag array figure scaled by bits")               \
-	X(L2_TS_WRITE, l2_ts_write, EN_L2, 3, LOGIC, "an L2 line's timestamps or lease written",   \
+	  "CACTI 7: a CAM of l2.mshrs entries of 8 B, a search")                                   \
+	X(L2_TS_READ, l2_ts_read, EN_L2, 0, ARRAY,                                                 \
+	  "an L2 set's timestamps or leases read with the tags (32 bits a way)",                   \
+	  "l2.accesses (tc, gtsc)", "CACTI 7: the tag array's read x 32 / its tag bits")           \
+	X(L2_TS_WRITE, l2_ts_write, EN_L2, 0, ARRAY, "an L2 line's timestamps or lease written",   \
 	  "gtsc: l2.accesses + fills; tc: l2.tc.lease_extensions + fills",                         \
-	  "estimate: one way's field")                                                             \
+	  "CACTI 7: the tag array's write x 32 / its tag bits")                                    \
 	X(NOC_ROUTER, noc_router, EN_NOC, 50, LOGIC,                                               \
 	  "a flit (32 B) through a router: buffer write and read, allocation, crossbar",           \
 	  "flits of every vnet + router-to-router link flits (hops + 1 routers per flit; noc.h's " \
@@ -96,18 +93,18 @@
 	  "array and activation shares")
 
 /* One row per component: X(ID, key, per what, W per instance at 40 nm, source). */
-#define ENERGY_STATIC_ROWS(X)                                                                   \
-	X(SM, sm, "SM", 1.57, LEAK,                                                             \
-	  "GPUWattch's idle SM power for the GTX480 (idle_core_power = 1.59 W in GPGPU-Sim's "  \
-	  "configs/GTX480/gpuwattch_gtx480.xml) less our L1 row")                               \
-	X(L1, l1, "L1 (16 KB)", 0.02, LEAK,                                                     \
-	  "estimate: CACTI 6.5 40 nm leakage of 1.68 mW per 2 KB array (thesis Table 4.2) x8, " \
-	  "plus tags and MSHRs")                                                                \
-	X(L2, l2, "L2 bank (128 KB)", 0.12, LEAK, "estimate: the L1 figure per KB x8 (128 KB)") \
-	X(NOC, noc, "router (per network)", 0.03, LEAK,                                         \
-	  "estimate: buffers and crossbar of a 5-port 256-bit router at 40 nm")                 \
-	X(DRAM, dram, "channel (its devices' background and refresh)", 0, DEVICE,               \
-	  "DRAMPower: VDD IDD3N while a bank is open, VDD IDD2N while none is, refresh "        \
+#define ENERGY_STATIC_ROWS(X)                                                                    \
+	X(SM, sm, "SM", 1.57, LEAK,                                                              \
+	  "GPUWattch's idle SM power for the GTX480 (idle_core_power = 1.59 W in GPGPU-Sim's "   \
+	  "configs/GTX480/gpuwattch_gtx480.xml) less the L1's 0.02 W of the model before CACTI") \
+	X(L1, l1, "L1", 0, ARRAY,                                                                \
+	  "CACTI 7: leakage of the L1's tag and data arrays, MSHR CAM and warp table")           \
+	X(L2, l2, "L2 bank", 0, ARRAY,                                                           \
+	  "CACTI 7: leakage of the bank's tag and data arrays and MSHR CAM")                     \
+	X(NOC, noc, "router (per network)", 0.03, LEAK,                                          \
+	  "estimate: buffers and crossbar of a 5-port 256-bit router at 40 nm")                  \
+	X(DRAM, dram, "channel (its devices' background and refresh)", 0, DEVICE,                \
+	  "DRAMPower: VDD IDD3N while a bank is open, VDD IDD2N while none is, refresh "         \
 	  "VDD (IDD5 - IDD3N) tRFC per tREFI, x devices, from section dram")
 
 #define EV_ROW(ID, key, comp_, pj_, sc, what_, count_, src) \
@@ -133,7 +130,8 @@ static const double node_scale[EN_NODES][EN_SCALES] = {
     [EN_NODE_40NM] = {[EN_SCALE_LOGIC] = 1, [EN_SCALE_LEAK] = 1, [EN_SCALE_OFFCHIP] = 1},
     [EN_NODE_28NM] = {[EN_SCALE_LOGIC] = 0.6, [EN_SCALE_LEAK] = 0.7, [EN_SCALE_OFFCHIP] = 1},
     [EN_NODE_22NM] = {[EN_SCALE_LOGIC] = 0.45, [EN_SCALE_LEAK] = 0.5, [EN_SCALE_OFFCHIP] = 1},
-    /* EN_SCALE_DEVICE: 0, the system fills the value in from its DRAM section */
+    /* EN_SCALE_DEVICE and EN_SCALE_ARRAY: 0, the system fills the value in (its DRAM
+     * section's currents, CACTI's table) */
 };
 
 double energy_node_scale(unsigned node, unsigned scaling)
@@ -150,6 +148,7 @@ double energy_node_scale(unsigned node, unsigned scaling)
 #define EN_DEFAULT_LEAK(v)    EN_DEFAULT_LOGIC(v)
 #define EN_DEFAULT_OFFCHIP(v) EN_DEFAULT_LOGIC(v)
 #define EN_DEFAULT_DEVICE(v)  "; -1: from section dram's currents and timings (DRAMPower)"
+#define EN_DEFAULT_ARRAY(v)   "; -1: from CACTI 7's table for the configured geometry at the node"
 
 #define EV_PARAM(ID, key, comp_, pj_, sc, what_, count_, src)               \
 	{#key "_pj", CS_P_DOUBLE, offsetof(struct energy_cfg, pj[EN_##ID]), \
@@ -255,6 +254,71 @@ double energy_instances(const struct energy_shape *sh, unsigned comp)
 	default:
 		return 0;
 	}
+}
+
+/* ---- the arrays, from CACTI ------------------------------------------------------------------ */
+
+static const unsigned node_nm[EN_NODES] = {
+    [EN_NODE_40NM] = 40, [EN_NODE_28NM] = 28, [EN_NODE_22NM] = 22};
+
+/* Timestamp or lease bits per line kept beside the tags (G-TSC's wts and rts of 16 bits; TC's
+ * 32-bit lease end) and of a warp's entry in the per-warp table (TC-Weak's 32-bit GWCT). */
+#define EN_TS_BITS	 32
+#define EN_WARP_TS_BYTES 4
+
+static void set_pj(struct energy_model *m, unsigned e, double pj)
+{
+	if (!m->given_pj[e])
+		m->pj[e] = pj;
+}
+
+/* One cache's events (tag, data read, data write, MSHR, timestamp read and write: consecutive
+ * in enum energy_event from `first`) and its static power. */
+static int cache_events(struct energy_model *m, unsigned node, uint64_t bytes, unsigned assoc,
+			unsigned line, unsigned mshrs, unsigned first, unsigned ts_read,
+			unsigned comp)
+{
+	struct cacti_array tag, data, cam;
+	double ts = 0;
+
+	if (cacti_cache(node, bytes, assoc, line, &tag, &data) || cacti_cam(node, mshrs, &cam))
+		return -1;
+	if (tag.tag_bits > 0)
+		ts = EN_TS_BITS / tag.tag_bits;
+	set_pj(m, first, tag.read_pj);
+	set_pj(m, first + 1, data.read_pj);
+	set_pj(m, first + 2, data.write_pj);
+	set_pj(m, first + 3, cam.search_pj);
+	set_pj(m, ts_read, tag.read_pj * ts);
+	set_pj(m, ts_read + 1, tag.write_pj * ts);
+	if (!m->given_static[comp])
+		m->static_w[comp] = tag.leak_w + data.leak_w + cam.leak_w;
+	return 0;
+}
+
+int energy_model_arrays(struct energy_model *m, const struct energy_arrays *a)
+{
+	unsigned node = node_nm[m->node < EN_NODES ? m->node : EN_NODE_40NM];
+	struct cacti_array warp;
+
+	_Static_assert(EN_L1_DATA_READ == EN_L1_TAG + 1 && EN_L1_MSHR == EN_L1_TAG + 3 &&
+			   EN_L1_TS_WRITE == EN_L1_TS_READ + 1 &&
+			   EN_L2_DATA_READ == EN_L2_TAG + 1 && EN_L2_MSHR == EN_L2_TAG + 3 &&
+			   EN_L2_TS_WRITE == EN_L2_TS_READ + 1,
+		       "a cache's events in the order cache_events sets them");
+	if (cache_events(m, node, a->l2_bytes, a->l2_assoc, a->l2_line, a->l2_mshrs, EN_L2_TAG,
+			 EN_L2_TS_READ, EN_L2))
+		return -1;
+	if (!a->has_l1)
+		return 0;
+	if (cache_events(m, node, a->l1_bytes, a->l1_assoc, a->l1_line, a->l1_mshrs, EN_L1_TAG,
+			 EN_L1_TS_READ, EN_L1) ||
+	    cacti_ram(node, (uint64_t)a->warps * EN_WARP_TS_BYTES, EN_WARP_TS_BYTES, &warp))
+		return -1;
+	set_pj(m, EN_L1_WARP_TS, warp.read_pj);
+	if (!m->given_static[EN_L1])
+		m->static_w[EN_L1] += warp.leak_w;
+	return 0;
 }
 
 /* ---- counts ------------------------------------------------------------------------------- */

@@ -75,6 +75,7 @@ enum energy_scaling {
 	EN_SCALE_LEAK,	    /* on-chip static power */
 	EN_SCALE_OFFCHIP,   /* the DRAM devices and their interface: not the GPU's node */
 	EN_SCALE_DEVICE,    /* from the DRAM devices' currents (section dram): no table value */
+	EN_SCALE_ARRAY,	    /* from CACTI's table for the configured array (energy_model_arrays) */
 	EN_SCALES
 };
 
@@ -120,6 +121,25 @@ struct energy_model {
 	 * where it would otherwise fill it in (the DRAM's, from its currents) */
 	bool given_pj[EN_EVENTS], given_static[EN_COMPS];
 };
+
+/* The arrays the model charges per access, from the system's configuration: one SM's L1 and
+ * one L2 bank (bytes, ways, line bytes, MSHR entries), and the warps of an SM (its per-warp
+ * timestamp table). */
+struct energy_arrays {
+	bool has_l1;
+	uint64_t l1_bytes, l2_bytes;
+	unsigned l1_assoc, l2_assoc, l1_line, l2_line;
+	unsigned l1_mshrs, l2_mshrs, warps;
+};
+
+/*
+ * Fills in the L1's and the L2's per-event energies and static powers that no key of section
+ * energy set, from CACTI 7's table at the model's node (analytic/cacti.h; docs/energy.md
+ * "Arrays"): tag and data reads and writes of the cache's arrays, the MSHRs' CAM search, the
+ * timestamps as bits read and written beside the tags, the warp table as a RAM, and the
+ * arrays' leakage. 0, or -1 when the table has no row of the node.
+ */
+int energy_model_arrays(struct energy_model *m, const struct energy_arrays *a);
 
 /* The node's built-in values. */
 void energy_model_defaults(unsigned node, struct energy_model *m);

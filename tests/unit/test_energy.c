@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analytic/cacti.h"
 #include "analytic/energy.h"
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
@@ -143,8 +144,9 @@ START_TEST(test_static_scales_with_time)
 	ck_assert_double_eq(z.total_j, a.dynamic_total_j);
 	ck_assert_double_eq_tol((b.total_j - a.total_j), a.static_total_j, 1e-12 * b.total_j);
 	/* static power: SMs, L1s, banks, 2 x 4 routers, 1 channel */
-	ck_assert_double_eq_tol(a.static_total_j / 3e-4,
-				2 * 1.57 + 2 * 0.02 + 2 * 0.12 + 8 * 0.03 + 1 * 0, 1e-9);
+	ck_assert_double_eq_tol(a.static_total_j / 3e-4, 2 * 1.57 + 8 * 0.03,
+				1e-9); /* L1, L2, DRAM: from CACTI and
+								* the currents, 0 here */
 }
 END_TEST
 
@@ -374,6 +376,31 @@ static void check_run(const struct outcome *o)
 	ck_assert_double_eq(ev(o, "noc_link", "count"), o->links_all - o->links_in - o->links_out);
 	ck_assert_double_eq(ev(o, "noc_router", "count"), o->links_all - o->links_in);
 	ck_assert_double_eq(ev(o, "dram_io_bit", "count"), 8 * res(o, "dram_bytes"));
+	/* the arrays' energies from CACTI's table at 40 nm, for the configured geometry (the
+	 * defaults: a 16 KB 4-way L1 and 128 KB 8-way banks of 128 B lines, 32 MSHRs each, 16
+	 * warps) */
+	{
+		struct cacti_array tag, data, cam, warp;
+
+		ck_assert_int_eq(cacti_cache(40, 131072, 8, 128, &tag, &data), 0);
+		ck_assert_int_eq(cacti_cam(40, 32, &cam), 0);
+		ck_assert_double_eq(ev(o, "l2_tag", "pj"), tag.read_pj);
+		ck_assert_double_eq(ev(o, "l2_data_read", "pj"), data.read_pj);
+		ck_assert_double_eq(ev(o, "l2_data_write", "pj"), data.write_pj);
+		ck_assert_double_eq(ev(o, "l2_mshr", "pj"), cam.search_pj);
+		ck_assert_double_eq(ev(o, "l2_ts_read", "pj"), tag.read_pj * 32 / tag.tag_bits);
+		ck_assert_double_eq_tol(comp(o, "l2", "static_w"),
+					2 * (tag.leak_w + data.leak_w + cam.leak_w), 1e-15);
+		ck_assert_int_eq(cacti_cache(40, 16384, 4, 128, &tag, &data), 0);
+		ck_assert_int_eq(cacti_ram(40, 16 * 4, 4, &warp), 0);
+		if (comp(o, "l1", "static_w") > 0) {
+			ck_assert_double_eq(ev(o, "l1_data_read", "pj"), data.read_pj);
+			ck_assert_double_eq(ev(o, "l1_warp_ts", "pj"), warp.read_pj);
+			ck_assert_double_eq_tol(
+			    comp(o, "l1", "static_w"),
+			    4 * (tag.leak_w + data.leak_w + cam.leak_w + warp.leak_w), 1e-15);
+		}
+	}
 	/* the DRAM's energies from its currents (section dram's defaults: the H5GQ1H24AFR model,
 	 * 2 devices at 1.5 V, 924 MHz): ACT 2 x 1.5 x (490 - 450) mA x 28 cycles x 1.0823 ns */
 	ck_assert_double_eq_tol(ev(o, "dram_act", "pj"), 2 * 1.5 * 40 * 28 * 1e3 / 924, 1e-9);
@@ -394,6 +421,18 @@ START_TEST(test_real_runs_follow_counts)
 
 	run("gtsc", "energy.dram_act_pj=5", &act5);
 	ck_assert_double_eq(ev(&act5, "dram_act", "pj"), 5);
+	json_decref(act5.res);
+	/* a larger L1 costs more per access and leaks more, as CACTI's table says */
+	run("gtsc", "l1.size_kib=32", &act5);
+	{
+		struct cacti_array tag, data;
+
+		ck_assert_int_eq(cacti_cache(40, 32768, 4, 128, &tag, &data), 0);
+		ck_assert_double_eq(ev(&act5, "l1_data_read", "pj"), data.read_pj);
+		ck_assert_double_eq(ev(&act5, "l1_tag", "pj"), tag.read_pj);
+		ck_assert_int_eq(cacti_cache(40, 16384, 4, 128, &tag, &data), 0);
+		ck_assert(ev(&act5, "l1_data_read", "pj") > data.read_pj);
+	}
 	json_decref(act5.res);
 	run("tc-weak", NULL, &tc);
 	run("gtsc", NULL, &gt);

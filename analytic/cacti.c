@@ -1,0 +1,212 @@
+/* analytic/cacti.c - interpolation over CACTI 7's table (see cacti.h for the rules). */
+#include "analytic/cacti.h"
+
+#include <math.h>
+#include <stdbool.h>
+
+/* The table's points on one axis: at most this many sizes per (node, kind, line, ways). */
+#define CACTI_POINTS 64
+
+static struct cacti_array of_row(const struct cacti_row *r)
+{
+	return (struct cacti_array){.read_pj = r->read_pj,
+				    .write_pj = r->write_pj,
+				    .search_pj = r->search_pj,
+				    .leak_w = r->leak_mw * 1e-3,
+				    .tag_bits = r->tag_bits};
+}
+
+/* Between a (at xa) and b (at xb), at x: each quantity log-log linear (a power law through
+ * both), or linear over log x where one of them is 0; never below 0. */
+static double mix1(double a, double b, double t)
+{
+	double v;
+
+	if (t == 0 || a == b)
+		return a; /* at a table point: its value, to the bit */
+	if (t == 1)
+		return b;
+	if (a > 0 && b > 0)
+		return exp(log(a) + t * (log(b) - log(a)));
+	v = a + t * (b - a);
+	return v > 0 ? v : 0;
+}
+
+static struct cacti_array mix(const struct cacti_array *a, const struct cacti_array *b, double xa,
+			      double xb, double x)
+{
+	double t = xa == xb ? 0 : (log2(x) - log2(xa)) / (log2(xb) - log2(xa));
+
+	return (struct cacti_array){.read_pj = mix1(a->read_pj, b->read_pj, t),
+				    .write_pj = mix1(a->write_pj, b->write_pj, t),
+				    .search_pj = mix1(a->search_pj, b->search_pj, t),
+				    .leak_w = mix1(a->leak_w, b->leak_w, t),
+				    .tag_bits = mix1(a->tag_bits, b->tag_bits, t)};
+}
+
+static bool match(const struct cacti_row *r, unsigned node, unsigned kind, unsigned line, int assoc)
+{
+	return r->node_nm == node && r->kind == kind && r->line == line &&
+	       (assoc < 0 || r->assoc == (unsigned)assoc);
+}
+
+/*
+ * The rows of (node, kind, line, assoc) at x = size / per (per: 1, or the CAMs' payload): the
+ * two around x (or the two at the nearer end) mixed. The table is sorted by size within those
+ * keys, a sequential-mode row after the normal one of its size, which wins. false: no row.
+ */
+static bool along_size(const struct cacti_table *t, unsigned node, unsigned kind, unsigned line,
+		       int assoc, double x, double per, struct cacti_array *out)
+{
+	const struct cacti_row *p[CACTI_POINTS];
+	double xs[CACTI_POINTS];
+	size_t n = 0, i;
+
+	for (i = 0; i < t->n && n < CACTI_POINTS; i++) {
+		const struct cacti_row *r = &t->rows[i];
+
+		if (!match(r, node, kind, line, assoc))
+			continue;
+		if (n && xs[n - 1] == (double)r->size / per)
+			continue; /* the sequential run of a size normal mode took */
+		p[n] = r;
+		xs[n++] = (double)r->size / per;
+	}
+	if (!n)
+		return false;
+	if (n == 1) {
+		*out = of_row(p[0]);
+		return true;
+	}
+	for (i = 1; i < n - 1 && xs[i] < x; i++)
+		;
+	/* p[i - 1], p[i]: around x, or the end segment beyond the table */
+	{
+		struct cacti_array a = of_row(p[i - 1]), b = of_row(p[i]);
+
+		*out = mix(&a, &b, xs[i - 1], xs[i], x);
+	}
+	return true;
+}
+
+/* The value of v nearest to x in log2 among the rows' (node, kind) field; 0: none. */
+static unsigned nearest_line(const struct cacti_table *t, unsigned node, unsigned kind, unsigned x)
+{
+	unsigned best = 0;
+	double bd = INFINITY;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cacti_row *r = &t->rows[i];
+		double d;
+
+		if (r->node_nm != node || r->kind != kind || !r->line)
+			continue;
+		d = fabs(log2((double)r->line) - log2((double)x));
+		if (d < bd || (d == bd && r->line > best)) {
+			bd = d;
+			best = r->line;
+		}
+	}
+	return best;
+}
+
+/* One array of a cache (kind tag or data), interpolated over ways and size. */
+static int cache_array(const struct cacti_table *t, unsigned node, unsigned kind, uint64_t size,
+		       unsigned assoc, unsigned line, struct cacti_array *out)
+{
+	unsigned lo = 0, hi = 0, lo2 = 0, hi2 = 0; /* the ways around assoc, and the next out */
+	struct cacti_array a, b;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct cacti_row *r = &t->rows[i];
+		unsigned w = r->assoc;
+
+		if (!match(r, node, kind, line, -1) || !w)
+			continue;
+		if (w <= assoc && w > lo)
+			lo = w;
+		if (w >= assoc && (!hi || w < hi))
+			hi = w;
+		if (!lo2 || w < lo2)
+			lo2 = w; /* the smallest */
+		if (w > hi2)
+			hi2 = w; /* the largest */
+	}
+	if (!lo2)
+		return -1;
+	if (!lo || !hi) {
+		/* beyond the table's ways: the end segment */
+		unsigned end = !lo ? lo2 : hi2, next = 0;
+
+		for (size_t i = 0; i < t->n; i++) {
+			const struct cacti_row *r = &t->rows[i];
+			unsigned w = r->assoc;
+
+			if (!match(r, node, kind, line, -1) || !w || w == end)
+				continue;
+			if (!next || (!lo ? w < next : w > next))
+				next = w;
+		}
+		lo = end;
+		hi = next ? next : end;
+	}
+	if (!along_size(t, node, kind, line, (int)lo, (double)size, 1, &a) ||
+	    !along_size(t, node, kind, line, (int)hi, (double)size, 1, &b))
+		return -1;
+	*out = mix(&a, &b, lo, hi, assoc);
+	return 0;
+}
+
+int cacti_cache_in(const struct cacti_table *t, unsigned node_nm, uint64_t size, unsigned assoc,
+		   unsigned line, struct cacti_array *tag, struct cacti_array *data)
+{
+	unsigned tl = nearest_line(t, node_nm, CACTI_TAG, line);
+	double f;
+
+	if (!tl || !assoc || !size || cache_array(t, node_nm, CACTI_TAG, size, assoc, tl, tag) ||
+	    cache_array(t, node_nm, CACTI_DATA, size, assoc, tl, data))
+		return -1;
+	/* another line: the data array moves line / tl as many bits per access */
+	f = (double)line / (double)tl;
+	data->read_pj *= f;
+	data->write_pj *= f;
+	return 0;
+}
+
+int cacti_ram_in(const struct cacti_table *t, unsigned node_nm, uint64_t size, unsigned width,
+		 struct cacti_array *out)
+{
+	unsigned w = nearest_line(t, node_nm, CACTI_RAM, width);
+
+	if (!w || !along_size(t, node_nm, CACTI_RAM, w, 1, (double)size, 1, out))
+		return -1;
+	out->read_pj *= (double)width / w;
+	out->write_pj *= (double)width / w;
+	return 0;
+}
+
+int cacti_cam_in(const struct cacti_table *t, unsigned node_nm, unsigned entries,
+		 struct cacti_array *out)
+{
+	unsigned w = nearest_line(t, node_nm, CACTI_CAM, 8);
+
+	if (!w || !along_size(t, node_nm, CACTI_CAM, w, 0, (double)entries, w, out))
+		return -1;
+	return 0;
+}
+
+int cacti_cache(unsigned node_nm, uint64_t size, unsigned assoc, unsigned line,
+		struct cacti_array *tag, struct cacti_array *data)
+{
+	return cacti_cache_in(&cacti_table, node_nm, size, assoc, line, tag, data);
+}
+
+int cacti_ram(unsigned node_nm, uint64_t size, unsigned width, struct cacti_array *out)
+{
+	return cacti_ram_in(&cacti_table, node_nm, size, width, out);
+}
+
+int cacti_cam(unsigned node_nm, unsigned entries, struct cacti_array *out)
+{
+	return cacti_cam_in(&cacti_table, node_nm, entries, out);
+}
