@@ -51,14 +51,16 @@ static bool match(const struct cacti_row *r, unsigned node, unsigned kind, unsig
 }
 
 /*
- * The rows of (node, kind, line, assoc) at x = size / per (per: 1, or the CAMs' payload): the
- * two around x (or the two at the nearer end) mixed. The table is sorted by size within those
- * keys, a sequential-mode row after the normal one of its size, which wins. false: no row.
+ * The rows of (node, kind, line, assoc) at x = size / per (per: 1, or the CAMs' payload):
+ * normal-mode rows only, the two around x mixed; beyond them the nearer end's value (no
+ * extrapolation). A size CACTI built only in sequential mode (too few sets for the normal
+ * one) is its sequential row, exactly: sequential access reads only the hit way, so it is far
+ * cheaper, and a segment across the two modes would mean nothing. false: no row.
  */
 static bool along_size(const struct cacti_table *t, unsigned node, unsigned kind, unsigned line,
 		       int assoc, double x, double per, struct cacti_array *out)
 {
-	const struct cacti_row *p[CACTI_POINTS];
+	const struct cacti_row *p[CACTI_POINTS], *seq = NULL;
 	double xs[CACTI_POINTS];
 	size_t n = 0, i;
 
@@ -67,20 +69,30 @@ static bool along_size(const struct cacti_table *t, unsigned node, unsigned kind
 
 		if (!match(r, node, kind, line, assoc))
 			continue;
-		if (n && xs[n - 1] == (double)r->size / per)
-			continue; /* the sequential run of a size normal mode took */
+		if (r->sequential) {
+			if ((double)r->size / per == x)
+				seq = r;
+			continue;
+		}
 		p[n] = r;
 		xs[n++] = (double)r->size / per;
 	}
+	if (seq && (!n || x < xs[0] || x > xs[n - 1])) {
+		*out = of_row(seq);
+		return true;
+	}
 	if (!n)
 		return false;
-	if (n == 1) {
+	if (n == 1 || x <= xs[0]) {
 		*out = of_row(p[0]);
 		return true;
 	}
-	for (i = 1; i < n - 1 && xs[i] < x; i++)
+	if (x >= xs[n - 1]) {
+		*out = of_row(p[n - 1]);
+		return true;
+	}
+	for (i = 1; xs[i] < x; i++)
 		;
-	/* p[i - 1], p[i]: around x, or the end segment beyond the table */
 	{
 		struct cacti_array a = of_row(p[i - 1]), b = of_row(p[i]);
 
@@ -134,22 +146,11 @@ static int cache_array(const struct cacti_table *t, unsigned node, unsigned kind
 	}
 	if (!lo2)
 		return -1;
-	if (!lo || !hi) {
-		/* beyond the table's ways: the end segment */
-		unsigned end = !lo ? lo2 : hi2, next = 0;
-
-		for (size_t i = 0; i < t->n; i++) {
-			const struct cacti_row *r = &t->rows[i];
-			unsigned w = r->assoc;
-
-			if (!match(r, node, kind, line, -1) || !w || w == end)
-				continue;
-			if (!next || (!lo ? w < next : w > next))
-				next = w;
-		}
-		lo = end;
-		hi = next ? next : end;
-	}
+	/* beyond the table's ways: the nearer end's (no extrapolation) */
+	if (!lo)
+		lo = hi = lo2;
+	if (!hi)
+		lo = hi = hi2;
 	if (!along_size(t, node, kind, line, (int)lo, (double)size, 1, &a) ||
 	    !along_size(t, node, kind, line, (int)hi, (double)size, 1, &b))
 		return -1;

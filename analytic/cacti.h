@@ -8,13 +8,15 @@
  * sizes, associativities and line sizes (a whole line per access), small RAMs and CAMs. A
  * geometry between the table's points is interpolated, one beyond them extrapolated:
  *
- *   - size: log-log linear between the two table sizes around it (a power law per segment;
- *     beyond the table, the end segment's law);
+ *   - size: log-log linear between the two normal-mode table sizes around it (a power law
+ *     per segment); beyond them, the nearer end's value (no extrapolation);
  *   - associativity: the same over log2(ways), between the two table associativities around
- *     it (each first interpolated over size);
+ *     it (each first interpolated over size); beyond them, the nearer end's;
  *   - line: the table's line nearest in log2; the data array's energies scaled by line /
  *     table line (a whole line is read or written), the tag array's not;
- *   - a point CACTI refused in normal access mode is its sequential-mode run.
+ *   - a size CACTI built only in sequential access mode (too few sets for the normal one) is
+ *     its sequential run, exactly (about ways times cheaper a read: only the hit way is
+ *     read); no segment crosses the two modes.
  *
  * Every quantity (read, write, search energy, leakage) is interpolated alike. tests/unit/
  * test_cacti.c measures the interpolation's error by leaving each table point out.

@@ -1076,6 +1076,40 @@ START_TEST(test_idd_energy)
 }
 END_TEST
 
+static void idle_until_cb(struct sim_kernel *k, void *obj, void *arg)
+{
+	(void)k;
+	(void)obj;
+	(void)arg;
+}
+
+/* A channel idle after its last request: the first refresh due closes its open rows, so the
+ * open share counts them open only until then (DDR3 preset: one read at 0, the run ending at
+ * 100 us; the first refresh is due at 3 900 cycles = 7.8 us). */
+START_TEST(test_idle_tail_open_share)
+{
+	struct dram_cfg c;
+	struct tb tb;
+	struct rq *r;
+	uint64_t act = UINT64_MAX, end;
+
+	preset_cfg("ddr3-1000", &c);
+	tb_init(&tb, &c, 1, 0, NULL);
+	r = tb_program(&tb, 0, 1);
+	r[0] = (struct rq){.addr = addr_of(&c, 0, 0, 0), .len = 64, .at = 0};
+	sim_schedule(tb.k, 100 * SIM_US, idle_until_cb, NULL, NULL);
+	ck_assert_int_eq(tb_run(&tb), 0);
+	tb_check_complete(&tb);
+	for (size_t i = 0; i < tb.ncmd; i++)
+		if (tb.cmd[i].kind == DRAM_CMD_ACT)
+			act = tb.cmd[i].cycle;
+	end = sim_clock_cycle(&tb.clk, sim_now(tb.k));
+	ck_assert_uint_eq(end, 50000);
+	ck_assert_double_eq_tol(dram_ctrl_open_share(tb.d), (double)(3900 - act) / 50000, 1e-12);
+	tb_fini(&tb);
+}
+END_TEST
+
 /* A refresh's PREA closes the open banks: one PRE's energy each (DRAMPower's handlePreA), kept
  * apart from precharges (which equal the conflicts). */
 START_TEST(test_prea_banks)
@@ -1727,6 +1761,7 @@ static Suite *dram_suite(void)
 	tcase_add_test(tc, test_ddr3_preset);
 	tcase_add_test(tc, test_idd_energy);
 	tcase_add_test(tc, test_prea_banks);
+	tcase_add_test(tc, test_idle_tail_open_share);
 	tcase_add_test(tc, test_bank_groups);
 	suite_add_tcase(s, tc);
 

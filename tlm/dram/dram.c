@@ -333,7 +333,8 @@ void dram_cfg_energies(const struct dram_cfg *c, struct dram_energies *e)
 	e->act_stby_w = (double)c->devices * c->vdd * c->idd3n * 1e-3 + vpp_w;
 	e->pre_stby_w = (double)c->devices * c->vdd * c->idd2n * 1e-3 + vpp_w;
 	e->ref_w = c->tREFI ? e->ref_pj * 1e-12 / ((double)c->tREFI * tck * 1e-9) : 0;
-	e->ref_act = c->tREFI ? (double)(c->tRFC - c->tRP) / (double)c->tREFI : 0;
+	e->ref_act =
+	    c->tREFI && c->tRFC > c->tRP ? (double)(c->tRFC - c->tRP) / (double)c->tREFI : 0;
 }
 
 /* A refresh keeps the channel active for tRFC - tRP of its tREFI (DRAMPower's handleRef),
@@ -1358,9 +1359,14 @@ void dram_energy_model(const struct energy_model *in, const struct dram_cfg *cfg
 double dram_ctrl_open_share(const struct dram_ctrl *d)
 {
 	uint64_t now = sim_clock_cycle(&d->clk, sim_now(d->k)), open = *d->open_cycles;
+	uint64_t end = now;
 
-	if (d->n_open && now > d->open_since)
-		open += now - d->open_since;
+	/* an idle channel catches its refreshes up only when the next request comes: the first
+	 * one due has closed the rows still open (its PREA), so their stretch ends there */
+	if (d->cfg.tREFI && d->ref_next < end)
+		end = d->ref_next;
+	if (d->n_open && end > d->open_since)
+		open += end - d->open_since;
 	if (!now)
 		return 0;
 	return open >= now ? 1 : (double)open / (double)now;
