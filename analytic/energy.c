@@ -167,8 +167,8 @@ double energy_node_scale(unsigned node, unsigned scaling)
 
 static const struct cs_param energy_rows[] = {
     {"node", CS_P_ENUM, offsetof(struct energy_cfg, node), "40nm", "",
-     "technology node of the built-in table: 40nm (GTX480-era estimates, GPUWattch/CACTI "
-     "ballparks), 28nm and 22nm (40nm scaled; docs/energy.md)",
+     "technology node: the L1's and L2's arrays from CACTI 7 at 40, 28 or 22 nm, the SM's "
+     "and NoC's from the built-in 40nm estimates (scaled for 28nm and 22nm; docs/energy.md)",
      0, 0, energy_node_names},
     ENERGY_EVENT_ROWS(EV_PARAM) ENERGY_STATIC_ROWS(ST_PARAM){NULL},
 };
