@@ -126,7 +126,7 @@ static unsigned nearest_line(const struct cacti_table *t, unsigned node, unsigne
 static int cache_array(const struct cacti_table *t, unsigned node, unsigned kind, uint64_t size,
 		       unsigned assoc, unsigned line, struct cacti_array *out)
 {
-	unsigned lo = 0, hi = 0, lo2 = 0, hi2 = 0; /* the ways around assoc, and the next out */
+	unsigned lo = 0, hi = 0, least = 0, most = 0; /* the ways around assoc; the table's ends */
 	struct cacti_array a, b;
 
 	for (size_t i = 0; i < t->n; i++) {
@@ -139,18 +139,18 @@ static int cache_array(const struct cacti_table *t, unsigned node, unsigned kind
 			lo = w;
 		if (w >= assoc && (!hi || w < hi))
 			hi = w;
-		if (!lo2 || w < lo2)
-			lo2 = w; /* the smallest */
-		if (w > hi2)
-			hi2 = w; /* the largest */
+		if (!least || w < least)
+			least = w;
+		if (w > most)
+			most = w;
 	}
-	if (!lo2)
+	if (!least)
 		return -1;
 	/* beyond the table's ways: the nearer end's (no extrapolation) */
 	if (!lo)
-		lo = hi = lo2;
+		lo = hi = least;
 	if (!hi)
-		lo = hi = hi2;
+		lo = hi = most;
 	if (!along_size(t, node, kind, line, (int)lo, (double)size, 1, &a) ||
 	    !along_size(t, node, kind, line, (int)hi, (double)size, 1, &b))
 		return -1;

@@ -266,17 +266,24 @@ static const unsigned node_nm[EN_NODES] = {
 #define EN_TS_BITS	 32
 #define EN_WARP_TS_BYTES 4
 
-static void set_pj(struct energy_model *m, unsigned e, double pj)
+void energy_model_set_pj(struct energy_model *m, unsigned e, double pj)
 {
 	if (!m->given_pj[e])
 		m->pj[e] = pj;
 }
 
+void energy_model_set_static(struct energy_model *m, unsigned comp, double w)
+{
+	if (!m->given_static[comp])
+		m->static_w[comp] = w;
+}
+
 /* One cache's events (tag, data read, data write, MSHR, timestamp read and write: consecutive
- * in enum energy_event from `first`) and its static power. */
+ * in enum energy_event from `first`) and its static power, with `other_w` of its other arrays'
+ * leakage (the L1's warp table). */
 static int cache_events(struct energy_model *m, unsigned node, uint64_t bytes, unsigned assoc,
 			unsigned line, unsigned mshrs, unsigned first, unsigned ts_read,
-			unsigned comp)
+			unsigned comp, double other_w)
 {
 	struct cacti_array tag, data, cam;
 	double ts = 0;
@@ -285,14 +292,13 @@ static int cache_events(struct energy_model *m, unsigned node, uint64_t bytes, u
 		return -1;
 	if (tag.tag_bits > 0)
 		ts = EN_TS_BITS / tag.tag_bits;
-	set_pj(m, first, tag.read_pj);
-	set_pj(m, first + 1, data.read_pj);
-	set_pj(m, first + 2, data.write_pj);
-	set_pj(m, first + 3, cam.search_pj);
-	set_pj(m, ts_read, tag.read_pj * ts);
-	set_pj(m, ts_read + 1, tag.write_pj * ts);
-	if (!m->given_static[comp])
-		m->static_w[comp] = tag.leak_w + data.leak_w + cam.leak_w;
+	energy_model_set_pj(m, first, tag.read_pj);
+	energy_model_set_pj(m, first + 1, data.read_pj);
+	energy_model_set_pj(m, first + 2, data.write_pj);
+	energy_model_set_pj(m, first + 3, cam.search_pj);
+	energy_model_set_pj(m, ts_read, tag.read_pj * ts);
+	energy_model_set_pj(m, ts_read + 1, tag.write_pj * ts);
+	energy_model_set_static(m, comp, tag.leak_w + data.leak_w + cam.leak_w + other_w);
 	return 0;
 }
 
@@ -307,17 +313,15 @@ int energy_model_arrays(struct energy_model *m, const struct energy_arrays *a)
 			   EN_L2_TS_WRITE == EN_L2_TS_READ + 1,
 		       "a cache's events in the order cache_events sets them");
 	if (cache_events(m, node, a->l2_bytes, a->l2_assoc, a->l2_line, a->l2_mshrs, EN_L2_TAG,
-			 EN_L2_TS_READ, EN_L2))
+			 EN_L2_TS_READ, EN_L2, 0))
 		return -1;
 	if (!a->has_l1)
 		return 0;
-	if (cache_events(m, node, a->l1_bytes, a->l1_assoc, a->l1_line, a->l1_mshrs, EN_L1_TAG,
-			 EN_L1_TS_READ, EN_L1) ||
-	    cacti_ram(node, (uint64_t)a->warps * EN_WARP_TS_BYTES, EN_WARP_TS_BYTES, &warp))
+	if (cacti_ram(node, (uint64_t)a->warps * EN_WARP_TS_BYTES, EN_WARP_TS_BYTES, &warp) ||
+	    cache_events(m, node, a->l1_bytes, a->l1_assoc, a->l1_line, a->l1_mshrs, EN_L1_TAG,
+			 EN_L1_TS_READ, EN_L1, warp.leak_w))
 		return -1;
-	set_pj(m, EN_L1_WARP_TS, warp.read_pj);
-	if (!m->given_static[EN_L1])
-		m->static_w[EN_L1] += warp.leak_w;
+	energy_model_set_pj(m, EN_L1_WARP_TS, warp.read_pj);
 	return 0;
 }
 

@@ -141,6 +141,11 @@ struct energy_arrays {
  */
 int energy_model_arrays(struct energy_model *m, const struct energy_arrays *a);
 
+/* Sets event e's energy, or component comp's static power per instance, unless a key of
+ * section energy set it (what a system fills in: CACTI's arrays, the DRAM's currents). */
+void energy_model_set_pj(struct energy_model *m, unsigned e, double pj);
+void energy_model_set_static(struct energy_model *m, unsigned comp, double w);
+
 /* The node's built-in values. */
 void energy_model_defaults(unsigned node, struct energy_model *m);
 /*

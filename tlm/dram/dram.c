@@ -1336,24 +1336,18 @@ void dram_ctrl_energy(const struct dram_ctrl *d, struct energy_counts *out)
 void dram_energy_model(const struct energy_model *in, const struct dram_cfg *cfg,
 		       struct dram_ctrl *const *ch, unsigned n, struct energy_model *out)
 {
-	static const unsigned ev[] = {EN_DRAM_ACT, EN_DRAM_PRE, EN_DRAM_RD, EN_DRAM_WR};
 	struct dram_energies e;
-	double pj[4], w = 0;
+	double w = 0;
 
 	*out = *in;
 	dram_cfg_energies(cfg, &e);
-	pj[0] = e.act_pj;
-	pj[1] = e.pre_pj;
-	pj[2] = e.rd_pj;
-	pj[3] = e.wr_pj;
-	for (unsigned i = 0; i < 4; i++)
-		if (!in->given_pj[ev[i]])
-			out->pj[ev[i]] = pj[i];
-	if (in->given_static[EN_DRAM])
-		return;
+	energy_model_set_pj(out, EN_DRAM_ACT, e.act_pj);
+	energy_model_set_pj(out, EN_DRAM_PRE, e.pre_pj);
+	energy_model_set_pj(out, EN_DRAM_RD, e.rd_pj);
+	energy_model_set_pj(out, EN_DRAM_WR, e.wr_pj);
 	for (unsigned i = 0; i < n; i++)
 		w += dram_background_w(&e, dram_ctrl_open_share(ch[i]));
-	out->static_w[EN_DRAM] = n ? w / n : dram_background_w(&e, 0);
+	energy_model_set_static(out, EN_DRAM, n ? w / n : dram_background_w(&e, 0));
 }
 
 double dram_ctrl_open_share(const struct dram_ctrl *d)

@@ -154,8 +154,7 @@ struct gpu_sys {
 	struct dram_cfg dram_cfg;
 	struct gpu_coherence_cfg coh;
 	struct gpu_workload_cfg wl;
-	struct energy_model energy;
-	struct energy_arrays energy_arrays; /* its L1 and L2 banks, for CACTI's energies */
+	struct energy_model energy; /* its L1's and banks' values from CACTI at build */
 	const struct gpu_protocol *proto;
 	void *proto_cfg[GPU_MAX_PROTOCOLS]; /* each registered protocol's section */
 	struct gpu_ctx ctx;
@@ -785,22 +784,22 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	rc = gpu_protocol_check(g->proto, err);
 	if (rc)
 		return rc;
-	g->energy_arrays = (struct energy_arrays){
-	    .has_l1 = g->proto->has_l1,
-	    .l1_bytes = g->l1.size_kib * 1024,
-	    .l1_assoc = (unsigned)g->l1.assoc,
-	    .l1_line = (unsigned)g->l1.line_bytes,
-	    .l1_mshrs = (unsigned)g->l1.mshrs,
-	    .l2_bytes = g->l2.size_kib * 1024,
-	    .l2_assoc = (unsigned)g->l2.assoc,
-	    .l2_line = (unsigned)g->l2.line_bytes,
-	    .l2_mshrs = (unsigned)g->l2.mshrs,
-	    .warps = (unsigned)g->core.warps,
-	};
 	{
-		struct energy_model probe = g->energy;
+		/* the L1's and the banks' energies follow their geometry: CACTI's, once */
+		const struct energy_arrays arrays = {
+		    .has_l1 = g->proto->has_l1,
+		    .l1_bytes = g->l1.size_kib * 1024,
+		    .l1_assoc = (unsigned)g->l1.assoc,
+		    .l1_line = (unsigned)g->l1.line_bytes,
+		    .l1_mshrs = (unsigned)g->l1.mshrs,
+		    .l2_bytes = g->l2.size_kib * 1024,
+		    .l2_assoc = (unsigned)g->l2.assoc,
+		    .l2_line = (unsigned)g->l2.line_bytes,
+		    .l2_mshrs = (unsigned)g->l2.mshrs,
+		    .warps = (unsigned)g->core.warps,
+		};
 
-		if (energy_model_arrays(&probe, &g->energy_arrays))
+		if (energy_model_arrays(&g->energy, &arrays))
 			return cs_err_set(
 			    err, -CS_ECONFIG,
 			    "energy.node = \"%s\": CACTI's table "
@@ -1231,7 +1230,6 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *summar
 		dram_ctrl_energy(g->dram[ch], &c);
 	energy_add_noc(&c, &noc);
 	dram_energy_model(&g->energy, &g->dram_cfg, g->dram, g->channels, &m);
-	energy_model_arrays(&m, &g->energy_arrays);
 	/* FF runs values only and counts no event: the events the other faces counted stand for
 	 * their work and are scaled to the whole run's (km with FF members: four fifths of its
 	 * kernels), the scaled part as uncertain as the run's time */
