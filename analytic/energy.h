@@ -15,7 +15,7 @@
  *
  *     event_j[e]    = count[e] * pj[e] * 1e-12
  *     dynamic_j[c]  = sum of event_j[e] over the events of component c, in table order
- *     static_w[c]   = instances(c) * per-instance static power of c
+ *     static_w[c]   = inst[c] * per-instance static power of c
  *     static_j[c]   = static_w[c] * seconds
  *     total_j       = sum over components (in enum order) of dynamic_j[c] + static_j[c]
  *     half_j        = (sum of static_w) * seconds_half
@@ -28,6 +28,7 @@
 #define COHSCOPE_ANALYTIC_ENERGY_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -35,8 +36,23 @@
 #include "util/error.h"
 #include "util/params.h"
 
-/* Components of the breakdown. */
-enum energy_comp { EN_SM = 0, EN_L1, EN_L2, EN_NOC, EN_DRAM, EN_COMPS };
+/* Components of the breakdown: the GPU's (its SMs or CUs, their L1s or TCPs, the L2 banks or
+ * TCC slices, the networks, the DRAM channels) and the CPU side's (cores, CorePairs, the system
+ * directory, its victim LLC, the DMA engine). A system reports every one; those it does not
+ * have are zero. */
+enum energy_comp {
+	EN_SM = 0,
+	EN_L1,
+	EN_L2,
+	EN_NOC,
+	EN_DRAM,
+	EN_CPU,
+	EN_COREPAIR,
+	EN_DIR,
+	EN_LLC,
+	EN_DMA,
+	EN_COMPS
+};
 
 /* Events. energy.c has one table row per event (the same order). */
 enum energy_event {
@@ -63,6 +79,21 @@ enum energy_event {
 	EN_DRAM_RD,	   /* a read burst (RD command) */
 	EN_DRAM_WR,	   /* a write burst (WR command) */
 	EN_DRAM_IO_BIT,	   /* a bit over the DRAM interface (either direction) */
+	EN_CPU_INST,	   /* a CPU instruction committed (the core, not its caches) */
+	EN_CP_L1D_TAG,	   /* a CorePair L1D tag probe or write */
+	EN_CP_L1D_READ,	   /* an L1D data read */
+	EN_CP_L1D_WRITE,   /* an L1D data write (a store, a fill) */
+	EN_CP_L1I_READ,	   /* an instruction fetch through the L1I (tags and data) */
+	EN_CP_L2_TAG,	   /* a CorePair L2 tag probe or write */
+	EN_CP_L2_READ,	   /* an L2 data read */
+	EN_CP_L2_WRITE,	   /* an L2 data write */
+	EN_CP_TBE,	   /* a CorePair TBE allocate or look-up */
+	EN_DIR_TBE,	   /* a directory transaction's TBE allocate or look-up */
+	EN_DIR_ENTRY,	   /* a directory-cache entry read or written (owner, sharer tracking) */
+	EN_LLC_TAG,	   /* an LLC tag probe or write */
+	EN_LLC_READ,	   /* an LLC data read */
+	EN_LLC_WRITE,	   /* an LLC data write */
+	EN_DMA_LINE,	   /* a line through the DMA engine's buffer (written and read) */
 	EN_EVENTS
 };
 
@@ -71,11 +102,11 @@ enum energy_node { EN_NODE_40NM = 0, EN_NODE_28NM, EN_NODE_22NM, EN_NODES };
 
 /* How a 40 nm value moves to another node (docs/energy.md: the scaling rule). */
 enum energy_scaling {
-	EN_SCALE_LOGIC = 0, /* on-chip dynamic energy (logic, SRAM, wires): C V^2 */
-	EN_SCALE_LEAK,	    /* on-chip static power */
-	EN_SCALE_OFFCHIP,   /* the DRAM devices and their interface: not the GPU's node */
+	EN_SCALE_LOGIC = 0, /* on-chip dynamic energy: as McPAT's core scales between nodes */
+	EN_SCALE_LEAK,	    /* on-chip static power: as McPAT's core's leakage scales */
 	EN_SCALE_DEVICE,    /* from the DRAM devices' currents (section dram): no table value */
 	EN_SCALE_ARRAY,	    /* from CACTI's table for the configured array (energy_model_arrays) */
+	EN_SCALE_TOOL,	    /* McPAT's value at each node (a table per node, energy.c) */
 	EN_SCALES
 };
 
@@ -132,6 +163,18 @@ struct energy_arrays {
 	unsigned l1_mshrs, l2_mshrs, warps;
 };
 
+/* The CPU side's arrays (systems cpu and apu on the APU memory side): one CorePair's L1D
+ * (each of its two), L1I and L2 and its TBEs; the directory's TBEs and (tracking) its
+ * directory cache of entries x entry_bytes; its victim LLC; the DMA engine's buffer. */
+struct energy_cpu_arrays {
+	uint64_t l1d_bytes, l1i_bytes, l2_bytes, llc_bytes;
+	unsigned l1d_assoc, l1i_assoc, l2_assoc, llc_assoc, line;
+	unsigned cp_tbes, dir_tbes;
+	uint64_t dir_entries; /* 0: a stateless directory (no directory cache) */
+	unsigned dir_entry_assoc, dir_entry_bytes;
+	unsigned dma_lines; /* lines the DMA engine's buffer holds */
+};
+
 /*
  * Fills in the L1's and the L2's per-event energies and static powers that no key of section
  * energy set, from CACTI 7's table at the model's node (analytic/cacti.h; docs/energy.md
@@ -140,6 +183,9 @@ struct energy_arrays {
  * arrays' leakage. 0, or -1 when the table has no row of the node.
  */
 int energy_model_arrays(struct energy_model *m, const struct energy_arrays *a);
+/* The same for the CPU side's arrays (CorePair, directory, LLC, DMA). 0, or -1 when the table
+ * has no row of the node. */
+int energy_model_cpu_arrays(struct energy_model *m, const struct energy_cpu_arrays *a);
 
 /* Sets event e's energy, or component comp's static power per instance, unless a key of
  * section energy set it (what a system fills in: CACTI's arrays, the DRAM's currents). */
@@ -156,35 +202,26 @@ void energy_model_defaults(unsigned node, struct energy_model *m);
  */
 int energy_model_load(struct cs_config *c, struct energy_model *m, struct cs_err *err);
 
-/* What the GPU is made of: the instances static power is charged for. */
-struct energy_shape {
-	unsigned sms, banks, channels;
-	unsigned routers;  /* routers of one network (every vnet's network alike) */
-	unsigned networks; /* physical networks side by side (noc_phys_nets: one per vnet, or
-			      1 when the vnets share the links) */
-	bool has_l1;	   /* false: the L1 is off (`none`): no L1 static power */
-};
-
 /*
- * The events of a run, by enum energy_event. Nothing here reads a statistic: every component
- * declares its own events through its ops table (the stats contract of issue 38), adding its
- * counts with energy_add(): the SM (gpu_sm_energy), each protocol's L1 and L2 (gpu_l1_ops.energy,
- * gpu_l2_ops.energy, required: a protocol without them is refused when the system is built),
- * the DRAM channels (dram_energy) and the networks (energy_add_noc, from what noc.h declares).
+ * The events of a run, by enum energy_event, and the instances static power is charged for, by
+ * enum energy_comp. Nothing here reads a statistic: every component declares its own events
+ * and itself through its ops table (the stats contract of issue 38): the SM (gpu_sm_energy),
+ * each protocol's L1 and L2 (gpu_l1_ops.energy, gpu_l2_ops.energy, required: a protocol without
+ * them is refused when the system is built), every node the system builder makes
+ * (fab_role_ops.energy, required of every role), the DRAM channels (dram_ctrl_energy), the CPU
+ * cores (cpu_core_energy) and the networks (energy_add_noc, from what noc.h declares).
  */
 struct energy_counts {
 	double n[EN_EVENTS];
+	double inst[EN_COMPS]; /* SMs, L1s, L2 banks, routers x physical networks, channels... */
 };
-
-/* Instances of component comp static power is charged for: SMs, L1s (0 without an L1), L2
- * banks, routers of every physical network (routers x networks), DRAM channels. */
-double energy_instances(const struct energy_shape *sh, unsigned comp);
 
 /* The networks' figures, as they declare them (noc.h: the flits of every vnet, and
  * noc_link_flits), summed over the system's networks. */
 struct energy_noc {
 	double flits;	   /* flits sent, every vnet */
 	double link_flits; /* flits over router-to-router links, every vnet */
+	double routers;	   /* routers x physical networks (noc_routers x noc_phys_nets) */
 };
 
 static inline void energy_add(struct energy_counts *c, unsigned event, double n)
@@ -192,7 +229,8 @@ static inline void energy_add(struct energy_counts *c, unsigned event, double n)
 	c->n[event] += n;
 }
 
-/* A flit crosses hops + 1 routers and hops router-to-router links. */
+/* A flit crosses hops + 1 routers and hops router-to-router links; the routers charge static
+ * power. */
 void energy_add_noc(struct energy_counts *c, const struct energy_noc *noc);
 
 struct energy_report {
@@ -209,14 +247,19 @@ struct energy_report {
 };
 
 /* See the formulas at the top. seconds and seconds_half must be >= 0. */
-void energy_compute(const struct energy_model *m, const struct energy_shape *sh,
-		    const struct energy_counts *c, double seconds, double seconds_half,
-		    struct energy_report *out);
+void energy_compute(const struct energy_model *m, const struct energy_counts *c, double seconds,
+		    double seconds_half, struct energy_report *out);
 
 /* {component name: {"dynamic_j", "static_j", "static_w"}} in enum order; NULL when out of
  * memory. */
 json_t *energy_components_json(const struct energy_report *r);
 /* {event name: {"component", "count", "pj", "j"}} in table order; NULL when out of memory. */
 json_t *energy_events_json(const struct energy_report *r);
+/* A run's result keys: energy_j, energy_half_j, energy_dynamic_j, energy_static_j,
+ * energy_node, energy_seconds, energy (energy_components_json), energy_events. */
+void energy_report_json(json_t *result, const struct energy_report *r);
+/* The report's two lines: the total (with its half-width when `interval`) and each component
+ * the system has (dynamic + static, mJ). */
+void energy_report_print(FILE *f, const struct energy_report *r, bool interval);
 
 #endif

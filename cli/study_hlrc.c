@@ -108,8 +108,22 @@ enum hm {
 	M_REMOTE_OPS, /* RSP: remote-scope operations at the L2 */
 	M_PEAK_LINES, /* registration: the banks' most lines registered at once, summed */
 	M_BROADCASTS, /* RSP: the banks' broadcasts (a remote RMW makes two) */
+	M_TR_REQUEST, /* the result's NoC bytes by kind (traffic.noc.KIND.bytes) */
+	M_TR_DATA,
+	M_TR_PROBE,
+	M_TR_COHERENCE,
+	M_TR_WRITEBACK,
+	M_EN_SM, /* the result's energy by component (dynamic + static), uJ */
+	M_EN_L1,
+	M_EN_L2,
+	M_EN_NOC,
+	M_EN_DRAM,
 	NM
 };
+
+/* The result's figures behind M_TR_* and M_EN_*, in that order. */
+static const char *const traffic_kinds[] = {"request", "data", "probe", "coherence", "writeback"};
+static const char *const energy_comps[] = {"sm", "l1", "l2", "noc", "dram"};
 
 /* A statistic of one CU's L1 or SM ("gpu.smN.NAME") or of one L2 bank ("gpu.l2.bankN.NAME"),
  * summed into metric m. */
@@ -216,7 +230,7 @@ static void point_stats(const char *dir, struct lpt *p)
 	const char *key;
 
 	if (json_is_object(st)) {
-		for (int m = 1; m < NM; m++)
+		for (int m = 1; m < M_TR_REQUEST; m++) /* the statistics' sums */
 			p->v[m] = 0;
 		json_object_foreach(st, key, v)
 		{
@@ -265,7 +279,20 @@ static int ldata_add(void *ctx, void *slot)
 	if (strcmp(p->c.status, "ok") == 0) {
 		double c = json_number_value(json_object_get(p->c.res, "cycles"));
 
+		json_t *tr = json_object_get(json_object_get(p->c.res, "traffic"), "noc");
+		json_t *en = json_object_get(p->c.res, "energy");
+
 		p->v[M_CYCLES] = c > 0 ? c : NAN;
+		for (int k = 0; k < 5 && tr; k++)
+			p->v[M_TR_REQUEST + k] = json_number_value(
+			    json_object_get(json_object_get(tr, traffic_kinds[k]), "bytes"));
+		for (int k = 0; k < 5 && en; k++) {
+			json_t *e = json_object_get(en, energy_comps[k]);
+
+			p->v[M_EN_SM + k] =
+			    1e6 * (json_number_value(json_object_get(e, "dynamic_j")) +
+				   json_number_value(json_object_get(e, "static_j")));
+		}
 		if (d->full && p->c.id)
 			point_stats(d->dir, p);
 	}
@@ -297,6 +324,9 @@ static double sum_of(const struct lpt *p, const enum hm *ms, size_t n)
 }
 
 static const enum hm cycles_only[] = {M_CYCLES};
+static const enum hm traffic_ms[] = {M_TR_REQUEST, M_TR_DATA, M_TR_PROBE, M_TR_COHERENCE,
+				     M_TR_WRITEBACK};
+static const enum hm energy_ms[] = {M_EN_SM, M_EN_L1, M_EN_L2, M_EN_NOC, M_EN_DRAM};
 static const enum hm inv_causes[] = {M_INV_KSTART, M_INV_ACQ, M_INV_REMOTE, M_INV_ATOMIC};
 static const enum hm flush_causes[] = {M_FL_KEND, M_FL_REL, M_FL_REMOTE, M_FL_ATOMIC, M_STREG};
 static const enum hm lat_data[] = {M_LAT_LOAD, M_LAT_STORE};
@@ -1033,6 +1063,18 @@ static int summary_text(const struct study_opts *o, const void *data, const void
 			       lat_sync, sync_names, N_OF(lat_sync));
 		write_table6(f, d, sel);
 		write_footprints(f, d, sel);
+		write_by_cause(
+		    f, d, sel, "NoC traffic by kind (bytes)",
+		    "Bytes (header and payload) over every network by kind of message "
+		    "(docs/energy.md, \"Traffic\"): requests, data, a home's probes and "
+		    "the L1s' acks, coherence acks, write-backs and unregistrations. The "
+		    "seed reports no traffic.",
+		    traffic_ms, traffic_kinds, N_OF(traffic_ms));
+		write_by_cause(f, d, sel, "Energy by component (uJ)",
+			       "Dynamic and static energy of the CUs, L1s, L2 banks, networks and "
+			       "DRAM (docs/energy.md; 40 nm: the seed names no node). The seed "
+			       "reports no energy.",
+			       energy_ms, energy_comps, N_OF(energy_ms));
 	}
 	if (d->r.loaded[SW_RSPSCALE] || have_main)
 		write_scaling(f, d, sel);

@@ -1019,7 +1019,7 @@ START_TEST(test_idd_energy)
 {
 	struct dram_cfg c;
 	struct dram_energies e;
-	struct energy_counts n = {{0}};
+	struct energy_counts n = {{0}, {0}};
 	struct tb tb;
 	struct rq *r;
 	uint64_t act[2] = {0}, pre = 0, end;
@@ -1115,7 +1115,7 @@ END_TEST
 START_TEST(test_prea_banks)
 {
 	struct dram_cfg c;
-	struct energy_counts n = {{0}};
+	struct energy_counts n = {{0}, {0}};
 	struct tb tb;
 	struct rq *r;
 

@@ -17,24 +17,28 @@
 #include "analytic/cacti.h"
 #include "analytic/energy.h"
 #include "tlm/coherence/gpu_proto.h"
+#include "tlm/noc/noc.h"
 #include "tlm/system/system.h"
 #include "util/config.h"
 
-/* 2 SMs, 2 L2 banks, 1 DRAM channel, a 2 x 2 mesh (4 routers per network). */
-static const struct energy_shape shape = {
-    .sms = 2, .banks = 2, .channels = 1, .routers = 4, .networks = 2, .has_l1 = true};
+/* 2 SMs with their L1s, 2 L2 banks, 2 networks of a 2 x 2 mesh (8 routers), 1 DRAM channel,
+ * 2 CPU cores in a CorePair, a directory with its LLC, a DMA engine. */
+static const double some_inst[EN_COMPS] = {
+    [EN_SM] = 2,  [EN_L1] = 2,	     [EN_L2] = 2,  [EN_NOC] = 8, [EN_DRAM] = 1,
+    [EN_CPU] = 2, [EN_COREPAIR] = 1, [EN_DIR] = 1, [EN_LLC] = 1, [EN_DMA] = 1};
 
-/* Distinct counts for every event. */
+/* Distinct counts for every event, and the instances above. */
 static void some_counts(struct energy_counts *c)
 {
 	for (unsigned e = 0; e < EN_EVENTS; e++)
 		c->n[e] = 1000 + 37 * e;
+	memcpy(c->inst, some_inst, sizeof(c->inst));
 }
 
 START_TEST(test_noc_events)
 {
-	struct energy_counts c = {{0}};
-	struct energy_noc noc = {.flits = 600 + 1800, .link_flits = 345};
+	struct energy_counts c = {{0}, {0}};
+	struct energy_noc noc = {.flits = 600 + 1800, .link_flits = 345, .routers = 8};
 
 	/* hops + 1 routers and hops links per flit */
 	energy_add_noc(&c, &noc);
@@ -42,14 +46,15 @@ START_TEST(test_noc_events)
 	ck_assert_double_eq(c.n[EN_NOC_ROUTER], 345 + 600 + 1800);
 	energy_add_noc(&c, &noc);
 	ck_assert_double_eq(c.n[EN_NOC_ROUTER], 2 * (345 + 600 + 1800));
-	ck_assert_double_eq(energy_instances(&shape, EN_NOC), 8);
-	ck_assert_double_eq(energy_instances(&shape, EN_L1), 2);
+	/* the routers charge static power, once per declaration */
+	ck_assert_double_eq(c.inst[EN_NOC], 16);
+	ck_assert_double_eq(c.inst[EN_L1], 0);
 }
 END_TEST
 
 /* Recomputes the report from its own counts and energies, in the documented order. */
 static void check_sums(const struct energy_report *r, const struct energy_model *m,
-		       const struct energy_shape *sh)
+		       const struct energy_counts *c)
 {
 	double dyn[EN_COMPS] = {0}, total = 0, dtot = 0, stot = 0, w = 0;
 
@@ -62,7 +67,7 @@ static void check_sums(const struct energy_report *r, const struct energy_model 
 		dyn[energy_events[e].comp] += j;
 	}
 	for (unsigned k = 0; k < EN_COMPS; k++) {
-		double sw = energy_instances(sh, k) * m->static_w[k];
+		double sw = c->inst[k] * m->static_w[k];
 
 		ck_assert_double_eq(r->dynamic_j[k], dyn[k]);
 		ck_assert_double_eq(r->static_w[k], sw);
@@ -91,11 +96,11 @@ START_TEST(test_counts_times_energies)
 
 	energy_model_defaults(EN_NODE_40NM, &m);
 	some_counts(&c);
-	energy_compute(&m, &shape, &c, 1e-3, 1e-5, &r);
-	check_sums(&r, &m, &shape);
+	energy_compute(&m, &c, 1e-3, 1e-5, &r);
+	check_sums(&r, &m, &c);
 	ck_assert(r.total_j > 0);
-	/* the 40 nm table itself: e.g. a flit over a link 90 pJ, an SM 1.57 W */
-	ck_assert_double_eq(m.pj[EN_NOC_LINK], 90);
+	/* the 40 nm table itself: e.g. a flit over a link 587.5 pJ, an SM 1.57 W */
+	ck_assert_double_eq(m.pj[EN_NOC_LINK], 587.5);
 	ck_assert_double_eq(m.static_w[EN_SM], 1.57);
 	ck_assert_double_eq(r.static_w[EN_SM], 2 * 1.57);
 	/* the JSON carries the same numbers */
@@ -131,9 +136,9 @@ START_TEST(test_static_scales_with_time)
 
 	energy_model_defaults(EN_NODE_40NM, &m);
 	some_counts(&c);
-	energy_compute(&m, &shape, &c, 3e-4, 1e-5, &a);
-	energy_compute(&m, &shape, &c, 6e-4, 2e-5, &b);
-	energy_compute(&m, &shape, &c, 0, 0, &z);
+	energy_compute(&m, &c, 3e-4, 1e-5, &a);
+	energy_compute(&m, &c, 6e-4, 2e-5, &b);
+	energy_compute(&m, &c, 0, 0, &z);
 	for (unsigned k = 0; k < EN_COMPS; k++) {
 		ck_assert_double_eq(b.static_j[k], 2 * a.static_j[k]);
 		ck_assert_double_eq(b.dynamic_j[k], a.dynamic_j[k]);
@@ -143,10 +148,9 @@ START_TEST(test_static_scales_with_time)
 	ck_assert_double_eq(b.half_j, 2 * a.half_j);
 	ck_assert_double_eq(z.total_j, a.dynamic_total_j);
 	ck_assert_double_eq_tol((b.total_j - a.total_j), a.static_total_j, 1e-12 * b.total_j);
-	/* static power: SMs, L1s, banks, 2 x 4 routers, 1 channel */
-	ck_assert_double_eq_tol(a.static_total_j / 3e-4, 2 * 1.57 + 8 * 0.03,
-				1e-9); /* L1, L2, DRAM: from CACTI and
-								* the currents, 0 here */
+	/* static power: 2 SMs, 2 x 4 routers, 2 CPU cores (McPAT's at 40 nm); the arrays' and
+	 * DRAM's come from CACTI and the currents, 0 here */
+	ck_assert_double_eq_tol(a.static_total_j / 3e-4, 2 * 1.57 + 8 * 0.307 + 2 * 2.397, 1e-9);
 }
 END_TEST
 
@@ -180,18 +184,31 @@ START_TEST(test_nodes_and_overrides)
 	/* no section: 40 nm */
 	ck_assert_int_eq(load("", NULL, &def, msg, sizeof(msg)), 0);
 	ck_assert_mem_eq(&def, &d40, sizeof(def));
-	/* node = 22nm: on-chip dynamic x0.45, static x0.5, DRAM unchanged */
+	/* node = 22nm: the SM's values scaled as McPAT's core scales (dynamic 412.4 / 1305.7,
+	 * leakage 0.564 / 2.397), McPAT's own values at 22 nm for the NoC and the CPU core, the
+	 * arrays' and DRAM's filled in by the system (0 here) */
 	ck_assert_int_eq(load("energy = { node = \"22nm\"; };", NULL, &m, msg, sizeof(msg)), 0);
 	ck_assert_mem_eq(&m, &d22, sizeof(m));
 	ck_assert_uint_eq(m.node, EN_NODE_22NM);
 	for (unsigned e = 0; e < EN_EVENTS; e++) {
-		double f = energy_events[e].comp == EN_DRAM ? 1 : 0.45;
+		unsigned sc = energy_events[e].scaling;
 
-		ck_assert_double_eq(m.pj[e], energy_events[e].pj_40nm * f);
+		if (sc == EN_SCALE_LOGIC)
+			ck_assert_double_eq_tol(m.pj[e], energy_events[e].pj_40nm * 412.4 / 1305.7,
+						1e-12 * m.pj[e]);
+		else if (sc == EN_SCALE_ARRAY || sc == EN_SCALE_DEVICE)
+			ck_assert_double_eq(m.pj[e], 0);
+		else
+			ck_assert(m.pj[e] > 0 && m.pj[e] < energy_events[e].pj_40nm);
 	}
-	for (unsigned k = 0; k < EN_COMPS; k++)
-		ck_assert_double_eq(m.static_w[k], energy_statics[k].w_40nm * 0.5);
-	ck_assert_double_eq(energy_node_scale(EN_NODE_28NM, EN_SCALE_LOGIC), 0.6);
+	ck_assert_double_eq(m.pj[EN_NOC_ROUTER], 133.9);
+	ck_assert_double_eq(m.pj[EN_CPU_INST], 412.4);
+	ck_assert_double_eq(d40.pj[EN_NOC_LINK], 587.5);
+	ck_assert_double_eq_tol(m.static_w[EN_SM], 1.57 * 0.564 / 2.397, 1e-12);
+	ck_assert_double_eq(m.static_w[EN_NOC], 0.130);
+	ck_assert_double_eq(m.static_w[EN_CPU], 0.564);
+	ck_assert_double_eq_tol(energy_node_scale(EN_NODE_28NM, EN_SCALE_LOGIC), 673.0 / 1305.7,
+				1e-15);
 
 	/* one key changes exactly its own value, on top of the node's */
 	ck_assert_int_eq(
@@ -211,8 +228,8 @@ START_TEST(test_nodes_and_overrides)
 	for (unsigned e = 0; e < EN_EVENTS; e++)
 		c.n[e] = 1000 + e;
 	ck_assert_int_eq(load("", "energy.noc_link_pj=42", &m, msg, sizeof(msg)), 0);
-	energy_compute(&d40, &shape, &c, 1e-4, 0, &r0);
-	energy_compute(&m, &shape, &c, 1e-4, 0, &r1);
+	energy_compute(&d40, &c, 1e-4, 0, &r0);
+	energy_compute(&m, &c, 1e-4, 0, &r1);
 	for (unsigned e = 0; e < EN_EVENTS; e++)
 		if (e != EN_NOC_LINK)
 			ck_assert_double_eq(r1.event_j[e], r0.event_j[e]);
@@ -220,7 +237,7 @@ START_TEST(test_nodes_and_overrides)
 	for (unsigned k = 0; k < EN_COMPS; k++)
 		if (k != EN_NOC)
 			ck_assert_double_eq(r1.dynamic_j[k], r0.dynamic_j[k]);
-	ck_assert_double_eq_tol((r1.total_j - r0.total_j), c.n[EN_NOC_LINK] * (42 - 90) * 1e-12,
+	ck_assert_double_eq_tol((r1.total_j - r0.total_j), c.n[EN_NOC_LINK] * (42 - 587.5) * 1e-12,
 				1e-15);
 }
 END_TEST
@@ -459,7 +476,8 @@ START_TEST(test_real_runs_follow_counts)
 		double dl = ev(&gt, "noc_link", "count") - ev(&tc, "noc_link", "count");
 		double dj = comp(&gt, "noc", "dynamic_j") - comp(&tc, "noc", "dynamic_j");
 
-		ck_assert_double_eq_tol(dj, (dr * 50 + dl * 90) * 1e-12, 1e-9 * fabs(dj) + 1e-18);
+		ck_assert_double_eq_tol(dj, (dr * 335.2 + dl * 587.5) * 1e-12,
+					1e-9 * fabs(dj) + 1e-18);
 	}
 	/* static energy follows the run time */
 	ck_assert((gt.cycles > tc.cycles) ==
@@ -637,6 +655,187 @@ START_TEST(test_undeclared_refused)
 }
 END_TEST
 
+/* ---- every system: traffic by kind, energy conserved ----------------------------------------- */
+
+/* Runs text (with `set` on top when not NULL); the result and the stats as JSON. */
+static void run_text(const char *text, const char *set, json_t **res, json_t **stats)
+{
+	struct cs_config *cfg = NULL;
+	struct cs_system *sys = NULL;
+	struct cs_err err = {0};
+
+	ck_assert_int_eq(cs_config_open_string(text, "run", &cfg, &err), 0);
+	if (set)
+		ck_assert_int_eq(cs_config_set(cfg, set, &err), 0);
+	if (cs_system_create(cfg, NULL, &sys, &err) || cs_system_run(sys, &err))
+		ck_abort_msg("%s: %s", set ? set : text, err.msg);
+	*res = sys->ops->result(sys);
+	*stats = cs_stats_to_json(sys->stats);
+	cs_system_destroy(sys);
+	cs_config_close(cfg);
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	ck_assert_msg(v != NULL, "no %s", key);
+	return json_number_value(v);
+}
+
+/* The result's traffic by kind adds up to its NoC bytes, which are the network's own byte
+ * counter (stat net.bytes) and not 0; its link bytes are the network's flit counter times the
+ * flit size. */
+static void check_traffic(const char *what, json_t *res, json_t *stats, const char *net,
+			  double flit_bytes)
+{
+	json_t *noc = json_object_get(json_object_get(res, "traffic"), "noc");
+	double bytes = 0, link = 0, flits;
+	char key[64];
+
+	ck_assert_msg(noc != NULL, "%s: no traffic.noc", what);
+	ck_assert_uint_eq(json_object_size(noc), NOC_TRAFFIC_KINDS);
+	for (unsigned k = 0; k < NOC_TRAFFIC_KINDS; k++) {
+		json_t *t = json_object_get(noc, noc_traffic_kind_names[k]);
+
+		bytes += num(t, "bytes");
+		link += num(t, "link_bytes");
+	}
+	snprintf(key, sizeof(key), "%s.bytes", net);
+	ck_assert_msg(bytes > 0, "%s: no NoC bytes", what);
+	ck_assert_msg(bytes == num(res, "noc_bytes") && bytes == num(stats, key),
+		      "%s: traffic %g B, noc_bytes %g, %s %g", what, bytes, num(res, "noc_bytes"),
+		      key, num(stats, key));
+	snprintf(key, sizeof(key), "%s.flits", net);
+	flits = num(stats, key);
+	ck_assert_msg(link == flits * flit_bytes, "%s: link bytes %g, %g flits x %g B", what, link,
+		      flits, flit_bytes);
+	ck_assert(num(json_object_get(json_object_get(res, "traffic"), "dram"), "read_bytes") > 0);
+}
+
+/* Energy is conserved: each event's joules are its count times its energy, each component's
+ * dynamic energy the sum of its events', its static energy its power times the run's time,
+ * and the total the sum of the components'. */
+static void check_conserved(const char *what, json_t *res)
+{
+	json_t *evs = json_object_get(res, "energy_events"),
+	       *comps = json_object_get(res, "energy");
+	double total = 0, secs = num(res, "energy_seconds");
+
+	ck_assert_msg(evs && comps, "%s: no energy", what);
+	for (unsigned k = 0; k < EN_COMPS; k++) {
+		json_t *c = json_object_get(comps, energy_statics[k].name);
+		double dyn = 0;
+
+		for (unsigned e = 0; e < EN_EVENTS; e++) {
+			json_t *v = json_object_get(evs, energy_events[e].name);
+
+			ck_assert_double_eq(num(v, "j"), num(v, "count") * num(v, "pj") * 1e-12);
+			if (energy_events[e].comp == k)
+				dyn += num(v, "j");
+		}
+		ck_assert_double_eq(num(c, "dynamic_j"), dyn);
+		ck_assert_double_eq_tol(num(c, "static_j"), num(c, "static_w") * secs,
+					1e-12 * num(c, "static_j") + 1e-18);
+		total += num(c, "dynamic_j") + num(c, "static_j");
+	}
+	ck_assert_msg(total == num(res, "energy_j"), "%s: %g J over the components, %g J in all",
+		      what, total, num(res, "energy_j"));
+	ck_assert_msg(num(res, "energy_j") > 0, "%s: no energy", what);
+}
+
+static double event_count(json_t *res, const char *event)
+{
+	return num(json_object_get(json_object_get(res, "energy_events"), event), "count");
+}
+
+static double comp_w(json_t *res, const char *comp)
+{
+	return num(json_object_get(json_object_get(res, "energy"), comp), "static_w");
+}
+
+/* Every registered protocol on system gpu (sssp moves data under each): NoC bytes > 0, the
+ * network's own, and its flits x 32 B; energy conserved. */
+START_TEST(test_traffic_every_protocol)
+{
+	for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p; p++) {
+		json_t *res, *stats;
+		char set[96];
+
+		snprintf(set, sizeof(set), "coherence.protocol=%s", (*p)->name);
+		run_text("system = { type = \"gpu\"; workload = \"sssp\"; mode = \"detailed\"; };\n"
+			 "gpu = { sms = 4; };\nworkload = { size = \"tiny\"; };\n"
+			 "core = { warps = 16; };\nl2 = { banks = 2; };\n",
+			 set, &res, &stats);
+		check_traffic((*p)->name, res, stats, "gpu.noc", 32);
+		check_conserved((*p)->name, res);
+		json_decref(res);
+		json_decref(stats);
+	}
+}
+END_TEST
+
+/* Systems apu and cpu on the APU memory side: traffic by kind from the network's counters,
+ * every component of the CPU side charged (cores, CorePairs, directory, LLC; the CUs, TCPs
+ * and TCC with a GPU), energy conserved; on the ideal memory, the cores alone. */
+START_TEST(test_cpu_side_systems)
+{
+	json_t *res, *stats;
+
+	run_text("system = { type = \"apu\"; workload = \"hetero_prodcons\"; mode = "
+		 "\"detailed\"; };\n"
+		 "cpus = { cores = 4; memory = \"apu\"; };\ngpu = { sms = 2; };\n"
+		 "workload = { size = \"tiny\"; };\n",
+		 NULL, &res, &stats);
+	check_traffic("apu", res, stats, "apu.net", 32); /* noc.flit_bytes */
+	check_conserved("apu", res);
+	for (const char *const *e =
+		 (const char *const[]){"cpu_inst", "corepair_l1d_tag", "corepair_l2_tag",
+				       "corepair_tbe", "dir_tbe", "llc_tag", "core_issue", "l1_tag",
+				       "l2_tag", "noc_router", "dram_rd", NULL};
+	     *e; e++)
+		ck_assert_msg(event_count(res, *e) > 0, "apu: no %s event", *e);
+	/* 4 cores in 2 CorePairs, 2 CUs with their TCPs, 1 TCC slice, 1 directory with its LLC,
+	 * 1 DMA engine: static power per instance times the instances */
+	{
+		struct energy_model m;
+		struct cs_config *c = NULL;
+		struct cs_err err = {0};
+
+		ck_assert_int_eq(cs_config_open_string("", "x", &c, &err), 0);
+		ck_assert_int_eq(energy_model_load(c, &m, &err), 0);
+		cs_config_close(c);
+		ck_assert_double_eq_tol(comp_w(res, "cpu"), 4 * m.static_w[EN_CPU], 1e-15);
+		ck_assert_double_eq_tol(comp_w(res, "sm"), 2 * m.static_w[EN_SM], 1e-15);
+	}
+	ck_assert(comp_w(res, "corepair") > 0 && comp_w(res, "llc") > 0 && comp_w(res, "l1") > 0 &&
+		  comp_w(res, "l2") > 0 && comp_w(res, "directory") > 0 && comp_w(res, "dma") > 0);
+	json_decref(res);
+	json_decref(stats);
+
+	run_text("system = { type = \"cpu\"; workload = \"cpu_count\"; mode = \"detailed\"; };\n"
+		 "cpus = { cores = 4; memory = \"apu\"; };\nworkload = { size = \"tiny\"; };\n",
+		 NULL, &res, &stats);
+	check_traffic("cpu", res, stats, "cpu.net", 32);
+	check_conserved("cpu", res);
+	ck_assert(event_count(res, "cpu_inst") > 0 && event_count(res, "corepair_l1d_tag") > 0);
+	ck_assert_double_eq(comp_w(res, "sm"), 0);
+	ck_assert_double_eq(comp_w(res, "l1"), 0);
+	json_decref(res);
+	json_decref(stats);
+
+	run_text("system = { type = \"cpu\"; workload = \"cpu_count\"; mode = \"detailed\"; };\n"
+		 "cpus = { cores = 4; };\nworkload = { size = \"tiny\"; };\n",
+		 NULL, &res, &stats);
+	check_conserved("cpu, ideal memory", res);
+	for (unsigned k = 0; k < EN_COMPS; k++)
+		if (k != EN_CPU)
+			ck_assert_double_eq(comp_w(res, energy_statics[k].name), 0);
+	json_decref(res);
+	json_decref(stats);
+}
+END_TEST
+
 /* Hybrid mode: the static part is charged over the estimated cycles, with their half-width. */
 START_TEST(test_hybrid_half_width)
 {
@@ -674,6 +873,8 @@ static Suite *energy_suite(void)
 	t = tcase_create("protocols");
 	tcase_set_timeout(t, 300);
 	tcase_add_test(t, test_declared_counts);
+	tcase_add_test(t, test_traffic_every_protocol);
+	tcase_add_test(t, test_cpu_side_systems);
 	suite_add_tcase(s, t);
 	return s;
 }

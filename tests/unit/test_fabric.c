@@ -82,13 +82,23 @@ static struct tlm_initiator_socket *t_mem(void *ctx, void *obj, unsigned j)
 	return &((struct t_node *)obj)->mem[j];
 }
 
+/* every test node declares 1 + its creation order directory TBE events and one directory
+ * instance; an external node (never made here) declares the same through its object */
+static void t_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	energy_add(c, EN_DIR_TBE, 1 + ((const struct t_node *)obj)->order);
+	c->inst[EN_DIR] += 1;
+}
+
 static const struct fab_role_ops node_role = {.name = "node",
 					      .face = FAB_MSG,
 					      .stat_fmt = "node%u",
 					      .create = t_create,
 					      .destroy = t_destroy,
 					      .send = t_send,
-					      .recv = t_recv};
+					      .recv = t_recv,
+					      .energy = t_energy};
 /* a dirx node declares its events: 10 + its creation order served, 250 ps each */
 static uint64_t t_served(void *ctx, const void *obj)
 {
@@ -113,11 +123,16 @@ static const struct fab_role_ops dirx_role = {.name = "dirx",
 					      .recv = t_recv,
 					      .mem_port = t_mem,
 					      .served = t_served,
-					      .served_ps = t_served_ps};
-static const struct fab_role_ops ext_role = {
-    .name = "ext", .face = FAB_MSG, .external = true, .send = t_send, .recv = t_recv};
+					      .served_ps = t_served_ps,
+					      .energy = t_energy};
+static const struct fab_role_ops ext_role = {.name = "ext",
+					     .face = FAB_MSG,
+					     .external = true,
+					     .send = t_send,
+					     .recv = t_recv,
+					     .energy = t_energy};
 static const struct fab_role_ops ini_role = {
-    .name = "ini", .face = FAB_REQ, .external = true, .send = t_send};
+    .name = "ini", .face = FAB_REQ, .external = true, .send = t_send, .energy = t_energy};
 static const struct fab_role_ops tgt_role = {.name = "tgt",
 					     .face = FAB_RESP,
 					     .max_mem = 1,
@@ -125,12 +140,23 @@ static const struct fab_role_ops tgt_role = {.name = "tgt",
 					     .create = t_create,
 					     .destroy = t_destroy,
 					     .recv = t_recv,
-					     .mem_port = t_mem};
+					     .mem_port = t_mem,
+					     .energy = t_energy};
+/* a role that declares no energy events: refused at build */
+static const struct fab_role_ops mute_role = {.name = "mute",
+					      .face = FAB_MSG,
+					      .stat_fmt = "mute%u",
+					      .create = t_create,
+					      .destroy = t_destroy,
+					      .send = t_send,
+					      .recv = t_recv};
+static const struct fab_role_ops *const mute_roles[] = {&mute_role, NULL};
 static const struct fab_role_ops *const t_roles[] = {
     &node_role, &dirx_role,	   &ext_role,	     &ini_role,
     &tgt_role,	&fab_memctrl_role, &fab_bridge_role, NULL};
 static const char *const t_vnets[] = {"a", "b"};
 static const char *const t_msgs[] = {"m0", "m1"};
+static const unsigned char t_traffic[] = {NOC_TR_REQUEST, NOC_TR_DATA};
 
 static unsigned t_natural(void *ctx, const struct fab_role_ops *r)
 {
@@ -150,6 +176,12 @@ static const struct fab_proto t_plain = {.name = "plain",
 					 .vnets = 2,
 					 .vnet_names = t_vnets,
 					 .natural_count = t_natural};
+
+static const struct fab_proto t_mute = {.name = "mute",
+					.roles = mute_roles,
+					.vnets = 2,
+					.vnet_names = t_vnets,
+					.natural_count = t_natural};
 
 struct tb {
 	struct sim_kernel *k;
@@ -184,6 +216,7 @@ static int tb_build_with(struct tb *tb, const char *text, const struct fab_proto
 						     .root = cs_stats_root(tb->stats),
 						     .net_stats = "net",
 						     .msg_names = t_msgs,
+						     .msg_traffic = t_traffic,
 						     .n_msgs = 2,
 						     .dram = &tb->dram,
 						     .map = &tb->map,
@@ -277,6 +310,43 @@ START_TEST(test_event_counts)
 	ck_assert_double_eq_tol(v[1], (10 + 3) * 250 / 500.0, 1e-12);
 	for (unsigned i = 2; i < sizeof(v) / sizeof(v[0]); i++)
 		ck_assert_double_eq(v[i], 0); /* no traffic, no DRAM command yet */
+	tb_end(&tb);
+}
+END_TEST
+
+/* The stats contract: fabric_energy adds what every node's role declares (its events and
+ * itself) and each network's routers, and a role that declares nothing is refused at build
+ * with one line naming it. */
+START_TEST(test_energy_declared)
+{
+	struct tb tb;
+	struct energy_counts c = {{0}, {0}};
+	struct noc *n;
+	int rc = tb_build(&tb, "fabric = { groups = \"a, d, m\"; };\n"
+			       "a = { role = \"node\"; count = 2; };\n"
+			       "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\n"
+			       "m = { role = \"memctrl\"; count = 1; };\n");
+
+	ck_assert_msg(rc == 0, "%s", tb.err.msg);
+	n = fabric_net(tb.f, 0);
+	fabric_energy(tb.f, &c);
+	ck_assert_double_eq(c.n[EN_DIR_TBE], 1 + 2 + 3); /* made in order 0, 1, 2 */
+	ck_assert_double_eq(c.inst[EN_DIR], 3);
+	ck_assert_double_eq(c.inst[EN_DRAM], 1);
+	ck_assert_double_eq(c.inst[EN_NOC], (double)noc_routers(n) * noc_phys_nets(n));
+	ck_assert_double_eq(c.n[EN_NOC_ROUTER], 0); /* nothing sent */
+	ck_assert_double_eq(c.n[EN_DRAM_RD], 0);
+	tb_end(&tb);
+
+	rc = tb_build_with(&tb,
+			   "fabric = { groups = \"q\"; };\n"
+			   "q = { role = \"mute\"; count = 2; };\n",
+			   &t_mute);
+	ck_assert_int_eq(rc, -CS_ECONFIG);
+	ck_assert_ptr_null(tb.f);
+	ck_assert_str_eq(tb.err.msg,
+			 "t.cfg:2: q.role = \"mute\": role mute of protocol family mute "
+			 "declares no energy events (fab_role_ops.energy)");
 	tb_end(&tb);
 }
 END_TEST
@@ -388,6 +458,7 @@ START_TEST(test_natural_and_standard)
 						   .n_std = 3,
 						   .root = cs_stats_root(tb.stats),
 						   .msg_names = t_msgs,
+						   .msg_traffic = t_traffic,
 						   .n_msgs = 2,
 						   .dram = &tb.dram,
 						   .map = &tb.map,
@@ -591,6 +662,7 @@ START_TEST(test_empty_group)
 							       .ctx = &tb.ctx,
 							       .root = cs_stats_root(tb.stats),
 							       .msg_names = t_msgs,
+							       .msg_traffic = t_traffic,
 							       .n_msgs = 2,
 							       .dram = &tb.dram,
 							       .map = &tb.map,
@@ -609,6 +681,7 @@ static Suite *fabric_suite(void)
 
 	tcase_add_test(tc, test_msg_numbering_and_memory);
 	tcase_add_test(tc, test_event_counts);
+	tcase_add_test(tc, test_energy_declared);
 	tcase_add_test(tc, test_reqresp_numbering_and_sharing);
 	tcase_add_test(tc, test_bridges_and_ids);
 	tcase_add_test(tc, test_natural_and_standard);

@@ -10,6 +10,7 @@
 #include "tlm/mem/cohcheck.h"
 
 const char *const gpu_base_msg_names[] = {GPU_BASE_MSG_NAMES};
+const unsigned char gpu_base_msg_traffic[GPU_MSG_BASE_COUNT] = {GPU_BASE_MSG_TRAFFIC};
 
 static const char *const repl_names[] = {"lru", "plru", "fifo", NULL};
 static const char *const write_names[] = {"through", "back", NULL};

@@ -11,6 +11,7 @@
 #define COHSCOPE_TLM_COHERENCE_GPU_BASE_H
 
 #include "tlm/coherence/gpu_proto.h"
+#include "tlm/noc/noc.h"
 
 enum gpu_base_msg {
 	GPU_MSG_READ = 0,
@@ -24,6 +25,14 @@ enum gpu_base_msg {
 };
 
 extern const char *const gpu_base_msg_names[];
+/* Their kinds of traffic (enum noc_traffic_kind): a write-through carries data, an atomic asks,
+ * its answer carries the old value. */
+extern const unsigned char gpu_base_msg_traffic[];
+#define GPU_BASE_MSG_TRAFFIC                                                       \
+	[GPU_MSG_READ] = NOC_TR_REQUEST, [GPU_MSG_WRITE] = NOC_TR_DATA,            \
+	[GPU_MSG_ATOMIC] = NOC_TR_REQUEST, [GPU_MSG_WRITEBACK] = NOC_TR_WRITEBACK, \
+	[GPU_MSG_DATA] = NOC_TR_DATA, [GPU_MSG_WRITE_ACK] = NOC_TR_COHERENCE,      \
+	[GPU_MSG_ATOMIC_ACK] = NOC_TR_DATA
 /* Their names, for a protocol's own table that extends the base types (scoped/sc_msg.c). */
 #define GPU_BASE_MSG_NAMES                                                               \
 	[GPU_MSG_READ] = "read", [GPU_MSG_WRITE] = "write", [GPU_MSG_ATOMIC] = "atomic", \

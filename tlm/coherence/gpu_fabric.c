@@ -9,6 +9,20 @@ struct tlm_initiator_socket *gpu_fab_l1_send(void *ctx, void *obj)
 	return ((struct gpu_fab_ctx *)ctx)->proto->l1->noc_port(obj);
 }
 
+void gpu_fab_l1_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	const struct gpu_protocol *p = ((struct gpu_fab_ctx *)ctx)->proto;
+
+	p->l1->energy(obj, c);
+	c->inst[EN_L1] += p->has_l1;
+}
+
+void gpu_fab_l2_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	((struct gpu_fab_ctx *)ctx)->proto->l2->energy(obj, c);
+	c->inst[EN_L2] += 1;
+}
+
 static const struct fab_role_ops l1_role = {
     .name = "l1",
     .help = "an SM's L1 (made by the SM; the protocol's gpu_l1_ops), an initiator of the "
@@ -17,6 +31,7 @@ static const struct fab_role_ops l1_role = {
     .external = true,
     .stat_fmt = "sm%u.l1",
     .send = gpu_fab_l1_send,
+    .energy = gpu_fab_l1_energy,
 };
 
 int gpu_fab_l2_create(void *ctx, struct fabric *f, const struct fab_node *n, void **out,
@@ -60,6 +75,7 @@ static const struct fab_role_ops l2_role = {
     .recv = l2_recv,
     .mem_port = gpu_fab_l2_mem,
     .idle = gpu_fab_l2_idle,
+    .energy = gpu_fab_l2_energy,
 };
 
 static const struct fab_role_ops *const gpu_roles[] = {&l1_role, &l2_role, &fab_memctrl_role, NULL};

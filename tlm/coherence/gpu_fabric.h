@@ -36,6 +36,10 @@ int gpu_fab_l2_create(void *ctx, struct fabric *f, const struct fab_node *n, voi
 void gpu_fab_l2_destroy(void *ctx, void *obj);
 struct tlm_initiator_socket *gpu_fab_l2_mem(void *ctx, void *obj, unsigned j);
 bool gpu_fab_l2_idle(void *ctx, const void *obj);
+/* The L1's events (the protocol's gpu_l1_ops.energy) and itself, if the protocol has an L1; a
+ * bank's (gpu_l2_ops.energy) and itself. */
+void gpu_fab_l1_energy(void *ctx, const void *obj, struct energy_counts *c);
+void gpu_fab_l2_energy(void *ctx, const void *obj, struct energy_counts *c);
 /* The standard layout of system gpu: channels, L2 banks, SMs' L1s on the network `noc`. */
 extern const struct fab_std_group gpu_fab_std[];
 extern const unsigned gpu_fab_n_std;

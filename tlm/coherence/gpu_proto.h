@@ -260,6 +260,8 @@ struct gpu_protocol {
 	const char *help;
 	const char *const *msg_names; /* indexed by mem_msg.type / resp_type */
 	unsigned n_msgs;
+	/* each type's kind of traffic (enum noc_traffic_kind, tlm/noc/noc.h); required */
+	const unsigned char *msg_traffic;
 	const struct gpu_l1_ops *l1;
 	const struct gpu_l2_ops *l2;
 	/* The paper's label ("BL", "W/L1") for reports. */

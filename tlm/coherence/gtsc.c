@@ -65,6 +65,10 @@ const char *const gtsc_msg_names[] = {
     [GPU_MSG_RENEW] = "BusRnw",
 };
 
+/* a renewal asks (BusRnw); its grant is a BusFill without data or with it */
+const unsigned char gtsc_msg_traffic[LEASE_MSG_COUNT] = {GPU_BASE_MSG_TRAFFIC, [GPU_MSG_RENEW] =
+										   NOC_TR_REQUEST};
+
 struct gtsc_l2 {
 	const struct gpu_ctx *ctx;
 	uint64_t lease, ts_max, mem_ts, epoch;
@@ -243,6 +247,7 @@ const struct gpu_protocol gpu_protocol_gtsc = {
     .help = "G-TSC: timestamp-ordered coherence with logical leases, non-inclusive L2",
     .label = "G-TSC",
     .msg_names = gtsc_msg_names,
+    .msg_traffic = gtsc_msg_traffic,
     .n_msgs = LEASE_MSG_COUNT,
     .l1 = &lease_l1_gtsc_ops,
     .l2 = &gtsc_l2_ops,

@@ -71,6 +71,7 @@ extern const struct cs_param_table tc_params;
 extern const struct cs_param_table gtsc_params;
 extern const char *const tc_msg_names[];
 extern const char *const gtsc_msg_names[];
+extern const unsigned char gtsc_msg_traffic[];
 
 extern const struct gpu_l1_ops lease_l1_tc_strong_ops;
 extern const struct gpu_l1_ops lease_l1_tc_weak_ops;

@@ -15,6 +15,7 @@ const struct gpu_protocol gpu_protocol_noncoherent = {
     .help = "L1 without coherence, invalidated at kernel launch (the papers' W/L1)",
     .label = "W/L1",
     .msg_names = gpu_base_msg_names,
+    .msg_traffic = gpu_base_msg_traffic,
     .n_msgs = GPU_MSG_BASE_COUNT,
     .l1 = &gpu_l1_nc_ops,
     .l2 = &gpu_l2_base_ops,

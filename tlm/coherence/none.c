@@ -11,6 +11,7 @@ const struct gpu_protocol gpu_protocol_none = {
     .help = "no L1: every access goes to the L2 (the papers' baseline BL)",
     .label = "BL",
     .msg_names = gpu_base_msg_names,
+    .msg_traffic = gpu_base_msg_traffic,
     .n_msgs = GPU_MSG_BASE_COUNT,
     .l1 = &gpu_l1_bypass_ops,
     .l2 = &gpu_l2_base_ops,

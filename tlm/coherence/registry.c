@@ -62,6 +62,8 @@ int gpu_protocol_check(const struct gpu_protocol *p, struct cs_err *err)
 	const struct gpu_l1_ops *l1 = p->l1;
 	const struct gpu_l2_ops *l2 = p->l2;
 
+	if (!p->msg_traffic)
+		return missing(p, "protocol", "kind of traffic of its messages (msg_traffic)", err);
 	if (!l1)
 		return missing(p, "protocol", "L1 (gpu_l1_ops)", err);
 	if (!l2)

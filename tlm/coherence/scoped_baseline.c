@@ -56,6 +56,7 @@ const struct gpu_protocol gpu_protocol_scoped_baseline = {
 	    "work-group atomics in the L1, a write-through L2",
     .label = "baseline",
     .msg_names = gpu_base_msg_names,
+    .msg_traffic = gpu_base_msg_traffic,
     .n_msgs = GPU_MSG_BASE_COUNT,
     .l1 = &gpu_l1_scoped_ops,
     .l2 = &scoped_l2_ops,

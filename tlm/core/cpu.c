@@ -1274,6 +1274,13 @@ bool cpu_core_busy(const struct cpu_core *c)
 	       (c->mem && !c->mops->idle(c->mem));
 }
 
+/* A core commits its ops and, in compute, one instruction a cycle (docs/energy.md, "CPU"). */
+void cpu_core_energy(const struct cpu_core *c, struct energy_counts *out)
+{
+	energy_add(out, EN_CPU_INST, (double)*c->st.insts + (double)*c->st.compute_cycles);
+	out->inst[EN_CPU] += 1;
+}
+
 uint64_t cpu_core_work(const struct cpu_core *c)
 {
 	return *c->st.insts + *c->st.compute_cycles - *c->st.spin_work;

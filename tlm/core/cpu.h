@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/energy.h"
 #include "tlm/coherence/cpu_port.h"
 #include "tlm/kernel/sim.h"
 #include "tlm/kernel/time.h"
@@ -113,6 +114,8 @@ bool cpu_core_busy(const struct cpu_core *c);
  * tries (ct_spin_guard): the sampler's progress, and the events bound's issue count (one
  * thread a core: a spinning thread takes no issue slot another could use). */
 uint64_t cpu_core_work(const struct cpu_core *c);
+/* The stats contract: its energy events (ops and compute cycles, as instructions) and itself. */
+void cpu_core_energy(const struct cpu_core *c, struct energy_counts *out);
 /* Threads resident: 1 while a thread runs (or its buffer drains), else 0. */
 unsigned cpu_core_occupancy(const struct cpu_core *c);
 /* LT: how far the thread may run ahead of the kernel's time (default: sim.quantum_ns, 0 there

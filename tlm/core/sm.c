@@ -1002,6 +1002,7 @@ void gpu_sm_energy(const struct gpu_sm *sm, struct energy_counts *out)
 	energy_add(out, EN_CORE_ISSUE, mem + comp + (double)*s->fences + (double)*s->barriers);
 	energy_add(out, EN_CORE_COMPUTE, comp);
 	energy_add(out, EN_CORE_LDST, mem);
+	out->inst[EN_SM] += 1;
 }
 
 static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)

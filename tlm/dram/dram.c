@@ -115,6 +115,11 @@ static const struct cs_param dram_param_rows[] = {
      "standby current per device on the second supply (DDR4 IPP3N; charged all the time: "
      "IPP0 equals it, and the read, write and refresh IPPs are not in our sources)",
      0, 100000, NULL},
+    {"io_pj_bit", CS_P_DOUBLE, offsetof(struct dram_cfg, io_pj_bit), "7.5", "pJ",
+     "energy per bit over the interface, either way: DQ termination (energydram's model of the "
+     "Micron power calculators) plus the controller's PHY (McPAT); GDDR5 point-to-point at "
+     "3.7 Gb/s: 2.65 + 4.85 at 40 nm (docs/energy.md, DRAM interface)",
+     0, 1e6, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -1324,6 +1329,11 @@ static const struct tlm_fw_ops dram_fw_ops = {
 
 /* ---- life cycle --------------------------------------------------------------------------- */
 
+uint64_t dram_ctrl_bytes(const struct dram_ctrl *d, bool write)
+{
+	return write ? *d->bytes_written : *d->bytes_read;
+}
+
 void dram_ctrl_energy(const struct dram_ctrl *d, struct energy_counts *out)
 {
 	energy_add(out, EN_DRAM_ACT, (double)*d->acts);
@@ -1345,6 +1355,7 @@ void dram_energy_model(const struct energy_model *in, const struct dram_cfg *cfg
 	energy_model_set_pj(out, EN_DRAM_PRE, e.pre_pj);
 	energy_model_set_pj(out, EN_DRAM_RD, e.rd_pj);
 	energy_model_set_pj(out, EN_DRAM_WR, e.wr_pj);
+	energy_model_set_pj(out, EN_DRAM_IO_BIT, cfg->io_pj_bit);
 	for (unsigned i = 0; i < n; i++)
 		w += dram_background_w(&e, dram_ctrl_open_share(ch[i]));
 	energy_model_set_static(out, EN_DRAM, n ? w / n : dram_background_w(&e, 0));

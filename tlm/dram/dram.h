@@ -102,6 +102,7 @@ struct dram_cfg {
 	double vdd, idd0, idd2n, idd3n, idd4r, idd4w, idd5;
 	uint64_t devices;
 	double vpp, ipp;
+	double io_pj_bit; /* the interface: termination and controller PHY, per bit */
 };
 
 /* A channel's energies from its currents and timings (DRAMPower 4's formulas, charged in the
@@ -185,6 +186,8 @@ unsigned dram_ctrl_queued(const struct dram_ctrl *d);
 unsigned dram_ctrl_queue_len(const struct dram_ctrl *d, bool write);
 /* Cycles the data bus has been busy (every face), and the channel's clock period. */
 uint64_t dram_ctrl_bus_busy(const struct dram_ctrl *d);
+/* Bytes its requests wrote (write) or read so far. */
+uint64_t dram_ctrl_bytes(const struct dram_ctrl *d, bool write);
 sim_time_t dram_ctrl_period_ps(const struct dram_ctrl *d);
 /* Called for every command issued (tests, traces); fn NULL turns it off. */
 /* The LT face's contention model (NULL: defaults; the pointer is kept). */

@@ -4,6 +4,8 @@
  */
 #include "tlm/noc/noc.h"
 
+#include "analytic/energy.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -621,6 +623,8 @@ uint64_t noc_bytes(const struct noc *n)
 /* ---- what the network declares (noc.h) ------------------------------------------------------- */
 
 const char *const noc_vnet_kind_names[NOC_VK_KINDS] = {"request", "probe", "response", "unblock"};
+const char *const noc_traffic_kind_names[NOC_TRAFFIC_KINDS] = {"request", "data", "probe",
+							       "coherence", "writeback"};
 
 unsigned noc_vnet_kind(const struct noc *n, unsigned v)
 {
@@ -733,6 +737,22 @@ unsigned noc_routers(const struct noc *n)
 unsigned noc_phys_nets(const struct noc *n)
 {
 	return n->cfg.vnet_links == NOC_LINKS_SHARED ? 1 : n->n_vnets;
+}
+
+void noc_energy(const struct noc *n, struct energy_counts *c)
+{
+	struct energy_noc e = {
+	    .link_flits = (double)noc_link_flits(n),
+	    .routers = (double)noc_routers(n) * noc_phys_nets(n),
+	};
+
+	for (unsigned v = 0; v < n->n_vnets; v++) {
+		struct noc_traffic t;
+
+		noc_vnet_traffic(n, v, &t);
+		e.flits += (double)t.flits;
+	}
+	energy_add_noc(c, &e);
 }
 
 int noc_set_routes(struct noc *n, const uint16_t *ep_of_id, unsigned n_ids)

@@ -269,6 +269,26 @@ enum noc_vnet_kind {
 };
 extern const char *const noc_vnet_kind_names[NOC_VK_KINDS]; /* "request", "probe", ... */
 
+/*
+ * Kinds of traffic (issue 38: "request, data, probe, coherence, write-back"), what each
+ * protocol declares of every message class it sends (fab_build_args.msg_traffic):
+ *   request    asks for data or permission (reads, RdBlk*, atomics, DMA reads)
+ *   data       carries data that answers or writes through (data answers, write-throughs,
+ *              DMA writes)
+ *   probe      a home's probes, invalidations, recalls and forwards, and their answers
+ *   coherence  acknowledges or unblocks (write acks, WBAck, Unblock, renewals' grants)
+ *   writeback  a victim or flush: dirty or clean lines leaving a cache, and their data
+ */
+enum noc_traffic_kind {
+	NOC_TR_REQUEST = 0,
+	NOC_TR_DATA,
+	NOC_TR_PROBE,
+	NOC_TR_COHERENCE,
+	NOC_TR_WRITEBACK,
+	NOC_TRAFFIC_KINDS
+};
+extern const char *const noc_traffic_kind_names[NOC_TRAFFIC_KINDS]; /* "request", ... */
+
 /* Traffic carried so far. bytes = header + payload (what the wires carry), so payload_bytes =
  * bytes - packets x header_bytes. */
 struct noc_traffic {
@@ -306,6 +326,10 @@ unsigned noc_gpu_ep(const struct noc *n, bool mem, unsigned idx);
  * networks side by side (vnet_links separate: one per vnet; shared: 1): a static-power
  * figure's instances are their product. */
 unsigned noc_routers(const struct noc *n);
+/* The stats contract (analytic/energy.h): adds the network's flits, link flits and routers x
+ * physical networks (energy_add_noc). */
+struct energy_counts;
+void noc_energy(const struct noc *n, struct energy_counts *c);
 unsigned noc_phys_nets(const struct noc *n);
 /* Packets taken into the network and not yet accepted by their destination. */
 uint64_t noc_in_flight(const struct noc *n);

@@ -149,6 +149,7 @@ int apu_mem_create(struct cs_system *s, unsigned cores, const struct apu_mem_gpu
 						   .root = root,
 						   .net_stats = "net",
 						   .msg_names = apu_msg_names,
+						   .msg_traffic = apu_msg_traffic,
 						   .n_msgs = APU_MSG_TYPES,
 						   .dram = &m->dram_cfg,
 						   .map = &m->fc.map,
@@ -305,6 +306,55 @@ double apu_mem_traffic(const struct apu_mem *m)
 	for (unsigned i = 0; i < fabric_nets(m->fab); i++)
 		b += (double)noc_bytes(fabric_net(m->fab, i));
 	return b;
+}
+
+int apu_mem_energy_arrays(const struct apu_mem *m, unsigned warps, struct energy_model *em)
+{
+	const struct energy_cpu_arrays cpu = {
+	    .l1d_bytes = m->cp_cfg.l1d_kib * 1024,
+	    .l1d_assoc = (unsigned)m->cp_cfg.l1d_assoc,
+	    .l1i_bytes = m->cp_cfg.l1i_kib * 1024,
+	    .l1i_assoc = (unsigned)m->cp_cfg.l1i_assoc,
+	    .l2_bytes = m->cp_cfg.l2_kib * 1024,
+	    .l2_assoc = (unsigned)m->cp_cfg.l2_assoc,
+	    .llc_bytes = m->llc_cfg.size_kib * 1024,
+	    .llc_assoc = (unsigned)m->llc_cfg.assoc,
+	    .line = APU_LINE,
+	    .cp_tbes = (unsigned)m->cp_cfg.tbes,
+	    .dir_tbes = (unsigned)m->dir_cfg.tbes,
+	    /* a 1-byte state entry per line (docs/apu.md §3.5a) */
+	    .dir_entries = m->dir_cfg.tracking ? m->dir_cfg.entries : 0,
+	    .dir_entry_assoc = (unsigned)m->dir_cfg.entry_assoc,
+	    .dir_entry_bytes = 1,
+	    .dma_lines = m->dma ? (unsigned)m->dma_cfg.window : 1,
+	};
+
+	if (energy_model_cpu_arrays(em, &cpu))
+		return -1;
+	if (m->ntcc) {
+		const struct energy_arrays gpu = {
+		    .has_l1 = true,
+		    .l1_bytes = m->gcfg.tcp.size_kib * 1024,
+		    .l1_assoc = (unsigned)m->gcfg.tcp.assoc,
+		    .l1_line = APU_LINE,
+		    .l1_mshrs = (unsigned)m->gcfg.tcp.mshrs,
+		    .l2_bytes = m->gcfg.tcc.size_kib * 1024,
+		    .l2_assoc = (unsigned)m->gcfg.tcc.assoc,
+		    .l2_line = APU_LINE,
+		    .l2_mshrs = (unsigned)m->gcfg.tcc.mshrs,
+		    .warps = warps,
+		};
+
+		return energy_model_arrays(em, &gpu);
+	}
+	return 0;
+}
+
+void apu_mem_energy(const struct apu_mem *m, const struct energy_model *in, struct energy_counts *c,
+		    struct energy_model *out)
+{
+	fabric_energy(m->fab, c);
+	dram_energy_model(in, &m->dram_cfg, m->dram, m->nch, out);
 }
 
 const struct fabric *apu_mem_fabric(const struct apu_mem *m)

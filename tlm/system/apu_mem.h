@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analytic/energy.h"
 #include "tlm/coherence/cpu_port.h"
 #include "tlm/mem/store.h"
 #include "tlm/system/system.h"
@@ -96,5 +97,13 @@ struct fabric;
 const struct fabric *apu_mem_fabric(const struct apu_mem *m);
 /* Network bytes counted so far (the sampler's traffic). */
 double apu_mem_traffic(const struct apu_mem *m);
+/* Fills the energy model's values of the memory side's arrays from CACTI (the CorePairs', the
+ * directory's, the LLC's, the DMA engine's; with a GPU side the TCPs' and TCC slices' as the L1
+ * and L2, with `warps` per CU). 0, or -1 when CACTI's table has no row of the model's node. */
+int apu_mem_energy_arrays(const struct apu_mem *m, unsigned warps, struct energy_model *em);
+/* Every node's and network's energy events and instances (fabric_energy), added to c, and the
+ * model with the DRAM's values from its currents (dram_energy_model) in out. */
+void apu_mem_energy(const struct apu_mem *m, const struct energy_model *in, struct energy_counts *c,
+		    struct energy_model *out);
 
 #endif

@@ -97,7 +97,8 @@ struct cpu_sys {
 	unsigned nnotes;
 	char notes[CPU_NOTES][160];
 
-	const char *root; /* the statistics' root group: "cpu" or "apu" */
+	const char *root;	    /* the statistics' root group: "cpu" or "apu" */
+	struct energy_model energy; /* the memory side's arrays from CACTI at build */
 	struct gpu_workload_cfg wl;
 
 	/* system apu: the GPU cluster and its devices' requests */
@@ -890,6 +891,14 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 		g->ltp.exact = g->scfg.lt_exact;
 		apu_mem_set_lt(g->apu, &g->ltp);
 	}
+	if ((rc = energy_model_load(s->cfg, &g->energy, err)))
+		return rc;
+	if (g->apu &&
+	    apu_mem_energy_arrays(g->apu, apu ? (unsigned)g->gpu->core.warps : 0, &g->energy))
+		return cs_err_set(err, -CS_ECONFIG,
+				  "energy.node = \"%s\": CACTI's table "
+				  "(analytic/cacti/cacti-table.csv) has no arrays of that node",
+				  energy_node_names[g->energy.node]);
 	for (unsigned i = 0; i < g->n; i++) {
 		struct cs_stat_group *cg;
 
@@ -1078,6 +1087,26 @@ static void estimate(const struct cpu_sys *g, struct cpu_estimate *e)
 	sampler_counts(g->sampler, &e->units, &e->sampled, &e->skipped);
 }
 
+/* The run's energy: the cores', the CUs', and every node's and network's of the APU memory
+ * side (each declares its own: the stats contract), static power over the estimated time. The
+ * ideal memory has no arrays of its own: the cores alone. */
+static void cpu_energy(const struct cpu_sys *g, const struct cpu_estimate *e,
+		       struct energy_report *r)
+{
+	double hz = (double)g->cpu.clock_mhz * 1e6;
+	struct energy_counts c = {{0}, {0}};
+	struct energy_model m = g->energy;
+
+	for (unsigned i = 0; i < g->n; i++)
+		cpu_core_energy(g->core[i], &c);
+	if (g->gpu)
+		for (unsigned i = 0; i < g->gpu->ctx.sms; i++)
+			gpu_sm_energy(gpu_cluster_sm(g->gpu->gc, i), &c);
+	if (g->apu)
+		apu_mem_energy(g->apu, &g->energy, &c, &m);
+	energy_compute(&m, &c, e->cycles / hz, e->half / hz, r);
+}
+
 static int cpu_report(struct cs_system *s, FILE *f)
 {
 	struct cpu_sys *g = s->priv;
@@ -1129,6 +1158,20 @@ static int cpu_report(struct cs_system *s, FILE *f)
 			" GPU cycles busy; DMA %" PRIu64 " copies, %" PRIu64 " bytes\n",
 			*g->gpu->kernels, *g->gpu->kernel_cycles, *g->gpu->dma_copies,
 			*g->gpu->dma_bytes);
+	if (g->apu) {
+		fprintf(f, "  NoC               %.0f B\n", apu_mem_traffic(g->apu));
+		fabric_traffic_print(apu_mem_fabric(g->apu), f);
+	}
+	{
+		struct energy_report en;
+
+		cpu_energy(g, &e, &en);
+		energy_report_print(f, &en, g->mode != CS_MODE_DETAILED);
+		if (!g->apu)
+			fprintf(f,
+				"    (the ideal memory has no arrays of its own: the cores' energy "
+				"alone)\n");
+	}
 	if (g->chk)
 		fprintf(f,
 			"  coherence check   %" PRIu64 " loads (%" PRIu64 " CPU, %" PRIu64
@@ -1209,6 +1252,14 @@ static json_t *cpu_result(struct cs_system *s)
 		}
 		json_object_set_new(r, "apu", roles);
 		json_object_set_new(r, "fabric", fabric_json(apu_mem_fabric(g->apu)));
+		json_object_set_new(r, "noc_bytes", json_real(apu_mem_traffic(g->apu)));
+		json_object_set_new(r, "traffic", fabric_traffic_json(apu_mem_fabric(g->apu)));
+	}
+	{
+		struct energy_report en;
+
+		cpu_energy(g, &e, &en);
+		energy_report_json(r, &en);
 	}
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));

@@ -250,6 +250,11 @@ static int load_group(struct fabric *f, const char *name, struct cs_err *err)
 			       g->cfg.role, f->a.proto->name, near ? " (did you mean '" : "",
 			       near ? near : "", near ? "'?)" : "");
 	}
+	if (!g->role->energy)
+		return bad_key(f, name, "role", err,
+			       "role %s of protocol family %s declares no energy events "
+			       "(fab_role_ops.energy)",
+			       g->role->name, f->a.proto->name);
 	g->count =
 	    g->cfg.count ? (unsigned)g->cfg.count : f->a.proto->natural_count(f->a.ctx, g->role);
 	if (!g->count)
@@ -874,6 +879,14 @@ int fabric_build(const struct fab_build_args *a, struct fabric **out, struct cs_
 	*out = NULL;
 	if (!f)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	if (!a->msg_traffic) {
+		free(f);
+		return cs_err_set(
+		    err, -CS_EINVAL,
+		    "protocol family %s: the message classes declare no kind of traffic "
+		    "(fab_build_args.msg_traffic)",
+		    a->proto->name);
+	}
 	f->a = *a;
 	if ((rc = load_layout(f, err)) || (rc = role_arrays(f, err)) || (rc = number_nodes(f, err)))
 		goto fail;
@@ -982,6 +995,13 @@ static double memctrl_served_ps(void *ctx, const void *obj)
 	return (double)dram_ctrl_period_ps(obj);
 }
 
+static void memctrl_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	dram_ctrl_energy(obj, c);
+	c->inst[EN_DRAM] += 1;
+}
+
 const struct fab_role_ops fab_memctrl_role = {
     .name = "memctrl",
     .help = "a DRAM channel (section dram) behind the nodes that name its group as memory",
@@ -994,6 +1014,7 @@ const struct fab_role_ops fab_memctrl_role = {
     .idle = memctrl_idle,
     .served = memctrl_served,
     .served_ps = memctrl_served_ps,
+    .energy = memctrl_energy,
 };
 
 /* ---- the bridge role ------------------------------------------------------------------------ */
@@ -1019,6 +1040,15 @@ static bool bridge_idle(void *ctx, const void *obj)
 	return noc_bridge_idle(obj);
 }
 
+/* A bridge's crossing is counted by the two networks it joins: each counts the message's flits
+ * through its routers, the bridge's endpoints; its buffers are theirs (docs/energy.md). */
+static void bridge_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	(void)obj;
+	(void)c;
+}
+
 const struct fab_role_ops fab_bridge_role = {
     .name = "bridge",
     .help = "a bridge between two networks of messages (net, net2; section bridge)",
@@ -1027,6 +1057,7 @@ const struct fab_role_ops fab_bridge_role = {
     .create = bridge_create,
     .destroy = bridge_destroy,
     .idle = bridge_idle,
+    .energy = bridge_energy,
 };
 
 static const struct fab_proto *const fab_protos[] = {&gpu_fab_proto, &sc_fab_proto, &apu_fab_proto,
@@ -1152,6 +1183,94 @@ void fabric_event_counts(const struct fabric *f, double unit_ps, double *v)
 			v[k++] = (double)noc_ep_flits(noc, e, false) * ps;
 		}
 	}
+}
+
+void fabric_energy(const struct fabric *f, struct energy_counts *c)
+{
+	for (unsigned i = 0; i < f->ngroups; i++) {
+		const struct fab_group *g = &f->g[i];
+
+		for (unsigned j = 0; j < g->count; j++)
+			if (g->n[j].obj)
+				g->role->energy(f->a.ctx, g->n[j].obj, c);
+	}
+	for (unsigned i = 0; i < f->nnets; i++)
+		noc_energy(f->net[i].noc, c);
+}
+
+/* By kind: what the networks carried, and (link, may be NULL) their flits x flit bytes. */
+static void traffic_kinds(const struct fabric *f, struct noc_traffic out[NOC_TRAFFIC_KINDS],
+			  double *link)
+{
+	for (unsigned i = 0; i < f->nnets; i++)
+		for (unsigned t = 0; t < noc_classes(f->net[i].noc); t++) {
+			struct noc_traffic one;
+
+			noc_class_traffic(f->net[i].noc, t, &one);
+			noc_traffic_add(&out[f->a.msg_traffic[t]], &one);
+			if (link)
+				link[f->a.msg_traffic[t]] +=
+				    (double)one.flits * (double)f->net[i].cfg.flit_bytes;
+		}
+}
+
+void fabric_traffic(const struct fabric *f, struct noc_traffic out[NOC_TRAFFIC_KINDS])
+{
+	traffic_kinds(f, out, NULL);
+}
+
+static void dram_bytes(const struct fabric *f, double *read, double *written)
+{
+	unsigned n;
+	struct dram_ctrl *const *ch = fabric_channels(f, &n);
+
+	*read = *written = 0;
+	for (unsigned i = 0; i < n; i++) {
+		*read += (double)dram_ctrl_bytes(ch[i], false);
+		*written += (double)dram_ctrl_bytes(ch[i], true);
+	}
+}
+
+json_t *fabric_traffic_json(const struct fabric *f)
+{
+	struct noc_traffic t[NOC_TRAFFIC_KINDS] = {{0}};
+	double link[NOC_TRAFFIC_KINDS] = {0};
+	json_t *noc = json_object();
+	double rd, wr;
+
+	traffic_kinds(f, t, link);
+	dram_bytes(f, &rd, &wr);
+	for (unsigned k = 0; k < NOC_TRAFFIC_KINDS; k++)
+		json_object_set_new(
+		    noc, noc_traffic_kind_names[k],
+		    json_pack("{s:I, s:I, s:I, s:I, s:f}", "packets", (json_int_t)t[k].packets,
+			      "flits", (json_int_t)t[k].flits, "bytes", (json_int_t)t[k].bytes,
+			      "payload_bytes", (json_int_t)t[k].payload_bytes, "link_bytes",
+			      link[k]));
+	return json_pack("{s:o, s:{s:f, s:f}}", "noc", noc, "dram", "read_bytes", rd,
+			 "written_bytes", wr);
+}
+
+void fabric_traffic_print(const struct fabric *f, FILE *out)
+{
+	struct noc_traffic t[NOC_TRAFFIC_KINDS] = {{0}};
+	double rd, wr;
+
+	fabric_traffic(f, t);
+	dram_bytes(f, &rd, &wr);
+	fprintf(out, "  traffic (B)      ");
+	for (unsigned k = 0; k < NOC_TRAFFIC_KINDS; k++)
+		fprintf(out, " %s %" PRIu64 "%s", noc_traffic_kind_names[k], t[k].bytes,
+			k + 1 < NOC_TRAFFIC_KINDS ? "," : "");
+	fprintf(out, "; DRAM read %.0f, written %.0f\n", rd, wr);
+}
+
+struct dram_ctrl *const *fabric_channels(const struct fabric *f, unsigned *n)
+{
+	int r = role_index(f, "memctrl");
+
+	*n = r < 0 ? 0 : f->role_n[r];
+	return r < 0 ? NULL : (struct dram_ctrl *const *)f->role_obj[r];
 }
 
 const struct fab_range *fabric_range_of(const struct fabric *f, uint64_t addr)

@@ -58,7 +58,9 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "analytic/energy.h"
 #include "analytic/evbound.h"
 #include "tlm/dram/dram.h"
 #include "tlm/kernel/sim.h"
@@ -147,6 +149,10 @@ struct fab_role_ops {
 	 * holds it; a role without them bounds no interval */
 	uint64_t (*served)(void *ctx, const void *obj);
 	double (*served_ps)(void *ctx, const void *obj);
+	/* the stats contract (analytic/energy.h; issue 38): adds the node's energy events so far
+	 * and the instances it charges static power for. Required of every role: a layout with a
+	 * role that lacks it is refused at build. An external node's is its maker's (an SM's L1). */
+	void (*energy)(void *ctx, const void *obj, struct energy_counts *c);
 };
 
 /* A protocol family: its roles, its networks' vnets and message classes, and what it does once
@@ -191,6 +197,9 @@ struct fab_build_args {
 	const char *net_stats;	      /* stats group of the first network ("noc", "net") */
 	const char *const *msg_names; /* the networks' message classes (the protocol's) */
 	unsigned n_msgs;
+	/* each class's kind of traffic (enum noc_traffic_kind), as the protocol declares it;
+	 * required: fabric_traffic reports by it */
+	const unsigned char *msg_traffic;
 	bool check; /* TLM base-protocol checkers on request/response bindings */
 	/* memory controllers: DRAM channels with this configuration and map */
 	const struct dram_cfg *dram;
@@ -230,6 +239,19 @@ bool fabric_idle(const struct fabric *f);
  * over them has cycles 1 in those classes; v receives the counts in that order. */
 void fabric_event_shape(const struct fabric *f, unsigned n[EVB_CLASSES]);
 void fabric_event_counts(const struct fabric *f, double unit_ps, double *v);
+
+/* Every node's energy events and instances (their roles' fab_role_ops.energy; external nodes
+ * not yet attached count nothing) and every network's (noc_energy), added to c. */
+void fabric_energy(const struct fabric *f, struct energy_counts *c);
+/* What every network carried, by kind of traffic (enum noc_traffic_kind), added to out. */
+void fabric_traffic(const struct fabric *f, struct noc_traffic out[NOC_TRAFFIC_KINDS]);
+/* The traffic for a run's result: {"noc": {kind: {packets, flits, bytes, payload_bytes,
+ * link_bytes}} for every kind (bytes: header and payload; link_bytes: flits x the network's
+ * flit bytes, what its links carry with the last flits' padding), "dram": {"read_bytes", "written_bytes"}}; and for its report, one line. */
+json_t *fabric_traffic_json(const struct fabric *f);
+void fabric_traffic_print(const struct fabric *f, FILE *out);
+/* The memory controllers (DRAM channels) in order, and how many. */
+struct dram_ctrl *const *fabric_channels(const struct fabric *f, unsigned *n);
 
 /* An address range and its page attributes. */
 struct fab_range {

@@ -990,6 +990,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 						   .root = root,
 						   .net_stats = "noc",
 						   .msg_names = g->proto->msg_names,
+						   .msg_traffic = g->proto->msg_traffic,
 						   .n_msgs = g->proto->n_msgs,
 						   .check = g->gpu.check,
 						   .dram = &g->dram_cfg,
@@ -1203,32 +1204,15 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *summar
 		       const struct gpu_estimate *e, struct energy_report *r)
 {
 	double hz = (double)g->core.clock_mhz * 1e6;
-	struct energy_shape sh = {
-	    .sms = g->ctx.sms,
-	    .banks = (unsigned)g->l2.banks,
-	    .channels = g->channels,
-	    .has_l1 = g->proto->has_l1,
-	};
-	struct energy_counts c = {{0}};
-	struct energy_noc noc = {.link_flits = summary->noc_link_flits};
+	struct energy_counts c = {{0}, {0}};
 	struct energy_model m;
 
-	/* the GPU's networks are alike (one NoC today): routers and networks from the first */
-	sh.routers = noc_routers(g->noc);
-	sh.networks = noc_phys_nets(g->noc);
-	for (unsigned k = 0; k < NOC_VK_KINDS; k++)
-		noc.flits += (double)summary->noc[k].flits;
-	/* every component declares its own events (the protocol's tables are checked for them
-	 * at build: gpu_protocol_check) */
-	for (unsigned i = 0; i < g->ctx.sms; i++) {
+	(void)summary;
+	/* every component declares its own events and itself: the SMs, and every node and
+	 * network of the layout (their roles' energy, required at build) */
+	for (unsigned i = 0; i < g->ctx.sms; i++)
 		gpu_sm_energy(gpu_cluster_sm(g->gc, i), &c);
-		g->proto->l1->energy(g->l1s[i], &c);
-	}
-	for (unsigned b = 0; b < g->l2.banks; b++)
-		g->proto->l2->energy(g->bank[b], &c);
-	for (unsigned ch = 0; ch < g->channels; ch++)
-		dram_ctrl_energy(g->dram[ch], &c);
-	energy_add_noc(&c, &noc);
+	fabric_energy(g->fab, &c);
 	dram_energy_model(&g->energy, &g->dram_cfg, g->dram, g->channels, &m);
 	/* FF runs values only and counts no event: the events the other faces counted stand for
 	 * their work and are scaled to the whole run's (km with FF members: four fifths of its
@@ -1247,7 +1231,7 @@ static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *summar
 
 		for (unsigned k = 0; k < EN_EVENTS; k++)
 			c.n[k] *= scale;
-		energy_compute(&m, &sh, &c, e->cycles / hz, e->half / hz, r);
+		energy_compute(&m, &c, e->cycles / hz, e->half / hz, r);
 		r->half_j += r->dynamic_total_j * (1 - 1 / scale) * rel;
 	}
 }
@@ -1328,20 +1312,9 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		m.dram_reads, m.dram_writes, m.dram_acts,
 		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
 		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
+	fabric_traffic_print(g->fab, f);
 	gpu_energy(g, &m, &e, &en);
-	if (g->mode == CS_MODE_DETAILED)
-		fprintf(f, "  energy            %.4g mJ (%s; dynamic %.4g, static %.4g)\n",
-			en.total_j * 1e3, energy_node_names[en.node], en.dynamic_total_j * 1e3,
-			en.static_total_j * 1e3);
-	else
-		fprintf(f, "  energy            %.4g +- %.2g mJ (%s; dynamic %.4g, static %.4g)\n",
-			en.total_j * 1e3, en.half_j * 1e3, energy_node_names[en.node],
-			en.dynamic_total_j * 1e3, en.static_total_j * 1e3);
-	fprintf(f, "    dynamic+static ");
-	for (unsigned k = 0; k < EN_COMPS; k++)
-		fprintf(f, " %s %.4g+%.4g", energy_statics[k].name, en.dynamic_j[k] * 1e3,
-			en.static_j[k] * 1e3);
-	fprintf(f, " mJ\n");
+	energy_report_print(f, &en, g->mode != CS_MODE_DETAILED);
 	if (ff_insts(g) > 0)
 		fprintf(
 		    f,
@@ -1470,15 +1443,9 @@ static json_t *gpu_result(struct cs_system *s)
 		json_object_set_new(r, "noc_traffic", nk);
 	}
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
+	json_object_set_new(r, "traffic", fabric_traffic_json(g->fab));
 	gpu_energy(g, &m, &e, &en);
-	json_object_set_new(r, "energy_j", json_real(en.total_j));
-	json_object_set_new(r, "energy_half_j", json_real(en.half_j));
-	json_object_set_new(r, "energy_dynamic_j", json_real(en.dynamic_total_j));
-	json_object_set_new(r, "energy_static_j", json_real(en.static_total_j));
-	json_object_set_new(r, "energy_node", json_string(energy_node_names[en.node]));
-	json_object_set_new(r, "energy_seconds", json_real(en.seconds));
-	json_object_set_new(r, "energy", energy_components_json(&en));
-	json_object_set_new(r, "energy_events", energy_events_json(&en));
+	energy_report_json(r, &en);
 	json_object_set_new(r, "energy_ff_insts", json_real(ff_insts(g)));
 	for (unsigned i = 0; i < g->nnotes; i++)
 		json_array_append_new(notes, json_string(g->notes[i]));

@@ -991,6 +991,28 @@ int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu
 	return 0;
 }
 
+/* The stats contract (docs/energy.md, "APU"): every data access probes its core's L1D tags, a
+ * hit reads the L1D, anything else fills it from the L2; a fetch reads the L1I; the L2's tags
+ * are probed by L1 misses, probes and victims, its data read by L2 hits, victims and dirty
+ * probe answers and written by fills; a miss, an upgrade and a victim each take a TBE. */
+void apu_cp_energy(const struct apu_cp *cp, struct energy_counts *out)
+{
+	double l1h = (double)*cp->l1_hits, l2h = (double)*cp->l2_hits;
+	double miss = (double)*cp->misses + (double)*cp->upgrades;
+	double vic = (double)*cp->vic_clean + (double)*cp->vic_dirty;
+	double probes = (double)*cp->prb_dg + (double)*cp->prb_inv;
+
+	energy_add(out, EN_CP_L1D_TAG, l1h + l2h + miss);
+	energy_add(out, EN_CP_L1D_READ, l1h);
+	energy_add(out, EN_CP_L1D_WRITE, l2h + miss);
+	energy_add(out, EN_CP_L1I_READ, (double)*cp->l1i_hits + (double)*cp->rdblks);
+	energy_add(out, EN_CP_L2_TAG, l2h + miss + probes + vic);
+	energy_add(out, EN_CP_L2_READ, l2h + vic + (double)*cp->prb_data);
+	energy_add(out, EN_CP_L2_WRITE, miss);
+	energy_add(out, EN_CP_TBE, miss + vic);
+	out->inst[EN_COREPAIR] += 1;
+}
+
 void apu_cp_destroy(struct apu_cp *cp)
 {
 	if (!cp)

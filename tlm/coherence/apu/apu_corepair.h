@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/energy.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
 #include "tlm/coherence/cpu_port.h"
@@ -66,6 +67,8 @@ struct apu_cp;
 int apu_cp_create(struct sim_kernel *k, const struct apu_cp_cfg *cfg, struct apu_msgs *msgs,
 		  unsigned ep, unsigned dir_ep, struct cs_stat_group *stats, struct apu_cp **out,
 		  struct cs_err *err);
+/* The stats contract: its energy events and itself (docs/energy.md, "APU"). */
+void apu_cp_energy(const struct apu_cp *cp, struct energy_counts *out);
 void apu_cp_destroy(struct apu_cp *cp);
 struct apu_port *apu_cp_port(struct apu_cp *cp);
 /* Core c's memory side (c = 0 or 1); its ops are apu_cp_mem_ops (destroy is a no-op: the

@@ -216,6 +216,7 @@ struct apu_dir {
 	uint64_t served; /* transactions started (same-event pairs: apu_dir_served) */
 
 	struct dir_stats st;
+	uint64_t sink; /* what the stats not kept count into */
 	struct cohcheck *check;
 
 	/* the LT face: when each line's last transaction of an LT run ended (direct-mapped by
@@ -1399,10 +1400,9 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 	static const unsigned req_types[] = {APU_RDBLK,	   APU_RDBLKS, APU_RDBLKM, APU_VICDIRTY,
 					     APU_VICCLEAN, APU_WT,     APU_ATOMIC, APU_FLUSH,
 					     APU_DMARD,	   APU_DMAWR};
-	static uint64_t sink;
 
 	for (unsigned i = 0; i < APU_MSG_TYPES; i++)
-		s->txn[i] = s->probes_by[i] = &sink; /* never counted: not directory requests */
+		s->txn[i] = s->probes_by[i] = &d->sink; /* never counted: not directory requests */
 	for (unsigned i = 0; i < sizeof(req_types) / sizeof(req_types[0]); i++) {
 		unsigned t = req_types[i];
 
@@ -1426,10 +1426,10 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 	s->dram_reads = cs_stat_counter(dr, "reads", "", "DRAM line reads");
 	for (unsigned i = 0; i < W_CAUSES; i++) {
 		/* a kept dirty line is an LLC write only */
-		s->dram_writes[i] = i == W_DIRTY_KEPT ? &sink
+		s->dram_writes[i] = i == W_DIRTY_KEPT ? &d->sink
 						      : cs_stat_counter(dw, apu_dir_write_causes[i],
 									"", "DRAM line writes");
-		s->llc_writes[i] = &sink;
+		s->llc_writes[i] = &d->sink;
 	}
 	for (unsigned i = W_VICTIM; i <= W_FLUSH; i++)
 		s->llc_writes[i] =
@@ -1457,10 +1457,10 @@ static void stats_init(struct apu_dir *d, struct cs_stat_group *g)
 							   "dirty data of back-invalidations");
 	} else {
 		for (unsigned i = 0; i < PF_STATES; i++)
-			s->pf_found[i] = &sink;
-		s->pf_evictions = s->pf_evict_stalls = &sink;
+			s->pf_found[i] = &d->sink;
+		s->pf_evictions = s->pf_evict_stalls = &d->sink;
 	}
-	s->pf_found[PF_NEW] = &sink;
+	s->pf_found[PF_NEW] = &d->sink;
 }
 
 int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
@@ -1594,6 +1594,29 @@ fail:
 		cs_err_set(err, rc, "out of memory");
 	apu_dir_destroy(d);
 	return rc;
+}
+
+/* The stats contract (docs/energy.md, "APU"): a transaction and a probe ack each look up or
+ * allocate a TBE; a tracking directory reads and updates an entry per transaction; demand
+ * look-ups and line writes probe the LLC's tags, a hit reads its data, a write writes it. */
+void apu_dir_energy(const struct apu_dir *d, struct energy_counts *out)
+{
+	const struct dir_stats *s = &d->st;
+	double txn = 0, llc_w = 0;
+
+	for (unsigned t = 0; t < APU_MSG_TYPES; t++)
+		if (s->txn[t] != &d->sink)
+			txn += (double)*s->txn[t];
+	for (unsigned i = 0; i < W_CAUSES; i++)
+		if (s->llc_writes[i] != &d->sink)
+			llc_w += (double)*s->llc_writes[i];
+	energy_add(out, EN_DIR_TBE, txn + (double)*s->acks);
+	energy_add(out, EN_DIR_ENTRY, d->pf ? 2 * txn : 0);
+	energy_add(out, EN_LLC_TAG, (double)*s->llc_hits + (double)*s->llc_misses + llc_w);
+	energy_add(out, EN_LLC_READ, (double)*s->llc_hits);
+	energy_add(out, EN_LLC_WRITE, llc_w);
+	out->inst[EN_DIR] += 1;
+	out->inst[EN_LLC] += 1;
 }
 
 void apu_dir_destroy(struct apu_dir *d)

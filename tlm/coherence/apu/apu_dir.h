@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "analytic/energy.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
 #include "tlm/kernel/sim.h"
@@ -123,6 +124,8 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 		   const struct apu_llc_cfg *llc, const struct apu_dir_nodes *nodes,
 		   struct apu_msgs *msgs, const struct addr_map *map, unsigned n_chan,
 		   struct cs_stat_group *stats, struct apu_dir **out, struct cs_err *err);
+/* The stats contract: its energy events, the LLC's, and both (docs/energy.md, "APU"). */
+void apu_dir_energy(const struct apu_dir *d, struct energy_counts *out);
 void apu_dir_destroy(struct apu_dir *d);
 
 struct apu_port *apu_dir_port(struct apu_dir *d);

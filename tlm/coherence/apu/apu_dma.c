@@ -186,6 +186,13 @@ int apu_dma_create(struct sim_kernel *k, const struct apu_dma_cfg *cfg, struct a
 	return 0;
 }
 
+/* The stats contract: a line read or written passes its buffer once each way. */
+void apu_dma_energy(const struct apu_dma *d, struct energy_counts *out)
+{
+	energy_add(out, EN_DMA_LINE, (double)*d->lines_read + (double)*d->lines_written);
+	out->inst[EN_DMA] += 1;
+}
+
 void apu_dma_destroy(struct apu_dma *d)
 {
 	if (!d)

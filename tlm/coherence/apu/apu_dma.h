@@ -19,6 +19,7 @@
 
 #include "tlm/kernel/time.h"
 
+#include "analytic/energy.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/apu/apu_port.h"
 #include "util/error.h"
@@ -39,6 +40,8 @@ struct apu_dma;
 int apu_dma_create(struct sim_kernel *k, const struct apu_dma_cfg *cfg, struct apu_msgs *msgs,
 		   unsigned ep, unsigned dir_ep, struct cs_stat_group *stats, struct apu_dma **out,
 		   struct cs_err *err);
+/* The stats contract: its energy events and itself (docs/energy.md, "APU"). */
+void apu_dma_energy(const struct apu_dma *d, struct energy_counts *out);
 void apu_dma_destroy(struct apu_dma *d);
 struct apu_port *apu_dma_port(struct apu_dma *d);
 

@@ -50,6 +50,12 @@ static bool cp_idle(void *ctx, const void *obj)
 	return apu_cp_idle(obj);
 }
 
+static void cp_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	apu_cp_energy(obj, c);
+}
+
 static const struct fab_role_ops cp_role = {
     .name = "corepair",
     .help = "two CPU cores' private L1Ds, shared L1I and inclusive L2 (MOESI; section corepair)",
@@ -60,6 +66,7 @@ static const struct fab_role_ops cp_role = {
     .send = cp_send,
     .recv = cp_recv,
     .idle = cp_idle,
+    .energy = cp_energy,
 };
 
 /* ---- tcp (made by the SM) ---- */
@@ -74,6 +81,12 @@ static struct tlm_target_socket *tcp_recv(void *ctx, void *obj)
 	return CTX(ctx)->tcp_ops->deliver_port(obj);
 }
 
+static void tcp_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	CTX(ctx)->tcp_ops->energy(obj, c);
+	c->inst[EN_L1] += 1;
+}
+
 static const struct fab_role_ops tcp_role = {
     .name = "tcp",
     .help = "a CU's TCP, VIPER's L1 (made by the CU; section tcp)",
@@ -82,6 +95,7 @@ static const struct fab_role_ops tcp_role = {
     .stat_fmt = "tcp%u",
     .send = tcp_send,
     .recv = tcp_recv,
+    .energy = tcp_energy,
 };
 
 /* ---- tcc ---- */
@@ -129,6 +143,12 @@ static double tcc_served_ps(void *ctx, const void *obj)
 	return (double)apu_tcc_period_ps(obj);
 }
 
+static void tcc_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	apu_tcc_energy(obj, c);
+}
+
 static const struct fab_role_ops tcc_role = {
     .name = "tcc",
     .help = "a TCC slice, VIPER's GPU L2 (section tcc)",
@@ -141,6 +161,7 @@ static const struct fab_role_ops tcc_role = {
     .idle = tcc_idle,
     .served = tcc_served,
     .served_ps = tcc_served_ps,
+    .energy = tcc_energy,
 };
 
 /* ---- dma ---- */
@@ -183,6 +204,12 @@ static bool dma_idle(void *ctx, const void *obj)
 	return !apu_dma_in_flight(obj);
 }
 
+static void dma_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	apu_dma_energy(obj, c);
+}
+
 static const struct fab_role_ops dma_role = {
     .name = "dma",
     .help = "the DMA engine: DMARd and DMAWr to the directory (section dma)",
@@ -194,6 +221,7 @@ static const struct fab_role_ops dma_role = {
     .send = dma_send,
     .recv = dma_recv,
     .idle = dma_idle,
+    .energy = dma_energy,
 };
 
 /* ---- directory ---- */
@@ -258,6 +286,12 @@ static double dir_served_ps(void *ctx, const void *obj)
 	return apu_dir_served_ps(obj);
 }
 
+static void dir_energy(void *ctx, const void *obj, struct energy_counts *c)
+{
+	(void)ctx;
+	apu_dir_energy(obj, c);
+}
+
 static const struct fab_role_ops dir_role = {
     .name = "directory",
     .help = "the stateless system directory with its victim LLC (sections dir, llc)",
@@ -273,6 +307,7 @@ static const struct fab_role_ops dir_role = {
     .idle = dir_idle,
     .served = dir_served,
     .served_ps = dir_served_ps,
+    .energy = dir_energy,
 };
 
 static const struct fab_role_ops *const apu_roles[] = {

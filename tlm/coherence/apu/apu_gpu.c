@@ -92,6 +92,7 @@ static const struct apu_gpu_protocol viper = {
 	    .help = "AMD VIPER GPU side of an APU: write-through VI TCP and TCC, GLC atomics at "
 		    "the TCC, SLC at the directory (seed 002)",
 	    .msg_names = apu_msg_names,
+	    .msg_traffic = apu_msg_traffic,
 	    .n_msgs = APU_MSG_TYPES,
 	    .l1 = &apu_tcp_ops,
 	    .l2 = NULL,

@@ -17,6 +17,7 @@
 #ifndef COHSCOPE_TLM_COHERENCE_APU_APU_GPU_H
 #define COHSCOPE_TLM_COHERENCE_APU_APU_GPU_H
 
+#include "analytic/energy.h"
 #include "tlm/coherence/apu/apu_msg.h"
 #include "tlm/coherence/gpu_proto.h"
 
@@ -108,6 +109,8 @@ bool apu_tcc_idle(const struct apu_tcc *t);
 uint64_t apu_tcc_served(const struct apu_tcc *t);
 sim_time_t apu_tcc_period_ps(const struct apu_tcc *t);
 uint64_t apu_tcc_digest(const struct apu_tcc *t);
+/* The stats contract: its energy events and itself (docs/energy.md, "APU"). */
+void apu_tcc_energy(const struct apu_tcc *t, struct energy_counts *out);
 
 struct apu_tcc_ops {
 	int (*create)(const struct gpu_ctx *ctx, unsigned slice, struct cs_stat_group *stats,

@@ -3,6 +3,8 @@
  */
 #include "tlm/coherence/apu/apu_msg.h"
 
+#include "tlm/noc/noc.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,22 @@ const char *const apu_msg_names[APU_MSG_TYPES] = {
     "Flush",	    "DMARd",	"DMAWr",   "TcpRd",    "TcpWT",	   "TcpAtomic", "TcpFlush",
     "PrbDowngrade", "PrbInv",	"PrbAck",  "SysResp",  "WBAck",	   "VicData",	"StaleNotif",
     "TccData",	    "TccWBAck", "DMAData", "DMAAck",   "Unblock",
+};
+
+const unsigned char apu_msg_traffic[APU_MSG_TYPES] = {
+    [APU_RDBLK] = NOC_TR_REQUEST,	 [APU_RDBLKS] = NOC_TR_REQUEST,
+    [APU_RDBLKM] = NOC_TR_REQUEST,	 [APU_VICDIRTY] = NOC_TR_WRITEBACK,
+    [APU_VICCLEAN] = NOC_TR_WRITEBACK,	 [APU_WT] = NOC_TR_DATA,
+    [APU_ATOMIC] = NOC_TR_REQUEST,	 [APU_FLUSH] = NOC_TR_WRITEBACK,
+    [APU_DMARD] = NOC_TR_REQUEST,	 [APU_DMAWR] = NOC_TR_DATA,
+    [APU_TCPRD] = NOC_TR_REQUEST,	 [APU_TCPWT] = NOC_TR_DATA,
+    [APU_TCPATOMIC] = NOC_TR_REQUEST,	 [APU_TCPFLUSH] = NOC_TR_WRITEBACK,
+    [APU_PRBDOWNGRADE] = NOC_TR_PROBE,	 [APU_PRBINV] = NOC_TR_PROBE,
+    [APU_PRBACK] = NOC_TR_PROBE,	 [APU_SYSRESP] = NOC_TR_DATA,
+    [APU_WBACK] = NOC_TR_COHERENCE,	 [APU_VICDATA] = NOC_TR_WRITEBACK,
+    [APU_STALENOTIF] = NOC_TR_COHERENCE, [APU_TCCDATA] = NOC_TR_DATA,
+    [APU_TCCWBACK] = NOC_TR_COHERENCE,	 [APU_DMADATA] = NOC_TR_DATA,
+    [APU_DMAACK] = NOC_TR_COHERENCE,	 [APU_UNBLOCK] = NOC_TR_COHERENCE,
 };
 
 const char *const apu_vnet_names[APU_VNETS] = {"REQ", "PRB", "RSP", "UNB"};

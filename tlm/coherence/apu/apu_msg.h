@@ -80,6 +80,7 @@ struct apu_msg_info {
 extern const struct apu_msg_info apu_msg_info[APU_MSG_TYPES];
 /* The names alone, for noc_net_create's type_names. */
 extern const char *const apu_msg_names[APU_MSG_TYPES];
+extern const unsigned char apu_msg_traffic[APU_MSG_TYPES]; /* enum noc_traffic_kind */
 /* "REQ", "PRB", "RSP", "UNB", for noc_net_create's vnet_names. */
 extern const char *const apu_vnet_names[APU_VNETS];
 

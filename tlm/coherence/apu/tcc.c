@@ -726,6 +726,21 @@ struct tlm_target_socket *apu_tcc_deliver_port(struct apu_tcc *c)
 	return apu_port_target(c->port);
 }
 
+/* The stats contract (docs/energy.md, "APU"): reads, write-throughs, atomics here and probes
+ * look the tags up, fills write them; a hit, an atomic and a write-back read the data, a
+ * fill, a write-through and an atomic write it; a miss and a merge take the MSHRs. */
+void apu_tcc_energy(const struct apu_tcc *c, struct energy_counts *out)
+{
+	const struct tcc_stats *s = &c->st;
+	double fills = (double)*s->misses, at = (double)*s->atomics_tcc, wt = (double)*s->wts;
+
+	energy_add(out, EN_L2_TAG, (double)*s->reads + wt + at + (double)*s->probes + fills);
+	energy_add(out, EN_L2_DATA_READ, (double)*s->hits + at + (double)*s->writebacks);
+	energy_add(out, EN_L2_DATA_WRITE, fills + wt + at);
+	energy_add(out, EN_L2_MSHR, fills + (double)*s->merged);
+	out->inst[EN_L2] += 1;
+}
+
 void apu_tcc_destroy(struct apu_tcc *c)
 {
 	if (!c)

@@ -1105,6 +1105,20 @@ fail:
 	return rc;
 }
 
+/* The stats contract (docs/energy.md, "APU"): every access probes the tags and a miss's fill
+ * writes them; a load hit reads the data, a fill writes it (and under WB_L1 a store); a miss
+ * and a merge take the MSHRs. */
+static void tcp_energy(const struct gpu_l1 *t, struct energy_counts *c)
+{
+	const struct tcp_stats *s = &t->st;
+	double fills = (double)*s->load_misses;
+
+	energy_add(c, EN_L1_TAG, (double)*s->accesses + fills);
+	energy_add(c, EN_L1_DATA_READ, (double)*s->load_hits);
+	energy_add(c, EN_L1_DATA_WRITE, fills + (t->wb ? (double)*s->stores : 0));
+	energy_add(c, EN_L1_MSHR, fills + (double)*s->merges);
+}
+
 const struct gpu_l1_ops apu_tcp_ops = {
     .create = tcp_create,
     .destroy = tcp_destroy,
@@ -1120,4 +1134,5 @@ const struct gpu_l1_ops apu_tcp_ops = {
     .probe = tcp_probe,
     .idle = tcp_idle,
     .digest = tcp_digest,
+    .energy = tcp_energy,
 };

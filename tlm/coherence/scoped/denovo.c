@@ -19,10 +19,11 @@ const struct sc_reg_variant sc_reg_denovo_rprio = {
     .rprio = true, .store_reg = true, .inv_on_acquire = true};
 
 /* the SM asks the L1 for a release atomic's release (the StRegs) before the atomic */
-#define DENOVO_COMMON                                                                         \
-	.msg_names = sc_msg_names, .n_msgs = SC_MSG_COUNT, .has_l1 = true, .coherent = false, \
-	.acquire_in_l1 = true, .release_in_l1 = false, .params = &scoped_params,              \
-	.fab = &sc_fab_proto, .fab_std = sc_fab_std, .fab_n_std = &sc_fab_n_std
+#define DENOVO_COMMON                                                                     \
+	.msg_names = sc_msg_names, .msg_traffic = sc_msg_traffic, .n_msgs = SC_MSG_COUNT, \
+	.has_l1 = true, .coherent = false, .acquire_in_l1 = true, .release_in_l1 = false, \
+	.params = &scoped_params, .fab = &sc_fab_proto, .fab_std = sc_fab_std,            \
+	.fab_n_std = &sc_fab_n_std
 
 const struct gpu_protocol gpu_protocol_denovo_b = {
     DENOVO_COMMON,

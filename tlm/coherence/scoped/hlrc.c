@@ -25,10 +25,11 @@ const struct sc_reg_variant sc_reg_hlrc_noprio = {.flush_on_loss = true, .inv_on
 const struct sc_reg_variant sc_reg_hlrc_scoped = {
     .rprio = true, .flush_on_loss = true, .inv_on_gain = true, .agent_at_l2 = true};
 
-#define HLRC_COMMON                                                                           \
-	.msg_names = sc_msg_names, .n_msgs = SC_MSG_COUNT, .has_l1 = true, .coherent = false, \
-	.acquire_in_l1 = true, .release_in_l1 = true, .params = &scoped_params,               \
-	.fab = &sc_fab_proto, .fab_std = sc_fab_std, .fab_n_std = &sc_fab_n_std
+#define HLRC_COMMON                                                                       \
+	.msg_names = sc_msg_names, .msg_traffic = sc_msg_traffic, .n_msgs = SC_MSG_COUNT, \
+	.has_l1 = true, .coherent = false, .acquire_in_l1 = true, .release_in_l1 = true,  \
+	.params = &scoped_params, .fab = &sc_fab_proto, .fab_std = sc_fab_std,            \
+	.fab_n_std = &sc_fab_n_std
 
 const struct gpu_protocol gpu_protocol_hlrc = {
     HLRC_COMMON,
@@ -55,6 +56,7 @@ const struct gpu_protocol gpu_protocol_hlrc_noprio = {
  * release), the store-buffer flush at agent scope (l1_scoped_fence) */
 const struct gpu_protocol gpu_protocol_hlrc_scoped = {
     .msg_names = sc_msg_names,
+    .msg_traffic = sc_msg_traffic,
     .n_msgs = SC_MSG_COUNT,
     .has_l1 = true,
     .coherent = false,

@@ -21,6 +21,7 @@ const struct gpu_protocol gpu_protocol_rsp = {
 	    "invalidations and RMW locks to every other L1 and wait for the acks",
     .label = "RSP",
     .msg_names = sc_msg_names,
+    .msg_traffic = sc_msg_traffic,
     .n_msgs = SC_MSG_COUNT,
     .l1 = &gpu_l1_rsp_ops,
     .l2 = &sc_home_l2_ops,

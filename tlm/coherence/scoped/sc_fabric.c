@@ -18,6 +18,7 @@ static const struct fab_role_ops l1_role = {
     .stat_fmt = "sm%u.l1",
     .send = gpu_fab_l1_send,
     .recv = l1_recv,
+    .energy = gpu_fab_l1_energy,
 };
 
 static struct tlm_initiator_socket *l2_send(void *ctx, void *obj)
@@ -45,6 +46,7 @@ static const struct fab_role_ops l2_role = {
     .recv = l2_recv,
     .mem_port = gpu_fab_l2_mem,
     .idle = gpu_fab_l2_idle,
+    .energy = gpu_fab_l2_energy,
 };
 
 static const struct fab_role_ops *const sc_roles[] = {&l1_role, &l2_role, &fab_memctrl_role, NULL};

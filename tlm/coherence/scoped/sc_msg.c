@@ -14,6 +14,19 @@ const char *const sc_msg_names[SC_MSG_COUNT] = {
     [SC_MSG_FWD] = "fwd",     /* a data access to a line registered in another L1 */
 };
 
+const unsigned char sc_msg_traffic[SC_MSG_COUNT] = {
+    GPU_BASE_MSG_TRAFFIC,
+    [SC_MSG_FLUSH] = NOC_TR_PROBE,
+    [SC_MSG_LK_FL_INV] = NOC_TR_PROBE,
+    [SC_MSG_INV_UL] = NOC_TR_PROBE,
+    [SC_MSG_FL_INV_UL] = NOC_TR_PROBE,
+    [SC_MSG_RECALL] = NOC_TR_PROBE,
+    [SC_MSG_ACK] = NOC_TR_PROBE, /* a probe's answer (a recall's carries the line) */
+    [SC_MSG_GETR] = NOC_TR_REQUEST,
+    [SC_MSG_UNREG] = NOC_TR_WRITEBACK,
+    [SC_MSG_FWD] = NOC_TR_PROBE,
+};
+
 unsigned sc_msg_base_type(unsigned type)
 {
 	switch (type) {

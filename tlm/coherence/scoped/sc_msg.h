@@ -53,6 +53,7 @@ enum sc_action {
 #define SC_TS_GRANT 0
 
 extern const char *const sc_msg_names[SC_MSG_COUNT];
+extern const unsigned char sc_msg_traffic[SC_MSG_COUNT]; /* enum noc_traffic_kind */
 
 /* The actions of probe type t (0: not a probe). */
 unsigned sc_msg_actions(unsigned type);
