@@ -70,6 +70,8 @@ enum hm {
 	M_PROBES, /* the result's apu.probes: downgrades, invalidations, back-invalidations */
 	M_DRAM,	  /* apu.dram_accesses: reads and writes of every cause */
 	M_LLC_HITS,
+	M_ENERGY,  /* energy_j (docs/energy.md) */
+	M_TRAFFIC, /* noc_bytes: every kind of message (traffic.noc) */
 	M_FOUND_I,
 	M_FOUND_S,
 	M_FOUND_O,
@@ -156,6 +158,8 @@ static int hdata_add(void *ctx, void *slot)
 		p->v[M_PROBES] = number_or_nan(json_object_get(apu, "probes"));
 		p->v[M_DRAM] = number_or_nan(json_object_get(apu, "dram_accesses"));
 		p->v[M_LLC_HITS] = number_or_nan(json_object_get(apu, "llc_hits"));
+		p->v[M_ENERGY] = number_or_nan(json_object_get(p->c.res, "energy_j"));
+		p->v[M_TRAFFIC] = number_or_nan(json_object_get(p->c.res, "noc_bytes"));
 		if (d->stats && p->c.id)
 			point_stats(d->dir, p);
 	}
@@ -663,6 +667,10 @@ static int summary_text(const struct study_opts *o, const void *data, const void
 		write_cut_table(f, d, sel, "Directory probes cut (Fig. 7)", M_PROBES);
 		write_cut_table(f, d, sel, "Directory -> DRAM reads and writes cut (Fig. 5)",
 				M_DRAM);
+		/* the seed takes DRAM accesses for energy; the model's energy and the networks'
+		 * bytes beside them (docs/energy.md) */
+		write_cut_table(f, d, sel, "Energy cut (docs/energy.md, 22 nm)", M_ENERGY);
+		write_cut_table(f, d, sel, "NoC traffic cut (every kind of message)", M_TRAFFIC);
 		write_causes(f, d, sel);
 		write_found(f, d, sel);
 	}

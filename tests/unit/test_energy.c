@@ -652,6 +652,13 @@ START_TEST(test_undeclared_refused)
 	l2.energy = NULL;
 	ck_assert_int_eq(gpu_protocol_check(&p, &err), -CS_ECONFIG);
 	ck_assert_msg(strstr(err.msg, "gpu_l2_ops.energy"), "%s", err.msg);
+	/* the kinds of traffic of its messages, which the result reports by */
+	l2.energy = gt->l2->energy;
+	p.msg_traffic = NULL;
+	ck_assert_int_eq(gpu_protocol_check(&p, &err), -CS_ECONFIG);
+	ck_assert_msg(strstr(err.msg, "\"gtsc\"") && strstr(err.msg, "msg_traffic") &&
+			  !strchr(err.msg, '\n'),
+		      "%s", err.msg);
 }
 END_TEST
 
