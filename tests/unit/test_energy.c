@@ -817,6 +817,33 @@ START_TEST(test_cpu_side_systems)
 	}
 	ck_assert(comp_w(res, "corepair") > 0 && comp_w(res, "llc") > 0 && comp_w(res, "l1") > 0 &&
 		  comp_w(res, "l2") > 0 && comp_w(res, "directory") > 0 && comp_w(res, "dma") > 0);
+	/* the CPU side's arrays from CACTI's table for their geometry (seed 002's defaults at
+	 * 40 nm: 64 KB 2-way L1Ds, 2 MB 8-way L2s, a 16 MB 16-way LLC, 64 B lines; 16 KB 16-way
+	 * TCPs), two CorePairs' leakage */
+	{
+		struct cacti_array t1, d1, ti, di, t2, d2, tl, dl, cam, tt, dt;
+		json_t *evs = json_object_get(res, "energy_events");
+
+		ck_assert_int_eq(cacti_cache(40, 65536, 2, 64, &t1, &d1), 0);
+		ck_assert_int_eq(cacti_cache(40, 32768, 2, 64, &ti, &di), 0);
+		ck_assert_int_eq(cacti_cache(40, 2097152, 8, 64, &t2, &d2), 0);
+		ck_assert_int_eq(cacti_cache(40, 16777216, 16, 64, &tl, &dl), 0);
+		ck_assert_int_eq(cacti_cache(40, 16384, 16, 64, &tt, &dt), 0);
+		ck_assert_int_eq(cacti_cam(40, 256, &cam), 0);
+		ck_assert_double_eq(num(json_object_get(evs, "corepair_l1d_read"), "pj"),
+				    d1.read_pj);
+		ck_assert_double_eq(num(json_object_get(evs, "corepair_l1i_read"), "pj"),
+				    ti.read_pj + di.read_pj);
+		ck_assert_double_eq(num(json_object_get(evs, "corepair_l2_write"), "pj"),
+				    d2.write_pj);
+		ck_assert_double_eq(num(json_object_get(evs, "llc_read"), "pj"), dl.read_pj);
+		ck_assert_double_eq(num(json_object_get(evs, "l1_data_read"), "pj"), dt.read_pj);
+		ck_assert_double_eq_tol(comp_w(res, "corepair"),
+					2 * (2 * (t1.leak_w + d1.leak_w) + ti.leak_w + di.leak_w +
+					     t2.leak_w + d2.leak_w + cam.leak_w),
+					1e-12);
+		ck_assert_double_eq_tol(comp_w(res, "llc"), tl.leak_w + dl.leak_w, 1e-12);
+	}
 	json_decref(res);
 	json_decref(stats);
 
