@@ -329,6 +329,15 @@ static const unsigned node_nm[EN_NODES] = {
 #define EN_TS_BITS	 32
 #define EN_WARP_TS_BYTES 4
 
+int energy_model_no_table(const struct energy_model *m, struct cs_err *err)
+{
+	return cs_err_set(
+	    err, -CS_ECONFIG,
+	    "energy.node = \"%s\": CACTI's table (analytic/cacti/cacti-table.csv) has "
+	    "no arrays of that node",
+	    energy_node_names[m->node < EN_NODES ? m->node : EN_NODE_40NM]);
+}
+
 void energy_model_set_pj(struct energy_model *m, unsigned e, double pj)
 {
 	if (!m->given_pj[e])

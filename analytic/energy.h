@@ -183,6 +183,9 @@ struct energy_cpu_arrays {
  * arrays' leakage. 0, or -1 when the table has no row of the node.
  */
 int energy_model_arrays(struct energy_model *m, const struct energy_arrays *a);
+/* The error line of a system whose arrays CACTI's table has no row for at the model's node:
+ * -CS_ECONFIG. */
+int energy_model_no_table(const struct energy_model *m, struct cs_err *err);
 /* The same for the CPU side's arrays (CorePair, directory, LLC, DMA). 0, or -1 when the table
  * has no row of the node. */
 int energy_model_cpu_arrays(struct energy_model *m, const struct energy_cpu_arrays *a);

@@ -15,6 +15,7 @@
  */
 #include "cli/cli.h"
 #include "cli/study_impl.h"
+#include "tlm/noc/noc.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -121,9 +122,13 @@ enum hm {
 	NM
 };
 
-/* The result's figures behind M_TR_* and M_EN_*, in that order. */
-static const char *const traffic_kinds[] = {"request", "data", "probe", "coherence", "writeback"};
+/* The result's figures behind M_TR_* (the kinds the networks declare, noc.h) and M_EN_* (the
+ * GPU's components of the energy report), in that order. */
 static const char *const energy_comps[] = {"sm", "l1", "l2", "noc", "dram"};
+#define N_ENERGY_COMPS (sizeof(energy_comps) / sizeof(energy_comps[0]))
+_Static_assert(M_TR_WRITEBACK - M_TR_REQUEST + 1 == NOC_TRAFFIC_KINDS &&
+		   M_EN_DRAM - M_EN_SM + 1 == N_ENERGY_COMPS,
+	       "one metric per kind of traffic and per component shown");
 
 /* A statistic of one CU's L1 or SM ("gpu.smN.NAME") or of one L2 bank ("gpu.l2.bankN.NAME"),
  * summed into metric m. */
@@ -283,10 +288,10 @@ static int ldata_add(void *ctx, void *slot)
 		json_t *en = json_object_get(p->c.res, "energy");
 
 		p->v[M_CYCLES] = c > 0 ? c : NAN;
-		for (int k = 0; k < 5 && tr; k++)
-			p->v[M_TR_REQUEST + k] = json_number_value(
-			    json_object_get(json_object_get(tr, traffic_kinds[k]), "bytes"));
-		for (int k = 0; k < 5 && en; k++) {
+		for (unsigned k = 0; k < NOC_TRAFFIC_KINDS && tr; k++)
+			p->v[M_TR_REQUEST + k] = json_number_value(json_object_get(
+			    json_object_get(tr, noc_traffic_kind_names[k]), "bytes"));
+		for (unsigned k = 0; k < N_ENERGY_COMPS && en; k++) {
 			json_t *e = json_object_get(en, energy_comps[k]);
 
 			p->v[M_EN_SM + k] =
@@ -1069,7 +1074,7 @@ static int summary_text(const struct study_opts *o, const void *data, const void
 		    "(docs/energy.md, \"Traffic\"): requests, data, a home's probes and "
 		    "the L1s' acks, coherence acks, write-backs and unregistrations. The "
 		    "seed reports no traffic.",
-		    traffic_ms, traffic_kinds, N_OF(traffic_ms));
+		    traffic_ms, noc_traffic_kind_names, N_OF(traffic_ms));
 		write_by_cause(f, d, sel, "Energy by component (uJ)",
 			       "Dynamic and static energy of the CUs, L1s, L2 banks, networks and "
 			       "DRAM (docs/energy.md; 40 nm: the seed names no node). The seed "

@@ -895,10 +895,7 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 		return rc;
 	if (g->apu &&
 	    apu_mem_energy_arrays(g->apu, apu ? (unsigned)g->gpu->core.warps : 0, &g->energy))
-		return cs_err_set(err, -CS_ECONFIG,
-				  "energy.node = \"%s\": CACTI's table "
-				  "(analytic/cacti/cacti-table.csv) has no arrays of that node",
-				  energy_node_names[g->energy.node]);
+		return energy_model_no_table(&g->energy, err);
 	for (unsigned i = 0; i < g->n; i++) {
 		struct cs_stat_group *cg;
 

@@ -1219,7 +1219,7 @@ void fabric_traffic(const struct fabric *f, struct noc_traffic out[NOC_TRAFFIC_K
 	traffic_kinds(f, out, NULL);
 }
 
-static void dram_bytes(const struct fabric *f, double *read, double *written)
+void fabric_dram_bytes(const struct fabric *f, double *read, double *written)
 {
 	unsigned n;
 	struct dram_ctrl *const *ch = fabric_channels(f, &n);
@@ -1239,7 +1239,7 @@ json_t *fabric_traffic_json(const struct fabric *f)
 	double rd, wr;
 
 	traffic_kinds(f, t, link);
-	dram_bytes(f, &rd, &wr);
+	fabric_dram_bytes(f, &rd, &wr);
 	for (unsigned k = 0; k < NOC_TRAFFIC_KINDS; k++)
 		json_object_set_new(
 		    noc, noc_traffic_kind_names[k],
@@ -1257,7 +1257,7 @@ void fabric_traffic_print(const struct fabric *f, FILE *out)
 	double rd, wr;
 
 	fabric_traffic(f, t);
-	dram_bytes(f, &rd, &wr);
+	fabric_dram_bytes(f, &rd, &wr);
 	fprintf(out, "  traffic (B)      ");
 	for (unsigned k = 0; k < NOC_TRAFFIC_KINDS; k++)
 		fprintf(out, " %s %" PRIu64 "%s", noc_traffic_kind_names[k], t[k].bytes,

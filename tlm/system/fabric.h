@@ -250,6 +250,8 @@ void fabric_traffic(const struct fabric *f, struct noc_traffic out[NOC_TRAFFIC_K
  * flit bytes, what its links carry with the last flits' padding), "dram": {"read_bytes", "written_bytes"}}; and for its report, one line. */
 json_t *fabric_traffic_json(const struct fabric *f);
 void fabric_traffic_print(const struct fabric *f, FILE *out);
+/* The bytes the DRAM channels' requests read and wrote so far. */
+void fabric_dram_bytes(const struct fabric *f, double *read, double *written);
 /* The memory controllers (DRAM channels) in order, and how many. */
 struct dram_ctrl *const *fabric_channels(const struct fabric *f, unsigned *n);
 

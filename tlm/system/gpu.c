@@ -800,11 +800,7 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 		};
 
 		if (energy_model_arrays(&g->energy, &arrays))
-			return cs_err_set(
-			    err, -CS_ECONFIG,
-			    "energy.node = \"%s\": CACTI's table "
-			    "(analytic/cacti/cacti-table.csv) has no arrays of that node",
-			    energy_node_names[g->energy.node]);
+			return energy_model_no_table(&g->energy, err);
 	}
 	/* every protocol's section, whichever runs: a sweep may set them all */
 	for (const struct gpu_protocol *const *p = gpu_protocol_registry(); *p; p++) {
@@ -1116,7 +1112,6 @@ struct gpu_summary {
 	struct noc_traffic noc[NOC_VK_KINDS]; /* by vnet kind, over every network */
 	bool noc_has[NOC_VK_KINDS];	      /* some network has a vnet of that kind */
 	double noc_bytes;
-	double noc_link_flits; /* over router-to-router links, every network */
 	double mem_stall, l1_coh_misses, l1_expired, l1_dropped;
 };
 
@@ -1140,8 +1135,12 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 	m->dram_writes = stat_sum(g, "gpu.dram%u.writes", nc);
 	m->dram_acts = stat_sum(g, "gpu.dram%u.activations", nc);
 	m->dram_row_hits = stat_sum(g, "gpu.dram%u.row_hits", nc);
-	m->dram_bytes =
-	    stat_sum(g, "gpu.dram%u.bytes_read", nc) + stat_sum(g, "gpu.dram%u.bytes_written", nc);
+	{
+		double rd, wr;
+
+		fabric_dram_bytes(g->fab, &rd, &wr);
+		m->dram_bytes = rd + wr;
+	}
 	for (unsigned i = 0; i < fabric_nets(g->fab); i++) {
 		const struct noc *n = fabric_net(g->fab, i);
 
@@ -1153,7 +1152,6 @@ static void summarize(const struct gpu_sys *g, struct gpu_summary *m)
 			m->noc_has[k] |= noc_has_kind(n, k);
 			m->noc_bytes += (double)t.bytes;
 		}
-		m->noc_link_flits += (double)noc_link_flits(n);
 	}
 	m->mem_stall = stat_sum(g, "gpu.sm%u.stall.memory_cycles", ns);
 	m->l1_coh_misses = stat_sum(g, "gpu.sm%u.l1.miss.coherence", ns);
@@ -1200,14 +1198,13 @@ static double ff_insts(const struct gpu_sys *g)
 
 /* The run's energy: exact event counts, static power over the estimated time (the half-width
  * of the time estimate gives the energy's). */
-static void gpu_energy(const struct gpu_sys *g, const struct gpu_summary *summary,
-		       const struct gpu_estimate *e, struct energy_report *r)
+static void gpu_energy(const struct gpu_sys *g, const struct gpu_estimate *e,
+		       struct energy_report *r)
 {
 	double hz = (double)g->core.clock_mhz * 1e6;
 	struct energy_counts c = {{0}, {0}};
 	struct energy_model m;
 
-	(void)summary;
 	/* every component declares its own events and itself: the SMs, and every node and
 	 * network of the layout (their roles' energy, required at build) */
 	for (unsigned i = 0; i < g->ctx.sms; i++)
@@ -1313,7 +1310,7 @@ static int gpu_report(struct cs_system *s, FILE *f)
 		100 * ratio(m.dram_row_hits, m.dram_reads + m.dram_writes),
 		secs > 0 ? m.dram_bytes / secs / 1e9 : 0.0);
 	fabric_traffic_print(g->fab, f);
-	gpu_energy(g, &m, &e, &en);
+	gpu_energy(g, &e, &en);
 	energy_report_print(f, &en, g->mode != CS_MODE_DETAILED);
 	if (ff_insts(g) > 0)
 		fprintf(
@@ -1444,7 +1441,7 @@ static json_t *gpu_result(struct cs_system *s)
 	}
 	json_object_set_new(r, "dram_bytes", json_real(m.dram_bytes));
 	json_object_set_new(r, "traffic", fabric_traffic_json(g->fab));
-	gpu_energy(g, &m, &e, &en);
+	gpu_energy(g, &e, &en);
 	energy_report_json(r, &en);
 	json_object_set_new(r, "energy_ff_insts", json_real(ff_insts(g)));
 	for (unsigned i = 0; i < g->nnotes; i++)
