@@ -4,9 +4,12 @@
 #include "calibrate/calfile.h"
 
 #include <libconfig.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "util/readfile.h"
 
 const double calm_init[CALM_PARAMS] = {1.0, 0.1, 0.1, 0.1, 0.5};
 const double calm_lower[CALM_PARAMS] = {0.3, -2.0, -2.0, -2.0, 0.0};
@@ -32,16 +35,17 @@ int cal_file_load(const char *path, struct cal_file *out, struct cs_err *err)
 	config_t cf;
 	config_setting_t *grp;
 	const char *str;
+	char *text = NULL;
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	config_init(&cf);
-	if (!config_read_file(&cf, path)) {
-		if (config_error_type(&cf) == CONFIG_ERR_FILE_IO)
-			rc = cs_err_set(err, -CS_EIO, "%s: cannot read the calibration file", path);
-		else
-			rc = cs_err_set(err, -CS_ECONFIG, "%s:%d: %s", path, config_error_line(&cf),
-					config_error_text(&cf));
+	rc = cs_read_file(path, path, CS_TEXT_FILE_MAX, "a calibration file", 1, &text, NULL, err);
+	if (rc)
+		goto out;
+	if (!config_read_string(&cf, text)) {
+		rc = cs_err_set(err, -CS_ECONFIG, "%s:%d: %s", path, config_error_line(&cf),
+				config_error_text(&cf));
 		goto out;
 	}
 	grp = config_lookup(&cf, "calibration");
@@ -70,6 +74,15 @@ int cal_file_load(const char *path, struct cal_file *out, struct cs_err *err)
 		out->p[i] = type == CONFIG_TYPE_FLOAT ? config_setting_get_float(st)
 			    : type == CONFIG_TYPE_INT ? config_setting_get_int(st)
 						      : (double)config_setting_get_int64(st);
+		/* The fitter's bounds are the model's domain: outside them R can be negative, c = 1
+		 * divides by zero at a saturated resource, and 1e308 overflows the cycles. */
+		if (!(out->p[i] >= calm_lower[i] && out->p[i] <= calm_upper[i])) {
+			rc = cs_err_set_at(err, -CS_ECONFIG, path, config_setting_source_line(st),
+					   "calibration.%s = %g is outside [%g, %g], the range the "
+					   "model can use (cohscope calibrate fits within it)",
+					   pnames[i], out->p[i], calm_lower[i], calm_upper[i]);
+			goto out;
+		}
 	}
 	if (config_lookup_string(&cf, "calibration.train", &str))
 		snprintf(out->train, sizeof(out->train), "%s", str);
@@ -87,6 +100,7 @@ int cal_file_load(const char *path, struct cal_file *out, struct cs_err *err)
 	out->loaded = true;
 out:
 	config_destroy(&cf);
+	free(text);
 	return rc;
 }
 

@@ -133,11 +133,12 @@ static const char litmus_help[] =
     "  -c, --config FILE      libconfig GPU configuration (cohscope list configs)\n"
     "      --set K=V          override one parameter, e.g. --set coherence.protocol=noncoherent\n"
     "                         or --set core.consistency=sc (repeatable)\n"
-    "      --iterations N     kernel launches per test (default 500)\n"
+    "      --iterations N     kernel launches per test (default 500, at most 10^7)\n"
     "      --jitter CYCLES    random delay before a thread's first op, below CYCLES (default\n"
-    "                         300; with --agents 3000 GPU cycles); below CYCLES/8+1 between\n"
-    "                         ops; 0: none\n"
-    "      --warmup N         warm the L1s in every N-th iteration (default 2; 0: never)\n"
+    "                         300; with --agents 3000 GPU cycles; at most 10^6); below\n"
+    "                         CYCLES/8+1 between ops; 0: none\n"
+    "      --warmup N         warm the L1s in every N-th iteration (default 2; 0: never;\n"
+    "                         at most 10^7)\n"
     "      --placement P      random (default): threads on random distinct SMs and locations\n"
     "                         in random distinct L2 banks, drawn anew every iteration; fixed:\n"
     "                         thread (or work-group) i on SM i, location i in bank i (with\n"
@@ -874,17 +875,20 @@ struct litmus_cli {
 };
 
 /* A non-negative decimal number for option `opt`. */
-static int parse_count(const char *opt, const char *text, uint64_t min, uint64_t *out)
+/* A whole number in [min, max]: the bounds keep a typo from running for days (the run time is
+ * linear in --iterations and in --jitter). */
+static int parse_count(const char *opt, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long v;
 
 	errno = 0;
 	v = strtoull(text, &end, 10);
-	if (!text[0] || *end || errno || text[0] == '-' || v < min)
+	if (!text[0] || *end || errno || text[0] == '-' || v < min || v > max)
 		return cli_fail(EXIT_USAGE,
-				"litmus: %s %s: expected a whole number of at least %" PRIu64, opt,
-				text, min);
+				"litmus: %s %s: expected a whole number from %" PRIu64
+				" to %" PRIu64,
+				opt, text, min, max);
 	*out = v;
 	return 0;
 }
@@ -944,14 +948,14 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_ITER:
-			rc = parse_count("--iterations", optarg, 1, &o->lo.iterations);
+			rc = parse_count("--iterations", optarg, 1, 10000000, &o->lo.iterations);
 			break;
 		case OPT_JITTER:
-			rc = parse_count("--jitter", optarg, 0, &o->lo.jitter);
+			rc = parse_count("--jitter", optarg, 0, 1000000, &o->lo.jitter);
 			o->jitter_set = true;
 			break;
 		case OPT_WARMUP:
-			rc = parse_count("--warmup", optarg, 0, &o->lo.warmup);
+			rc = parse_count("--warmup", optarg, 0, 10000000, &o->lo.warmup);
 			break;
 		case OPT_PLACE:
 			if (strcmp(optarg, "random") == 0)
@@ -974,7 +978,7 @@ static int parse_litmus_opts(int argc, char **argv, struct litmus_cli *o)
 						optarg);
 			break;
 		case OPT_SEED:
-			rc = parse_count("--seed", optarg, 0, &seed);
+			rc = parse_count("--seed", optarg, 0, UINT64_MAX, &seed);
 			snprintf(o->seed_set, sizeof(o->seed_set), "sim.seed=%" PRIu64, seed);
 			break;
 		case OPT_EXPECT:

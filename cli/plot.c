@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "cli/plot.h"
 #include "util/error.h"
+#include "util/readfile.h"
 
 extern char **environ;
 
@@ -272,31 +273,10 @@ static long col_find(const struct ptable *t, const char *name)
 
 /* ---- reading files ------------------------------------------------------------------------ */
 
+/* A plot input (a result, a sweep's CSV): at most CS_DATA_FILE_MAX bytes. */
 static int read_all(const char *path, char **out, size_t *len, struct cs_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	struct sbuf b = {0};
-	char chunk[65536];
-	size_t n;
-	int e;
-
-	if (!f)
-		return cs_err_set(err, -CS_EIO, "%s: cannot read: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		sb_putn(&b, chunk, n);
-	e = ferror(f) ? errno : 0;
-	fclose(f);
-	if (e) {
-		free(b.s);
-		return cs_err_set(err, -CS_EIO, "%s: cannot read: %s", path, strerror(e));
-	}
-	if (b.oom) {
-		free(b.s);
-		return cs_err_set(err, -CS_ENOMEM, "%s: out of memory", path);
-	}
-	*out = b.s;
-	*len = b.len;
-	return 0;
+	return cs_read_file(path, path, CS_DATA_FILE_MAX, "a plot input", 0, out, len, err);
 }
 
 struct fields {

@@ -4,16 +4,21 @@
 # (coreutils, diffutils, grep, sed, mawk, bash are there on any Debian, even debootstrap's minbase).
 # Idempotent and non-interactive: installs only what dpkg says is missing (so a python3 elsewhere
 # on PATH, e.g. pyenv's, does not hide a missing Debian python3).
-# Usage: scripts/install-deps.sh [--with-systemc]
+# Usage: scripts/install-deps.sh [--with-systemc] [--with-fuzz]
 set -euo pipefail
 
 pkgs=(build-essential cmake pkg-config
       libconfig-dev libgsl-dev check libjansson-dev libpapi-dev libzstd-dev liblzma-dev
       valgrind gnuplot-nox parallel
       python3 bc)
-if [ "${1:-}" = "--with-systemc" ]; then
-	pkgs+=(libsystemc-dev g++)
-fi
+for opt in "$@"; do
+	case "$opt" in
+	--with-systemc) pkgs+=(libsystemc-dev g++) ;;
+	# scripts/fuzz.sh: clang 14 and its libFuzzer runtime (the corpus replay in CTest needs neither)
+	--with-fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+	*) echo "usage: scripts/install-deps.sh [--with-systemc] [--with-fuzz]" >&2; exit 2 ;;
+	esac
+done
 
 missing=()
 for p in "${pkgs[@]}"; do

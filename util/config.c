@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "util/readfile.h"
 
 /* Longest "FILE:LINE: section.key = value" prefix kept for a message; cs_err.msg is 512. */
 /* libconfig 1.5 refuses deeper @include nesting too. */
@@ -22,6 +25,13 @@ struct cs_override {
 	char *key;
 	char *value;
 	bool used; /* applied by a section load */
+};
+
+struct cs_include {
+	char *written;	/* the name as written, which libconfig reports */
+	char *shown;	/* the path opened (include directory joined) */
+	char *includer; /* shown name of the file holding the @include */
+	unsigned line;	/* its line there */
 };
 
 struct cs_section {
@@ -36,6 +46,10 @@ struct cs_config {
 	config_t lc;
 	bool have_lc; /* lc holds a parsed file or string */
 	char *name;   /* file name as given to open, NULL without a file */
+	/* every @include met, so messages name an included file by its path and blame a syntax
+	 * error libconfig reports at an included file's start on the line that includes it */
+	struct cs_include *inc;
+	size_t n_inc, cap_inc;
 	struct cs_override *ovr;
 	size_t n_ovr, cap_ovr;
 	struct cs_section *sec;
@@ -59,50 +73,11 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-/* Whole file into a NUL-terminated buffer; messages "FILE: cannot open: REASON". */
+/* Whole file into a NUL-terminated buffer, at most CS_TEXT_FILE_MAX bytes. */
 static int read_text(const char *path, const char *shown, char **out, struct cs_err *err)
 {
-	size_t len = 0, cap = 4096, n;
-	char *buf, *p;
-	FILE *f;
-	int rc;
-
-	f = fopen(path, "r");
-	if (!f)
-		return cs_err_set(err, -CS_EIO, "%s: cannot open: %s", shown, strerror(errno));
-	buf = malloc(cap);
-	if (!buf) {
-		rc = cs_err_set(err, -CS_ENOMEM, "%s: out of memory", shown);
-		goto out_close;
-	}
-	for (;;) {
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (len + 1 < cap)
-			break;
-		p = realloc(buf, cap * 2);
-		if (!p) {
-			rc = cs_err_set(err, -CS_ENOMEM, "%s: out of memory", shown);
-			goto out_free;
-		}
-		buf = p;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		/* e.g. a directory: fopen succeeds, reading fails with EISDIR. */
-		rc = cs_err_set(err, -CS_EIO, "%s: cannot open: %s", shown, strerror(errno));
-		goto out_free;
-	}
-	buf[len] = '\0';
-	fclose(f);
-	*out = buf;
-	return 0;
-
-out_free:
-	free(buf);
-out_close:
-	fclose(f);
-	return rc;
+	return cs_read_file(path, shown, CS_TEXT_FILE_MAX, "a configuration file", 1, out, NULL,
+			    err);
 }
 
 /*
@@ -180,14 +155,51 @@ static const char *skip_string(const char *s, unsigned *line)
 	return *s ? s + 1 : s;
 }
 
-static int scan_ints(const char *text, const char *file, const char *incdir, int depth,
+/* One pass over a text and the files it includes. The first pass (c set, before libconfig
+ * reads anything) checks and records every @include, so libconfig never opens a directory, a
+ * device or a huge file; the second (c NULL, after libconfig accepted the syntax) checks the
+ * integer literals. */
+struct scan {
+	struct cs_config *c;
+	const char *incdir;
+};
+
+static int scan_text(const struct scan *sc, const char *s, const char *file, int depth,
 		     struct cs_err *err);
 
-/* s just past "@include": scan the named file as libconfig will have read it. */
-static int scan_include(const char **sp, const char *incdir, int depth, struct cs_err *err)
+static int note_include(struct cs_config *c, const char *written, const char *shown,
+			const char *includer, unsigned line, struct cs_err *err)
+{
+	struct cs_include *n;
+
+	if (c->n_inc == c->cap_inc) {
+		size_t ncap = c->cap_inc ? c->cap_inc * 2 : 4;
+
+		n = realloc(c->inc, ncap * sizeof(*n));
+		if (!n)
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
+		c->inc = n;
+		c->cap_inc = ncap;
+	}
+	n = &c->inc[c->n_inc];
+	*n = (struct cs_include){.written = strdup(written),
+				 .shown = strdup(shown),
+				 .includer = strdup(includer),
+				 .line = line};
+	c->n_inc++;
+	if (!n->written || !n->shown || !n->includer)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* s just past "@include" at FILE:LINE: check the named file and scan it as libconfig will
+ * read it (libconfig 1.5 joins every name, nested ones too, to the top file's directory). */
+static int scan_include(const struct scan *sc, const char **sp, const char *file, unsigned line,
+			int depth, struct cs_err *err)
 {
 	char name[1024], path[2048], *text = NULL;
 	const char *s = *sp;
+	struct stat st;
 	size_t n = 0;
 	int rc;
 
@@ -200,21 +212,49 @@ static int scan_include(const char **sp, const char *incdir, int depth, struct c
 	for (s++; *s && *s != '"' && *s != '\n'; s++) {
 		if (*s == '\\' && s[1])
 			s++;
-		if (n + 1 < sizeof(name))
-			name[n++] = *s;
+		if (n + 1 >= sizeof(name))
+			return cs_err_set_at(err, -CS_ECONFIG, file, line,
+					     "@include: a file name over %zu characters",
+					     sizeof(name) - 1);
+		name[n++] = *s;
 	}
 	name[n] = '\0';
 	*sp = *s == '"' ? s + 1 : s;
-	if (depth >= CS_INCLUDE_DEPTH)
-		return 0;
-	if (incdir)
-		snprintf(path, sizeof(path), "%s/%s", incdir, name);
+	if (sc->incdir && strcmp(sc->incdir, "."))
+		snprintf(path, sizeof(path), "%s/%s", sc->incdir, name);
 	else
 		snprintf(path, sizeof(path), "%s", name);
-	rc = read_text(path, name, &text, err);
+	if (sc->c) {
+		if (depth >= CS_INCLUDE_DEPTH)
+			return cs_err_set_at(err, -CS_ECONFIG, file, line,
+					     "@include \"%s\": includes nested more than %d deep "
+					     "(libconfig's limit; does a file include itself?)",
+					     name, CS_INCLUDE_DEPTH);
+		if (!name[0])
+			return cs_err_set_at(err, -CS_ECONFIG, file, line,
+					     "@include \"\": no file name");
+		if (name[0] == '/')
+			return cs_err_set_at(err, -CS_ECONFIG, file, line,
+					     "@include \"%s\": an absolute path (libconfig 1.5 "
+					     "reads every include relative to %s, the directory of "
+					     "the file given to -c; write it relative to that)",
+					     name, sc->incdir ? sc->incdir : ".");
+		if (stat(path, &st))
+			return cs_err_set_at(err, -CS_EIO, file, line,
+					     "@include \"%s\": cannot open %s: %s", name, path,
+					     strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return cs_err_set_at(
+			    err, -CS_EIO, file, line, "@include \"%s\": %s is %s, not a file", name,
+			    path, S_ISDIR(st.st_mode) ? "a directory" : "a device or pipe");
+	}
+	rc = read_text(path, path, &text, err);
 	if (rc)
 		return rc;
-	rc = scan_ints(text, name, incdir, depth + 1, err);
+	if (sc->c)
+		rc = note_include(sc->c, name, path, file, line, err);
+	if (!rc)
+		rc = scan_text(sc, text, path, depth + 1, err);
 	free(text);
 	return rc;
 }
@@ -224,7 +264,7 @@ static bool name_char(char c)
 	return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '*';
 }
 
-static int scan_ints(const char *s, const char *file, const char *incdir, int depth,
+static int scan_text(const struct scan *sc, const char *s, const char *file, int depth,
 		     struct cs_err *err)
 {
 	unsigned line = 1;
@@ -247,17 +287,17 @@ static int scan_ints(const char *s, const char *file, const char *incdir, int de
 			s = skip_string(s, &line);
 		} else if (!strncmp(s, "@include", 8)) {
 			s += 8;
-			rc = scan_include(&s, incdir, depth, err);
+			rc = scan_include(sc, &s, file, line, depth, err);
 			if (rc)
 				return rc;
 		} else if (isalpha((unsigned char)*s) || *s == '*') {
 			/* A name such as l1 or x-2: its digits are not numbers. */
 			while (name_char(*s))
 				s++;
-		} else if (isdigit((unsigned char)*s) ||
-			   ((*s == '-' || *s == '+' || *s == '.') &&
-			    (isdigit((unsigned char)s[1]) ||
-			     (s[1] == '.' && isdigit((unsigned char)s[2]))))) {
+		} else if (!sc->c && (isdigit((unsigned char)*s) ||
+				      ((*s == '-' || *s == '+' || *s == '.') &&
+				       (isdigit((unsigned char)s[1]) ||
+					(s[1] == '.' && isdigit((unsigned char)s[2])))))) {
 			rc = check_number(&s, file, line, err);
 			if (rc)
 				return rc;
@@ -268,25 +308,73 @@ static int scan_ints(const char *s, const char *file, const char *incdir, int de
 	return 0;
 }
 
+/* The include libconfig names by the name as written, NULL for the top file or none. */
+static const struct cs_include *include_of(const struct cs_config *c, const char *written)
+{
+	for (size_t i = 0; written && i < c->n_inc; i++)
+		if (!strcmp(c->inc[i].written, written))
+			return &c->inc[i];
+	return NULL;
+}
+
 static const char *or_name(const struct cs_config *c, const char *file)
 {
+	const struct cs_include *inc = include_of(c, file);
+
+	if (inc)
+		return inc->shown;
 	if (file)
 		return file;
 	return c->name ? c->name : "<config>";
 }
 
+/* libconfig 1.5 reports a stray token just before an @include at the included file's first
+ * token. When that file parses alone, the fault is the includer's: name its @include line. */
+static bool included_parses_alone(const struct cs_include *inc, const char *incdir)
+{
+	struct cs_err ignored;
+	char *text = NULL;
+	config_t lc;
+	bool ok;
+
+	if (read_text(inc->shown, inc->shown, &text, &ignored))
+		return false;
+	config_init(&lc);
+	if (incdir)
+		config_set_include_dir(&lc, incdir);
+	ok = config_read_string(&lc, text);
+	config_destroy(&lc);
+	free(text);
+	return ok;
+}
+
 /* Parses text (already read) into c->lc and rejects integers libconfig would corrupt. */
 static int parse_text(struct cs_config *c, const char *text, const char *incdir, struct cs_err *err)
 {
+	const struct cs_include *inc;
+	struct scan sc = {.c = c, .incdir = incdir};
+	const char *top = or_name(c, NULL);
+	int rc;
+
 	config_init(&c->lc);
 	c->have_lc = true;
 	if (incdir)
 		config_set_include_dir(&c->lc, incdir); /* libconfig copies it */
-	if (!config_read_string(&c->lc, text))
+	rc = scan_text(&sc, text, top, 0, err);
+	if (rc)
+		return rc;
+	if (!config_read_string(&c->lc, text)) {
+		inc = include_of(c, config_error_file(&c->lc));
+		if (inc && included_parses_alone(inc, incdir))
+			return cs_err_set_at(err, -CS_ECONFIG, inc->includer, inc->line,
+					     "%s before @include \"%s\" (that file parses alone)",
+					     config_error_text(&c->lc), inc->written);
 		return cs_err_set(err, -CS_ECONFIG, "%s:%d: %s",
 				  or_name(c, config_error_file(&c->lc)), config_error_line(&c->lc),
 				  config_error_text(&c->lc));
-	return scan_ints(text, c->name, incdir, 0, err);
+	}
+	sc.c = NULL;
+	return scan_text(&sc, text, top, 0, err);
 }
 
 static int config_new(const char *name, struct cs_config **out, struct cs_err *err)
@@ -400,6 +488,12 @@ void cs_config_close(struct cs_config *c)
 		free(c->sec[i].own_name);
 	}
 	free(c->sec);
+	for (i = 0; i < c->n_inc; i++) {
+		free(c->inc[i].written);
+		free(c->inc[i].shown);
+		free(c->inc[i].includer);
+	}
+	free(c->inc);
 	free(c->name);
 	free(c);
 }

@@ -233,7 +233,7 @@ bad 3 "dup.csv:3: a second point for bfs in group BL (the first: dup.csv:2)" dup
 bad 3 "bad.json:2: JSON:" bad.json
 bad 3 "bad2.json: JSON: expected an array" bad2.json
 bad 3 "empty.csv: empty file" empty.csv
-bad 3 "nothere.csv: cannot read" nothere.csv
+bad 3 "nothere.csv: cannot open" nothere.csv
 bad 3 "r.csv: no column 'nope' (--group-by)" r.csv -g nope
 bad 3 "r.csv: no points left by --where" r.csv --where config=ZZ
 bad 2 "plot: --format gif" r.csv --format gif

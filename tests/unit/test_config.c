@@ -575,7 +575,7 @@ START_TEST(test_include)
 	struct cs_err err;
 	struct sim_cfg sim;
 	struct l1_cfg l1;
-	char cwd[PATH_MAX];
+	char cwd[PATH_MAX], want[512];
 
 	/* Run from elsewhere: @include must be relative to the file, not to the cwd. */
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
@@ -585,19 +585,36 @@ START_TEST(test_include)
 	    load("sim = { seed = 3; };\n@include \"inc.cfg\"\n", NULL, &sim, &l1, &err), 0);
 	ck_assert_uint_eq(sim.seed, 3);
 	ck_assert_uint_eq(l1.ways, 2);
-	/* An error inside the included file names it. */
+	/* An error inside the included file names it by its path. */
 	write_file("inc.cfg", "l1 = {\n  ways = 2;\n  wyas = 3;\n};\n");
 	ck_assert_int_eq(load("sim = {};\n@include \"inc.cfg\"\n", NULL, &sim, &l1, &err),
 			 -CS_ECONFIG);
-	ck_assert_str_eq(err.msg, "inc.cfg:3: unknown key 'wyas' in section 'l1' (did you mean "
-				  "'ways'?)");
+	snprintf(want, sizeof(want),
+		 "%s/inc.cfg:3: unknown key 'wyas' in section 'l1' (did you mean 'ways'?)", tmpdir);
+	ck_assert_str_eq(err.msg, want);
 	write_file("inc.cfg", "l1 = {\n  size = 4294967296;\n};\n");
 	ck_assert_int_eq(load("sim = {};\n@include \"inc.cfg\"\n", NULL, &sim, &l1, &err),
 			 -CS_ECONFIG);
-	expect_has(&err, "inc.cfg:2: integer 4294967296 needs the L suffix");
+	expect_has(&err, "/inc.cfg:2: integer 4294967296 needs the L suffix");
+	/* Issue 43, cases 11, 13 and 16: every bad include is one line at the @include. */
 	ck_assert_int_eq(load("sim = {};\n@include \"missing.cfg\"\n", NULL, &sim, &l1, &err),
+			 -CS_EIO);
+	expect_has(&err, "a.cfg:2: @include \"missing.cfg\": cannot open ");
+	expect_has(&err, "/missing.cfg: No such file or directory");
+	ck_assert_int_eq(load("sim = {};\n@include \".\"\n", NULL, &sim, &l1, &err), -CS_EIO);
+	expect_has(&err, "a.cfg:2: @include \".\": ");
+	expect_has(&err, "is a directory, not a file");
+	ck_assert_int_eq(load("sim = {};\n\n@include \"/etc/hostname\"\n", NULL, &sim, &l1, &err),
 			 -CS_ECONFIG);
-	expect_file_msg(&err, ":2: cannot open include file");
+	expect_has(&err, "a.cfg:3: @include \"/etc/hostname\": an absolute path");
+	write_file("inc.cfg", "l1 = {\n  ways = 2;\n};\n");
+	ck_assert_int_eq(load("sim = {};\nx\n@include \"inc.cfg\"\n", NULL, &sim, &l1, &err),
+			 -CS_ECONFIG);
+	expect_has(&err, "a.cfg:3: syntax error before @include \"inc.cfg\"");
+	/* a file that includes itself */
+	ck_assert_int_eq(load("sim = {};\n@include \"a.cfg\"\n", NULL, &sim, &l1, &err),
+			 -CS_ECONFIG);
+	expect_has(&err, "/a.cfg:2: @include \"a.cfg\": includes nested more than 10 deep");
 	ck_assert_int_eq(chdir(cwd), 0);
 }
 END_TEST

@@ -579,6 +579,9 @@ static const struct bad_file bad_mtx[] = {
     {"%%MatrixMarket matrix coordinate real general\n0 0 0\n", -CS_EINVAL, 2, "0 rows"},
     {"%%MatrixMarket matrix coordinate real general\n5000000000 5000000000 0\n", -CS_ERANGE, 2,
      "rows"},
+    /* issue 43, case 4: refused before anything is allocated */
+    {"%%MatrixMarket matrix coordinate pattern symmetric\n2000000000 2000000000 1\n", -CS_ERANGE, 2,
+     "size line: 2000000000 rows (1 to 67108864)"},
     {"%%MatrixMarket matrix coordinate real general\n2 2 5\n", -CS_EINVAL, 2,
      "more than a 2 x 2 holds"},
     {"%%MatrixMarket matrix coordinate real general\n3 3 9 1\n", -CS_EINVAL, 2, "unexpected '1'"},
@@ -624,6 +627,8 @@ static const struct bad_file bad_gr[] = {
     {"p sp 3 1\na 1 2 -5\n", -CS_EINVAL, 2, "negative length"},
     {"p sp 3 1\na 1 2 4294967296\n", -CS_EINVAL, 2, "arc: length 4294967296 is above"},
     {"p sp 3 1\na 1 2\n", -CS_EINVAL, 2, "arc: length: missing"},
+    {"p sp 2000000000 1\na 1 2 1\n", -CS_EINVAL, 1,
+     "problem line: nodes 2000000000 is above 67108864"},
 };
 
 static void check_bad(const struct bad_file *b, const char *name,
@@ -655,6 +660,11 @@ START_TEST(test_mtx_bad_files)
 		check_bad(&bad_mtx[i], "bad", graph_read_mtx);
 	graph_read_mtx(put("bad", nul, sizeof(nul) - 1), &g, NULL, &err);
 	ck_assert_msg(strstr(err.msg, "bad:2: a NUL byte"), "%s", err.msg);
+	/* a line without end (/dev/zero, a binary file) stops at the cap, not at the host's memory */
+	ck_assert_int_eq(graph_read_mtx("/dev/zero", &g, NULL, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, "/dev/zero:1: a line over 65536 bytes"), "%s", err.msg);
+	ck_assert_int_eq(graph_read_gr("/dev/zero", &g, NULL, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, "/dev/zero:1: a line over 65536 bytes"), "%s", err.msg);
 	snprintf(path, sizeof(path), "%s/missing.mtx", tmpdir);
 	ck_assert_int_eq(graph_read_mtx(path, &g, NULL, &err), -CS_EIO);
 	ck_assert_msg(strstr(err.msg, "missing.mtx: cannot open"), "%s", err.msg);

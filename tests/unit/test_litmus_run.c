@@ -391,6 +391,22 @@ START_TEST(test_expectations_file)
 	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
 	ck_assert_ptr_null(tab);
 	ck_assert_msg(strstr(err.msg, ":2: verdict 'maybe'"), "%s", err.msg);
+	/* issue 43, case 8: a misspelt or empty verdict, and two lines for one test, are errors */
+	write_file(path, "a.litmus\tF\tA\tForbidd\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, ":1: verdict 'Forbidd' is not Forbid, Allow or - (did you "
+				      "mean 'Forbid'?)"),
+		      "%s", err.msg);
+	write_file(path, "# x\na.litmus\t\tForbid\tAllow\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, ":2: field 2 is empty (an extra TAB?)"), "%s", err.msg);
+	write_file(path, "a.litmus\tF\tA\t\tnote\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, ":1: field 4 is empty"), "%s", err.msg);
+	write_file(path, "a.litmus\tF\tA\nb.litmus\tA\tA\na.litmus\tA\tA\n");
+	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
+	ck_assert_msg(strstr(err.msg, ":3: a second line for a.litmus (the first is line 1)"), "%s",
+		      err.msg);
 	write_file(path, "a.litmus Forbid Allow\n");
 	ck_assert_int_eq(litmus_expect_load(path, &tab, &err), -CS_EINVAL);
 	ck_assert_msg(strstr(err.msg, ":1: expected PATH"), "%s", err.msg);

@@ -694,11 +694,24 @@ START_TEST(test_file_body_structure)
 	size_t n = 0;
 
 	snprintf(path, sizeof(path), "%s/raw.cstrace", dir);
-	/* source "x", workload "", heap 0..0 */
+	/* issue 43, case 9: a source of neither kind, a heap that ends before it starts */
 	memset(body, 0, sizeof(body));
-	body[n] = 1;
+	body[0] = 4;
+	memcpy(body + 4, "gem5", 4);
+	write_raw(dir, "raw.cstrace", body, 8 + 4 + 16 + 1);
+	load_expect(path, "corrupt: source 'gem5' (cohscope or accelsim)");
+	memset(body, 0, sizeof(body));
+	body[0] = 8;
+	memcpy(body + 4, "cohscope", 8);
+	body[16] = 0x10; /* heap_base 0x10, heap_end 0 */
+	write_raw(dir, "raw.cstrace", body, 12 + 4 + 16 + 1);
+	load_expect(path, "corrupt: device memory [0x10, 0x0)");
+	/* source "cohscope", workload "", heap 0..0 */
+	memset(body, 0, sizeof(body));
+	body[n] = 8;
 	n += 4;
-	body[n++] = 'x';
+	memcpy(body + n, "cohscope", 8);
+	n += 8;
 	n += 4 + 16;
 	/* a kernel of 2^32-1 x 2^32-1 warps: must be refused before any allocation */
 	body[n++] = TRACE_EV_KERNEL;
@@ -736,7 +749,7 @@ START_TEST(test_file_body_structure)
 		write_raw(dir, "raw.cstrace", body, n);
 		ck_assert_int_eq(trace_load(path, &u, &err), 0);
 		ck_assert_uint_eq(trace_ops(u), 1);
-		ck_assert_str_eq(u->source, "x");
+		ck_assert_str_eq(u->source, "cohscope");
 		trace_free(u);
 	}
 	rm_rf(dir);

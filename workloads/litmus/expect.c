@@ -10,12 +10,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/params.h"
+#include "util/readfile.h"
 #include "workloads/litmus/run.h"
 
 struct expect_row {
 	char path[256];
 	char agents[LIT_MAX_THREADS * 4]; /* a mixed run's line: "cpu,gpu"; else "" */
 	unsigned sc, rc, tso, hsa;	  /* enum litmus_expect */
+	unsigned line;			  /* where it was read, for a second line's message */
 };
 
 static const char *const agent_names[] = {"cpu", "gpu"};
@@ -64,26 +67,48 @@ struct litmus_expect_table {
 	unsigned n, cap;
 };
 
-/* "Forbid" / "F", "Allow" / "A", "-" / "?" (unknown); -1 for anything else. */
+/* "Forbid" / "F", "Allow" / "A", "-" / "?" (unknown); -1 for anything else, an empty field
+ * included (an extra TAB would otherwise shift the columns into an unknown verdict). */
 static int parse_verdict(const char *s)
 {
 	if (!strcasecmp(s, "Forbid") || !strcasecmp(s, "F"))
 		return LIT_EXPECT_FORBID;
 	if (!strcasecmp(s, "Allow") || !strcasecmp(s, "A"))
 		return LIT_EXPECT_ALLOW;
-	if (!strcmp(s, "-") || !strcmp(s, "?") || !s[0])
+	if (!strcmp(s, "-") || !strcmp(s, "?"))
 		return LIT_EXPECT_UNKNOWN;
 	return -1;
 }
 
-static int add_row(struct litmus_expect_table *tab, const struct expect_row *row)
+static int bad_verdict(const char *path, unsigned ln, unsigned col, const char *v,
+		       struct cs_err *err)
 {
+	if (!v[0])
+		return cs_err_set(err, -CS_EINVAL,
+				  "%s:%u: field %u is empty (an extra TAB?); a verdict is Forbid, "
+				  "Allow or -",
+				  path, ln, col);
+	return cs_err_set(err, -CS_EINVAL, "%s:%u: verdict '%.40s' is not Forbid, Allow or -", path,
+			  ln, v);
+}
+
+static int add_row(struct litmus_expect_table *tab, const struct expect_row *row, const char *path,
+		   struct cs_err *err)
+{
+	/* two lines for one test: the first would win silently */
+	for (unsigned i = 0; i < tab->n; i++)
+		if (!strcmp(tab->rows[i].path, row->path) &&
+		    !strcmp(tab->rows[i].agents, row->agents))
+			return cs_err_set(err, -CS_EINVAL,
+					  "%s:%u: a second line for %s%s%s (the first is line %u)",
+					  path, row->line, row->path, row->agents[0] ? " as " : "",
+					  row->agents, tab->rows[i].line);
 	if (tab->n == tab->cap) {
 		unsigned n = tab->cap ? tab->cap * 2 : 32;
 		struct expect_row *nr = realloc(tab->rows, n * sizeof(*nr));
 
 		if (!nr)
-			return -CS_ENOMEM;
+			return cs_err_set(err, -CS_ENOMEM, "out of memory");
 		tab->rows = nr;
 		tab->cap = n;
 	}
@@ -96,7 +121,7 @@ static int parse_line(struct litmus_expect_table *tab, char *line, const char *p
 		      struct cs_err *err)
 {
 	char *field[3], *p = line;
-	struct expect_row row = {0};
+	struct expect_row row = {.line = ln};
 	int v[2];
 
 	for (unsigned i = 0; i < 3; i++) {
@@ -125,78 +150,82 @@ static int parse_line(struct litmus_expect_table *tab, char *line, const char *p
 		if (litmus_agents_parse(field[1], &ag, &aerr))
 			return cs_err_set(err, -CS_EINVAL, "%s:%u: %s", path, ln, aerr.msg);
 		if (hsa < 0)
-			return cs_err_set(err, -CS_EINVAL,
-					  "%s:%u: verdict '%s' is not Forbid, Allow or -", path, ln,
-					  field[2]);
+			return bad_verdict(path, ln, 3, field[2], err);
 		litmus_agents_text(&ag, row.agents, sizeof(row.agents));
 		row.hsa = (unsigned)hsa;
-		if (add_row(tab, &row))
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		return 0;
+		return add_row(tab, &row, path, err);
 	}
 	for (unsigned i = 0; i < 2; i++) {
 		v[i] = parse_verdict(field[i + 1]);
 		if (v[i] < 0)
-			return cs_err_set(err, -CS_EINVAL,
-					  "%s:%u: verdict '%s' is not Forbid, Allow or -", path, ln,
-					  field[i + 1]);
+			return bad_verdict(path, ln, i + 2, field[i + 1], err);
 	}
 	row.sc = (unsigned)v[0];
 	row.rc = (unsigned)v[1];
-	/* a fourth field that reads as a verdict is TSO's; anything else is the note */
+	/* A fourth field that reads as a verdict is TSO's, one close to a verdict is a misspelt
+	 * one (an error, not a note), anything else is the note. */
 	if (field[2] != p) {
+		static const char *const verdicts[] = {"Forbid", "Allow"};
 		char *end = strchr(p, '\t');
+		const char *near;
 		int tso;
 
 		if (end)
 			*end = '\0';
 		tso = parse_verdict(p);
-		if (tso > 0 || !strcmp(p, "-") || !strcmp(p, "?"))
-			row.tso = tso > 0 ? (unsigned)tso : LIT_EXPECT_UNKNOWN;
+		if (tso >= 0) {
+			row.tso = (unsigned)tso;
+		} else if (!p[0]) {
+			return bad_verdict(path, ln, 4, p, err);
+		} else if ((near = cs_nearest(p, verdicts, 2)) != NULL) {
+			return cs_err_set(
+			    err, -CS_EINVAL,
+			    "%s:%u: verdict '%.40s' is not Forbid, Allow or - (did you "
+			    "mean '%s'?)",
+			    path, ln, p, near);
+		}
 	}
-	if (add_row(tab, &row))
-		return cs_err_set(err, -CS_ENOMEM, "out of memory");
-	return 0;
+	return add_row(tab, &row, path, err);
 }
 
 int litmus_expect_load(const char *path, struct litmus_expect_table **out, struct cs_err *err)
 {
 	struct litmus_expect_table *tab;
-	char line[1024];
+	char *text = NULL, *line, *next;
 	unsigned ln = 0;
-	FILE *f;
-	int rc = 0;
+	int rc;
 
 	*out = NULL;
-	f = fopen(path, "r");
-	if (!f)
-		return cs_err_set(err, -CS_EIO, "%s: cannot open: %s", path, strerror(errno));
+	rc =
+	    cs_read_file(path, path, CS_TEXT_FILE_MAX, "an expectations file", 1, &text, NULL, err);
+	if (rc)
+		return rc;
 	tab = calloc(1, sizeof(*tab));
 	if (!tab) {
-		fclose(f);
+		free(text);
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	}
-	while (!rc && fgets(line, sizeof(line), f)) {
-		size_t len = strlen(line);
+	for (line = text; !rc && *line; line = next) {
+		size_t len = strcspn(line, "\n");
 
+		next = line[len] ? line + len + 1 : line + len;
+		line[len] = '\0';
 		ln++;
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n') {
+		if (len >= 1024) {
 			rc = cs_err_set(err, -CS_EINVAL, "%s:%u: line too long", path, ln);
 			break;
 		}
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		while (len && line[len - 1] == '\r')
 			line[--len] = '\0';
 		if (!len || line[0] == '#')
 			continue;
 		rc = parse_line(tab, line, path, ln, err);
 	}
-	if (!rc && ferror(f))
-		rc = cs_err_set(err, -CS_EIO, "%s: cannot read: %s", path, strerror(errno));
+	free(text);
 	/* an empty table would leave every test without an expectation, silently */
 	if (!rc && !tab->n)
 		rc = cs_err_set_at(err, -CS_EINVAL, path, ln ? ln : 1,
 				   "no expectation (expected lines PATH<TAB>SC<TAB>RC)");
-	fclose(f);
 	if (rc) {
 		litmus_expect_free(tab);
 		return rc;

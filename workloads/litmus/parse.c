@@ -21,20 +21,21 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "workloads/litmus/litmus.h"
+#include "util/readfile.h"
 
 _Static_assert(LIT_MAX_LOCS <= 32, "location masks are 32-bit");
 _Static_assert(LIT_MAX_REGS <= 32, "register masks are 32-bit");
 _Static_assert(LIT_MAX_OPS <= 255, "branch skip counts are 8-bit");
 _Static_assert(LIT_MAX_THREADS <= 10, "thread names are P0..P9");
 
-#define LIT_FILE_MAX  (1u << 20) /* bigger inputs are refused */
-#define LIT_DEPTH_MAX 32	 /* nesting of blocks / parentheses */
+#define LIT_DEPTH_MAX 32 /* nesting of blocks / parentheses */
 
 enum tok_kind { TK_EOF = 0, TK_IDENT, TK_NUM, TK_PUNCT, TK_BAD };
 
@@ -343,7 +344,9 @@ static int thread_number(const struct token *tk)
 	return n;
 }
 
-/* An optionally negative integer. */
+/* An optionally negative integer, as the 32-bit word a location holds: -2^31 to 2^32 - 1, read
+ * as signed (4294967295 is -1), since loads sign-extend what they read and a condition must
+ * match it. */
 static int parse_int(struct parser *p, int64_t *v, const char *what)
 {
 	bool neg = false;
@@ -358,12 +361,15 @@ static int parse_int(struct parser *p, int64_t *v, const char *what)
 	}
 	if (p->tok.kind != TK_NUM)
 		return unexpected(p, what);
-	if (p->tok.num > (uint64_t)INT64_MAX + (neg ? 1u : 0u))
-		return perr(p, line, "number out of range");
+	if (p->tok.num > (neg ? (uint64_t)1 << 31 : UINT32_MAX))
+		return perr(p, line,
+			    "%s%" PRIu64
+			    " does not fit in 32 bits (a location holds a 32-bit word)",
+			    neg ? "-" : "", p->tok.num);
 	if (neg)
-		*v = p->tok.num == (uint64_t)INT64_MAX + 1u ? INT64_MIN : -(int64_t)p->tok.num;
+		*v = -(int64_t)p->tok.num;
 	else
-		*v = (int64_t)p->tok.num;
+		*v = (int32_t)(uint32_t)p->tok.num;
 	return advance(p);
 }
 
@@ -2475,10 +2481,10 @@ static int parse_atom(struct parser *p)
 		if (tok_eq(&first, "not") || tok_eq(&first, "true") || tok_eq(&first, "false"))
 			return perr(p, first.line, "unsupported: %.*s in the condition",
 				    (int)first.len, first.s);
-		i = loc_find(t, first.s, first.len);
-		if (i < 0)
-			return perr(p, first.line, "unknown location '%.*s' in the condition",
-				    (int)(first.len > 40 ? 40 : first.len), first.s);
+		/* a location named only here holds 0, as herd7 gives it (no thread touches it) */
+		rc = loc_get(p, &first, &i);
+		if (rc)
+			return rc;
 		atom.is_loc = true;
 		atom.loc = (uint8_t)i;
 	}
@@ -2685,62 +2691,17 @@ fail:
 
 int litmus_parse_file(const char *path, struct litmus_test **out, struct cs_err *err)
 {
-	FILE *f;
 	char *buf = NULL;
-	size_t len = 0, cap = 0;
 	int rc;
 
 	if (out)
 		*out = NULL;
 	if (!path || !out)
 		return cs_err_set(err, -CS_EINVAL, "litmus_parse_file: no file name");
-	f = fopen(path, "rb");
-	if (!f)
-		return cs_err_set(err, -CS_EIO, "cannot read %s: %s", path, strerror(errno));
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap >= LIT_FILE_MAX) {
-				rc =
-				    cs_err_set(err, -CS_EINVAL, "%s: file too large (max %u bytes)",
-					       path, LIT_FILE_MAX);
-				goto out;
-			}
-			cap = cap ? cap * 2 : 8192;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				rc = cs_err_set(err, -CS_ENOMEM, "%s: out of memory", path);
-				goto out;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				rc = cs_err_set(err, -CS_EIO, "cannot read %s: %s", path,
-						strerror(errno ? errno : EIO));
-				goto out;
-			}
-			break;
-		}
-	}
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
-		unsigned line = 1;
-
-		for (size_t i = 0; buf[i]; i++)
-			line += buf[i] == '\n';
-		rc = cs_err_set(err, -CS_EINVAL, "%s:%u: unexpected NUL byte", path, line);
-		goto out;
-	}
-	rc = litmus_parse_string(buf, path, out, err);
-out:
+	rc = cs_read_file(path, path, CS_TEXT_FILE_MAX, "a litmus test", 1, &buf, NULL, err);
+	if (!rc)
+		rc = litmus_parse_string(buf, path, out, err);
 	free(buf);
-	fclose(f);
 	return rc;
 }
 

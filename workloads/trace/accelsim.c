@@ -21,6 +21,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <lzma.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1014,6 +1015,14 @@ int trace_import_accelsim(const char *kernelslist, struct trace **out, struct cs
 					       kernelslist, lr.line);
 				goto out;
 			}
+			if (c.len > TRACE_DEVICE_MAX) {
+				r = cs_err_set(err, -CS_ERANGE,
+					       "%s:%lu: a copy of %" PRIu64
+					       " bytes (the limit for a trace's device "
+					       "memory is %llu bytes)",
+					       kernelslist, lr.line, c.len, TRACE_DEVICE_MAX);
+				goto out;
+			}
 		} else if (starts(s, "kernel")) {
 			c.file = strdup(s);
 			if (!c.file) {
@@ -1059,11 +1068,19 @@ int trace_import_accelsim(const char *kernelslist, struct trace **out, struct cs
 		if (!cmds[i].is_copy || !cmds[i].len)
 			continue;
 		for (uint64_t g = cmds[i].addr >> GRAN_SHIFT;
-		     g <= (cmds[i].addr + cmds[i].len - 1) >> GRAN_SHIFT; g++)
+		     g <= (cmds[i].addr + cmds[i].len - 1) >> GRAN_SHIFT; g++) {
 			if (gmap_get(&im.map, g, &slot)) {
 				r = cs_err_set(err, -CS_ENOMEM, "%s: out of memory", kernelslist);
 				goto out;
 			}
+			if ((uint64_t)im.map.n > TRACE_DEVICE_MAX >> GRAN_SHIFT) {
+				r = cs_err_set(err, -CS_ERANGE,
+					       "%s:%lu: the copies touch more than %llu bytes of "
+					       "device memory, the limit for a trace",
+					       kernelslist, cmds[i].line, TRACE_DEVICE_MAX);
+				goto out;
+			}
+		}
 	}
 	/* pass 2: events in program order */
 	for (size_t i = 0; i < ncmd; i++) {

@@ -2,23 +2,72 @@
 #include "workloads/trace/replay.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "workloads/trace/trace.h"
 
 #define RELOC_ALIGN (64 * 1024) /* the importer's granule: offsets inside one are kept */
 
+/* A warp's decoded op (1.6 KB: off the coroutine's stack). The buffers are the replay's, not
+ * the warps': a run that fails abandons its warps mid-stream, and the replay frees every buffer
+ * once the launch returns, whatever became of them. */
+struct op_buf {
+	struct op_buf *next_free, *next_all;
+	struct trace_op op;
+};
+
+struct op_pool {
+	struct op_buf *free, *all;
+};
+
 struct replay_kernel {
 	const struct trace_kernel *k;
 	uint64_t reloc; /* added to every address */
+	struct op_pool *pool;
 };
+
+static struct trace_op *op_take(struct op_pool *a)
+{
+	struct op_buf *b = a->free;
+
+	if (b) {
+		a->free = b->next_free;
+		return &b->op;
+	}
+	b = malloc(sizeof(*b));
+	if (!b)
+		return NULL;
+	b->next_all = a->all;
+	a->all = b;
+	return &b->op;
+}
+
+static void op_give(struct op_pool *a, struct trace_op *op)
+{
+	struct op_buf *b = (struct op_buf *)((char *)op - offsetof(struct op_buf, op));
+
+	b->next_free = a->free;
+	a->free = b;
+}
+
+static void op_free_all(struct op_pool *a)
+{
+	while (a->all) {
+		struct op_buf *b = a->all;
+
+		a->all = b->next_all;
+		free(b);
+	}
+	a->free = NULL;
+}
 
 static void replay_warp(struct gpu_warp *w)
 {
 	const struct replay_kernel *a = gw_args(w);
 	uint64_t gwid = gw_gwid(w);
 	struct trace_cursor c;
-	struct trace_op *op = malloc(sizeof(*op)); /* 1.6 KB: off the coroutine's stack */
+	struct trace_op *op = op_take(a->pool);
 	uint64_t out[WARP_LANES_MAX];
 	uint64_t spins = 0;
 	int rc;
@@ -66,7 +115,7 @@ static void replay_warp(struct gpu_warp *w)
 			break;
 		}
 	}
-	free(op);
+	op_give(a->pool, op);
 	if (rc < 0)
 		gw_fail(w, "trace: kernel '%s' warp %" PRIu64 ": corrupt op stream", a->k->name,
 			gwid);
@@ -77,7 +126,8 @@ static int replay_main(struct gpu_host *h)
 	const struct trace *t = gh_arg(h);
 	uint64_t extent = t->heap_end > t->heap_base ? t->heap_end - t->heap_base : 1;
 	uint64_t base = gh_alloc(h, extent, RELOC_ALIGN);
-	struct replay_kernel rk = {.reloc = base - t->heap_base};
+	struct op_pool pool = {NULL, NULL};
+	struct replay_kernel rk = {.reloc = base - t->heap_base, .pool = &pool};
 	uint64_t kernels = 0, ops = 0;
 
 	for (size_t i = 0; i < t->nev; i++) {
@@ -103,6 +153,7 @@ static int replay_main(struct gpu_host *h)
 		    .lanes = e->kernel.lanes,
 		};
 		rc = gh_launch(h, &k);
+		op_free_all(&pool);
 		if (rc)
 			return rc;
 		kernels++;

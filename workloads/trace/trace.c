@@ -30,6 +30,8 @@
  */
 #include "workloads/trace/trace.h"
 
+#include "util/readfile.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -768,6 +770,16 @@ static int parse_body(const char *path, unsigned ver, const uint8_t *body, size_
 	    r_str(&r, t->workload, sizeof(t->workload)) || r_int(&r, 8, &t->heap_base) ||
 	    r_int(&r, 8, &t->heap_end))
 		return cs_err_set(err, -CS_EINVAL, "%s: corrupt: bad body header", path);
+	if (strcmp(t->source, "cohscope") && strcmp(t->source, "accelsim"))
+		return cs_err_set(err, -CS_EINVAL,
+				  "%s: corrupt: source '%s' (cohscope or accelsim)", path,
+				  t->source);
+	if (t->heap_end < t->heap_base || t->heap_end - t->heap_base > TRACE_DEVICE_MAX)
+		return cs_err_set(
+		    err, -CS_EINVAL,
+		    "%s: corrupt: device memory [0x%llx, 0x%llx) (at most %llu bytes)", path,
+		    (unsigned long long)t->heap_base, (unsigned long long)t->heap_end,
+		    TRACE_DEVICE_MAX);
 	for (size_t ev = 0;; ev++) {
 		uint64_t tag;
 
@@ -779,7 +791,8 @@ static int parse_body(const char *path, unsigned ver, const uint8_t *body, size_
 			uint64_t addr, n, has;
 
 			if (r_int(&r, 8, &addr) || r_int(&r, 8, &n) || r_int(&r, 1, &has) ||
-			    has > 1 || (has && n > r_left(&r)))
+			    has > 1 || (has && n > r_left(&r)) || addr < t->heap_base ||
+			    addr > t->heap_end || n > t->heap_end - addr)
 				return cs_err_set(err, -CS_EINVAL,
 						  "%s: corrupt: event %zu: bad copy", path, ev);
 			ret = trace_add_copy(t, addr, has ? r.p : NULL, n);
@@ -915,9 +928,10 @@ static int load_cstrace(const char *path, const uint8_t *data, size_t size, stru
 	if (flags)
 		return cs_err_set(err, -CS_EUNSUP, "%s: unknown flags 0x%llx", path,
 				  (unsigned long long)flags);
-	if (blen >= SIZE_MAX / 2)
-		return cs_err_set(err, -CS_EINVAL, "%s: corrupt: body length %llu", path,
-				  (unsigned long long)blen);
+	if (blen > CS_TRACE_FILE_MAX)
+		return cs_err_set(
+		    err, -CS_EINVAL, "%s: a body of %llu bytes, above %llu, the limit for a trace",
+		    path, (unsigned long long)blen, (unsigned long long)CS_TRACE_FILE_MAX);
 	dc = ZSTD_createDCtx();
 	if (!dc)
 		return cs_err_set(err, -CS_ENOMEM, "%s: out of memory", path);
@@ -1010,6 +1024,10 @@ int trace_load(const char *path, struct trace **out, struct cs_err *err)
 
 	if (stat(path, &st) != 0)
 		return cs_err_set(err, -CS_ENOENT, "%s: cannot open: %s", path, strerror(errno));
+	if (!S_ISDIR(st.st_mode) && (uint64_t)st.st_size > CS_TRACE_FILE_MAX)
+		return cs_err_set(err, -CS_EINVAL,
+				  "%s: larger than %llu bytes, the limit for a trace", path,
+				  (unsigned long long)CS_TRACE_FILE_MAX);
 	if (S_ISDIR(st.st_mode)) {
 		char *list = malloc(strlen(path) + 16);
 

@@ -25,6 +25,11 @@
 #include "util/error.h"
 #include "workloads/gpu_api.h"
 
+/* The device memory a trace may use, copies and accesses together, checked where a file
+ * declares it (a .cst header, an Accel-Sim copy) before anything grows: more than the GPUs
+ * modelled have (GTX 480: 1.5 GB), so a copy of 2^63 bytes is one error line. */
+#define TRACE_DEVICE_MAX (2ull << 30)
+
 #define TRACE_FORMAT_VERSION 3 /* reads 1 and 2 too: their ops are subsets (1: 32 lanes) */
 
 enum trace_op_kind {
