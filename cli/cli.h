@@ -24,4 +24,15 @@ int cli_fail(int status, const char *fmt, ...) __attribute__((format(printf, 2, 
  * over it would replace the device or the pipe with a file. 0, -CS_EIO or -CS_ENOMEM. */
 int cli_write_atomic(const char *path, const char *text, size_t len);
 
+/* Several outputs of one command, all written or none: each goes to its temporary first, and
+ * only when every one is written are they renamed into place (a path that is not a regular
+ * file, such as /dev/stdout, is written in place). On failure *failed is the index of the
+ * output that failed. 0, -CS_EIO (errno set) or -CS_ENOMEM. */
+struct cli_output {
+	const char *path;
+	const char *text;
+	size_t len;
+};
+int cli_write_outputs(const struct cli_output *out, size_t n, size_t *failed);
+
 #endif

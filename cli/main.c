@@ -303,6 +303,16 @@ struct opts {
 	int nsets;
 };
 
+/* A file name that reads as an option ("-o -q") is a forgotten value, not a file to write. */
+static int option_like(const char *cmd, const char *opt, const char *value)
+{
+	if (value[0] != '-' || !value[1])
+		return 0;
+	return cli_fail(EXIT_USAGE,
+			"%s: %s %s: the value looks like an option (a file name is missing?)", cmd,
+			opt, value);
+}
+
 static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 {
 	enum {
@@ -339,6 +349,14 @@ static int parse_opts(int argc, char **argv, const char *cmd, struct opts *o)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":c:w:o:qh", longopts, NULL)) != -1) {
+		if ((c == 'c' || c == 'o' || c == OPT_CSV || c == OPT_RECORD) &&
+		    option_like(cmd,
+				c == 'c'       ? "-c"
+				: c == 'o'     ? "-o"
+				: c == OPT_CSV ? "--csv"
+					       : "--record",
+				optarg))
+			return EXIT_USAGE;
 		switch (c) {
 		case 'c':
 			o->config = optarg;
@@ -418,7 +436,7 @@ static int open_config(const struct opts *o, struct cs_config **cfg)
 	if (rc) {
 		cs_config_close(*cfg);
 		*cfg = NULL;
-		return cli_fail(rc == -CS_EUSAGE ? EXIT_USAGE : cli_exit_status(rc), "%s", err.msg);
+		return cli_fail(cli_exit_status(rc), "%s", err.msg);
 	}
 	return 0;
 }
@@ -550,37 +568,43 @@ static json_t *run_json(struct cs_system *sys, const struct opts *o,
 	return root;
 }
 
+/* -o and --csv: both written or neither. */
 static int write_outputs(struct cs_system *sys, const struct opts *o,
 			 const struct cs_hostperf_result *hp)
 {
+	struct cli_output out[2];
+	char *json_text = NULL, *csv_text = NULL;
+	size_t n = 0, csv_len = 0, failed = 0;
+	int rc = 0, status = 0;
+
 	if (o->output) {
 		json_t *root = run_json(sys, o, hp);
-		char *text =
+
+		json_text =
 		    root ? json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) : NULL;
-		int rc = text ? cli_write_atomic(o->output, text, strlen(text)) : -CS_ENOMEM;
-
-		free(text);
 		json_decref(root);
-		if (rc)
-			return cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", o->output,
-					rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+		rc = json_text ? 0 : -CS_ENOMEM;
+		out[n++] =
+		    (struct cli_output){o->output, json_text, json_text ? strlen(json_text) : 0};
 	}
-	if (o->csv) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-		int rc = m ? cs_stats_write_csv(sys->stats, m) : -CS_ENOMEM;
+	if (!rc && o->csv) {
+		FILE *m = open_memstream(&csv_text, &csv_len);
 
+		rc = m ? cs_stats_write_csv(sys->stats, m) : -CS_ENOMEM;
 		if (m && fclose(m) && !rc)
 			rc = -CS_EIO;
-		if (!rc)
-			rc = cli_write_atomic(o->csv, buf, len);
-		free(buf);
-		if (rc)
-			return cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", o->csv,
-					rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+		out[n++] = (struct cli_output){o->csv, csv_text, csv_len};
 	}
-	return 0;
+	if (!rc)
+		rc = cli_write_outputs(out, n, &failed);
+	else
+		failed = n - 1;
+	if (rc)
+		status = cli_fail(EXIT_OUTPUT, "%s: cannot write: %s", out[failed].path,
+				  rc == -CS_EIO ? strerror(errno) : cs_strerror(rc));
+	free(json_text);
+	free(csv_text);
+	return status;
 }
 
 static void print_summary(struct cs_system *sys, const struct opts *o,

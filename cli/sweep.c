@@ -751,73 +751,104 @@ static size_t point_nsets(const struct sweep *sw, const struct sw_point *p)
 	return n;
 }
 
+/* Point i of the cross product: its axis values, name and ID, the ID's hash in *hash. */
+static int make_point(struct sweep *sw, size_t i, uint64_t *hash, struct cs_err *err)
+{
+	struct sw_point *p = &sw->pts[i];
+	size_t rest = i, len, ns;
+	const struct sw_set **sets;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	char *name;
+	FILE *m;
+
+	p->vi = calloc(sw->naxes ? sw->naxes : 1, sizeof(*p->vi));
+	if (!p->vi)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	for (size_t a = sw->naxes; a-- > 0;) {
+		p->vi[a] = rest % sw->axes[a].nvals;
+		rest /= sw->axes[a].nvals;
+	}
+	p->wl = rest;
+	m = open_memstream(&name, &len);
+	if (!m)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	fputs(sw->wl[p->wl].label, m);
+	for (size_t a = 0; a < sw->naxes; a++)
+		fprintf(m, "__%s=%s", sw->axes[a].column, sw->axes[a].vals[p->vi[a]].label);
+	if (fclose(m))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	p->name = name;
+	/* The ID: what the point runs, as the file says it. */
+	ns = point_nsets(sw, p);
+	sets = malloc((ns ? ns : 1) * sizeof(*sets));
+	if (!sets)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	ns = point_sets(sw, p, sets, ns);
+	h = fnv1a(h, "cohscope-sweep 1", 17);
+	h = fnv1a(h, sw->base_text, strlen(sw->base_text) + 1);
+	h = fnv1a(h, sw->wl[p->wl].label, strlen(sw->wl[p->wl].label) + 1);
+	for (size_t s = 0; s < ns; s++)
+		h = fnv1a(h, sets[s]->text, strlen(sets[s]->text) + 1);
+	free(sets);
+	snprintf(p->id, sizeof(p->id), "%016" PRIx64, h);
+	*hash = h;
+	return 0;
+}
+
+/*
+ * The points in order, each ID checked against the earlier ones through a hash table (point
+ * index + 1, 0 empty; open addressing on the ID's hash): a sweep of 10^5 points would take
+ * 5 * 10^9 comparisons pairwise. The first point whose ID an earlier one has is the error, named
+ * with the first point that has it.
+ */
 static int make_points(struct sweep *sw, struct cs_err *err)
 {
-	size_t n = sw->nwl;
+	size_t n = sw->nwl, mask = 1, *tab;
+	int rc = 0;
 
 	for (size_t a = 0; a < sw->naxes; a++) {
 		if (n > SWEEP_MAX_POINTS / sw->axes[a].nvals)
-			return at(err, sw, sw->axes[a].line, -CS_ECONFIG, "more than %d points",
-				  SWEEP_MAX_POINTS);
+			return at(err, sw, sw->axes[a].line, -CS_ECONFIG,
+				  "more than %d points, the limit of a sweep", SWEEP_MAX_POINTS);
 		n *= sw->axes[a].nvals;
 	}
+	while (mask < 2 * n) /* at most half full */
+		mask = mask * 2 + 1;
 	sw->pts = calloc(n, sizeof(*sw->pts));
-	if (!sw->pts)
+	tab = calloc(mask + 1, sizeof(*tab));
+	if (!sw->pts || !tab) {
+		free(tab);
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");
-	sw->npts = n;
-	for (size_t i = 0; i < n; i++) {
-		struct sw_point *p = &sw->pts[i];
-		size_t rest = i, len, ns;
-		const struct sw_set **sets;
-		uint64_t h = 0xcbf29ce484222325ULL;
-		char *name;
-		FILE *m;
-
-		p->vi = calloc(sw->naxes ? sw->naxes : 1, sizeof(*p->vi));
-		if (!p->vi)
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		for (size_t a = sw->naxes; a-- > 0;) {
-			p->vi[a] = rest % sw->axes[a].nvals;
-			rest /= sw->axes[a].nvals;
-		}
-		p->wl = rest;
-		m = open_memstream(&name, &len);
-		if (!m)
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		fputs(sw->wl[p->wl].label, m);
-		for (size_t a = 0; a < sw->naxes; a++)
-			fprintf(m, "__%s=%s", sw->axes[a].column, sw->axes[a].vals[p->vi[a]].label);
-		if (fclose(m))
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		p->name = name;
-		/* The ID: what the point runs, as the file says it. */
-		ns = point_nsets(sw, p);
-		sets = malloc((ns ? ns : 1) * sizeof(*sets));
-		if (!sets)
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		ns = point_sets(sw, p, sets, ns);
-		h = fnv1a(h, "cohscope-sweep 1", 17);
-		h = fnv1a(h, sw->base_text, strlen(sw->base_text) + 1);
-		h = fnv1a(h, sw->wl[p->wl].label, strlen(sw->wl[p->wl].label) + 1);
-		for (size_t s = 0; s < ns; s++)
-			h = fnv1a(h, sets[s]->text, strlen(sets[s]->text) + 1);
-		free(sets);
-		snprintf(p->id, sizeof(p->id), "%016" PRIx64, h);
-		for (size_t q = 0; q < i; q++)
-			if (!strcmp(sw->pts[q].id, p->id)) {
-				size_t a = 0;
-
-				while (a < sw->naxes && sw->pts[q].vi[a] == p->vi[a])
-					a++;
-				return at(err, sw,
-					  a < sw->naxes ? sw->axes[a].vals[p->vi[a]].line
-							: sw->axes[0].line,
-					  -CS_ECONFIG,
-					  "points '%s' and '%s' run the same configuration",
-					  sw->pts[q].name, p->name);
-			}
 	}
-	return 0;
+	sw->npts = n;
+	for (size_t i = 0; i < n && !rc; i++) {
+		const struct sw_point *p = &sw->pts[i], *q;
+		uint64_t h = 0;
+		size_t k, a = 0;
+
+		rc = make_point(sw, i, &h, err);
+		if (rc)
+			break;
+		for (k = (size_t)(h ^ h >> 32) & mask; tab[k]; k = (k + 1) & mask)
+			if (!strcmp(sw->pts[tab[k] - 1].id, p->id))
+				break;
+		if (!tab[k]) {
+			tab[k] = i + 1;
+			continue;
+		}
+		q = &sw->pts[tab[k] - 1];
+		while (a < sw->naxes && q->vi[a] == p->vi[a])
+			a++;
+		/* the first axis where they differ; none: the workload (a hash collision) */
+		rc = at(err, sw,
+			a < sw->naxes ? sw->axes[a].vals[p->vi[a]].line
+			: sw->naxes   ? sw->axes[0].line
+				      : sw->wl[p->wl].line,
+			-CS_ECONFIG, "points '%s' and '%s' run the same configuration", q->name,
+			p->name);
+	}
+	free(tab);
+	return rc;
 }
 
 static char *dir_of(const char *abspath)
@@ -1060,6 +1091,43 @@ static json_t *manifest_json(const struct sweep *sw, const char *dir)
 	return root;
 }
 
+/* ---- the reader alone (sweep.h) ------------------------------------------------------------ */
+
+int sweep_file_load(const char *path, const char *const *sets, int nsets, struct sweep **out,
+		    struct cs_err *err)
+{
+	struct sweep *sw = malloc(sizeof(*sw));
+	int rc;
+
+	*out = NULL;
+	if (!sw)
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
+	rc = sweep_load(path, sets, nsets, sw, err);
+	if (rc) {
+		sweep_free(sw);
+		free(sw);
+		return rc;
+	}
+	*out = sw;
+	return 0;
+}
+
+void sweep_file_free(struct sweep *sw)
+{
+	sweep_free(sw);
+	free(sw);
+}
+
+size_t sweep_file_points(const struct sweep *sw)
+{
+	return sw->npts;
+}
+
+json_t *sweep_file_manifest(const struct sweep *sw, const char *dir)
+{
+	return manifest_json(sw, dir);
+}
+
 /* Has point id a result file that parses? */
 static bool point_done(const char *dir, const char *id)
 {
@@ -1080,6 +1148,7 @@ static void last_line(const char *path, char *buf, size_t len)
 	FILE *f = fopen(path, "r");
 	char line[4096];
 	bool ours = false;
+	size_t n;
 
 	buf[0] = 0;
 	if (!f)
@@ -1092,7 +1161,10 @@ static void last_line(const char *path, char *buf, size_t len)
 		for (char *c = line; *c; c++)
 			if ((unsigned char)*c < 0x20 || *c == 0x7f)
 				*c = '?';
-		snprintf(buf, len, "%s", line);
+		/* cut at len - 1 on purpose (snprintf would draw -Wformat-truncation) */
+		n = strnlen(line, len - 1);
+		memcpy(buf, line, n);
+		buf[n] = 0;
 	}
 	fclose(f);
 }

@@ -39,6 +39,7 @@ struct cs_section {
 	void *values; /* t->size bytes: the effective values */
 	/* cs_config_section_as: t is this copy of the caller's table under another name */
 	struct cs_param_table *own;
+	const char *canon; /* the caller's table's section name, which its checks' messages use */
 	char *own_name;
 };
 
@@ -543,7 +544,7 @@ int cs_config_set(struct cs_config *c, const char *assignment, struct cs_err *er
 usage:
 	free(o.text);
 	free(o.section);
-	return cs_err_set(err, -CS_EUSAGE, "--set %.200s: expected section.key=value", assignment);
+	return cs_err_set(err, -CS_ECONFIG, "--set %.200s: expected section.key=value", assignment);
 nomem:
 	free(o.text);
 	free(o.section);
@@ -867,7 +868,7 @@ static int load_section(struct cs_config *c, const struct cs_param_table *t, con
 		rc = cs_err_set(err, -CS_ENOMEM, "out of memory");
 		goto fail;
 	}
-	c->sec[c->n_sec] = (struct cs_section){.t = t, .values = vals};
+	c->sec[c->n_sec] = (struct cs_section){.t = t, .values = vals, .canon = t->section};
 	c->n_sec++;
 	for (i = 0; i < c->n_ovr; i++)
 		if (!strcmp(c->ovr[i].section, t->section))
@@ -917,6 +918,7 @@ int cs_config_section_as(struct cs_config *c, const struct cs_param_table *t, co
 	}
 	c->sec[c->n_sec - 1].own = own;
 	c->sec[c->n_sec - 1].own_name = own_name;
+	c->sec[c->n_sec - 1].canon = t->section;
 	return 0;
 }
 
@@ -1025,6 +1027,103 @@ int cs_config_dump(const struct cs_config *c, FILE *f)
 			return rc;
 	}
 	return ferror(f) ? -CS_EIO : 0;
+}
+
+/* Did the file or a --set give section.key? Then its origin is in buf. */
+static bool given_origin(const struct cs_config *c, const char *section, const char *key, char *buf,
+			 size_t len)
+{
+	const config_setting_t *g = file_member(c, section);
+	bool given = g && config_setting_is_group(g) && config_setting_get_member(g, key);
+
+	for (size_t i = 0; i < c->n_ovr && !given; i++)
+		given = !strcmp(c->ovr[i].section, section) && !strcmp(c->ovr[i].key, key);
+	if (given)
+		cs_config_origin(c, section, key, buf, len);
+	return given;
+}
+
+/* "FILE:LINE: ..." or "--set ...": the message says where already. */
+static bool has_origin(const char *msg)
+{
+	const char *colon = strstr(msg, ": ");
+	const char *d;
+
+	if (!strncmp(msg, "--set ", 6))
+		return true;
+	if (!colon || memchr(msg, ' ', (size_t)(colon - msg)))
+		return false;
+	for (d = colon; d > msg && isdigit((unsigned char)d[-1]); d--)
+		;
+	return d < colon && d > msg && d[-1] == ':';
+}
+
+static bool key_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Rewrites CANON.key into SEC.key in err's message and, unless it says where already, puts
+ * the origin of the first key named that the file or a --set gave in front. */
+static bool locate_in(const struct cs_config *c, const struct cs_section *sec, const char *canon,
+		      struct cs_err *err)
+{
+	char out[sizeof(err->msg)], where[CS_WHERE_MAX] = "";
+	const char *m = err->msg, *name = sec->t->section;
+	size_t cl = strlen(canon), n = 0;
+	bool found = false, placed = has_origin(err->msg);
+
+	while (*m && n + 1 < sizeof(out)) {
+		const struct cs_param *p, *hit = NULL;
+
+		if (!strncmp(m, canon, cl) && m[cl] == '.' && (m == err->msg || !key_char(m[-1])))
+			for (p = sec->t->params; p->key; p++) {
+				size_t kl = strlen(p->key);
+
+				if (!strncmp(m + cl + 1, p->key, kl) && !key_char(m[cl + 1 + kl]) &&
+				    (!hit || kl > strlen(hit->key)))
+					hit = p;
+			}
+		if (!hit) {
+			out[n++] = *m++;
+			continue;
+		}
+		found = true;
+		if (!placed)
+			placed = given_origin(c, name, hit->key, where, sizeof(where));
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s.%s", name, hit->key);
+		if (n >= sizeof(out))
+			n = sizeof(out) - 1;
+		m += cl + 1 + strlen(hit->key);
+	}
+	out[n] = '\0';
+	if (!found)
+		return false;
+	if (where[0])
+		cs_format_cut(err->msg, sizeof(err->msg), "%s: %s", where, out);
+	else
+		snprintf(err->msg, sizeof(err->msg), "%s", out);
+	return where[0] != 0;
+}
+
+int cs_config_locate_as(const struct cs_config *c, const char *canon, const char *section,
+			struct cs_err *err)
+{
+	const struct cs_section *sec = c && err ? find_section(c, section) : NULL;
+
+	if (sec)
+		locate_in(c, sec, canon, err);
+	return err ? err->code : 0;
+}
+
+int cs_config_locate(const struct cs_config *c, struct cs_err *err)
+{
+	if (!c || !err)
+		return err ? err->code : 0;
+	for (size_t i = 0; i < c->n_sec && !has_origin(err->msg); i++)
+		if (!strcmp(c->sec[i].canon, c->sec[i].t->section))
+			locate_in(c, &c->sec[i], c->sec[i].canon, err);
+	return err->code;
 }
 
 void cs_config_origin(const struct cs_config *c, const char *section, const char *key, char *buf,

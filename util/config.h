@@ -49,7 +49,7 @@ const char *cs_config_path(const struct cs_config *c);
 /*
  * Record "section.key=value" (the text after --set). Only the syntax is checked here: the key
  * part (before the first '=') must be exactly section.key with both parts non-empty, else
- * -CS_EUSAGE "--set X: expected section.key=value". The value is raw text (may be empty).
+ * -CS_ECONFIG "--set X: expected section.key=value". The value is raw text (may be empty).
  * A later override of the same key replaces the earlier one. Call before loading the section.
  */
 int cs_config_set(struct cs_config *c, const char *assignment, struct cs_err *err);
@@ -98,5 +98,18 @@ int cs_config_dump(const struct cs_config *c, FILE *f);
  * V", "--set section.key=V" or "section.key = V (default)". The section must be loaded. */
 void cs_config_origin(const struct cs_config *c, const char *section, const char *key, char *buf,
 		      size_t len);
+
+/*
+ * An error a component's own check found, placed at its origin. Such checks name their keys
+ * by their table's section (dram.tRC, noc.buffer_flits). cs_config_locate_as rewrites CANON.key
+ * into SECTION.key, for a table loaded under another name (a network called gpu_xbar), and
+ * both put in front the origin of the first key named that the file or a --set gave:
+ * "--set gpu_xbar.buffer_flits=1: network gpu_xbar: gpu_xbar.buffer_flits (1) must hold ...".
+ * A message that says where already, or names no given key, keeps its place. Return
+ * err->code, so a caller writes `return cs_config_locate(cfg, err);`.
+ */
+int cs_config_locate_as(const struct cs_config *c, const char *canon, const char *section,
+			struct cs_err *err);
+int cs_config_locate(const struct cs_config *c, struct cs_err *err);
 
 #endif

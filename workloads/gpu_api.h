@@ -183,6 +183,10 @@ int gh_fail(struct gpu_host *h, const char *fmt, ...) __attribute__((format(prin
  * recorded like gh_fail with that code, which it returns for the host to return. */
 int gh_error(struct gpu_host *h, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A kernel that fits on no SM (gh_max_ctas_per_sm 0): fails the run as the configuration error
+ * it is, naming the SM's limits (core.warps, core.regs, core.smem_kib: exit status 3, at the
+ * key's origin); returns the code for the host to return. */
+int gh_no_fit(struct gpu_host *h, const struct gpu_kernel *k);
 /* Free-form result lines for the report ("histogram: 256 bins verified"). */
 void gh_note(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

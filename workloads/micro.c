@@ -230,7 +230,7 @@ int micro_stream_main(struct gpu_host *h)
 
 	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "stream: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	a.a = gh_alloc(h, a.n * 4, 0);
 	a.b = gh_alloc(h, a.n * 4, 0);
 	a.c = gh_alloc(h, a.n * 4, 0);
@@ -295,7 +295,7 @@ int micro_streamw_main(struct gpu_host *h)
 
 	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "streamw: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	a.c = gh_alloc(h, a.n * 4, 0);
 	err = gh_launch(h, &k);
 	if (!err)
@@ -628,7 +628,7 @@ int micro_lock_main(struct gpu_host *h)
 
 	k.ctas = gh_sms(h) < wl_resident_ctas(h, &k) ? gh_sms(h) : wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "lock: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	warps = (uint64_t)k.ctas * k.warps_per_cta;
 	a.iters = (unsigned)wl_by_size(h, 4, 32, 512);
 	a.lock = gh_alloc(h, LINE_BYTES, 0);
@@ -829,7 +829,7 @@ int micro_barrier_main(struct gpu_host *h)
 	/* Exactly the CTAs that can be resident together: one more and the barrier deadlocks. */
 	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "barrier: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	warps = (uint64_t)k.ctas * k.warps_per_cta;
 	slots = 2 * warps * WARP_LANES;
 	a.rounds = (unsigned)wl_by_size(h, 2, 32, 512);
@@ -917,7 +917,7 @@ int micro_histo_main(struct gpu_host *h)
 
 	k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "histo: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	a.in = gh_alloc(h, a.n * 4, 0);
 	a.bins = gh_alloc(h, 4 * HISTO_BINS, 0);
 	err = wl_fill32(h, a.in, a.n, histo_value, &seed);

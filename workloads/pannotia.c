@@ -606,8 +606,7 @@ static int pn_setup(struct gpu_host *h, struct pn_run *r, enum graph_shape dflt,
 				   .cta_sm = r->cta_sm,
 				   .lanes = lanes};
 	if (gh_max_ctas_per_sm(h, &r->k) == 0)
-		return gh_fail(h, "%s: a work-group of %u wavefronts fits on no SM", r->who,
-			       PN_WARPS);
+		return gh_no_fit(h, &r->k);
 	return 0;
 }
 

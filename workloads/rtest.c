@@ -722,7 +722,7 @@ int rtest_main(struct gpu_host *h)
 
 	k.ctas = 2 * gh_sms(h);
 	if (gh_max_ctas_per_sm(h, &k) == 0)
-		return gh_fail(h, "rtest: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	a->warps = (uint64_t)k.ctas * k.warps_per_cta;
 	a->nops = (ops + a->warps - 1) / a->warps;
 	if (a->warps * a->nops * RT_WPL >= RT_INIT_BIT - RT_WPL)

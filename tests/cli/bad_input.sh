@@ -132,10 +132,10 @@ bad mesh-too-small 3 "mesh.cfg:9:" "noc.mesh_rows = 2" "24 endpoints do not fit"
 
 # ---- --set ----------------------------------------------------------------------------------------
 
-bad set-no-equals 2 "--set sim.seed" "expected section.key=value" -- \
+bad set-no-equals 3 "--set sim.seed" "expected section.key=value" -- \
 	run -c "$DEF" --set sim.seed -o out.json
-bad set-no-section 2 "--set seed=1" "expected section.key=value" -- run -c "$DEF" --set seed=1
-bad set-three-parts 2 "--set a.b.c=1" "expected section.key=value" -- run -c "$DEF" --set a.b.c=1
+bad set-no-section 3 "--set seed=1" "expected section.key=value" -- run -c "$DEF" --set seed=1
+bad set-three-parts 3 "--set a.b.c=1" "expected section.key=value" -- run -c "$DEF" --set a.b.c=1
 bad set-unknown-key 3 "--set sim.sede=3" "unknown key 'sede'" "did you mean 'seed'" -- \
 	run -c "$DEF" --set sim.sede=3 -o out.json
 bad set-unknown-section 3 "--set memroy.latency_ns=3" "unknown section 'memroy'" \
@@ -220,6 +220,94 @@ bad litmus-ptx-scope 3 "ptxscope.litmus:4:" "ld needs a scope" -- \
 printf 'C none\n{}\nexists (x=1)\n' >nothread.litmus
 bad litmus-no-thread 3 "nothread.litmus:3:" "expected a thread" -- \
 	litmus nothread.litmus -c "$GPU" --iterations 2 --json out.json
+
+# ---- issue 43: every input bounded, every error at its origin ------------------------------------
+# Each case failed before its fix (exit 0, a hang, unbounded memory, or a line naming the wrong
+# place); the number is the issue's.
+
+APU=$SRC/configs/apu-2200g.cfg
+TREE=$SRC/configs/apu-2200g-tree.cfg
+TINY=(--set workload.size=tiny)
+# 1, 2: a reader of /dev/zero stops at its cap
+bad i43-01-plot-dev-zero 3 "/dev/zero: larger than" "the limit for a plot input" -- \
+	plot /dev/zero -o z
+bad i43-02-config-dev-zero 3 "/dev/zero: larger than 1048576 bytes" -- run -c /dev/zero -o out.json
+# 3: a copy larger than a trace's device memory, refused before the granule map grows
+mkdir kl-huge
+printf 'MemcpyHtoD,0x7f0000000000,9223372036854775807\nkernel-1.traceg\n' >kl-huge/kernelslist.g
+bad i43-03-accelsim-copy 3 "kl-huge/kernelslist.g:1: a copy of 9223372036854775807 bytes" -- \
+	run -c "$GPU" -w trace:kl-huge -o out.json
+# 4: a graph file declaring 2e9 nodes
+printf '%%%%MatrixMarket matrix coordinate pattern symmetric\n2000000000 2000000000 1\n' >huge.mtx
+bad i43-04-mtx-nodes 3 "huge.mtx:2: size line: 2000000000 rows (1 to 67108864)" -- \
+	run -c "$SRC/configs/hlrc-128cu.cfg" -w sssp "${TINY[@]}" --set workload.graph_file=huge.mtx \
+	-o out.json
+# 5: litmus run time is linear in --jitter
+bad i43-05-litmus-jitter 2 "--jitter 4000000000" "from 0 to 1000000" -- \
+	litmus "$SRC/tests/litmus/CoRR.litmus" -c "$GPU" --jitter 4000000000 --json out.json
+# 6: calibration coefficients the model cannot use
+for a in 1e308 1e400 -1 99999999999; do
+	printf 'calibration = {\n  a = %s;\n  b_noc = 0.1;\n  b_l2 = 0.1;\n  b_dram = 0.1;\n  c = 0.5;\n};\n' \
+		"$a" >"a$a.cal"
+	bad "i43-06-calibration-a=$a" 3 "a$a.cal:2: calibration.a = " "outside [0.3, 3]" -- \
+		"${CAL[@]}" --set "sampling.calibration=a$a.cal"
+done
+printf 'calibration = {\n  a = 1.0;\n  b_noc = 0.1;\n  b_l2 = 0.1;\n  b_dram = 0.1;\n  c = 1;\n};\n' >c1.cal
+bad i43-06-calibration-c=1 3 "c1.cal:6: calibration.c = 1 is outside [0, 0.95]" -- \
+	"${CAL[@]}" --set sampling.calibration=c1.cal
+# 9: values of keys this run does not use
+bad i43-09-memctrl-net2 3 "--set channels.net2=abc" "only a bridge is on a second network" -- \
+	run -c "$APU" --set channels.net2=abc -o out.json
+bad i43-09-system-workload 3 "--set system.workload=nosuch" "unknown workload" -- \
+	run -c "$GPU" -w hs "${TINY[@]}" --set system.workload=nosuch -o out.json
+bad i43-09-calibration-cpu 3 "--set sampling.calibration=nosuch" "nosuch: cannot open" -- \
+	run -c "$SRC/configs/cpu-tso.cfg" --set sampling.calibration=nosuch -o out.json
+bad i43-09-graph-file 3 "--set workload.graph_file=nosuch" "nosuch: cannot open" -- \
+	run -c "$GPU" -w hs "${TINY[@]}" --set workload.graph_file=nosuch -o out.json
+bad i43-09-dram-watermarks 3 "--set dram.wr_low=1" "dram.wr_low (1) must be below dram.wr_high (0)" -- \
+	run -c "$GPU" -w hs "${TINY[@]}" --set dram.wr_low=1 --set dram.wr_high=0 -o out.json
+# 11, 13, 16: @include errors at the @include
+mkdir incdir
+printf 'sim = { seed = 1; };\n@include "incdir"\n' >inc-dir.cfg
+bad i43-11-include-directory 3 "inc-dir.cfg:2: @include \"incdir\": incdir is a directory" -- \
+	run -c inc-dir.cfg -o out.json
+mkdir sub
+printf 'sim = { seed = 2; };\n' >sub/inc.cfg
+printf 'x\n@include "inc.cfg"\n' >sub/stray.cfg
+bad i43-13-stray-token 3 "sub/stray.cfg:2: syntax error before @include \"inc.cfg\"" -- \
+	run -c sub/stray.cfg -o out.json
+printf '@include "%s"\n' "$GPU" >abs.cfg
+bad i43-16-absolute-include 3 "abs.cfg:1: @include \"$GPU\": an absolute path" -- \
+	run -c abs.cfg -o out.json
+# 12: a network name, at the key that gave it
+bad i43-12-network-name 3 "--set corepairs.net=a b" "not a section name" -- \
+	run -c "$APU" --set "corepairs.net=a b" -o out.json
+bad i43-12-network-typo 3 "--set corepairs.net=nco" "did you mean 'noc'" -- \
+	run -c "$APU" --set corepairs.net=nco -o out.json
+# 14: cross-parameter checks name the keys as given, with their origin, before building
+bad i43-14-renamed-section 3 "--set gpu_xbar.buffer_flits=1: network gpu_xbar: gpu_xbar.buffer_flits (1)" -- \
+	run -c "$TREE" --set gpu_xbar.buffer_flits=1 -o out.json
+bad i43-14-tcc-count 3 "--set tccs.count=4096" "at most 64 CorePairs and TCC slices" -- \
+	run -c "$APU" --set tccs.count=4096 -o out.json
+# 15: a kernel that fits on no SM is a configuration error, at the key
+bad i43-15-no-fit 3 "--set core.warps=1: kernel 'bfs' does not fit on an SM" -- \
+	run -c "$GPU" -w bfs "${TINY[@]}" --set core.warps=1 -o out.json
+# 17: an option taken as a file name
+bad i43-17-output-option 2 "run: -o -q: the value looks like an option" -- \
+	run -c "$GPU" "${TINY[@]}" -o -q
+cases=$((cases + 1))
+if [ -e ./-q ]; then
+	fails=$((fails + 1))
+	echo "FAIL i43-17-output-option: a file named -q was written"
+fi
+# 18: -o and --csv, both or neither
+bad i43-18-outputs-together 4 "/nonexistent/x.csv" "cannot write" -- \
+	run -c "$GPU" "${TINY[@]}" -q -o ok18.json --csv /nonexistent/x.csv
+cases=$((cases + 1))
+if [ -e ok18.json ]; then
+	fails=$((fails + 1))
+	echo "FAIL i43-18-outputs-together: ok18.json written though --csv failed"
+fi
 
 # ---- command line ---------------------------------------------------------------------------------
 

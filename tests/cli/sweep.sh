@@ -15,8 +15,9 @@
 #   finished files untouched, and ends with the bytes of an uninterrupted sweep;
 # - a point that fails is a 'failed' row with the point's error; the others run; status 1;
 #   --resume runs only that point again;
-# - a malformed sweep file is one line "cohscope: FILE:LINE: problem", status 3, nothing
-#   written (no output directory); usage errors are status 2;
+# - a malformed sweep file (two points running the same configuration and more than 100 000
+#   points among them) is one line "cohscope: FILE:LINE: problem", status 3, nothing written
+#   (no output directory); usage errors are status 2;
 # - --emit-jobs + GNU parallel (-S :, localhost) + collect gives the local pool's bytes;
 #   the generated Slurm script run task by task with SLURM_ARRAY_TASK_ID does too;
 #   --emit-jobs --resume writes only the points not done;
@@ -245,6 +246,14 @@ bad axis-and-set 3 "both.sweep:4: 'sim.seed' is both an axis and in set (line 3)
 sweep dup.sweep 'axes = ( { name = "c"; values = (' '  { name = "x"; set = ["sim.seed=1"]; },' \
 	'  { name = "x"; set = ["sim.seed=2"]; } ); } );'
 bad duplicate-value 3 "dup.sweep:5: axis 'c': value 'x' is listed twice" -- dup.sweep
+sweep same.sweep 'axes = ( { name = "c"; values = (' '  { name = "x"; },' '  { name = "y"; } ); } );'
+bad same-points 3 "same.sweep:5: points 'bfs__c=x' and 'bfs__c=y' run the same configuration" -- \
+	same.sweep
+sweep big.sweep 'axes = (' '  { key = "sim.seed"; values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]; },' \
+	'  { key = "gtsc.lease"; values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]; },' \
+	'  { key = "core.warps"; values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]; },' \
+	"  { key = \"gpu.sms\"; values = [$(seq -s, 1 101)]; }" ');'
+bad too-many-points 3 "big.sweep:7: more than 100000 points, the limit of a sweep" -- big.sweep
 sweep int.sweep 'axes = ( { key = "sim.seed"; values = [5000000000]; } );'
 bad big-int 3 "int.sweep:3: integer 5000000000 needs the L suffix" -- int.sweep
 bad missing-file 3 "nothere.sweep: cannot open" -- nothere.sweep

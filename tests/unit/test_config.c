@@ -276,7 +276,7 @@ START_TEST(test_set_syntax)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char want[128];
 
-		ck_assert_int_eq(cs_config_set(c, bad[i], &err), -CS_EUSAGE);
+		ck_assert_int_eq(cs_config_set(c, bad[i], &err), -CS_ECONFIG);
 		snprintf(want, sizeof(want), "--set %s: expected section.key=value", bad[i]);
 		ck_assert_str_eq(err.msg, want);
 	}

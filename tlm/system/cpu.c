@@ -856,7 +856,8 @@ static int host_build(struct cs_system *s, bool apu, struct cs_err *err)
 	    (rc = cs_config_section(s->cfg, &cpu_core_params, &g->cpu, err)) ||
 	    (rc = cs_config_section(s->cfg, &idealport_params, &g->ip, err)) ||
 	    (rc = cs_config_section(s->cfg, &gpu_workload_params, &g->wl, err)) ||
-	    (rc = cs_config_section(s->cfg, &samp_params, &g->scfg, err)))
+	    (rc = cs_config_section(s->cfg, &samp_params, &g->scfg, err)) ||
+	    (rc = cs_system_check_inputs(s, g->scfg.calibration, g->wl.graph_file, err)))
 		return rc;
 	g->mode = s->sys.mode;
 	g->n = (unsigned)g->sc.cores;

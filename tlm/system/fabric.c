@@ -189,19 +189,19 @@ __attribute__((format(printf, 5, 6))) static int bad_key(struct fabric *f, const
 }
 
 /* A section name the builder reads: a libconfig name that no component's section has. */
-static int name_ok(struct fabric *f, const char *name, const char *list_key, struct cs_err *err)
+/* name, given at sec.key, must be a section name. */
+static int name_ok(struct fabric *f, const char *name, const char *sec, const char *key,
+		   struct cs_err *err)
 {
-	if (!((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z')))
+	bool ok = (name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z');
+
+	for (const char *p = name; ok && *p; p++)
+		ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		     (*p >= '0' && *p <= '9') || *p == '-' || *p == '_';
+	if (!ok)
 		return bad_key(
-		    f, "fabric", list_key, err,
+		    f, sec, key, err,
 		    "'%s' is not a section name (a letter, then letters, digits, - or _)", name);
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_'))
-			return bad_key(f, "fabric", list_key, err,
-				       "'%s' is not a section name (a letter, then letters, "
-				       "digits, - or _)",
-				       name);
 	return 0;
 }
 
@@ -229,7 +229,7 @@ static int load_group(struct fabric *f, const char *name, struct cs_err *err)
 		if (!strcmp(f->a.std[i].name, name))
 			base = &f->a.std[i].cfg;
 	snprintf(g->name, sizeof(g->name), "%s", name);
-	if ((rc = name_ok(f, name, "groups", err)))
+	if ((rc = name_ok(f, name, "fabric", "groups", err)))
 		return rc;
 	if (!base && !cs_config_has_section(f->a.cfg, name))
 		return bad_key(f, "fabric", "groups", err,
@@ -287,8 +287,25 @@ static int net_of(struct fabric *f, struct fab_group *g, const char *name, const
 			return bad_key(f, g->name, key, err, "'%s' is a node group, not a network",
 				       name);
 		snprintf(n->name, sizeof(n->name), "%s", name);
-		if ((rc = name_ok(f, n->name, "groups", err)))
+		if ((rc = name_ok(f, n->name, g->name, key, err)))
 			return rc;
+		/* A new network without a section of its own takes the default links; one whose
+		 * name is that close to noc or to a network with a section is a typo ("nco"), not
+		 * a new network. */
+		if (strcmp(name, "noc") && !cs_config_has_section(f->a.cfg, name)) {
+			const char *known[FAB_NETS_MAX + 1] = {"noc"};
+			const char *near;
+			unsigned nk = 1;
+
+			for (unsigned j = 0; j < f->nnets; j++)
+				if (cs_config_has_section(f->a.cfg, f->net[j].name))
+					known[nk++] = f->net[j].name;
+			near = cs_nearest(name, known, nk);
+			if (near)
+				return bad_key(f, g->name, key, err,
+					       "no network section '%s' (did you mean '%s'?)", name,
+					       near);
+		}
 		rc = cs_config_section_as(f->a.cfg, &noc_params, n->name, NULL, &n->cfg, err);
 		if (rc == -CS_EEXIST)
 			return bad_key(
@@ -300,7 +317,8 @@ static int net_of(struct fabric *f, struct fab_group *g, const char *name, const
 			char msg[sizeof(err->msg)];
 
 			snprintf(msg, sizeof(msg), "%s", err->msg);
-			return cs_err_set(err, rc, "network %s: %s", n->name, msg);
+			cs_err_set(err, rc, "network %s: %s", n->name, msg);
+			return cs_config_locate_as(f->a.cfg, "noc", n->name, err);
 		}
 		n->face = g->role->face == FAB_MSG ? FAB_MSG : FAB_REQ;
 		f->nnets++;
@@ -320,6 +338,9 @@ static int load_net(struct fabric *f, struct fab_group *g, struct cs_err *err)
 
 	g->net = g->net2 = -1;
 	if (g->role->face == FAB_MEM) {
+		if (g->cfg.net2[0])
+			return bad_key(f, g->name, "net2", err,
+				       "only a bridge is on a second network");
 		if (g->cfg.net[0])
 			return bad_key(f, g->name, "net", err,
 				       "a memory controller is on no network (it sits behind the "
@@ -357,7 +378,7 @@ static int load_range(struct fabric *f, const char *name, struct cs_err *err)
 	struct fab_range *r = &f->r[f->nranges];
 	int rc, home;
 
-	if ((rc = name_ok(f, name, "ranges", err)))
+	if ((rc = name_ok(f, name, "fabric", "ranges", err)))
 		return rc;
 	if (!cs_config_has_section(f->a.cfg, name))
 		return bad_key(f, "fabric", "ranges", err,

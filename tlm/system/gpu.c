@@ -226,6 +226,10 @@ static void gpu_fail(void *obj, int code, const char *msg)
 		snprintf(g->fail_msg, sizeof(g->fail_msg), "%s", msg);
 	}
 	sim_fail(g->s->k, code, "%s", msg);
+	/* gh_launch returns the failure (gpu_api.h): the host program runs on in this evaluation
+	 * phase, before the kernel stops, and frees what it holds; the warps stay abandoned */
+	if (g->running)
+		sim_event_notify(g->kernel_done);
 }
 
 /* Nothing queued or in flight in the L2 banks, DRAM channels and the NoC. */
@@ -701,6 +705,13 @@ int gh_fail(struct gpu_host *h, const char *fmt, ...)
 	return code;
 }
 
+int gh_no_fit(struct gpu_host *h, const struct gpu_kernel *k)
+{
+	int rc = gpu_cluster_check_fit(G(h)->gc, k);
+
+	return rc ? rc : gh_error(h, -CS_EINVAL, "kernel '%s' fits on an SM", k->name);
+}
+
 void gh_note(struct gpu_host *h, const char *fmt, ...)
 {
 	struct gpu_sys *g = G(h);
@@ -764,6 +775,7 @@ static int load_sections(struct gpu_sys *g, struct cs_err *err)
 	    (rc = cs_config_section(cfg, &gpu_l2_params, &g->l2, err)) ||
 	    (rc = cs_config_section(cfg, &dram_params, &g->dram_cfg, err)) ||
 	    (rc = cs_config_section(cfg, &samp_params, &g->scfg, err)) ||
+	    (rc = cs_system_check_inputs(g->s, g->scfg.calibration, g->wl.graph_file, err)) ||
 	    (rc = energy_model_load(cfg, &g->energy, err)))
 		return rc;
 	g->proto = gpu_protocol_find(g->coh.protocol);

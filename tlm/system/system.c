@@ -4,9 +4,14 @@
  */
 #include "tlm/system/system.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "calibrate/calfile.h"
 
 #include "workloads/workload.h"
 
@@ -147,6 +152,18 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 		s->workload_arg = opts->arg;
 		return 0;
 	}
+	/* -w wins over system.workload, whose value is checked all the same */
+	if (opts && opts->workload && s->sys.workload[0]) {
+		const struct cs_workload *named = cs_workload_find(s->sys.workload);
+
+		if (!named || strcmp(named->system, s->ops->name)) {
+			cs_config_origin(s->cfg, "system", "workload", where, sizeof(where));
+			return cs_err_set(err, -CS_ECONFIG, "%s: %s (-w %s is run instead)", where,
+					  named ? "a workload of another system"
+						: "unknown workload",
+					  opts->workload);
+		}
+	}
 	want = opts && opts->workload ? opts->workload : s->sys.workload;
 	for (size_t i = 0; wl[i]; i++) {
 		if (strcmp(wl[i]->system, s->ops->name) != 0)
@@ -166,6 +183,14 @@ static int resolve(struct cs_system *s, const struct cs_run_opts *opts, struct c
 				  cs_workload_find(want)->system, s->ops->name);
 	return cs_err_set(err, -CS_ECONFIG, "%s: unknown workload '%s'%s", where, want,
 			  suggest(cs_nearest(want, names, n), hint, sizeof(hint)));
+}
+
+/* A configuration error a component's check found names its keys: say where they were set. */
+static int locate(const struct cs_config *cfg, int rc, struct cs_err *err)
+{
+	if (rc == -CS_ECONFIG || rc == -CS_ERANGE)
+		cs_config_locate(cfg, err);
+	return rc;
 }
 
 int cs_system_create(struct cs_config *cfg, const struct cs_run_opts *opts, struct cs_system **out,
@@ -211,13 +236,46 @@ int cs_system_create(struct cs_config *cfg, const struct cs_run_opts *opts, stru
 	return 0;
 
 out_destroy:
+	locate(cfg, rc, err);
 	cs_system_destroy(s);
+	return rc;
+}
+
+int cs_system_check_inputs(const struct cs_system *s, const char *calibration,
+			   const char *graph_file, struct cs_err *err)
+{
+	char where[CS_WHERE_MAX], msg[sizeof(err->msg)];
+	int rc = 0;
+
+	if (calibration[0]) {
+		struct cal_file cal;
+
+		rc = cal_file_load(calibration, &cal, err);
+		if (rc)
+			cs_config_origin(s->cfg, "sampling", "calibration", where, sizeof(where));
+	}
+	if (!rc && graph_file[0]) {
+		struct stat st;
+		FILE *f = fopen(graph_file, "r");
+
+		if (!f || fstat(fileno(f), &st) || S_ISDIR(st.st_mode))
+			rc = cs_err_set(err, -CS_EIO, "%s: cannot open: %s", graph_file,
+					f ? strerror(EISDIR) : strerror(errno));
+		if (f)
+			fclose(f);
+		if (rc)
+			cs_config_origin(s->cfg, "workload", "graph_file", where, sizeof(where));
+	}
+	if (rc) {
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		cs_format_cut(err->msg, sizeof(err->msg), "%s: %s", where, msg);
+	}
 	return rc;
 }
 
 int cs_system_run(struct cs_system *s, struct cs_err *err)
 {
-	return s->ops->run(s, err);
+	return locate(s->cfg, s->ops->run(s, err), err);
 }
 
 const char *cs_system_type_name(const struct cs_system *s)

@@ -137,6 +137,11 @@ const struct cs_component_ops *cs_component_find(const char *kind);
 int cs_system_create(struct cs_config *cfg, const struct cs_run_opts *opts, struct cs_system **out,
 		     struct cs_err *err);
 int cs_system_run(struct cs_system *s, struct cs_err *err);
+/* The input files a configuration names, checked whether or not this run reads them (a
+ * calibration outside analytic mode, a graph file for a workload without a graph): one line
+ * with the key's origin. For the system types' build. */
+int cs_system_check_inputs(const struct cs_system *s, const char *calibration,
+			   const char *graph_file, struct cs_err *err);
 void cs_system_destroy(struct cs_system *s);
 const char *cs_system_type_name(const struct cs_system *s);
 

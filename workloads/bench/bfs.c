@@ -330,7 +330,7 @@ int bench_bfs_main(struct gpu_host *h)
 	resident = wl_resident_ctas(h, &k);
 	chunks = (a.n + WARP_LANES * BFS_WARPS - 1) / (WARP_LANES * BFS_WARPS);
 	if (resident == 0) {
-		err = gh_fail(h, "bfs: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		err = gh_no_fit(h, &k);
 		goto out;
 	}
 	k.ctas = chunks < resident ? chunks : resident;

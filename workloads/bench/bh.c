@@ -1212,7 +1212,7 @@ int bench_bh_main(struct gpu_host *h)
 	k.smem_bytes = kernels[0].smem;
 	k.ctas = gh_sms(h) < wl_resident_ctas(h, &k) ? gh_sms(h) : wl_resident_ctas(h, &k);
 	if (k.ctas == 0) {
-		err = gh_fail(h, "bh: a CTA of %u warps fits on no SM", BH_WARPS);
+		err = gh_no_fit(h, &k);
 		goto out;
 	}
 	/* Cells: at most nb - 1 for nb bodies with one body per leaf... plus chains where two

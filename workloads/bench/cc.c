@@ -709,7 +709,7 @@ int bench_cc_main(struct gpu_host *h)
 	a.tiles = a.tiles_x * ((g.h + CC_WARPS - 1) / CC_WARPS);
 	k.ctas = a.tiles < wl_resident_ctas(h, &k) ? a.tiles : wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "cc: a CTA of %u warps fits on no SM", CC_WARPS);
+		return gh_no_fit(h, &k);
 	img = malloc(g.n * sizeof(*img));
 	g.cs = malloc(g.n * 4ull);
 	g.ct = malloc(g.n * 4ull);

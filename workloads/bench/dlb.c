@@ -611,7 +611,7 @@ int bench_dlb_main(struct gpu_host *h)
 	if (k.ctas > wl_resident_ctas(h, &k))
 		k.ctas = wl_resident_ctas(h, &k);
 	if (k.ctas == 0)
-		return gh_fail(h, "dlb: a CTA of %u warps fits on no SM", DLB_WARPS);
+		return gh_no_fit(h, &k);
 	a->n = n;
 	a->threshold = 32;
 	r.ht.x = malloc(n * sizeof(float));

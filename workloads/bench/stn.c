@@ -195,7 +195,7 @@ int bench_stn_main(struct gpu_host *h)
 	tiles = (a.nx / WARP_LANES) * (a.ny / STN_TILE_ROWS);
 	resident = wl_resident_ctas(h, &k);
 	if (resident == 0)
-		return gh_fail(h, "stn: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		return gh_no_fit(h, &k);
 	/* One CTA per tile up to the GPU's resident CTAs (every CTA must be resident for the grid
 	 * barrier); at `small` at most two per SM, which keeps the livelock report of an L1
 	 * without coherence (every CTA spins core.spin_limit times) within a CI run's time. */

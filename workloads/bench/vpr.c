@@ -570,7 +570,7 @@ int bench_vpr_main(struct gpu_host *h)
 
 	resident = wl_resident_ctas(h, &k);
 	if (resident == 0) {
-		err = gh_fail(h, "vpr: a CTA of %u warps fits on no SM", k.warps_per_cta);
+		err = gh_no_fit(h, &k);
 		goto out;
 	}
 	/* Warps making moves at once: enough to fill the GPU's SMs, few enough that most moves

@@ -1483,11 +1483,11 @@ int apu_dir_create(struct sim_kernel *k, const struct apu_dir_cfg *cfg,
 				  "dir.clock_mhz must be at least 1");
 	if (llc->write_back && !llc->use_on_wt)
 		return cs_err_set(err, -CS_ECONFIG, APU_LLC_WB_NEEDS_WT);
-	if (nodes->n_cp + nodes->n_tcc > 64)
+	if (nodes->n_cp + nodes->n_tcc > APU_DIR_MAX_PROBED)
 		return cs_err_set(
 		    err, -CS_ECONFIG,
-		    "the directory probes at most 64 CorePairs and TCC slices (%u + %u)",
-		    nodes->n_cp, nodes->n_tcc);
+		    "the directory probes at most %d CorePairs and TCC slices (%u + %u)",
+		    APU_DIR_MAX_PROBED, nodes->n_cp, nodes->n_tcc);
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return cs_err_set(err, -CS_ENOMEM, "out of memory");

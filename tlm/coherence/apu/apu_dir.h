@@ -107,6 +107,10 @@ extern const struct cs_param_table apu_llc_params; /* section "llc" */
  * (every cause but dirty_kept, which only the LLC sees) and G.llc_writes.CAUSE. */
 extern const char *const apu_dir_write_causes[];
 
+/* The caches one directory probes, CorePairs and TCC slices together (its probe masks are 64
+ * bits wide). */
+#define APU_DIR_MAX_PROBED 64
+
 /* Who the directory talks to: endpoint ids on the network. */
 struct apu_dir_nodes {
 	unsigned ep;	     /* the directory */

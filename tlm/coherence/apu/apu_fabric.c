@@ -2,6 +2,7 @@
 #include "tlm/coherence/apu/apu_fabric.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define CTX(c) ((struct apu_fab_ctx *)(c))
 
@@ -359,6 +360,26 @@ static int layout(void *ctx, struct fabric *f, struct cs_err *err)
 	if (!c->gctx && (ntcp || ntcc || fabric_count(f, "dma")))
 		return cs_err_set(err, -CS_ECONFIG,
 				  "%s: TCPs, TCCs and DMA need a GPU side (system apu)", where);
+	if (ncp + ntcc > APU_DIR_MAX_PROBED) {
+		/* before anything is built: blame the largest group of probed caches */
+		unsigned big = 0, most = 0;
+
+		for (unsigned i = 0; i < fabric_groups(f); i++) {
+			const char *role = fabric_group_role(f, i);
+
+			if ((!strcmp(role, "corepair") || !strcmp(role, "tcc")) &&
+			    fabric_group_count(f, i) > most) {
+				most = fabric_group_count(f, i);
+				big = i;
+			}
+		}
+		cs_config_origin(c->cfg, fabric_group_name(f, big), "count", where, sizeof(where));
+		return cs_err_set(
+		    err, -CS_ECONFIG,
+		    "%s: the directory probes at most %d CorePairs and TCC slices, the "
+		    "layout has %u + %u",
+		    where, APU_DIR_MAX_PROBED, ncp, ntcc);
+	}
 	c->cp_ep = calloc(ncp, sizeof(*c->cp_ep));
 	c->tcc_ep = calloc(ntcc ? ntcc : 1, sizeof(*c->tcc_ep));
 	c->tcc_node = calloc(ntcc ? ntcc : 1, sizeof(*c->tcc_node));
