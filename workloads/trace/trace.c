@@ -928,10 +928,10 @@ static int load_cstrace(const char *path, const uint8_t *data, size_t size, stru
 	if (flags)
 		return cs_err_set(err, -CS_EUNSUP, "%s: unknown flags 0x%llx", path,
 				  (unsigned long long)flags);
-	if (blen > CS_TRACE_FILE_MAX)
+	if (blen > TRACE_BODY_MAX)
 		return cs_err_set(
 		    err, -CS_EINVAL, "%s: a body of %llu bytes, above %llu, the limit for a trace",
-		    path, (unsigned long long)blen, (unsigned long long)CS_TRACE_FILE_MAX);
+		    path, (unsigned long long)blen, (unsigned long long)TRACE_BODY_MAX);
 	dc = ZSTD_createDCtx();
 	if (!dc)
 		return cs_err_set(err, -CS_ENOMEM, "%s: out of memory", path);
