@@ -264,7 +264,7 @@ bad i43-09-calibration-cpu 3 "--set sampling.calibration=nosuch" "nosuch: cannot
 	run -c "$SRC/configs/cpu-tso.cfg" --set sampling.calibration=nosuch -o out.json
 bad i43-09-graph-file 3 "--set workload.graph_file=nosuch" "nosuch: cannot open" -- \
 	run -c "$GPU" -w hs "${TINY[@]}" --set workload.graph_file=nosuch -o out.json
-bad i43-09-dram-watermarks 3 "--set dram.wr_low=1" "dram.wr_low (1) must be below dram.wr_high (0)" -- \
+bad i43-09-dram-watermarks 3 "--set dram.wr_low=1" "dram.wr_low (1) must not be above dram.wr_high (0)" -- \
 	run -c "$GPU" -w hs "${TINY[@]}" --set dram.wr_low=1 --set dram.wr_high=0 -o out.json
 # 11, 13, 16: @include errors at the @include
 mkdir incdir

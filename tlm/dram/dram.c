@@ -282,10 +282,10 @@ int dram_cfg_check(const struct dram_cfg *c, struct cs_err *err)
 		    "a row stays open tRAS, then precharges for tRP before the next ACT",
 		    (unsigned long long)c->tRC, (unsigned long long)c->tRAS,
 		    (unsigned long long)c->tRP);
-	if (c->wr_low >= c->wr_high)
+	if (c->wr_low > c->wr_high)
 		return cs_err_set(err, -CS_ECONFIG,
-				  "dram.wr_low (%g) must be below dram.wr_high (%g): a write drain "
-				  "starts above the high mark and ends below the low one",
+				  "dram.wr_low (%g) must not be above dram.wr_high (%g): a write "
+				  "drain starts above the high mark and ends below the low one",
 				  c->wr_low, c->wr_high);
 	if (c->tRAS < c->tRCD)
 		return cs_err_set(
