@@ -26,8 +26,8 @@ demo: build
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
 
-# The unit tests, and the command-line tests labelled `sanitize` (bad input, short whole-system
-# runs), under AddressSanitizer and UndefinedBehaviorSanitizer. All command-line tests there
+# The unit tests, and the tests labelled `sanitize` (bad input, short whole-system runs, the
+# replay of every fuzz target's corpus), under AddressSanitizer and UndefinedBehaviorSanitizer. All command-line tests there
 # take over an hour on two cores: CI's 90 minutes do not hold them.
 asan: deps
 	@cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=Debug -DCOHSCOPE_SANITIZE=ON >/dev/null

@@ -56,8 +56,8 @@ static const char main_help[] =
     "  sweep    run the points of a sweep file (configurations x workloads) on a local pool,\n"
     "           or write them as jobs for GNU parallel or a Slurm array\n"
     "  collect  merge a sweep's points into one CSV and one JSON\n"
-    "  study    run a paper's evaluation (gtsc, hsc): its sweeps, figures and a summary of the\n"
-    "           paper's claims beside ours\n"
+    "  study    run a paper's evaluation (gtsc, hsc, hlrc): its sweeps, figures and a summary\n"
+    "           of the paper's claims beside ours\n"
     "  plot     bar charts (SVG, PNG) of results files, normalized to a baseline\n"
     "  list     list systems, workloads, components, protocols or configs\n"
     "  config   show the effective configuration (--dump)\n"
@@ -712,8 +712,10 @@ out_close:
 
 #define SUITE_MAX 32
 
-/* The suite's workloads, or the comma-separated subset `list` (each must be in the suite). */
-static int suite_select(const char *list, const struct cs_workload *out[SUITE_MAX], unsigned *n)
+/* The suite's workloads, or the comma-separated subset `list` (each must be in the suite);
+ * opt names the option in messages ("suite: -w", "calibrate: --train"). */
+static int suite_select(const char *opt, const char *list, const struct cs_workload *out[SUITE_MAX],
+			unsigned *n)
 {
 	const struct cs_workload *const *w = cs_workload_registry();
 	char name[64];
@@ -730,16 +732,17 @@ static int suite_select(const char *list, const struct cs_workload *out[SUITE_MA
 		const struct cs_workload *found;
 
 		if (!len || len >= sizeof(name))
-			return cli_fail(EXIT_USAGE, "suite: -w %s: expected NAME,NAME,...", list);
+			return cli_fail(EXIT_USAGE, "%s %s: expected NAME,NAME,...", opt, list);
 		memcpy(name, p, len);
 		name[len] = 0;
 		found = cs_workload_find(name);
 		if (!found || !found->suite_set)
 			return cli_fail(EXIT_INPUT,
-					"suite: -w: '%s' is not a benchmark of the suite", name);
+					"%s: '%s' is not a benchmark of the suite (cohscope list "
+					"workloads marks them)",
+					opt, name);
 		if (*n == SUITE_MAX)
-			return cli_fail(EXIT_USAGE, "suite: -w: more than %d benchmarks",
-					SUITE_MAX);
+			return cli_fail(EXIT_USAGE, "%s: more than %d benchmarks", opt, SUITE_MAX);
 		out[(*n)++] = found;
 		p += len;
 		p += *p == ',';
@@ -842,7 +845,7 @@ static int cmd_suite(int argc, char **argv)
 		status = cli_fail(EXIT_USAGE,
 				  "suite: -c CONFIG is required (see cohscope list configs)");
 	if (!status)
-		status = suite_select(o.workload, sel, &n);
+		status = suite_select("suite: -w", o.workload, sel, &n);
 	if (status)
 		goto out;
 	if (!o.quiet)
@@ -1282,7 +1285,10 @@ static const char calibrate_help[] =
     "(1 - c rho_r) over the LT face's utilisation of the NoC bank ports, the L2 banks and the\n"
     "DRAM buses (GSL nonlinear least squares). Reports the fit and the held-out error of\n"
     "leave-one-workload-out, and writes parameters, training set and errors to CALIB.cfg,\n"
-    "which --mode analytic --set sampling.calibration=CALIB.cfg uses.\n";
+    "which --mode analytic --set sampling.calibration=CALIB.cfg uses.\n"
+    "\n"
+    "The training workloads are benchmarks of the suite (cohscope list workloads), at least\n"
+    "two: each is held out in turn.\n";
 
 struct cal_sample {
 	double x[CALM_FEATURES];
@@ -1358,7 +1364,7 @@ static int cmd_calibrate(int argc, char **argv)
 	if (!status && o.nsets + 2 > (int)(sizeof(o.sets) / sizeof(o.sets[0])))
 		status = cli_fail(EXIT_USAGE, "calibrate: too many --set");
 	if (!status)
-		status = suite_select(o.workload, sel, &n);
+		status = suite_select("calibrate: --train", o.workload, sel, &n);
 	if (!status && n < 2)
 		status =
 		    cli_fail(EXIT_USAGE, "calibrate: --train needs at least two workloads (one is "
@@ -1468,13 +1474,55 @@ static int cmd_calibrate(int argc, char **argv)
 	return status;
 }
 
+/* The commands, in the order the help lists them: dispatch, `help COMMAND` and the error
+ * lines that name them all read this one table. */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+    {"run", cmd_run, run_help},
+    {"suite", cmd_suite, suite_help},
+    {"litmus", cmd_litmus, litmus_help},
+    {"calibrate", cmd_calibrate, calibrate_help},
+    {"sweep", cmd_sweep, sweep_help},
+    {"collect", cmd_collect, collect_help},
+    {"study", cmd_study, study_help},
+    {"plot", cmd_plot, plot_help},
+    {"list", cmd_list, list_help},
+    {"config", cmd_config, config_help},
+    {NULL, NULL, NULL},
+};
+
+static const struct command *command_find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+/* "run, suite, ..., config, help" into buf */
+static const char *command_names(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const struct command *c = commands; c->name && n < len; c++)
+		n += (size_t)snprintf(buf + n, len - n, "%s, ", c->name);
+	if (n < len)
+		snprintf(buf + n, len - n, "help");
+	return buf;
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const struct command *c;
+	char names[160];
 
 	if (!cmd)
-		return cli_fail(EXIT_USAGE, "no command (run, suite, litmus, sweep, list, config, "
-					    "help; see cohscope --help)");
+		return cli_fail(EXIT_USAGE, "no command (%s; see cohscope --help)",
+				command_names(names, sizeof(names)));
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
 		fputs(main_help, stdout);
 		return 0;
@@ -1483,57 +1531,28 @@ static int dispatch(int argc, char **argv)
 		printf("cohscope %s\n", COHSCOPE_VERSION);
 		return 0;
 	}
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 1, argv + 1);
-	if (strcmp(cmd, "litmus") == 0)
-		return cmd_litmus(argc - 1, argv + 1);
-	if (strcmp(cmd, "suite") == 0)
-		return cmd_suite(argc - 1, argv + 1);
-	if (strcmp(cmd, "calibrate") == 0)
-		return cmd_calibrate(argc - 1, argv + 1);
-	if (strcmp(cmd, "plot") == 0)
-		return cmd_plot(argc - 1, argv + 1);
-	if (strcmp(cmd, "sweep") == 0)
-		return cmd_sweep(argc - 1, argv + 1);
-	if (strcmp(cmd, "collect") == 0)
-		return cmd_collect(argc - 1, argv + 1);
-	if (strcmp(cmd, "study") == 0)
-		return cmd_study(argc - 1, argv + 1);
-	if (strcmp(cmd, "list") == 0)
-		return cmd_list(argc - 1, argv + 1);
-	if (strcmp(cmd, "config") == 0)
-		return cmd_config(argc - 1, argv + 1);
+	if ((c = command_find(cmd)))
+		return c->fn(argc - 1, argv + 1);
 	if (strcmp(cmd, "help") == 0) {
 		const char *what = argc > 2 ? argv[2] : "";
 
-		if (argc > 3 ||
-		    (what[0] && strcmp(what, "run") && strcmp(what, "list") &&
-		     strcmp(what, "config") && strcmp(what, "litmus") && strcmp(what, "suite") &&
-		     strcmp(what, "calibrate") && strcmp(what, "plot") && strcmp(what, "sweep") &&
-		     strcmp(what, "collect") && strcmp(what, "study")))
-			return cli_fail(
-			    EXIT_USAGE,
-			    "help: no command '%s' (run, suite, litmus, calibrate, plot, sweep, "
-			    "collect, study, list, config)",
-			    what);
-		fputs(strcmp(what, "run") == 0	       ? run_help
-		      : strcmp(what, "calibrate") == 0 ? calibrate_help
-		      : strcmp(what, "plot") == 0      ? plot_help
-		      : strcmp(what, "suite") == 0     ? suite_help
-		      : strcmp(what, "sweep") == 0     ? sweep_help
-		      : strcmp(what, "collect") == 0   ? collect_help
-		      : strcmp(what, "study") == 0     ? study_help
-		      : strcmp(what, "litmus") == 0    ? litmus_help
-		      : strcmp(what, "list") == 0      ? list_help
-		      : strcmp(what, "config") == 0    ? config_help
-						       : main_help,
-		      stdout);
+		/* help, help --help, help help: the list of commands */
+		if (!what[0] || !strcmp(what, "--help") || !strcmp(what, "-h") ||
+		    !strcmp(what, "help")) {
+			if (argc > 3)
+				return cli_fail(EXIT_USAGE, "help: one command at most");
+			fputs(main_help, stdout);
+			return 0;
+		}
+		c = command_find(what);
+		if (argc > 3 || !c)
+			return cli_fail(EXIT_USAGE, "help: no command '%s' (%s)", what,
+					command_names(names, sizeof(names)));
+		fputs(c->help, stdout);
 		return 0;
 	}
-	return cli_fail(EXIT_USAGE,
-			"unknown command '%s' (run, suite, litmus, sweep, collect, study, list, "
-			"config, help)",
-			cmd);
+	return cli_fail(EXIT_USAGE, "unknown command '%s' (%s)", cmd,
+			command_names(names, sizeof(names)));
 }
 
 int main(int argc, char **argv)

@@ -43,7 +43,7 @@ const char plot_help[] =
     "usage: cohscope plot RESULTS... -o PREFIX [--metric NAME] [--baseline GROUP]\n"
     "                     [--group-by COL[,COL]...] [--x COL] [--where COL=VALUE[,VALUE]...]...\n"
     "                     [--speedup] [--format svg,png|svg|png|none] [--title TEXT]\n"
-    "                     [--no-errorbars] [-q]\n"
+    "                     [--no-errorbars] [--no-gap-warning] [-q]\n"
     "\n"
     "Bar charts in the papers' style from results files: the CSV or JSON of cohscope sweep, or\n"
     "the JSON of cohscope suite -o (several files are read as one table). One cluster of bars\n"
@@ -70,6 +70,8 @@ const char plot_help[] =
     "  -t, --title TEXT       chart title\n"
     "      --no-errorbars     no error bars (default: from the metric's half-width column,\n"
     "                         e.g. cycles_half, when it holds a non-zero value)\n"
+    "      --no-gap-warning   no line on stderr naming the bars left out (for a caller that\n"
+    "                         reports them itself, as cohscope study does in summary.md)\n"
     "  -q, --quiet            no table on stdout\n"
     "\n"
     "Without gnuplot (or COHSCOPE_GNUPLOT, the command to run instead), PREFIX.dat and PREFIX.gp\n"
@@ -562,7 +564,7 @@ struct popts {
 	const char *out, *metric, *baseline, *group_by, *x, *title;
 	const char *where[PLOT_MAX_WHERE];
 	int nwhere;
-	bool svg, png, format_given, speedup, no_errorbars, quiet, help;
+	bool svg, png, format_given, speedup, no_errorbars, no_gap_warning, quiet, help;
 	char **files;
 	int nfiles;
 };
@@ -595,7 +597,7 @@ static int parse_format(const char *s, struct popts *o, struct cs_err *err)
 
 static int parse_plot_opts(int argc, char **argv, struct popts *o, struct cs_err *err)
 {
-	enum { OPT_WHERE = 256, OPT_SPEEDUP, OPT_NOERR };
+	enum { OPT_WHERE = 256, OPT_SPEEDUP, OPT_NOERR, OPT_NOGAP };
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"metric", required_argument, NULL, 'm'},
@@ -607,6 +609,7 @@ static int parse_plot_opts(int argc, char **argv, struct popts *o, struct cs_err
 	    {"format", required_argument, NULL, 'f'},
 	    {"title", required_argument, NULL, 't'},
 	    {"no-errorbars", no_argument, NULL, OPT_NOERR},
+	    {"no-gap-warning", no_argument, NULL, OPT_NOGAP},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -657,6 +660,9 @@ static int parse_plot_opts(int argc, char **argv, struct popts *o, struct cs_err
 			break;
 		case OPT_NOERR:
 			o->no_errorbars = true;
+			break;
+		case OPT_NOGAP:
+			o->no_gap_warning = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -1843,7 +1849,7 @@ int cmd_plot(int argc, char **argv)
 		status = EXIT_OUTPUT;
 		goto out;
 	}
-	if (warn.len)
+	if (warn.len && !o.no_gap_warning)
 		cli_say("%s", warn.s);
 	if (msg.len)
 		cli_say("plot: gnuplot: %s", msg.s);

@@ -366,6 +366,26 @@ fi
 
 printf 'sim = {\n  seed = 5000000000L;\n};\n' >bigint_ok.cfg
 good help --help
+good help-help help --help
+good help-help-help help help
+good help-calibrate help calibrate
+# issue 43's help: every message that lists the commands lists all of them, the same way
+every="run, suite, litmus, calibrate, sweep, collect, study, plot, list, config, help"
+bad i43-no-command-lists-all 2 "no command ($every;" --
+bad i43-unknown-command-lists-all 2 "unknown command 'frob' ($every)" -- frob
+bad i43-help-unknown-lists-all 2 "help: no command 'frob' ($every)" -- help frob
+bad i43-calibrate-train 3 "calibrate: --train: 'stream' is not a benchmark of the suite" -- \
+	calibrate -c "$GPU" --train bfs,stream -o out.cal
+cases=$((cases + 1))
+if ! "$BIN" --help | grep -q "(gtsc, hsc, hlrc)" || ! "$BIN" help calibrate | grep -q "at least"; then
+	fails=$((fails + 1))
+	echo "FAIL i43-help-text: --help lacks the three studies or calibrate's help the training set"
+fi
+cases=$((cases + 1))
+if "$BIN" list configs | grep -q "apu-2200g-base"; then
+	fails=$((fails + 1))
+	echo "FAIL i43-list-configs: list configs names a file that is not a configuration"
+fi
 good help-short -h
 good run-help run --help
 good config-help config --help

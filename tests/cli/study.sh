@@ -23,6 +23,8 @@
 "$BIN" study gtsc --size tiny -w hs,bfs --jobs 2 -o S >run.out 2>run.err
 st=$?
 [ $st -eq 0 ] || fail "study: status $st: $(grep -v 'plot: no bar' run.err | head -3)"
+# issue 43: the bars a figure leaves out are named once, in the summary, not once per figure
+! grep -q 'plot: no bar' run.err || fail "study: plot's missing-bar line on stderr: $(grep -c 'plot: no bar' run.err) times"
 
 # ---- the sweeps -------------------------------------------------------------------------------
 

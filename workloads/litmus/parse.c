@@ -1776,7 +1776,7 @@ static int x86_operand(struct parser *p, unsigned ti, struct x86_operand *o)
 	o->line = p->tok.line;
 	if (at(p, "[")) {
 		struct token name;
-		int idx;
+		int idx = 0;
 
 		rc = bracketed_loc(p, &name);
 		if (!rc && x86_is_reg(&name))
