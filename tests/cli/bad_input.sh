@@ -239,7 +239,7 @@ bad i43-03-accelsim-copy 3 "kl-huge/kernelslist.g:1: a copy of 92233720368547758
 	run -c "$GPU" -w trace:kl-huge -o out.json
 # 4: a graph file declaring 2e9 nodes
 printf '%%%%MatrixMarket matrix coordinate pattern symmetric\n2000000000 2000000000 1\n' >huge.mtx
-bad i43-04-mtx-nodes 3 "huge.mtx:2: size line: 2000000000 rows (1 to 67108864)" -- \
+bad i43-04-mtx-nodes 3 "huge.mtx:2: size line: 2000000000 rows (1 to 4194304)" -- \
 	run -c "$SRC/configs/hlrc-128cu.cfg" -w sssp "${TINY[@]}" --set workload.graph_file=huge.mtx \
 	-o out.json
 # 5: litmus run time is linear in --jitter

@@ -581,7 +581,7 @@ static const struct bad_file bad_mtx[] = {
      "rows"},
     /* issue 43, case 4: refused before anything is allocated */
     {"%%MatrixMarket matrix coordinate pattern symmetric\n2000000000 2000000000 1\n", -CS_ERANGE, 2,
-     "size line: 2000000000 rows (1 to 67108864)"},
+     "size line: 2000000000 rows (1 to 4194304)"},
     {"%%MatrixMarket matrix coordinate real general\n2 2 5\n", -CS_EINVAL, 2,
      "more than a 2 x 2 holds"},
     {"%%MatrixMarket matrix coordinate real general\n3 3 9 1\n", -CS_EINVAL, 2, "unexpected '1'"},
@@ -628,7 +628,7 @@ static const struct bad_file bad_gr[] = {
     {"p sp 3 1\na 1 2 4294967296\n", -CS_EINVAL, 2, "arc: length 4294967296 is above"},
     {"p sp 3 1\na 1 2\n", -CS_EINVAL, 2, "arc: length: missing"},
     {"p sp 2000000000 1\na 1 2 1\n", -CS_EINVAL, 1,
-     "problem line: nodes 2000000000 is above 67108864"},
+     "problem line: nodes 2000000000 is above 4194304"},
 };
 
 static void check_bad(const struct bad_file *b, const char *name,
