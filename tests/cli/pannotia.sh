@@ -128,9 +128,9 @@ check_error 3 "--set workload.victim=nearest: not one of random, ring, sticky" "
 check_error 3 "--set workload.chunk=-1: " "${RUN[@]}" -w sssp --set workload.chunk=-1 -o o.json
 check_error 3 "--set workload.graph_file=$T/nofile.gr: $T/nofile.gr: cannot open" "${RUN[@]}" -w sssp \
 	--set workload.graph_file="$T/nofile.gr" -o o.json
-check_error 3 "--set workload.graph_file=$T/bad.mtx: color: workload.graph_file: $T/bad.mtx:4: " "${RUN[@]}" -w color \
+check_error 3 "color: workload.graph_file: $T/bad.mtx:4: " "${RUN[@]}" -w color \
 	--set workload.graph_file="$T/bad.mtx" -o o.json
-check_error 3 "--set workload.chunk=1: pagerank: workload.chunk = 1 makes 65536 tasks for one queue" run -c "$C" \
+check_error 3 "pagerank: workload.chunk = 1 makes 65536 tasks for one queue" run -c "$C" \
 	-q -w pagerank --set workload.size=default --set workload.chunk=1 --set gpu.sms=1 -o o.json
 cd .. || exit 1
 
