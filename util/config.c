@@ -173,15 +173,8 @@ static int note_include(struct cs_config *c, const char *written, const char *sh
 {
 	struct cs_include *n;
 
-	if (c->n_inc == c->cap_inc) {
-		size_t ncap = c->cap_inc ? c->cap_inc * 2 : 4;
-
-		n = realloc(c->inc, ncap * sizeof(*n));
-		if (!n)
-			return cs_err_set(err, -CS_ENOMEM, "out of memory");
-		c->inc = n;
-		c->cap_inc = ncap;
-	}
+	if (grow((void **)&c->inc, &c->cap_inc, c->n_inc, sizeof(*c->inc)))
+		return cs_err_set(err, -CS_ENOMEM, "out of memory");
 	n = &c->inc[c->n_inc];
 	*n = (struct cs_include){.written = strdup(written),
 				 .shown = strdup(shown),

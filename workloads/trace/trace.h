@@ -31,7 +31,7 @@
 #define TRACE_DEVICE_MAX (2ull << 30)
 /* The decompressed body of a .cst file, held whole in memory while it loads: a header that
  * declares more (or a small file that inflates past it) is refused before it is allocated. */
-#define TRACE_BODY_MAX (512ull << 20)
+#define TRACE_BODY_MAX	 (512ull << 20)
 
 #define TRACE_FORMAT_VERSION 3 /* reads 1 and 2 too: their ops are subsets (1: 32 lanes) */
 
