@@ -92,17 +92,19 @@ static const char run_help[] =
     "  -q, --quiet            no summary on stdout (and no progress line unless --progress)\n";
 
 static const char suite_help[] =
-    "usage: cohscope suite -c CONFIG [-w NAME,NAME...] [--set SECTION.KEY=VALUE]...\n"
+    "usage: cohscope suite [SUITE] -c CONFIG [-w NAME,NAME...] [--set SECTION.KEY=VALUE]...\n"
     "                      [-o FILE.json] [-q]\n"
     "\n"
-    "Runs the G-TSC benchmark suite (set 1: bh cc dlb vpr stn bfs, needs coherence; set 2: ge\n"
-    "hs km bp sgm ccp) one benchmark after another on CONFIG and prints a table: cycles\n"
+    "Runs a benchmark suite one benchmark after another on CONFIG. SUITE: gtsc (the default:\n"
+    "the G-TSC suite, set 1: bh cc dlb vpr stn bfs, needs coherence; set 2: ge hs km bp sgm\n"
+    "ccp), rodinia, parboil, ispass, doe, tc or all (cohscope list workloads groups them).\n"
+    "Prints a table: cycles\n"
     "(+-95%: the hybrid estimate's half-width; - in detailed mode), L1 and L2 hit rates,\n"
     "NoC and DRAM traffic, host time and whether the output verified. A\n"
     "benchmark that fails is reported in its row and the others still run (exit status 1).\n"
     "\n"
     "  -c, --config FILE      libconfig GPU configuration (cohscope list configs)\n"
-    "  -w, --workload LIST    comma-separated subset of the suite (default: all twelve)\n"
+    "  -w, --workload LIST    comma-separated subset of the suite (default: all of it)\n"
     "      --set K=V          override one parameter for every run, e.g.\n"
     "                         --set workload.size=small --set coherence.protocol=gtsc\n"
     "  -o, --output FILE      write every run's results as a JSON array (written whole or not\n"
@@ -182,17 +184,31 @@ static void list_systems(void)
 		printf("  %-14s %s\n", s[i]->name, s[i]->help);
 }
 
+static void list_workload(const struct cs_workload *w)
+{
+	printf("  %-14s [%s%s] %s\n", w->name, w->system,
+	       w->suite_set == 1   ? ", suite set 1"
+	       : w->suite_set == 2 ? ", suite set 2"
+				   : "",
+	       w->help);
+}
+
+/* Those of no suite first, then each suite's (cohscope suite NAME) in registry order. */
 static void list_workloads(void)
 {
 	const struct cs_workload *const *w = cs_workload_registry();
 
 	printf("workloads:\n");
 	for (size_t i = 0; w[i]; i++)
-		printf("  %-14s [%s%s] %s\n", w[i]->name, w[i]->system,
-		       w[i]->suite_set == 1   ? ", suite set 1"
-		       : w[i]->suite_set == 2 ? ", suite set 2"
-					      : "",
-		       w[i]->help);
+		if (!w[i]->origin)
+			list_workload(w[i]);
+	for (size_t o = 0; cs_workload_origins[o]; o++) {
+		printf("workloads of suite %s (cohscope suite %s):\n", cs_workload_origins[o],
+		       cs_workload_origins[o]);
+		for (size_t i = 0; w[i]; i++)
+			if (w[i]->origin && strcmp(w[i]->origin, cs_workload_origins[o]) == 0)
+				list_workload(w[i]);
+	}
 }
 
 static void list_components(void)
@@ -710,12 +726,25 @@ out_close:
 
 /* ---- suite ------------------------------------------------------------------------------------- */
 
-#define SUITE_MAX 32
+#define SUITE_MAX 64
 
-/* The suite's workloads, or the comma-separated subset `list` (each must be in the suite);
+/* A suite name `cohscope suite` takes: 0, or a usage error listing them. */
+static int suite_known(const char *suite)
+{
+	char names[160] = "gtsc";
+
+	if (cs_suite_known(suite))
+		return 0;
+	for (size_t o = 0; cs_workload_origins[o]; o++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s",
+			 cs_workload_origins[o]);
+	return cli_fail(EXIT_USAGE, "suite: no suite '%s' (one of %s, all)", suite, names);
+}
+
+/* Suite `suite`'s workloads, or the comma-separated subset `list` (each must be in it);
  * opt names the option in messages ("suite: -w", "calibrate: --train"). */
-static int suite_select(const char *opt, const char *list, const struct cs_workload *out[SUITE_MAX],
-			unsigned *n)
+static int suite_select(const char *opt, const char *suite, const char *list,
+			const struct cs_workload *out[SUITE_MAX], unsigned *n)
 {
 	const struct cs_workload *const *w = cs_workload_registry();
 	char name[64];
@@ -723,7 +752,7 @@ static int suite_select(const char *opt, const char *list, const struct cs_workl
 	*n = 0;
 	if (!list) {
 		for (size_t i = 0; w[i] && *n < SUITE_MAX; i++)
-			if (w[i]->suite_set)
+			if (cs_suite_has(suite, w[i]))
 				out[(*n)++] = w[i];
 		return 0;
 	}
@@ -736,11 +765,12 @@ static int suite_select(const char *opt, const char *list, const struct cs_workl
 		memcpy(name, p, len);
 		name[len] = 0;
 		found = cs_workload_find(name);
-		if (!found || !found->suite_set)
-			return cli_fail(EXIT_INPUT,
-					"%s: '%s' is not a benchmark of the suite (cohscope list "
-					"workloads marks them)",
-					opt, name);
+		if (!found || !cs_suite_has(suite, found))
+			return cli_fail(
+			    EXIT_INPUT,
+			    "%s: '%s' is not a benchmark of the %s suite (cohscope list "
+			    "workloads shows them)",
+			    opt, name, suite);
 		if (*n == SUITE_MAX)
 			return cli_fail(EXIT_USAGE, "%s: more than %d benchmarks", opt, SUITE_MAX);
 		out[(*n)++] = found;
@@ -773,10 +803,10 @@ static void suite_row(FILE *f, const struct cs_workload *w, json_t *r, double se
 		snprintf(halfs, sizeof(halfs), "-");
 	else
 		snprintf(halfs, sizeof(halfs), "%.0f", half);
-	fprintf(f, "  %-5s %3u %11.0f %9s %7s %6.1f%% %10.2f %10.2f %8.2f  %s\n", w->name,
-		w->suite_set, json_num(r, "cycles"), halfs, l1s, 100 * json_num(r, "l2_hit_rate"),
-		json_num(r, "noc_bytes") / 1e6, json_num(r, "dram_bytes") / 1e6, secs,
-		error ? error : "verified");
+	fprintf(f, "  %-13s %-7s %3u %11.0f %9s %7s %6.1f%% %10.2f %10.2f %8.2f  %s\n", w->name,
+		w->origin ? w->origin : "-", w->suite_set, json_num(r, "cycles"), halfs, l1s,
+		100 * json_num(r, "l2_hit_rate"), json_num(r, "noc_bytes") / 1e6,
+		json_num(r, "dram_bytes") / 1e6, secs, error ? error : "verified");
 }
 
 /* One benchmark: a fresh system on the same configuration and overrides. Returns its
@@ -823,6 +853,7 @@ out:
 static int cmd_suite(int argc, char **argv)
 {
 	const struct cs_workload *sel[SUITE_MAX];
+	const char *suite = "gtsc";
 	json_t *all = json_array();
 	double total = 0;
 	unsigned n, failed = 0;
@@ -831,6 +862,13 @@ static int cmd_suite(int argc, char **argv)
 
 	if (!all)
 		return cli_fail(EXIT_INTERNAL, "out of memory");
+	/* cohscope suite [SUITE] ...: a first argument that is no option names the suite */
+	if (argc > 1 && argv[1][0] != '-') {
+		suite = argv[1];
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	status = parse_opts(argc, argv, "suite", &o);
 	if (!status && o.help) {
 		fputs(suite_help, stdout);
@@ -845,11 +883,14 @@ static int cmd_suite(int argc, char **argv)
 		status = cli_fail(EXIT_USAGE,
 				  "suite: -c CONFIG is required (see cohscope list configs)");
 	if (!status)
-		status = suite_select("suite: -w", o.workload, sel, &n);
+		status = suite_known(suite);
+	if (!status)
+		status = suite_select("suite: -w", suite, o.workload, sel, &n);
 	if (status)
 		goto out;
 	if (!o.quiet)
-		printf("  bench set      cycles     +-95%%  L1 hit L2 hit     NoC MB    DRAM MB   "
+		printf("  bench         suite   set      cycles     +-95%%  L1 hit L2 hit     NoC "
+		       "MB    DRAM MB   "
 		       "host s  check\n");
 	for (unsigned i = 0; i < n; i++) {
 		char error[600];
@@ -864,6 +905,8 @@ static int cmd_suite(int argc, char **argv)
 		fflush(stdout);
 		json_object_set_new(row, "benchmark", json_string(sel[i]->name));
 		json_object_set_new(row, "set", json_integer(sel[i]->suite_set));
+		json_object_set_new(row, "suite",
+				    sel[i]->origin ? json_string(sel[i]->origin) : json_null());
 		json_object_set_new(row, "host_seconds", json_real(secs));
 		json_object_set_new(row, "verified", json_boolean(!error[0]));
 		if (error[0])
@@ -1364,7 +1407,7 @@ static int cmd_calibrate(int argc, char **argv)
 	if (!status && o.nsets + 2 > (int)(sizeof(o.sets) / sizeof(o.sets[0])))
 		status = cli_fail(EXIT_USAGE, "calibrate: too many --set");
 	if (!status)
-		status = suite_select("calibrate: --train", o.workload, sel, &n);
+		status = suite_select("calibrate: --train", "gtsc", o.workload, sel, &n);
 	if (!status && n < 2)
 		status =
 		    cli_fail(EXIT_USAGE, "calibrate: --train needs at least two workloads (one is "

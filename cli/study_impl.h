@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #define STUDY_MAX_SETS	 64 /* --set on the command line */
-#define STUDY_MAX_BENCH	 16 /* workloads of one study */
+#define STUDY_MAX_BENCH	 64 /* workloads of one study */
 #define STUDY_MAX_SWEEPS 8
 
 struct study_def;

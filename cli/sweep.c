@@ -435,12 +435,20 @@ static int parse_workloads(struct sweep *sw, const config_setting_t *s, struct c
 			    err, sw, line_of(e), -CS_ECONFIG,
 			    "workloads must be a string or a list of strings (workload names, "
 			    "\"suite\")");
-		if (strcmp(name, "suite") != 0) {
-			rc = add_workload(sw, name, line_of(e), err);
-		} else {
+		/* "suite" is the G-TSC twelve, "suite:NAME" any suite cohscope suite takes */
+		if (strcmp(name, "suite") == 0 || strncmp(name, "suite:", 6) == 0) {
+			const char *suite = name[5] ? name + 6 : "gtsc";
+
+			if (!cs_suite_known(suite))
+				return at(err, sw, line_of(e), -CS_ECONFIG,
+					  "workloads: no suite '%s' (gtsc, rodinia, parboil, "
+					  "ispass, doe, tc, all)",
+					  suite);
 			for (size_t k = 0; reg[k] && !rc; k++)
-				if (reg[k]->suite_set)
+				if (cs_suite_has(suite, reg[k]))
 					rc = add_workload(sw, reg[k]->name, line_of(e), err);
+		} else {
+			rc = add_workload(sw, name, line_of(e), err);
 		}
 		if (rc)
 			return rc;

@@ -36,8 +36,18 @@ struct gpu_host;
 
 /* ---- identity ------------------------------------------------------------------------------- */
 
-unsigned gw_cta(const struct gpu_warp *w);  /* linear CTA id in the grid */
+unsigned gw_cta(const struct gpu_warp *w);  /* linear CTA id in the grid: x + y * grid_x */
 unsigned gw_ctas(const struct gpu_warp *w); /* CTAs in the grid */
+/* CUDA's blockIdx and gridDim: a 1-D grid has y = 0 and grid_y = 1. */
+unsigned gw_cta_x(const struct gpu_warp *w);
+unsigned gw_cta_y(const struct gpu_warp *w);
+unsigned gw_grid_x(const struct gpu_warp *w);
+unsigned gw_grid_y(const struct gpu_warp *w);
+/* CUDA's threadIdx of a lane (blockDim.x = gpu_kernel.block_x; t = warp * lanes + lane is the
+ * thread's index in its CTA, x = t % block_x, y = t / block_x) and blockDim.x. */
+unsigned gw_thread_x(const struct gpu_warp *w, unsigned lane);
+unsigned gw_thread_y(const struct gpu_warp *w, unsigned lane);
+unsigned gw_block_x(const struct gpu_warp *w);
 unsigned gw_warp(const struct gpu_warp *w); /* warp index within its CTA */
 unsigned gw_warps_per_cta(const struct gpu_warp *w);
 unsigned gw_sm(const struct gpu_warp *w); /* the SM it runs on */
@@ -102,6 +112,27 @@ void gw_atomv(struct gpu_warp *w, enum mem_atomic_op op, const uint64_t *addr, u
 	      unsigned bytes, const uint64_t *a, const uint64_t *b, uint64_t *old,
 	      enum mem_scope scope, enum mem_order order);
 
+/* ---- other memory spaces -------------------------------------------------------------------- */
+
+/* Local memory (PTX ld.local / st.local): each thread's private array of gpu_kernel.local_bytes,
+ * word[l] being the index of the 32-bit word lane l's thread reads or writes. Laid out
+ * interleaved as CUDA's is: word i of the launch's thread t (gw_tid) lives at (i * T + t) * 4 in
+ * the launch's local window (T: the launch's threads), so a warp's lanes reading the same index
+ * touch consecutive words. The window is fresh device memory for every launch (local values
+ * never outlive a launch); the accesses go through the L1 and L2 like global ones, tagged
+ * MEM_SPACE_LOCAL. */
+void gw_ld_localv(struct gpu_warp *w, const uint32_t *word, uint64_t mask, uint32_t *out);
+void gw_st_localv(struct gpu_warp *w, const uint32_t *word, uint64_t mask, const uint32_t *v);
+/* Read-only spaces: __constant__ memory (ld.const) and texture fetches (tex / ld.global.nc),
+ * at device addresses the host wrote before the launch (a kernel never writes them). Per-lane
+ * and uniform forms as gw_ldv / gw_ld32; tagged MEM_SPACE_CONST / MEM_SPACE_TEX, served by the
+ * L1 and L2 (the SM has no separate constant or texture cache: see docs/workloads.md). */
+void gw_ld_constv(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+		  uint64_t *out);
+uint32_t gw_ld_const32(struct gpu_warp *w, uint64_t addr);
+void gw_ld_texv(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned bytes,
+		uint64_t *out);
+
 /* ---- ordering, synchronisation, time -------------------------------------------------------- */
 
 /* order: MEM_ORDER_ACQUIRE, _RELEASE, _ACQ_REL or _SEQ_CST (an acq_rel fence: every earlier
@@ -129,7 +160,7 @@ void gw_fail(struct gpu_warp *w, const char *fmt, ...) __attribute__((format(pri
 
 struct gpu_kernel {
 	const char *name;
-	unsigned ctas;		  /* grid size (linear) */
+	unsigned ctas;		  /* grid size (linear; 0 with a 2-D grid_x, grid_y) */
 	unsigned warps_per_cta;	  /* CTA size in warps */
 	unsigned regs_per_thread; /* occupancy: registers (0 = 16) */
 	unsigned smem_bytes;	  /* occupancy: scratchpad per CTA */
@@ -139,6 +170,17 @@ struct gpu_kernel {
 	const uint16_t *cta_sm;
 	/* Wavefront width: 32 or 64 lanes (0: WARP_LANES); at most the machine's (gh_lanes). */
 	unsigned lanes;
+	/* A 2-D grid (CUDA's gridDim.x, .y): grid_x * grid_y CTAs, CTA (x, y) having linear id
+	 * x + y * grid_x, placed in that order; ctas is then 0 or that product. 0: 1-D. */
+	unsigned grid_x, grid_y;
+	/* A 2-D CTA (blockDim.x; blockDim.y is the CTA's threads / block_x): a divisor of the CTA's
+	 * threads. 0: 1-D, blockDim.x = the CTA's threads. */
+	unsigned block_x;
+	/* Local memory per thread in bytes, a multiple of 4 (gw_ld_localv); 0: none. */
+	unsigned local_bytes;
+	/* Set by the launch in its own copy of the kernel (a workload leaves it 0): where the
+	 * launch's local-memory window starts. */
+	uint64_t local_base;
 };
 
 static inline unsigned gpu_kernel_lanes(const struct gpu_kernel *k)
@@ -187,6 +229,12 @@ int gh_error(struct gpu_host *h, int code, const char *fmt, ...)
  * it is, naming the SM's limits (core.warps, core.regs, core.smem_kib: exit status 3, at the
  * key's origin); returns the code for the host to return. */
 int gh_no_fit(struct gpu_host *h, const struct gpu_kernel *k);
+/* Tests of the checks (workload.corrupt = true): flips one high bit (bit 30 of a 4-byte word,
+ * bit 62 of an 8-byte one) of the output word at addr in device memory, once per run, and says
+ * so in a note; otherwise does nothing. A workload calls it on one output word after its last
+ * launch and before reading its outputs back, so a run with workload.corrupt = true and
+ * workload.check = full must fail its check. */
+void gh_corrupt(struct gpu_host *h, uint64_t addr, unsigned bytes);
 /* Free-form result lines for the report ("histogram: 256 bins verified"). */
 void gh_note(struct gpu_host *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

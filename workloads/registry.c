@@ -7,9 +7,13 @@
 #include "workloads/bench/bench.h"
 #include "workloads/chai.h"
 #include "workloads/cpu_micro.h"
+#include "workloads/doe/doe.h"
 #include "workloads/hetero.h"
+#include "workloads/ispass/ispass.h"
 #include "workloads/micro.h"
 #include "workloads/pannotia.h"
+#include "workloads/parboil/parboil.h"
+#include "workloads/rodinia/rodinia.h"
 #include "workloads/rtest.h"
 
 static const struct cs_workload wl_selfcheck = {
@@ -117,49 +121,125 @@ APU_WL(chai_rsct, chai_rsct_main,
        "system-scope flags; models and candidates checked");
 
 /* The G-TSC benchmark suite (thesis Table 3.4; workloads/bench/, `cohscope suite`). */
-#define SUITE_WL(id, set, text)                                              \
+#define SUITE_WL(id, set, from, text)                                        \
 	static const struct cs_workload wl_##id = {.name = #id,              \
 						   .system = "gpu",          \
 						   .help = text,             \
 						   .gpu = bench_##id##_main, \
-						   .suite_set = set}
+						   .suite_set = set,         \
+						   .origin = from}
 
-SUITE_WL(bh, 1,
+SUITE_WL(bh, 1, "tc",
 	 "Barnes-Hut n-body (Burtscher & Pingali): tree build with per-slot locks, bottom-up "
 	 "summarization waiting on children, force walk (needs coherence)");
-SUITE_WL(cc, 1,
+SUITE_WL(cc, 1, "tc",
 	 "CUDA Cuts (Vineet & Narayanan): push-relabel max-flow on a grid graph, persistent "
 	 "kernel with grid barriers (needs coherence)");
-SUITE_WL(dlb, 1,
+SUITE_WL(dlb, 1, "tc",
 	 "dynamic load balancing (Cederman & Tsigas): octree partitioning with lock-free "
 	 "work-stealing deques between CTAs (needs coherence)");
-SUITE_WL(vpr, 1,
+SUITE_WL(vpr, 1, "tc",
 	 "VPR: simulated-annealing placement, concurrent locked swaps of slots, plain loads of "
 	 "positions other CTAs moved (needs coherence)");
-SUITE_WL(stn, 1,
+SUITE_WL(stn, 1, "tc",
 	 "STN: 2D wave-propagation stencil, persistent kernel, halos read across grid barriers "
 	 "(needs coherence)");
-SUITE_WL(bfs, 1,
+SUITE_WL(bfs, 1, "ispass",
 	 "BFS: level-synchronous breadth-first search (Harish & Narayanan), one persistent "
 	 "kernel, frontier flags read across grid barriers (needs coherence)");
-SUITE_WL(ge, 2,
+SUITE_WL(ge, 2, "rodinia",
 	 "Gaussian elimination (Rodinia gaussian): Fan1/Fan2 per pivot, host back-substitution "
 	 "(no coherence needed)");
-SUITE_WL(hs, 2,
+SUITE_WL(hs, 2, "rodinia",
 	 "HotSpot (Rodinia hotspot): pyramid tiles in shared memory, ping-pong launches, "
 	 "compute-bound (no coherence needed)");
-SUITE_WL(km, 2,
+SUITE_WL(km, 2, "rodinia",
 	 "k-means (Rodinia kmeans): nearest-centre kernel, host centre update until converged, "
 	 "compute-bound (no coherence needed)");
-SUITE_WL(bp, 2,
+SUITE_WL(bp, 2, "rodinia",
 	 "back-propagation (Rodinia backprop): layer-forward reduction in shared memory, host "
 	 "layers, weight adjustment (no coherence needed)");
-SUITE_WL(sgm, 2,
+SUITE_WL(sgm, 2, "parboil",
 	 "SGEMM (Parboil sgemm): register-tiled C = A*B^T + beta*C, B tiles in shared memory (no "
 	 "coherence needed)");
-SUITE_WL(ccp, 2,
+SUITE_WL(ccp, 2, "parboil",
 	 "cutoff Coulombic potential (Parboil cutcp): atom bins staged in shared memory, "
 	 "compute-bound (no coherence needed)");
+
+/* Ports of the suites architects run (workloads/rodinia, parboil, ispass, doe: issue 39). */
+#define PORT_WL(id, from, text)                                               \
+	static const struct cs_workload wl_##id = {.name = #id,               \
+						   .system = "gpu",           \
+						   .help = text,              \
+						   .gpu = from##_##id##_main, \
+						   .origin = #from}
+
+PORT_WL(bfs_rodinia, rodinia,
+	"Rodinia bfs: Kernel and Kernel2 per level over bool frontier masks, host loop until over "
+	"stays false; every node's cost checked");
+PORT_WL(btree, rodinia,
+	"Rodinia b+tree: findK and findRangeK, one 256-thread CTA per query walking an order-256 "
+	"tree in device memory; every answer checked");
+PORT_WL(mummer, rodinia,
+	"Rodinia mummergpu: 100 bp reads walk a suffix tree in textures, then print every maximal "
+	"match; every result checked");
+PORT_WL(needle, rodinia,
+	"Rodinia nw: Needleman-Wunsch alignment, one launch per anti-diagonal strip of 16x16 "
+	"blocks in shared memory; every score checked");
+PORT_WL(pathfinder, rodinia,
+	"Rodinia pathfinder: min-cost path row by row, 256-column pyramid tiles in shared memory, "
+	"ping-pong launches; every column checked");
+PORT_WL(srad, rodinia,
+	"Rodinia srad_v1: speckle-reducing diffusion of an image; per iteration prepare, "
+	"multi-level tree reduce, srad, srad2; bit-exact");
+PORT_WL(heartwall, rodinia,
+	"Rodinia heartwall: 51 wall points tracked by template correlation, a CTA per point per "
+	"frame; every position bit-exact");
+PORT_WL(leukocyte, rodinia,
+	"Rodinia leukocyte: GICOV and dilation (textures, constants) of frame 0, IMGVF of the "
+	"cells in frame 1; every value bit-exact");
+PORT_WL(lud, rodinia,
+	"Rodinia lud: blocked LU decomposition (diagonal, perimeter, 2-D internal kernels on 16x16 "
+	"shared tiles); L and U bit-exact");
+PORT_WL(streamcluster, rodinia,
+	"Rodinia streamcluster: online k-median (PARSEC), ~1000 short pgain launches of "
+	"kernel_compute_cost; every output word bit-exact");
+PORT_WL(cp, parboil,
+	"Parboil cp: direct Coulomb summation on a 2-D lattice slice, atoms in constant memory, "
+	"4000 per launch; every point bit-exact");
+PORT_WL(lbm, parboil,
+	"Parboil lbm: D3Q19 lattice-Boltzmann lid-driven cavity, one 120-thread CTA per (y, z) "
+	"row, scatter stores, ping-pong grids");
+PORT_WL(mriq, parboil,
+	"Parboil mri-q: ComputePhiMag, then ComputeQ over k-space samples in constant memory (1024 "
+	"per launch); phiMag, Qr, Qi bit-exact");
+PORT_WL(sad, parboil,
+	"Parboil sad: H.264 motion search, 4x4 SADs over +-16 pixels from a texture, then 8x8 and "
+	"16x16 sums (3 kernels); every SAD bit-exact");
+PORT_WL(stencil, parboil,
+	"Parboil stencil: 7-point 3-D Jacobi, 32x4 CTAs coarsened in x, shared-memory plane "
+	"walking up z, ping-pong launches");
+PORT_WL(lib, ispass,
+	"ISPASS-2009 LIB: LIBOR Monte Carlo swaption portfolio, one path per thread, per-thread "
+	"arrays in local memory, constants in __constant__");
+PORT_WL(nn, ispass,
+	"ISPASS-2009 NN: 4-layer handwritten-digit CNN, one kernel per layer over 2-D grids (map, "
+	"image); every neuron checked bit for bit");
+PORT_WL(wp, ispass,
+	"ISPASS-2009 WP: WRF WSM5 microphysics, one thread per column, 8x8 CTAs, 21 per-level "
+	"arrays in local memory, double-precision physics");
+PORT_WL(cns, doe,
+	"DOE CNS (ExaCT): one RK3 step of 8th-order hypterm/diffterm stencils, 2-D x-y CTA grid "
+	"marching z; every value bit-exact");
+PORT_WL(comd, doe,
+	"DOE CoMD-CUDA: Lennard-Jones thread-per-atom forces over 27 link cells, velocity Verlet "
+	"steps; every force and energy bit-exact");
+PORT_WL(minife, doe,
+	"DOE miniFE CUDA: CG on the 27-point hex8 matrix in ELL (matvec, dot trees, waxpby); every "
+	"dot, x and r bit-exact");
+PORT_WL(xsbench, doe,
+	"DOE XSBench CUDA: unionized-grid macro cross-section look-ups, one per thread; every "
+	"macro_xs and the hash bit-exact");
 
 /* Seed 004's Pannotia graph applications on per-CTA work-stealing queues (pannotia.h). */
 GPU_WL(sssp, pannotia_sssp_main,
@@ -204,6 +284,29 @@ static const struct cs_workload *const workloads[] = {
     &wl_bp,
     &wl_sgm,
     &wl_ccp,
+    /* the suites' ports, by suite */
+    &wl_bfs_rodinia,
+    &wl_btree,
+    &wl_mummer,
+    &wl_needle,
+    &wl_pathfinder,
+    &wl_srad,
+    &wl_heartwall,
+    &wl_leukocyte,
+    &wl_lud,
+    &wl_streamcluster,
+    &wl_cp,
+    &wl_lbm,
+    &wl_mriq,
+    &wl_sad,
+    &wl_stencil,
+    &wl_lib,
+    &wl_nn,
+    &wl_wp,
+    &wl_cns,
+    &wl_comd,
+    &wl_minife,
+    &wl_xsbench,
     /* system cpu */
     &wl_cpu_count,
     &wl_cpu_mp,
@@ -223,6 +326,27 @@ static const struct cs_workload *const workloads[] = {
     &wl_chai_rsct,
     NULL,
 };
+
+const char *const cs_workload_origins[] = {"tc", "rodinia", "parboil", "ispass", "doe", NULL};
+
+bool cs_suite_known(const char *suite)
+{
+	if (strcmp(suite, "gtsc") == 0 || strcmp(suite, "all") == 0)
+		return true;
+	for (size_t o = 0; cs_workload_origins[o]; o++)
+		if (strcmp(suite, cs_workload_origins[o]) == 0)
+			return true;
+	return false;
+}
+
+bool cs_suite_has(const char *suite, const struct cs_workload *w)
+{
+	if (strcmp(suite, "gtsc") == 0)
+		return w->suite_set != 0;
+	if (strcmp(suite, "all") == 0)
+		return w->suite_set || w->origin;
+	return w->origin && strcmp(w->origin, suite) == 0;
+}
 
 const struct cs_workload *const *cs_workload_registry(void)
 {

@@ -8,6 +8,8 @@
 #ifndef COHSCOPE_WORKLOADS_WORKLOAD_H
 #define COHSCOPE_WORKLOADS_WORKLOAD_H
 
+#include <stdbool.h>
+
 #include "workloads/cpu_api.h"
 #include "workloads/gpu_api.h"
 
@@ -20,7 +22,19 @@ struct cs_workload {
 	/* The G-TSC benchmark suite (`cohscope suite`): 1 = set 1 (needs coherence), 2 = set 2
 	 * (no coherence needed), 0 = not in the suite. */
 	unsigned suite_set;
+	/* The suite the workload comes from, as `cohscope suite NAME` and `list workloads` group
+	 * them: "rodinia", "parboil", "ispass", "doe", "tc" (Singh et al.'s coherence set), or NULL
+	 * (microbenchmarks, testers, CPU and CPU + GPU programs). */
+	const char *origin;
 };
+
+/* The source suites, in `cohscope list workloads` order (NULL-terminated). */
+extern const char *const cs_workload_origins[];
+/* A suite name `cohscope suite` and sweeps take: "gtsc" (the G-TSC twelve, thesis Table 3.4),
+ * a source suite (cs_workload_origins) or "all" (every benchmark of any of them). */
+bool cs_suite_known(const char *suite);
+/* Whether w is a benchmark of that suite. */
+bool cs_suite_has(const char *suite, const struct cs_workload *w);
 
 /* NULL-terminated, in the order `cohscope list workloads` shows them. */
 const struct cs_workload *const *cs_workload_registry(void);

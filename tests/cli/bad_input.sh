@@ -374,7 +374,7 @@ every="run, suite, litmus, calibrate, sweep, collect, study, plot, list, config,
 bad i43-no-command-lists-all 2 "no command ($every;" --
 bad i43-unknown-command-lists-all 2 "unknown command 'frob' ($every)" -- frob
 bad i43-help-unknown-lists-all 2 "help: no command 'frob' ($every)" -- help frob
-bad i43-calibrate-train 3 "calibrate: --train: 'stream' is not a benchmark of the suite" -- \
+bad i43-calibrate-train 3 "calibrate: --train: 'stream' is not a benchmark of the gtsc suite" -- \
 	calibrate -c "$GPU" --train bfs,stream -o out.cal
 cases=$((cases + 1))
 if ! "$BIN" --help | grep -q "(gtsc, hsc, hlrc)" || ! "$BIN" help calibrate | grep -q "at least"; then

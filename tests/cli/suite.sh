@@ -126,18 +126,19 @@ for n in hy det-a; do
 import json, sys
 rows = {r["benchmark"]: r for r in json.load(open(sys.argv[1]))}
 lines = open(sys.argv[2]).read().splitlines()
-assert lines[0].split()[3] == "+-95%", lines[0]
+assert lines[0].split()[4] == "+-95%", lines[0]
 seen = 0
 for line in lines[1:]:
     f = line.split()
     if f[0] not in rows:
         continue
     r, seen = rows[f[0]], seen + 1
-    assert int(f[2]) == r["cycles"], (line, r["cycles"])
+    assert f[1] == r["suite"], (line, r["suite"])  # the source suite: tc, rodinia, ...
+    assert int(f[3]) == r["cycles"], (line, r["cycles"])
     if r["mode"] == "detailed":
-        assert f[3] == "-", line
+        assert f[4] == "-", line
     else:
-        assert r["mode"] == "hybrid" and int(f[3]) == round(r["cycles_half"]), (line, r["cycles_half"])
+        assert r["mode"] == "hybrid" and int(f[4]) == round(r["cycles_half"]), (line, r["cycles_half"])
 assert seen == len(rows), (seen, len(rows))
 PY
 done
@@ -148,7 +149,7 @@ sys.exit(not any(x['cycles_half'] > 0 for x in r))" || fail "hybrid suite: no be
 
 # -w: only suite benchmarks
 "$BIN" suite -c "$G" -w stream -q 2>err
-[ $? -eq 3 ] && grep -q "'stream' is not a benchmark of the suite" err || fail "-w stream: $(cat err)"
+[ $? -eq 3 ] && grep -q "'stream' is not a benchmark of the gtsc suite" err || fail "-w stream: $(cat err)"
 "$BIN" suite -c "$G" -w bfs,,sgm -q 2>err
 [ $? -eq 2 ] || fail "-w bfs,,sgm: not a usage error: $(cat err)"
 "$BIN" suite -q 2>err

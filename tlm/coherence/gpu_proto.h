@@ -138,6 +138,7 @@ struct gpu_access {
 	uint8_t scope;	     /* enum mem_scope */
 	uint8_t order;	     /* enum mem_order */
 	uint8_t cop;	     /* loads and stores: enum mem_cache_op (.cg, .cv bypass the L1) */
+	uint8_t space;	     /* enum mem_space */
 	uint16_t warp;	     /* warp slot in the SM */
 	uint32_t id;	     /* the SM's request record, given back in done() */
 	uint64_t line_addr;

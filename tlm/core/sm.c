@@ -461,6 +461,7 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	    .scope = op->scope,
 	    .order = op->order,
 	    .cop = op->kind == OP_ATOM ? MEM_CO_CA : op->cop,
+	    .space = op->kind == OP_ATOM ? MEM_SPACE_GLOBAL : op->space,
 	    .warp = (uint16_t)w->slot,
 	    .id = id,
 	    .line_addr = c->line_addr,
@@ -1034,6 +1035,14 @@ static void sm_stats_register(struct gpu_sm *sm, struct cs_stat_group *g)
 		}
 	}
 	s->barriers = cs_stat_counter(g, "barriers", "", "CTA barriers issued");
+	/* per space, counted where the warp posts them (every face; global ones are the rest) */
+	s->space_insts[MEM_SPACE_GLOBAL] = NULL;
+	s->space_insts[MEM_SPACE_LOCAL] =
+	    cs_stat_counter(g, "local_insts", "", "ld.local / st.local warp instructions posted");
+	s->space_insts[MEM_SPACE_CONST] =
+	    cs_stat_counter(g, "const_insts", "", "ld.const warp instructions posted");
+	s->space_insts[MEM_SPACE_TEX] =
+	    cs_stat_counter(g, "tex_insts", "", "texture fetch warp instructions posted");
 	s->compute_cycles =
 	    cs_stat_counter(g, "compute_cycles", "cycles", "issue slots of compute");
 	s->ctas = cs_stat_counter(g, "ctas", "", "CTAs run");
@@ -1140,6 +1149,48 @@ unsigned gw_cta(const struct gpu_warp *w)
 unsigned gw_ctas(const struct gpu_warp *w)
 {
 	return CW(w)->cta->kernel->ctas;
+}
+
+/* The launch's kernel is the system's normalised copy (gpu_kernel_shape): grid_x, grid_y and
+ * block_x are always set. */
+unsigned gw_cta_x(const struct gpu_warp *w)
+{
+	return CW(w)->cta->id % CW(w)->cta->kernel->grid_x;
+}
+
+unsigned gw_cta_y(const struct gpu_warp *w)
+{
+	return CW(w)->cta->id / CW(w)->cta->kernel->grid_x;
+}
+
+unsigned gw_grid_x(const struct gpu_warp *w)
+{
+	return CW(w)->cta->kernel->grid_x;
+}
+
+unsigned gw_grid_y(const struct gpu_warp *w)
+{
+	return CW(w)->cta->kernel->grid_y;
+}
+
+unsigned gw_block_x(const struct gpu_warp *w)
+{
+	return CW(w)->cta->kernel->block_x;
+}
+
+static unsigned thread_in_cta(const struct gpu_warp *w, unsigned lane)
+{
+	return CW(w)->idx * gpu_kernel_lanes(CW(w)->cta->kernel) + lane;
+}
+
+unsigned gw_thread_x(const struct gpu_warp *w, unsigned lane)
+{
+	return thread_in_cta(w, lane) % CW(w)->cta->kernel->block_x;
+}
+
+unsigned gw_thread_y(const struct gpu_warp *w, unsigned lane)
+{
+	return thread_in_cta(w, lane) / CW(w)->cta->kernel->block_x;
 }
 
 unsigned gw_warp(const struct gpu_warp *w)
@@ -1290,15 +1341,22 @@ void sm_op_coalesce(struct gpu_sm *sm, struct warp *w)
 }
 
 /* vals32: out is uint32_t per lane (the 32-bit forms), else uint64_t */
-static void ld_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, void *out,
-		 unsigned bytes, bool vals32, enum mem_cache_op cop)
+static void ld_space(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, void *out,
+		     unsigned bytes, bool vals32, enum mem_cache_op cop, enum mem_space space)
 {
 	struct warp *w = W(gw);
 
 	w->op.out = out;
 	w->op.vals32 = vals32;
 	w->op.cop = (uint8_t)cop;
+	w->op.space = (uint8_t)space;
 	post_mem(w, OP_LD, addr, mask, bytes);
+}
+
+static void ld_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, void *out,
+		 unsigned bytes, bool vals32, enum mem_cache_op cop)
+{
+	ld_space(gw, addr, mask, out, bytes, vals32, cop, MEM_SPACE_GLOBAL);
 }
 
 uint32_t gw_ld32(struct gpu_warp *gw, uint64_t addr)
@@ -1340,8 +1398,8 @@ void gw_ld64v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, uint64_t 
 	ld_v(w, addr, mask, out, 8, false, MEM_CO_CA);
 }
 
-static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, const void *val,
-		 unsigned bytes, bool vals32, enum mem_cache_op cop)
+static void st_space(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, const void *val,
+		     unsigned bytes, bool vals32, enum mem_cache_op cop, enum mem_space space)
 {
 	struct warp *w = W(gw);
 
@@ -1350,7 +1408,14 @@ static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, const
 	w->op.order = MEM_ORDER_RELAXED;
 	w->op.scope = MEM_SCOPE_DEVICE;
 	w->op.cop = (uint8_t)cop;
+	w->op.space = (uint8_t)space;
 	post_mem(w, OP_ST, addr, mask, bytes);
+}
+
+static void st_v(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, const void *val,
+		 unsigned bytes, bool vals32, enum mem_cache_op cop)
+{
+	st_space(gw, addr, mask, val, bytes, vals32, cop, MEM_SPACE_GLOBAL);
 }
 
 void gw_st32(struct gpu_warp *gw, uint64_t addr, uint32_t v)
@@ -1401,6 +1466,77 @@ void gw_stv_co(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, unsigned
 	       const uint64_t *v, enum mem_cache_op cop)
 {
 	st_v(w, addr, mask, v, bytes, false, cop);
+}
+
+/* Lane l's address of word[l] of its thread's local array (gw_ld_localv's layout); false after
+ * failing the run for an index beyond gpu_kernel.local_bytes. */
+static bool local_addrs(struct warp *w, const uint32_t *word, uint64_t mask, uint64_t *addr)
+{
+	const struct gpu_kernel *k = w->cta->kernel;
+	uint64_t threads = (uint64_t)k->ctas * k->warps_per_cta * gpu_kernel_lanes(k);
+
+	for (uint64_t m = mask; m; m &= m - 1) {
+		unsigned lane = (unsigned)__builtin_ctzll(m);
+
+		if ((uint64_t)word[lane] * 4 >= k->local_bytes) {
+			sm_fail(w->sm, -CS_EINVAL,
+				"sm%u: warp %llu lane %u: local word %u beyond the kernel's "
+				"local_bytes %u",
+				w->sm->id, (unsigned long long)gw_gwid((struct gpu_warp *)w), lane,
+				word[lane], k->local_bytes);
+			return false;
+		}
+		addr[lane] =
+		    k->local_base + (word[lane] * threads + gw_tid((struct gpu_warp *)w, lane)) * 4;
+	}
+	return true;
+}
+
+void gw_ld_localv(struct gpu_warp *gw, const uint32_t *word, uint64_t mask, uint32_t *out)
+{
+	struct warp *w = W(gw);
+	uint64_t addr[WARP_LANES_MAX];
+
+	(*w->sm->st.space_insts[MEM_SPACE_LOCAL])++;
+	if (!local_addrs(w, word, mask, addr))
+		mask = 0;
+	ld_space(gw, addr, mask, out, 4, true, MEM_CO_CA, MEM_SPACE_LOCAL);
+}
+
+void gw_st_localv(struct gpu_warp *gw, const uint32_t *word, uint64_t mask, const uint32_t *v)
+{
+	struct warp *w = W(gw);
+	uint64_t addr[WARP_LANES_MAX];
+
+	(*w->sm->st.space_insts[MEM_SPACE_LOCAL])++;
+	if (!local_addrs(w, word, mask, addr))
+		mask = 0;
+	st_space(gw, addr, mask, v, 4, true, MEM_CO_CA, MEM_SPACE_LOCAL);
+}
+
+void gw_ld_constv(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, unsigned bytes,
+		  uint64_t *out)
+{
+	(*W(gw)->sm->st.space_insts[MEM_SPACE_CONST])++;
+	ld_space(gw, addr, mask, out, bytes, false, MEM_CO_CA, MEM_SPACE_CONST);
+}
+
+uint32_t gw_ld_const32(struct gpu_warp *gw, uint64_t addr)
+{
+	struct warp *w = W(gw);
+	uint32_t v[1];
+
+	(*w->sm->st.space_insts[MEM_SPACE_CONST])++;
+	w->u_addr[0] = addr;
+	ld_space(gw, w->u_addr, 1, v, 4, true, MEM_CO_CA, MEM_SPACE_CONST);
+	return v[0];
+}
+
+void gw_ld_texv(struct gpu_warp *gw, const uint64_t *addr, uint64_t mask, unsigned bytes,
+		uint64_t *out)
+{
+	(*W(gw)->sm->st.space_insts[MEM_SPACE_TEX])++;
+	ld_space(gw, addr, mask, out, bytes, false, MEM_CO_CA, MEM_SPACE_TEX);
 }
 
 void gw_st32v(struct gpu_warp *w, const uint64_t *addr, uint64_t mask, const uint32_t *v)

@@ -28,6 +28,7 @@ struct warp_op {
 	uint8_t bytes; /* per lane */
 	uint8_t atom_op, scope, order;
 	uint8_t cop;   /* loads and stores: enum mem_cache_op */
+	uint8_t space; /* loads and stores: enum mem_space */
 	bool want_old; /* atomics: the warp needs the old values */
 	bool drained;  /* the drain this op needs has happened */
 	bool fenced;   /* the protocol's fence for this op is over */
@@ -134,6 +135,7 @@ enum sm_lat {
 struct sm_stats {
 	uint64_t *lat[SM_LAT_N], *lat_cycles[SM_LAT_N];
 	uint64_t *insts, *mem_insts, *fences, *barriers, *compute_cycles;
+	uint64_t *space_insts[4]; /* by enum mem_space (global: NULL, the rest of mem_insts) */
 	uint64_t *requests, *ctas, *warps;
 	uint64_t *stall_ldst, *stall_l1;
 	uint64_t *fence_waits, *fence_wait_cycles, *mem_stall_cycles;

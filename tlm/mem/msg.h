@@ -68,6 +68,11 @@ enum mem_order {
  * the L1). */
 enum mem_cache_op { MEM_CO_CA = 0, MEM_CO_CG, MEM_CO_CV };
 
+/* PTX state spaces of a GPU access: global, local (per-thread, interleaved), constant and
+ * texture (read-only during a kernel). All travel through the L1 and L2; the space is carried so
+ * a protocol can treat them differently. */
+enum mem_space { MEM_SPACE_GLOBAL = 0, MEM_SPACE_LOCAL, MEM_SPACE_CONST, MEM_SPACE_TEX };
+
 static inline int mem_order_acquires(unsigned order)
 {
 	return order == MEM_ORDER_ACQUIRE || order == MEM_ORDER_ACQ_REL ||

@@ -180,7 +180,8 @@ struct apu_side {
 	const struct apu_gpu_protocol *proto;
 	struct gpu_cluster *gc;
 	/* kernels launched and not started (a ring), with the time each may start */
-	const struct gpu_kernel *kq[APU_KERNEL_QUEUE];
+	struct gpu_kernel kq[APU_KERNEL_QUEUE]; /* launches' copies (gpu_kernel_shape) */
+	struct gpu_kernel run_k;		/* the running kernel's */
 	sim_time_t kq_at[APU_KERNEL_QUEUE];
 	unsigned kq_head, kq_n;
 	bool running, start_pending;
@@ -235,9 +236,10 @@ static void kernel_start_cb(struct sim_kernel *k, void *obj, void *arg)
 {
 	struct cpu_sys *g = obj;
 	struct apu_side *a = g->gpu;
-	const struct gpu_kernel *kn = a->kq[a->kq_head];
+	const struct gpu_kernel *kn = &a->run_k;
 
 	(void)arg;
+	a->run_k = a->kq[a->kq_head];
 	a->start_pending = false;
 	a->kq_head = (a->kq_head + 1) % APU_KERNEL_QUEUE;
 	a->kq_n--;
@@ -386,11 +388,17 @@ static void dev_request(void *obj, unsigned core, const struct cpu_dev_req *r)
 
 	switch (r->kind) {
 	case CPU_DEV_LAUNCH:
-		if (!r->kernel || !r->kernel->ctas || !r->kernel->fn) {
-			snprintf(
-			    msg, sizeof(msg),
-			    "cpu%u: ct_launch: kernel '%s' needs at least one CTA and a function",
-			    core, r->kernel && r->kernel->name ? r->kernel->name : "?");
+		if (!r->kernel) {
+			snprintf(msg, sizeof(msg), "cpu%u: ct_launch: no kernel", core);
+			sys_fail(g, -CS_EINVAL, msg);
+			return;
+		}
+		if (r->kernel->local_bytes) {
+			snprintf(msg, sizeof(msg),
+				 "cpu%u: ct_launch: kernel '%s': local memory is not modelled on "
+				 "system apu (local_bytes %u)",
+				 core, r->kernel->name ? r->kernel->name : "?",
+				 r->kernel->local_bytes);
 			sys_fail(g, -CS_EINVAL, msg);
 			return;
 		}
@@ -402,9 +410,15 @@ static void dev_request(void *obj, unsigned core, const struct cpu_dev_req *r)
 			return;
 		}
 		{
-			unsigned slot = (a->kq_head + a->kq_n++) % APU_KERNEL_QUEUE;
+			unsigned slot = (a->kq_head + a->kq_n) % APU_KERNEL_QUEUE;
+			char why[160];
 
-			a->kq[slot] = r->kernel;
+			if (gpu_kernel_shape(r->kernel, &a->kq[slot], why, sizeof(why))) {
+				snprintf(msg, sizeof(msg), "cpu%u: ct_launch: %s", core, why);
+				sys_fail(g, -CS_EINVAL, msg);
+				return;
+			}
+			a->kq_n++;
 			a->kq_at[slot] = now + sim_clock_delay(&a->ctx.core_clk, now,
 							       apu_mem_cfg(g->apu)->launch_cycles);
 		}

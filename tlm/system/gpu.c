@@ -88,6 +88,10 @@ static const struct cs_param workload_rows[] = {
      0, 0, check_names},
     {"samples", CS_P_UINT, offsetof(struct gpu_workload_cfg, samples), "4096", "outputs",
      "outputs a sampled check compares (all of them when there are fewer)", 1, 1ull << 40, NULL},
+    {"corrupt", CS_P_BOOL, offsetof(struct gpu_workload_cfg, corrupt), "false", "",
+     "tests of the workloads' checks: flip one high bit of the output word a workload names "
+     "after its last launch (gh_corrupt), so that its check must fail (with check = full)",
+     0, 0, NULL},
     {"graph", CS_P_ENUM, offsetof(struct gpu_workload_cfg, graph), "auto", "",
      "input graph of sssp, color and pagerank: a seeded graph shaped like one of seed 004's "
      "inputs, sized by workload.size (docs/graphs.md); auto: the workload's first input "
@@ -154,6 +158,8 @@ struct gpu_sys {
 	struct dram_cfg dram_cfg;
 	struct gpu_coherence_cfg coh;
 	struct gpu_workload_cfg wl;
+	bool corrupted;		    /* gh_corrupt has flipped its bit (workload.corrupt) */
+	struct gpu_kernel launch;   /* the running launch's copy of its kernel (gpu_kernel_shape) */
 	struct energy_model energy; /* its L1's and banks' values from CACTI at build */
 	const struct gpu_protocol *proto;
 	void *proto_cfg[GPU_MAX_PROTOCOLS]; /* each registered protocol's section */
@@ -488,17 +494,18 @@ static void ctas_done(void *obj)
 
 /* ---- host API -------------------------------------------------------------------------------- */
 
-int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
+int gh_launch(struct gpu_host *h, const struct gpu_kernel *user_k)
 {
 	struct gpu_sys *g = G(h);
+	const struct gpu_kernel *k = &g->launch;
 	struct kernel_rec *r;
+	char msg[200];
 	int rc;
 
 	if (g->failed)
 		return g->fail_code;
-	if (!k->ctas || !k->fn)
-		return gh_fail(h, "kernel '%s': a grid needs at least one CTA and a function",
-			       k->name ? k->name : "?");
+	if (gpu_kernel_shape(user_k, &g->launch, msg, sizeof(msg)))
+		return gh_fail(h, "%s", msg);
 	rc = gpu_cluster_check_fit(g->gc, k);
 	if (rc)
 		return rc;
@@ -519,6 +526,14 @@ int gh_launch(struct gpu_host *h, const struct gpu_kernel *k)
 		if (rc)
 			return gh_fail(h, "recording: out of memory");
 		g->rec_k->lanes = gpu_kernel_lanes(k);
+	}
+	if (k->local_bytes) {
+		/* fresh for every launch: local values never outlive it (gw_ld_localv) */
+		uint64_t threads = (uint64_t)k->ctas * k->warps_per_cta * gpu_kernel_lanes(k);
+
+		g->launch.local_base = gh_alloc(h, threads * k->local_bytes, 128);
+		if (g->failed)
+			return g->fail_code;
 	}
 	r = &g->kernels[g->nkernels++];
 	/* a run that fails inside the kernel never closes its books: its figures stay 0 */
@@ -613,6 +628,21 @@ uint32_t gh_read32(struct gpu_host *h, uint64_t addr)
 void gh_write32(struct gpu_host *h, uint64_t addr, uint32_t v)
 {
 	gh_write(h, addr, &v, 4);
+}
+
+void gh_corrupt(struct gpu_host *h, uint64_t addr, unsigned bytes)
+{
+	struct gpu_sys *g = G(h);
+	uint64_t v = 0;
+
+	if (!g->wl.corrupt || g->corrupted || (bytes != 4 && bytes != 8))
+		return;
+	g->corrupted = true;
+	gh_read(h, addr, &v, bytes);
+	v ^= bytes == 4 ? 1ull << 30 : 1ull << 62;
+	gh_write(h, addr, &v, bytes);
+	gh_note(h, "workload.corrupt: flipped bit %u of the %u-byte word at %#" PRIx64,
+		bytes == 4 ? 30 : 62, bytes, addr);
 }
 
 const struct gpu_workload_cfg *gh_workload_cfg(const struct gpu_host *h)

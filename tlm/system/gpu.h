@@ -22,6 +22,7 @@ struct gpu_workload_cfg {
 	unsigned size;	  /* enum gpu_size */
 	unsigned check;	  /* 0: sample, 1: full */
 	uint64_t samples; /* outputs a sampled check compares */
+	bool corrupt;	  /* gh_corrupt flips its bit (tests of the checks) */
 	/* the graph workloads (sssp, color, pagerank: workloads/pannotia.c) */
 	unsigned graph;			   /* 0: the workload's own, else pannotia_graph_names */
 	char graph_file[CS_PARAM_STR_MAX]; /* a Matrix Market or DIMACS .gr file, or "" */

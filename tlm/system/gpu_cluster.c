@@ -2,8 +2,11 @@
 #include "tlm/system/gpu_cluster.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "util/error.h"
 
 struct gpu_cluster {
 	struct gpu_cluster_env env;
@@ -182,6 +185,50 @@ unsigned gpu_cluster_sms(const struct gpu_cluster *c)
 struct gpu_sm *gpu_cluster_sm(struct gpu_cluster *c, unsigned i)
 {
 	return c->sm[i];
+}
+
+int gpu_kernel_shape(const struct gpu_kernel *in, struct gpu_kernel *out, char *msg, size_t n)
+{
+	const char *name = in->name ? in->name : "kernel";
+	uint64_t threads = (uint64_t)in->warps_per_cta * gpu_kernel_lanes(in);
+
+	*out = *in;
+	out->local_base = 0;
+	if (in->grid_x || in->grid_y) {
+		uint64_t ctas = (uint64_t)in->grid_x * in->grid_y;
+
+		if (!in->grid_x || !in->grid_y || ctas > UINT32_MAX ||
+		    (in->ctas && in->ctas != ctas)) {
+			snprintf(msg, n,
+				 "kernel '%s': a 2-D grid of %u x %u CTAs (ctas %u: 0 or their "
+				 "product, below 2^32)",
+				 name, in->grid_x, in->grid_y, in->ctas);
+			return -CS_EINVAL;
+		}
+		out->ctas = (unsigned)ctas;
+	} else {
+		out->grid_x = in->ctas;
+		out->grid_y = 1;
+	}
+	if (!out->ctas || !in->fn || !in->warps_per_cta) {
+		snprintf(msg, n,
+			 "kernel '%s': a grid needs at least one CTA, one warp and a function",
+			 name);
+		return -CS_EINVAL;
+	}
+	if (in->block_x && threads % in->block_x) {
+		snprintf(msg, n,
+			 "kernel '%s': block_x %u does not divide the CTA's %" PRIu64 " threads",
+			 name, in->block_x, threads);
+		return -CS_EINVAL;
+	}
+	out->block_x = in->block_x ? in->block_x : (unsigned)threads;
+	if (in->local_bytes % 4) {
+		snprintf(msg, n, "kernel '%s': local_bytes %u is not a multiple of 4", name,
+			 in->local_bytes);
+		return -CS_EINVAL;
+	}
+	return 0;
 }
 
 int gpu_cluster_check_fit(struct gpu_cluster *c, const struct gpu_kernel *k)

@@ -14,6 +14,7 @@
 #ifndef COHSCOPE_TLM_SYSTEM_GPU_CLUSTER_H
 #define COHSCOPE_TLM_SYSTEM_GPU_CLUSTER_H
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,6 +53,10 @@ struct gpu_sm *gpu_cluster_sm(struct gpu_cluster *c, unsigned i);
 /* Adds every SM to the sampler as an initiator. 0 or -CS_ENOMEM. */
 int gpu_cluster_sample(struct gpu_cluster *c, struct sampler *s);
 
+/* The launch's copy of kernel in: its grid and block shape filled in (grid_x and grid_y from
+ * ctas for a 1-D grid, ctas from them for a 2-D one; block_x the CTA's threads for a 1-D CTA),
+ * local_base 0. 0, or -CS_EINVAL with msg saying what is wrong with the shape. */
+int gpu_kernel_shape(const struct gpu_kernel *in, struct gpu_kernel *out, char *msg, size_t n);
 /* Kernel k fits on an SM (0), else env.fail with a message naming the limits and -CS_ECONFIG. */
 int gpu_cluster_check_fit(struct gpu_cluster *c, const struct gpu_kernel *k);
 /* A launch: the SMs begin the kernel (their L1s' kernel-start work) ... */

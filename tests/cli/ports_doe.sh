@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# tests/cli/ports_doe.sh BINARY SOURCE_DIR: the doe suite's ports verify at tiny under none,
+# noncoherent and gtsc in detailed and hybrid mode, and fail their checks on a corrupted output
+# (tests/cli/ports.bash).
+. "$(dirname "$0")/lib.bash" "$@"
+. "$(dirname "$0")/ports.bash"
+
+ports_check doe cns comd minife xsbench
+exit $((fails > 0))
