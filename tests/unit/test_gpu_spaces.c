@@ -2,7 +2,7 @@
  * tests/unit/test_gpu_spaces.c - the op API's launch shapes and memory spaces
  * (workloads/gpu_api.h): 2-D grids and CTAs (each (x, y) seen exactly once, CUDA's linear id),
  * local memory (private per thread, CTA and launch; interleaved so a warp's lanes share lines),
- * constant and texture reads, bad shapes refused, and gh_corrupt.
+ * constant and texture reads, bad shapes refused, gh_corrupt, and gpu.line_stats' counts.
  */
 #include <check.h>
 #include <stdio.h>
@@ -337,6 +337,44 @@ START_TEST(test_const_tex)
 }
 END_TEST
 
+/* ---- gpu.line_stats ------------------------------------------------------------------------ */
+
+/* One warp loads lines 0..9 of a buffer once each, then lines 0..3 again (another request each)
+ * and stores to line 20: 11 lines touched, 4 of them again. */
+static void touch_kernel(struct gpu_warp *w)
+{
+	const uint64_t *base = gw_args(w);
+
+	for (unsigned i = 0; i < 10; i++)
+		(void)gw_ld32(w, *base + 128 * i);
+	for (unsigned i = 0; i < 4; i++)
+		(void)gw_ld32(w, *base + 128 * i + 64);
+	gw_st32(w, *base + 128 * 20, 1);
+}
+
+static int touch_host(struct gpu_host *h)
+{
+	uint64_t base = gh_alloc(h, 128 * 32, 128);
+	struct gpu_kernel k = {
+	    .name = "touch", .ctas = 1, .warps_per_cta = 1, .fn = touch_kernel, .args = &base};
+
+	return gh_launch(h, &k);
+}
+
+static const struct cs_workload touch_wl = {.name = "touch", .system = "gpu", .gpu = touch_host};
+
+START_TEST(test_line_stats)
+{
+	static const char *const on[] = {"gpu.line_stats=true", NULL};
+	struct sysrun r;
+
+	sysrun_start(&r, base_cfg, &touch_wl, NULL, -1, on);
+	ck_assert_double_eq(sysrun_stat(&r, "gpu.lines_touched"), 11);
+	ck_assert_double_eq(sysrun_stat(&r, "gpu.lines_retouched"), 4);
+	sysrun_end(&r);
+}
+END_TEST
+
 static Suite *gpu_spaces_suite(void)
 {
 	Suite *s = suite_create("gpu_spaces");
@@ -349,6 +387,7 @@ static Suite *gpu_spaces_suite(void)
 	tcase_add_test(tc, test_local_private);
 	tcase_add_test(tc, test_local_bounds);
 	tcase_add_test(tc, test_const_tex);
+	tcase_add_test(tc, test_line_stats);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -456,6 +456,8 @@ struct sm_req *sm_req_build(struct gpu_sm *sm, struct warp *w, const struct coal
 	sm->lt_left += r->lt;
 	r->sent = sim_now(sm->ctx->k);
 	r->lane_mask = c->lane_mask;
+	if (sm->env.touch)
+		sm->env.touch(sm->env.gpu, c->line_addr);
 	r->acc = (struct gpu_access){
 	    .sector_mask = c->sector_mask,
 	    .scope = op->scope,

@@ -93,6 +93,8 @@ struct gpu_sm_env {
 	/* --record: every op a warp posts, and its spin loops' guards (kind 0) (NULL when not
 	 * recording) */
 	void (*record)(void *gpu, uint64_t gwid, const struct sm_op_view *op);
+	/* gpu.line_stats: the line of every request the SM builds (NULL when off) */
+	void (*touch)(void *gpu, uint64_t line_addr);
 	uint64_t seed;
 };
 

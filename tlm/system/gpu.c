@@ -49,6 +49,11 @@ static const struct cs_param gpu_rows[] = {
      "run the TLM base-protocol checker on every binding and the coherence checker on every "
      "load (tests turn it on)",
      0, 0, NULL},
+    {"line_stats", CS_P_BOOL, offsetof(struct gpu_cfg, line_stats), "false", "",
+     "count the 128-byte lines the SMs' requests touch and those touched by more than one "
+     "request (gpu.lines_touched, gpu.lines_retouched; a workload's characterisation, "
+     "docs/workloads.md; detailed and LT faces, a hash set of every line)",
+     0, 0, NULL},
     {NULL},
 };
 
@@ -158,8 +163,15 @@ struct gpu_sys {
 	struct dram_cfg dram_cfg;
 	struct gpu_coherence_cfg coh;
 	struct gpu_workload_cfg wl;
-	bool corrupted;		    /* gh_corrupt has flipped its bit (workload.corrupt) */
-	struct gpu_kernel launch;   /* the running launch's copy of its kernel (gpu_kernel_shape) */
+	bool corrupted;		  /* gh_corrupt has flipped its bit (workload.corrupt) */
+	struct gpu_kernel launch; /* the running launch's copy of its kernel (gpu_kernel_shape) */
+	/* gpu.line_stats: open addressing on line address + 1 (0: empty), a count (1 or 2) each */
+	struct {
+		uint64_t *key;
+		uint8_t *seen;
+		size_t cap, n;
+		uint64_t *touched, *retouched;
+	} lines;
 	struct energy_model energy; /* its L1's and banks' values from CACTI at build */
 	const struct gpu_protocol *proto;
 	void *proto_cfg[GPU_MAX_PROTOCOLS]; /* each registered protocol's section */
@@ -756,6 +768,68 @@ void gh_note(struct gpu_host *h, const char *fmt, ...)
 
 /* ---- build ----------------------------------------------------------------------------------- */
 
+/* ---- line statistics (gpu.line_stats) -------------------------------------------------------- */
+
+static size_t line_hash(uint64_t k, size_t cap)
+{
+	k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
+	k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
+	return (size_t)(k ^ (k >> 31)) & (cap - 1);
+}
+
+static bool lines_grow(struct gpu_sys *g)
+{
+	size_t cap = g->lines.cap ? g->lines.cap * 2 : 1u << 16;
+	uint64_t *key = calloc(cap, sizeof(*key));
+	uint8_t *seen = calloc(cap, 1);
+
+	if (!key || !seen) {
+		free(key);
+		free(seen);
+		return false;
+	}
+	for (size_t i = 0; i < g->lines.cap; i++) {
+		size_t j;
+
+		if (!g->lines.key[i])
+			continue;
+		for (j = line_hash(g->lines.key[i], cap); key[j]; j = (j + 1) & (cap - 1))
+			;
+		key[j] = g->lines.key[i];
+		seen[j] = g->lines.seen[i];
+	}
+	free(g->lines.key);
+	free(g->lines.seen);
+	g->lines.key = key;
+	g->lines.seen = seen;
+	g->lines.cap = cap;
+	return true;
+}
+
+static void line_touch(void *obj, uint64_t line_addr)
+{
+	struct gpu_sys *g = obj;
+	uint64_t k = line_addr + 1;
+	size_t j;
+
+	if (2 * (g->lines.n + 1) > g->lines.cap && !lines_grow(g)) {
+		gpu_fail(g, -CS_ENOMEM, "gpu.line_stats: out of memory");
+		return;
+	}
+	for (j = line_hash(k, g->lines.cap); g->lines.key[j] && g->lines.key[j] != k;
+	     j = (j + 1) & (g->lines.cap - 1))
+		;
+	if (!g->lines.key[j]) {
+		g->lines.key[j] = k;
+		g->lines.seen[j] = 1;
+		g->lines.n++;
+		(*g->lines.touched)++;
+	} else if (g->lines.seen[j] == 1) {
+		g->lines.seen[j] = 2;
+		(*g->lines.retouched)++;
+	}
+}
+
 static void gpu_destroy(struct cs_system *s)
 {
 	struct gpu_sys *g = s->priv;
@@ -769,6 +843,8 @@ static void gpu_destroy(struct cs_system *s)
 	fabric_destroy(g->fab);
 	free(g->lt_clock.deferred);
 	free(g->kernels);
+	free(g->lines.key);
+	free(g->lines.seen);
 	sampler_destroy(g->sampler);
 	free(g->ev_ctr);
 	free(g->ev_ep);
@@ -1051,6 +1127,13 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 		g->rec->heap_base = HEAP_BASE;
 		g->rec->heap_end = HEAP_BASE;
 	}
+	if (g->gpu.line_stats) {
+		g->lines.touched = cs_stat_counter(root, "lines_touched", "",
+						   "128-byte lines the SMs' requests touched");
+		g->lines.retouched = cs_stat_counter(
+		    root, "lines_retouched", "",
+		    "of those, lines more than one request touched (gpu.line_stats)");
+	}
 	env = (struct gpu_cluster_env){
 	    .owner = g,
 	    .fail = gpu_fail,
@@ -1058,6 +1141,7 @@ static int gpu_build(struct cs_system *s, struct cs_err *err)
 	    .ctas_done = ctas_done,
 	    .observe_read = g->chk ? observe_read : NULL,
 	    .record = g->rec ? record_op : NULL,
+	    .touch = g->gpu.line_stats ? line_touch : NULL,
 	    .seed = s->sim.seed,
 	};
 	rc = gpu_cluster_create(&g->ctx, &g->core, g->proto, &env,

@@ -12,6 +12,7 @@
 struct gpu_cfg {
 	uint64_t sms;
 	bool check;
+	bool line_stats; /* count the lines requests touch, and those touched again */
 };
 
 struct gpu_coherence_cfg {

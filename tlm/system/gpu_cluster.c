@@ -125,6 +125,13 @@ static void sm_record(void *obj, uint64_t gwid, const struct sm_op_view *v)
 	c->env.record(c->env.owner, gwid, v);
 }
 
+static void sm_touch(void *obj, uint64_t line_addr)
+{
+	struct gpu_cluster *c = obj;
+
+	c->env.touch(c->env.owner, line_addr);
+}
+
 int gpu_cluster_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *core,
 		       const struct gpu_protocol *proto, const struct gpu_cluster_env *env,
 		       sim_time_t quantum_ps, struct cs_stat_group *stats, struct gpu_cluster **out,
@@ -149,6 +156,7 @@ int gpu_cluster_create(const struct gpu_ctx *ctx, const struct gpu_core_cfg *cor
 	    .fail = sm_fail,
 	    .observe_read = env->observe_read ? sm_observe_read : NULL,
 	    .record = env->record ? sm_record : NULL,
+	    .touch = env->touch ? sm_touch : NULL,
 	    .seed = env->seed,
 	};
 	for (unsigned i = 0; i < c->n; i++) {

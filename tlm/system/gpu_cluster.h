@@ -36,6 +36,8 @@ struct gpu_cluster_env {
 	void (*observe_read)(void *owner, unsigned sm, unsigned slot, uint64_t addr, unsigned bytes,
 			     uint64_t v);
 	void (*record)(void *owner, uint64_t gwid, const struct sm_op_view *op);
+	/* every request's line (gpu.line_stats; NULL: off) */
+	void (*touch)(void *owner, uint64_t line_addr);
 	uint64_t seed;
 };
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Characterises GPU workloads as docs/workloads.md's table does (issue 39): each one at one size
+# on configs/default.cfg under the non-coherent L1 (W/L1), detailed mode, seed 1, with
+# gpu.line_stats on. Per workload: warp memory instructions; their share of the issue slots
+# (memory instructions / (warp instructions + compute issue slots), summed over the SMs); the L1
+# load hit rate and the L2 hit rate; the share of the 128-byte lines its requests touch that more
+# than one request touches; and for seed 003's twelve, its Table 1 (HW-CC L1 / L2 hit rates)
+# beside. Prints a Markdown table; figures only, no thresholds (bench/README.md).
+# Usage: bench/suite/characterise.sh BUILD_DIR [SIZE] [SUITE|NAME,NAME...]
+#   (default: size default, suite all: the G-TSC suite and every port)
+set -euo pipefail
+build=${1:?usage: bench/suite/characterise.sh BUILD_DIR [SIZE] [SUITE|NAME,NAME...]}
+size=${2:-default}
+what=${3:-all}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+args=(all)
+case "$what" in
+gtsc | rodinia | parboil | ispass | doe | tc | all) args=("$what") ;;
+*) args=(all -w "$what") ;;
+esac
+echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
+echo "config: configs/default.cfg, noncoherent (W/L1), size $size, detailed mode, seed 1"
+# one process per workload so each gets its statistics (cohscope suite -o keeps the summary)
+"$build/cohscope" suite "${args[@]}" -c "$src/configs/default.cfg" -q -o "$tmp/suite.json" \
+	--set workload.size="$size" --set coherence.protocol=noncoherent \
+	--set system.mode=detailed >/dev/null || true
+names=$(python3 -c "import json,sys; print(' '.join(r['benchmark'] for r in json.load(open(sys.argv[1]))))" \
+	"$tmp/suite.json")
+for n in $names; do
+	"$build/cohscope" run -c "$src/configs/default.cfg" -w "$n" -q -o "$tmp/$n.json" \
+		--set workload.size="$size" --set coherence.protocol=noncoherent \
+		--set gpu.line_stats=true --mode detailed 2>"$tmp/$n.err" || true
+done
+python3 - "$tmp" $names <<'PY'
+import json, os, sys
+d = sys.argv[1]
+# seed 003, Table 1: HW-CC GPU L1 / L2 hit rates (%)
+table1 = {'bp': (62.4, 70.0), 'bfs_rodinia': (19.6, 58.6), 'btree': (81.8, 61.8),
+          'cns': (47.0, 55.2), 'comd': (62.5, 97.1), 'km': (5.6, 29.5), 'minife': (46.7, 20.4),
+          'mummer': (60.0, 30.0), 'needle': (7.0, 55.7), 'pathfinder': (42.4, 23.0),
+          'srad': (46.9, 25.9), 'xsbench': (30.7, 63.0)}
+print('| workload | suite | warp mem insts | mem share | L1 hit | L2 hit | lines touched | touched again | Table 1 L1 / L2 | check |')
+print('|---|---|---:|---:|---:|---:|---:|---:|---|---|')
+suite = {r['benchmark']: r for r in json.load(open(os.path.join(d, 'suite.json')))}
+for n in sys.argv[2:]:
+    f = os.path.join(d, n + '.json')
+    if not os.path.exists(f) or os.path.getsize(f) == 0:
+        err = open(os.path.join(d, n + '.err')).read().strip()
+        print('| %s | %s | | | | | | | | %s |' % (n, suite[n].get('suite') or '-', err))
+        continue
+    r = json.load(open(f))
+    st, res = r['stats'], r['result']
+    mem = sum(v for k, v in st.items() if k.endswith('.mem_insts') and k.startswith('gpu.sm'))
+    insts = sum(v for k, v in st.items() if k.endswith('.insts') and k.count('.') == 2 and k.startswith('gpu.sm'))
+    comp = sum(v for k, v in st.items() if k.endswith('.compute_cycles') and k.startswith('gpu.sm'))
+    touched, again = st['gpu.lines_touched'], st['gpu.lines_retouched']
+    t1 = table1.get(n)
+    print('| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %d | %.1f%% | %s | verified |' % (
+        n, suite[n].get('suite') or '-', mem, 100.0 * mem / max(1, insts + comp),
+        100 * res['l1_load_hit_rate'], 100 * res['l2_hit_rate'], touched,
+        100.0 * again / max(1, touched), '%.1f / %.1f' % t1 if t1 else ''))
+PY
