@@ -23,10 +23,11 @@ gtsc | rodinia | parboil | ispass | doe | tc | all) args=("$what") ;;
 esac
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 echo "config: configs/default.cfg, noncoherent (W/L1), size $size, detailed mode, seed 1"
-# one process per workload so each gets its statistics (cohscope suite -o keeps the summary)
+# the suite's members (a tiny run names them), then one process per workload so each gets its
+# statistics (cohscope suite -o keeps the summary)
 "$build/cohscope" suite "${args[@]}" -c "$src/configs/default.cfg" -q -o "$tmp/suite.json" \
-	--set workload.size="$size" --set coherence.protocol=noncoherent \
-	--set system.mode=detailed >/dev/null || true
+	--set workload.size=tiny --set coherence.protocol=noncoherent \
+	--set system.mode=analytic >/dev/null || true
 names=$(python3 -c "import json,sys; print(' '.join(r['benchmark'] for r in json.load(open(sys.argv[1]))))" \
 	"$tmp/suite.json")
 for n in $names; do

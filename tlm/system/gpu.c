@@ -84,10 +84,12 @@ static const struct cs_param workload_rows[] = {
     {"size", CS_P_ENUM, offsetof(struct gpu_workload_cfg, size), "small", "",
      "input size: tiny (unit tests), small (CI), default (sized like the papers' runs), full "
      "(the original inputs' sizes where a workload has them: the graphs of sssp, color and "
-     "pagerank at their real node counts, docs/graphs.md; other workloads as default)",
+     "pagerank at their real node counts, docs/graphs.md; the suites' ports with larger "
+     "original inputs, docs/workloads.md; other workloads as default)",
      0, 0, size_names},
     {"check", CS_P_ENUM, offsetof(struct gpu_workload_cfg, check), "sample", "",
-     "how a benchmark with a costly host reference (sgm, ccp, km) checks its output: sample (a "
+     "how a benchmark with a costly host reference (sgm, ccp, km, mriq) checks its output: sample "
+     "(a "
      "seeded random sample of workload.samples outputs, each bit for bit; the host side then "
      "costs little beside the simulation) or full (every output)",
      0, 0, check_names},
