@@ -46,6 +46,7 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/port_util.h"
 #include "workloads/wl_util.h"
 
 #define TAG_CNS	  0x636e730000000000ull
@@ -116,22 +117,6 @@ struct cns_args {
 	int xlo, ylo, xn, yn, klo, khi;
 	int dir; /* the derivative kernels' axis */
 };
-
-static inline double cns_u2d(uint64_t u)
-{
-	double d;
-
-	memcpy(&d, &u, 8);
-	return d;
-}
-
-static inline uint64_t cns_d2u(double d)
-{
-	uint64_t u;
-
-	memcpy(&u, &d, 8);
-	return u;
-}
 
 static inline uint64_t cns_gidx(const struct cns_geom *g, int i, int j, int k)
 {
@@ -287,7 +272,7 @@ static void cns_ld(struct gpu_warp *w, const struct cns_args *a, const struct cn
 				     8;
 	gw_ld64v(w, addr, ln->mask, v);
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		out[l] = cns_u2d(v[l]);
+		out[l] = pu_u2d(v[l]);
 }
 
 /* The eight stencil neighbours along dir (+1..+4, then -1..-4), per lane: out[lane][8]. */
@@ -318,7 +303,7 @@ static void cns_st(struct gpu_warp *w, const struct cns_args *a, const struct cn
 			    : (uint64_t)comp * a->g.icells + cns_iidx(&a->g, ln->i[l], ln->j[l], k);
 
 		addr[l] = base + idx * 8;
-		v[l] = cns_d2u(val[l]);
+		v[l] = pu_d2u(val[l]);
 	}
 	gw_st64v(w, addr, mask, v);
 }
@@ -326,6 +311,21 @@ static void cns_st(struct gpu_warp *w, const struct cns_args *a, const struct cn
 static int cns_wrap(int x, int n)
 {
 	return (x + n) % n;
+}
+
+/* The frame of the kernels but fill_boundary: the lanes' (i, j) in the launch's x-y range and,
+ * unless the warp has none, the thread's march along z, step(k) for k in [klo, khi). */
+static void cns_march(struct gpu_warp *w, void (*step)(struct gpu_warp *w, const struct cns_args *a,
+						       const struct cns_lanes *ln, int k))
+{
+	const struct cns_args *a = gw_args(w);
+	struct cns_lanes ln;
+
+	cns_lanes_of(w, a, &ln);
+	if (!ln.mask)
+		return;
+	for (int k = a->klo; k < a->khi; k++)
+		step(w, a, &ln, k);
 }
 
 /* fill_boundary: every ghost cell of the state takes its periodic image's values. */
@@ -369,55 +369,51 @@ static void cns_fill_kernel(struct gpu_warp *w)
 	}
 }
 
-static void cns_ctoprim_kernel(struct gpu_warp *w)
+static void cns_ctoprim_step(struct gpu_warp *w, const struct cns_args *a,
+			     const struct cns_lanes *ln, int k)
 {
-	const struct cns_args *a = gw_args(w);
-	struct cns_lanes ln;
+	double u[CNS_NC][WARP_LANES], q[CNS_NP][WARP_LANES];
 
-	cns_lanes_of(w, a, &ln);
-	if (!ln.mask)
-		return;
-	for (int k = a->klo; k < a->khi; k++) {
-		double u[CNS_NC][WARP_LANES], q[CNS_NP][WARP_LANES];
+	for (int c = 0; c < CNS_NC; c++)
+		cns_ld(w, a, ln, a->ucur, c, k, 0, 0, 0, u[c]);
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		double ul[CNS_NC], ql[CNS_NP];
 
 		for (int c = 0; c < CNS_NC; c++)
-			cns_ld(w, a, &ln, a->ucur, c, k, 0, 0, 0, u[c]);
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			double ul[CNS_NC], ql[CNS_NP];
-
-			for (int c = 0; c < CNS_NC; c++)
-				ul[c] = u[c][l];
-			cns_prim(ul, ql);
-			for (int c = 0; c < CNS_NP; c++)
-				q[c][l] = ql[c];
-		}
-		gw_compute(w, CNS_CTOPRIM);
+			ul[c] = u[c][l];
+		cns_prim(ul, ql);
 		for (int c = 0; c < CNS_NP; c++)
-			cns_st(w, a, &ln, a->q, c, k, true, q[c], ln.mask);
+			q[c][l] = ql[c];
 	}
+	gw_compute(w, CNS_CTOPRIM);
+	for (int c = 0; c < CNS_NP; c++)
+		cns_st(w, a, ln, a->q, c, k, true, q[c], ln->mask);
+}
+
+static void cns_ctoprim_kernel(struct gpu_warp *w)
+{
+	cns_march(w, cns_ctoprim_step);
 }
 
 /* diffterm's loop over the first derivatives of u, v, w along a->dir. */
+static void cns_deriv_step(struct gpu_warp *w, const struct cns_args *a, const struct cns_lanes *ln,
+			   int k)
+{
+	double s[WARP_LANES][8], out[3][WARP_LANES];
+
+	for (int m = 0; m < 3; m++) {
+		cns_ld8(w, a, ln, a->q, 1 + m, k, a->dir, s);
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			out[m][l] = cns_d1(s[l], a->dxinv[a->dir]);
+	}
+	gw_compute(w, CNS_DERIV);
+	for (int m = 0; m < 3; m++)
+		cns_st(w, a, ln, a->deriv, a->dir * 3 + m, k, true, out[m], ln->mask);
+}
+
 static void cns_deriv_kernel(struct gpu_warp *w)
 {
-	const struct cns_args *a = gw_args(w);
-	struct cns_lanes ln;
-
-	cns_lanes_of(w, a, &ln);
-	if (!ln.mask)
-		return;
-	for (int k = a->klo; k < a->khi; k++) {
-		double s[WARP_LANES][8], out[3][WARP_LANES];
-
-		for (int m = 0; m < 3; m++) {
-			cns_ld8(w, a, &ln, a->q, 1 + m, k, a->dir, s);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				out[m][l] = cns_d1(s[l], a->dxinv[a->dir]);
-		}
-		gw_compute(w, CNS_DERIV);
-		for (int m = 0; m < 3; m++)
-			cns_st(w, a, &ln, a->deriv, a->dir * 3 + m, k, true, out[m], ln.mask);
-	}
+	cns_march(w, cns_deriv_step);
 }
 
 /* The cross derivative terms of momentum m's flux: (array index in deriv, axis) x 2. */
@@ -427,122 +423,117 @@ static const int cns_cross[3][2][2] = {
     {{0, 2}, {4, 2}}, /* uxz, vyz */
 };
 
+static void cns_diffterm_step(struct gpu_warp *w, const struct cns_args *a,
+			      const struct cns_lanes *ln, int k)
+{
+	double s[WARP_LANES][8], c[4][WARP_LANES], d2[4][WARP_LANES][3];
+	double x1[2][WARP_LANES], grad[9][WARP_LANES], out[CNS_NC][WARP_LANES];
+
+	/* momentum fluxes: q(u, v, w) at the centre and along each axis, then the two
+	 * cross derivatives */
+	for (int m = 0; m < 4; m++) {
+		int comp = m < 3 ? 1 + m : 5;
+
+		cns_ld(w, a, ln, a->q, comp, k, 0, 0, 0, c[m]);
+		for (int dir = 0; dir < 3; dir++) {
+			cns_ld8(w, a, ln, a->q, comp, k, dir, s);
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				d2[m][l][dir] = cns_d2(c[m][l], s[l], a->dxinv[dir]);
+		}
+		if (m == 3)
+			break;
+		for (int x = 0; x < 2; x++) {
+			cns_ld8(w, a, ln, a->deriv, cns_cross[m][x][0], k, cns_cross[m][x][1], s);
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				x1[x][l] = cns_d1(s[l], a->dxinv[cns_cross[m][x][1]]);
+		}
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			out[1 + m][l] = cns_diff_mom(m, d2[m][l], x1[0][l], x1[1][l]);
+	}
+	/* energy: the nine first derivatives at the cell */
+	for (int x = 0; x < 9; x++)
+		cns_ld(w, a, ln, a->deriv, x, k, 0, 0, 0, grad[x]);
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		double g[9], qc[3] = {c[0][l], c[1][l], c[2][l]};
+		double dm[3] = {out[1][l], out[2][l], out[3][l]};
+
+		for (int x = 0; x < 9; x++)
+			g[x] = grad[x][l];
+		out[4][l] = cns_diff_ene(d2[3][l], g, qc, dm);
+		out[0][l] = 0.0;
+	}
+	gw_compute(w, CNS_DIFFTERM);
+	for (int v = 0; v < CNS_NC; v++)
+		cns_st(w, a, ln, a->d, v, k, false, out[v], ln->mask);
+}
+
 static void cns_diffterm_kernel(struct gpu_warp *w)
 {
-	const struct cns_args *a = gw_args(w);
-	struct cns_lanes ln;
+	cns_march(w, cns_diffterm_step);
+}
 
-	cns_lanes_of(w, a, &ln);
-	if (!ln.mask)
-		return;
-	for (int k = a->klo; k < a->khi; k++) {
-		double s[WARP_LANES][8], c[4][WARP_LANES], d2[4][WARP_LANES][3];
-		double x1[2][WARP_LANES], grad[9][WARP_LANES], out[CNS_NC][WARP_LANES];
+static void cns_hypterm_step(struct gpu_warp *w, const struct cns_args *a,
+			     const struct cns_lanes *ln, int k)
+{
+	double vel[WARP_LANES][8], cons[WARP_LANES][4][8], p[WARP_LANES][8];
+	double flux[WARP_LANES][CNS_NC], s[WARP_LANES][8], out[CNS_NC][WARP_LANES];
 
-		/* momentum fluxes: q(u, v, w) at the centre and along each axis, then the two
-		 * cross derivatives */
+	for (int dir = 0; dir < 3; dir++) {
+		cns_ld8(w, a, ln, a->q, 1 + dir, k, dir, vel);
 		for (int m = 0; m < 4; m++) {
-			int comp = m < 3 ? 1 + m : 5;
-
-			cns_ld(w, a, &ln, a->q, comp, k, 0, 0, 0, c[m]);
-			for (int dir = 0; dir < 3; dir++) {
-				cns_ld8(w, a, &ln, a->q, comp, k, dir, s);
-				for (unsigned l = 0; l < WARP_LANES; l++)
-					d2[m][l][dir] = cns_d2(c[m][l], s[l], a->dxinv[dir]);
-			}
-			if (m == 3)
-				break;
-			for (int x = 0; x < 2; x++) {
-				cns_ld8(w, a, &ln, a->deriv, cns_cross[m][x][0], k,
-					cns_cross[m][x][1], s);
-				for (unsigned l = 0; l < WARP_LANES; l++)
-					x1[x][l] = cns_d1(s[l], a->dxinv[cns_cross[m][x][1]]);
-			}
+			cns_ld8(w, a, ln, a->ucur, 1 + m, k, dir, s);
 			for (unsigned l = 0; l < WARP_LANES; l++)
-				out[1 + m][l] = cns_diff_mom(m, d2[m][l], x1[0][l], x1[1][l]);
+				memcpy(cons[l][m], s[l], sizeof(s[l]));
 		}
-		/* energy: the nine first derivatives at the cell */
-		for (int x = 0; x < 9; x++)
-			cns_ld(w, a, &ln, a->deriv, x, k, 0, 0, 0, grad[x]);
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			double g[9], qc[3] = {c[0][l], c[1][l], c[2][l]};
-			double dm[3] = {out[1][l], out[2][l], out[3][l]};
-
-			for (int x = 0; x < 9; x++)
-				g[x] = grad[x][l];
-			out[4][l] = cns_diff_ene(d2[3][l], g, qc, dm);
-			out[0][l] = 0.0;
-		}
-		gw_compute(w, CNS_DIFFTERM);
-		for (int v = 0; v < CNS_NC; v++)
-			cns_st(w, a, &ln, a->d, v, k, false, out[v], ln.mask);
+		cns_ld8(w, a, ln, a->q, 4, k, dir, p);
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			if (ln->mask >> l & 1)
+				cns_hyp_dir(dir, vel[l], (const double(*)[8])cons[l], p[l],
+					    a->dxinv[dir], flux[l]);
+	}
+	gw_compute(w, CNS_HYPTERM);
+	for (int v = 0; v < CNS_NC; v++) {
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			out[v][l] = (ln->mask >> l & 1) ? flux[l][v] : 0.0;
+		cns_st(w, a, ln, a->f, v, k, false, out[v], ln->mask);
 	}
 }
 
 static void cns_hypterm_kernel(struct gpu_warp *w)
 {
-	const struct cns_args *a = gw_args(w);
-	struct cns_lanes ln;
+	cns_march(w, cns_hypterm_step);
+}
 
-	cns_lanes_of(w, a, &ln);
-	if (!ln.mask)
-		return;
-	for (int k = a->klo; k < a->khi; k++) {
-		double vel[WARP_LANES][8], cons[WARP_LANES][4][8], p[WARP_LANES][8];
-		double flux[WARP_LANES][CNS_NC], s[WARP_LANES][8], out[CNS_NC][WARP_LANES];
+static void cns_update_step(struct gpu_warp *w, const struct cns_args *a,
+			    const struct cns_lanes *ln, int k)
+{
+	const struct cns_geom *g = &a->g;
 
-		for (int dir = 0; dir < 3; dir++) {
-			cns_ld8(w, a, &ln, a->q, 1 + dir, k, dir, vel);
-			for (int m = 0; m < 4; m++) {
-				cns_ld8(w, a, &ln, a->ucur, 1 + m, k, dir, s);
-				for (unsigned l = 0; l < WARP_LANES; l++)
-					memcpy(cons[l][m], s[l], sizeof(s[l]));
-			}
-			cns_ld8(w, a, &ln, a->q, 4, k, dir, p);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if (ln.mask >> l & 1)
-					cns_hyp_dir(dir, vel[l], (const double(*)[8])cons[l], p[l],
-						    a->dxinv[dir], flux[l]);
-		}
-		gw_compute(w, CNS_HYPTERM);
-		for (int v = 0; v < CNS_NC; v++) {
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				out[v][l] = (ln.mask >> l & 1) ? flux[l][v] : 0.0;
-			cns_st(w, a, &ln, a->f, v, k, false, out[v], ln.mask);
-		}
+	for (int v = 0; v < CNS_NC; v++) {
+		uint64_t addr[WARP_LANES], dv[WARP_LANES], fv[WARP_LANES];
+		double u1[WARP_LANES], u2[WARP_LANES], out[WARP_LANES];
+
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			addr[l] =
+			    a->d +
+			    ((uint64_t)v * g->icells + cns_iidx(g, ln->i[l], ln->j[l], k)) * 8;
+		gw_ld64v(w, addr, ln->mask, dv);
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			addr[l] += a->f - a->d;
+		gw_ld64v(w, addr, ln->mask, fv);
+		cns_ld(w, a, ln, a->u1, v, k, 0, 0, 0, u1);
+		cns_ld(w, a, ln, a->u2, v, k, 0, 0, 0, u2);
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			out[l] =
+			    cns_rk(a->ca, u1[l], a->cb, u2[l], a->cc, pu_u2d(dv[l]), pu_u2d(fv[l]));
+		gw_compute(w, CNS_UPDATE / CNS_NC);
+		cns_st(w, a, ln, a->unew, v, k, true, out, ln->mask);
 	}
 }
 
 static void cns_update_kernel(struct gpu_warp *w)
 {
-	const struct cns_args *a = gw_args(w);
-	const struct cns_geom *g = &a->g;
-	struct cns_lanes ln;
-
-	cns_lanes_of(w, a, &ln);
-	if (!ln.mask)
-		return;
-	for (int k = a->klo; k < a->khi; k++)
-		for (int v = 0; v < CNS_NC; v++) {
-			uint64_t addr[WARP_LANES], dv[WARP_LANES], fv[WARP_LANES];
-			double u1[WARP_LANES], u2[WARP_LANES], out[WARP_LANES];
-
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				addr[l] = a->d + ((uint64_t)v * g->icells +
-						  cns_iidx(g, ln.i[l], ln.j[l], k)) *
-						     8;
-			gw_ld64v(w, addr, ln.mask, dv);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				addr[l] += a->f - a->d;
-			gw_ld64v(w, addr, ln.mask, fv);
-			cns_ld(w, a, &ln, a->u1, v, k, 0, 0, 0, u1);
-			cns_ld(w, a, &ln, a->u2, v, k, 0, 0, 0, u2);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				out[l] = cns_rk(a->ca, u1[l], a->cb, u2[l], a->cc, cns_u2d(dv[l]),
-						cns_u2d(fv[l]));
-			gw_compute(w, CNS_UPDATE / CNS_NC);
-			cns_st(w, a, &ln, a->unew, v, k, true, out, ln.mask);
-		}
+	cns_march(w, cns_update_step);
 }
 
 /* ---- host ----------------------------------------------------------------------------------- */
@@ -869,7 +860,7 @@ int doe_cns_main(struct gpu_host *h)
 				for (int i = 0; i < g->nx; i++) {
 					uint64_t o = (uint64_t)v * g->gcells + cns_gidx(g, i, j, k);
 
-					if (cns_d2u(got[o]) != cns_d2u(s.u[o])) {
+					if (pu_d2u(got[o]) != pu_d2u(s.u[o])) {
 						err = gh_fail(h,
 							      "cns: U(%d, %d, %d, var %d) = %.17g, "
 							      "want %.17g after one RK3 step",

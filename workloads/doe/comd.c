@@ -42,6 +42,7 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/port_util.h"
 #include "workloads/wl_util.h"
 
 #define TAG_COMD      0x636f6d6400000000ull
@@ -105,22 +106,6 @@ struct comd_args {
 	double shift;	    /* the box length of the halo launch's dimension */
 	double sigma, rcut; /* LJ parameters (sim.lj_pot) */
 };
-
-static inline double comd_u2d(uint64_t u)
-{
-	double d;
-
-	memcpy(&d, &u, 8);
-	return d;
-}
-
-static inline uint64_t comd_d2u(double d)
-{
-	uint64_t u;
-
-	memcpy(&u, &d, 8);
-	return u;
-}
 
 /* ---- the kernels' arithmetic, shared with the reference (noinline: one copy) -------------- */
 
@@ -216,6 +201,28 @@ static uint32_t comd_lanes(struct gpu_warp *w, const struct comd_args *a, uint32
 	return mask;
 }
 
+/* Loads the lanes' atoms' words (ioff) of the double array at base. */
+static void comd_ld_atoms(struct gpu_warp *w, uint64_t base, const uint64_t ioff[WARP_LANES],
+			  uint32_t mask, uint64_t v[WARP_LANES])
+{
+	uint64_t addr[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = base + ioff[l] * 8;
+	gw_ld64v(w, addr, mask, v);
+}
+
+/* Stores the lanes' atoms' words (ioff) of the double array at base. */
+static void comd_st_atoms(struct gpu_warp *w, uint64_t base, const uint64_t ioff[WARP_LANES],
+			  uint32_t mask, const uint64_t v[WARP_LANES])
+{
+	uint64_t addr[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = base + ioff[l] * 8;
+	gw_st64v(w, addr, mask, v);
+}
+
 static void comd_force_kernel(struct gpu_warp *w)
 {
 	const struct comd_args *a = gw_args(w);
@@ -230,11 +237,9 @@ static void comd_force_kernel(struct gpu_warp *w)
 	if (!mask)
 		return;
 	for (unsigned d = 0; d < 3; d++) {
+		comd_ld_atoms(w, r[d], ioff, mask, v);
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = r[d] + ioff[l] * 8;
-		gw_ld64v(w, addr, mask, v);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			ri[l][d] = comd_u2d(v[l]);
+			ri[l][d] = pu_u2d(v[l]);
 	}
 	/* j = 0: the atom's own cell (neighbor_cells[iBox * 27] is iBox), then the 26 others */
 	for (unsigned j = 0; j < COMD_NBRS; j++) {
@@ -267,7 +272,7 @@ static void comd_force_kernel(struct gpu_warp *w)
 					    r[d] + ((uint64_t)jbox[l] * COMD_MAXATOMS + jatom) * 8;
 				gw_ld64v(w, addr, act, v);
 				for (unsigned l = 0; l < WARP_LANES; l++)
-					jr[d][l] = comd_u2d(v[l]);
+					jr[d][l] = pu_u2d(v[l]);
 			}
 			for (unsigned l = 0; l < WARP_LANES; l++)
 				if (act >> l & 1)
@@ -283,11 +288,9 @@ static void comd_force_kernel(struct gpu_warp *w)
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			comd_finish(acc[l], c.epsilon, out[l]);
 		for (unsigned k = 0; k < 4; k++) {
-			for (unsigned l = 0; l < WARP_LANES; l++) {
-				addr[l] = f[k] + ioff[l] * 8;
-				v[l] = comd_d2u(out[l][k]);
-			}
-			gw_st64v(w, addr, mask, v);
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				v[l] = pu_d2u(out[l][k]);
+			comd_st_atoms(w, f[k], ioff, mask, v);
 		}
 	}
 }
@@ -295,7 +298,7 @@ static void comd_force_kernel(struct gpu_warp *w)
 static void comd_velocity_kernel(struct gpu_warp *w)
 {
 	const struct comd_args *a = gw_args(w);
-	uint64_t addr[WARP_LANES], ioff[WARP_LANES], p[WARP_LANES], f[WARP_LANES];
+	uint64_t ioff[WARP_LANES], p[WARP_LANES], f[WARP_LANES];
 	uint32_t ibox[WARP_LANES] = {0};
 	const uint64_t pv[3] = {a->px, a->py, a->pz}, fv[3] = {a->fx, a->fy, a->fz};
 	uint32_t mask = comd_lanes(w, a, ibox, ioff);
@@ -304,17 +307,11 @@ static void comd_velocity_kernel(struct gpu_warp *w)
 	if (!mask)
 		return;
 	for (unsigned d = 0; d < 3; d++) {
+		comd_ld_atoms(w, pv[d], ioff, mask, p);
+		comd_ld_atoms(w, fv[d], ioff, mask, f);
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = pv[d] + ioff[l] * 8;
-		gw_ld64v(w, addr, mask, p);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = fv[d] + ioff[l] * 8;
-		gw_ld64v(w, addr, mask, f);
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			p[l] = comd_d2u(comd_kick(comd_u2d(p[l]), a->dt, comd_u2d(f[l])));
-			addr[l] = pv[d] + ioff[l] * 8;
-		}
-		gw_st64v(w, addr, mask, p);
+			p[l] = pu_d2u(comd_kick(pu_u2d(p[l]), a->dt, pu_u2d(f[l])));
+		comd_st_atoms(w, pv[d], ioff, mask, p);
 	}
 }
 
@@ -337,19 +334,24 @@ static void comd_position_kernel(struct gpu_warp *w)
 		addr[l] = a->species_mass + (uint64_t)sp[l] * 8;
 	gw_ld64v(w, addr, mask, mass);
 	for (unsigned d = 0; d < 3; d++) {
+		comd_ld_atoms(w, rv[d], ioff, mask, r);
+		comd_ld_atoms(w, pv[d], ioff, mask, p);
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = rv[d] + ioff[l] * 8;
-		gw_ld64v(w, addr, mask, r);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = pv[d] + ioff[l] * 8;
-		gw_ld64v(w, addr, mask, p);
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			r[l] = comd_d2u(
-			    comd_drift(comd_u2d(r[l]), a->dt, comd_u2d(p[l]), comd_u2d(mass[l])));
-			addr[l] = rv[d] + ioff[l] * 8;
-		}
-		gw_st64v(w, addr, mask, r);
+			r[l] =
+			    pu_d2u(comd_drift(pu_u2d(r[l]), a->dt, pu_u2d(p[l]), pu_u2d(mass[l])));
+		comd_st_atoms(w, rv[d], ioff, mask, r);
 	}
+}
+
+/* The lanes' pairs' words (tid / COMD_MAXATOMS) of the int array at base (the halo lists). */
+static void comd_ld_pair(struct gpu_warp *w, uint64_t base, const uint64_t tid[WARP_LANES],
+			 uint32_t mask, uint32_t out[WARP_LANES])
+{
+	uint64_t addr[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = base + tid[l] / COMD_MAXATOMS * 4;
+	gw_ld32v(w, addr, mask, out);
 }
 
 /* The halo exchange of one dimension: thread (pair, slot) copies atom `slot` of the pair's
@@ -370,9 +372,7 @@ static void comd_halo_kernel(struct gpu_warp *w)
 	}
 	if (!mask)
 		return;
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->halo_src + tid[l] / COMD_MAXATOMS * 4;
-	gw_ld32v(w, addr, mask, src);
+	comd_ld_pair(w, a->halo_src, tid, mask, src);
 	for (unsigned l = 0; l < WARP_LANES; l++)
 		addr[l] = a->natoms + (uint64_t)src[l] * 4;
 	gw_ld32v(w, addr, mask, cnt);
@@ -381,12 +381,8 @@ static void comd_halo_kernel(struct gpu_warp *w)
 			act |= 1u << l;
 	if (!act)
 		return;
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->halo_dst + tid[l] / COMD_MAXATOMS * 4;
-	gw_ld32v(w, addr, act, dst);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->halo_sign + tid[l] / COMD_MAXATOMS * 4;
-	gw_ld32v(w, addr, act, sign);
+	comd_ld_pair(w, a->halo_dst, tid, act, dst);
+	comd_ld_pair(w, a->halo_sign, tid, act, sign);
 	for (unsigned d = 0; d < 3; d++) {
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			addr[l] =
@@ -394,8 +390,8 @@ static void comd_halo_kernel(struct gpu_warp *w)
 		gw_ld64v(w, addr, act, v);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			if ((int)d == a->halo_dim)
-				v[l] = comd_d2u(
-				    comd_shifted(comd_u2d(v[l]), (int32_t)sign[l], a->shift));
+				v[l] =
+				    pu_d2u(comd_shifted(pu_u2d(v[l]), (int32_t)sign[l], a->shift));
 			addr[l] =
 			    r[d] + ((uint64_t)dst[l] * COMD_MAXATOMS + tid[l] % COMD_MAXATOMS) * 8;
 		}
@@ -717,7 +713,7 @@ static int comd_compare(struct gpu_host *h, uint64_t dev, const double *want, do
 	for (unsigned t = 0; t < s->atoms; t++) {
 		size_t ioff = (size_t)s->list_cells[t] * COMD_MAXATOMS + s->list_atoms[t];
 
-		if (comd_d2u(got[ioff]) != comd_d2u(want[ioff]))
+		if (pu_d2u(got[ioff]) != pu_d2u(want[ioff]))
 			return gh_fail(
 			    h, "comd: %s of atom %u (cell %d, slot %d) = %.17g, want %.17g", what,
 			    t, s->list_cells[t], s->list_atoms[t], got[ioff], want[ioff]);

@@ -46,6 +46,7 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/port_util.h"
 #include "workloads/wl_util.h"
 
 #define TAG_MFE	       0x6d696e6966650000ull
@@ -87,22 +88,6 @@ struct mfe_args {
 	double alpha, beta;
 };
 
-static inline double mfe_u2d(uint64_t u)
-{
-	double d;
-
-	memcpy(&d, &u, 8);
-	return d;
-}
-
-static inline uint64_t mfe_d2u(double d)
-{
-	uint64_t u;
-
-	memcpy(&u, &d, 8);
-	return u;
-}
-
 /* ---- the kernels' arithmetic, shared with the reference (noinline: one copy) -------------- */
 
 static __attribute__((noinline)) double mfe_waxpby(double alpha, double x, double beta, double y)
@@ -123,6 +108,19 @@ static __attribute__((noinline)) double mfe_add(double a, double b)
 
 /* ---- kernels -------------------------------------------------------------------------------- */
 
+/* x[base + lane] and y[base + lane] (waxpby's and dot's loads); returns the lanes below n. */
+static uint32_t mfe_ld_xy(struct gpu_warp *w, const struct mfe_args *a, uint64_t base,
+			  uint64_t xv[WARP_LANES], uint64_t yv[WARP_LANES])
+{
+	uint64_t addr[WARP_LANES];
+	uint32_t mask = wl_lane_addrs(addr, a->x, base, a->n, 8);
+
+	gw_ld64v(w, addr, mask, xv);
+	wl_lane_addrs(addr, a->y, base, a->n, 8);
+	gw_ld64v(w, addr, mask, yv);
+	return mask;
+}
+
 static void mfe_waxpby_kernel(struct gpu_warp *w)
 {
 	const struct mfe_args *a = gw_args(w);
@@ -131,14 +129,10 @@ static void mfe_waxpby_kernel(struct gpu_warp *w)
 
 	gw_compute(w, MFE_PROLOGUE);
 	for (uint64_t base = first; base < a->n; base += step) {
-		uint32_t mask = wl_lane_addrs(addr, a->x, base, a->n, 8);
+		uint32_t mask = mfe_ld_xy(w, a, base, xv, yv);
 
-		gw_ld64v(w, addr, mask, xv);
-		wl_lane_addrs(addr, a->y, base, a->n, 8);
-		gw_ld64v(w, addr, mask, yv);
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			xv[l] =
-			    mfe_d2u(mfe_waxpby(a->alpha, mfe_u2d(xv[l]), a->beta, mfe_u2d(yv[l])));
+			xv[l] = pu_d2u(mfe_waxpby(a->alpha, pu_u2d(xv[l]), a->beta, pu_u2d(yv[l])));
 		wl_lane_addrs(addr, a->w, base, a->n, 8);
 		gw_st64v(w, addr, mask, xv);
 		gw_compute(w, MFE_AXPY_ELEM);
@@ -176,10 +170,10 @@ static void mfe_matvec_kernel(struct gpu_warp *w)
 			gw_ld_texv(w, addr, act, 8, xv);
 			for (unsigned l = 0; l < WARP_LANES; l++)
 				if (act >> l & 1)
-					sum[l] = mfe_madd(sum[l], mfe_u2d(v[l]), mfe_u2d(xv[l]));
+					sum[l] = mfe_madd(sum[l], pu_u2d(v[l]), pu_u2d(xv[l]));
 		}
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			v[l] = mfe_d2u(sum[l]);
+			v[l] = pu_d2u(sum[l]);
 		wl_lane_addrs(addr, a->y, base, a->rows, 8);
 		gw_st64v(w, addr, mask, v);
 	}
@@ -237,26 +231,23 @@ static void mfe_tree(struct gpu_warp *w, const double sum[WARP_LANES], unsigned 
 			gw_smem_access(w);
 		gw_compute(w, MFE_RED_STEP);
 	}
-	gw_st64(w, out, mfe_d2u(red[0]));
+	gw_st64(w, out, pu_d2u(red[0]));
 }
 
 static void mfe_dot_kernel(struct gpu_warp *w)
 {
 	const struct mfe_args *a = gw_args(w);
-	uint64_t addr[WARP_LANES], xv[WARP_LANES], yv[WARP_LANES];
+	uint64_t xv[WARP_LANES], yv[WARP_LANES];
 	uint64_t first = gw_tid(w, 0), step = (uint64_t)a->grid * MFE_DOT_CTA;
 	double sum[WARP_LANES] = {0};
 
 	gw_compute(w, MFE_PROLOGUE);
 	for (uint64_t base = first; base < a->n; base += step) {
-		uint32_t mask = wl_lane_addrs(addr, a->x, base, a->n, 8);
+		uint32_t mask = mfe_ld_xy(w, a, base, xv, yv);
 
-		gw_ld64v(w, addr, mask, xv);
-		wl_lane_addrs(addr, a->y, base, a->n, 8);
-		gw_ld64v(w, addr, mask, yv);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			if (mask >> l & 1)
-				sum[l] = mfe_madd(sum[l], mfe_u2d(xv[l]), mfe_u2d(yv[l]));
+				sum[l] = mfe_madd(sum[l], pu_u2d(xv[l]), pu_u2d(yv[l]));
 		gw_compute(w, MFE_DOT_ELEM);
 	}
 	mfe_tree(w, sum, MFE_DOT_CTA, a->d + (uint64_t)gw_cta(w) * 8);
@@ -272,7 +263,7 @@ static void mfe_final_kernel(struct gpu_warp *w)
 	wl_lane_addrs(addr, a->d, (uint64_t)gw_warp(w) * WARP_LANES, MFE_DOT_MAX, 8);
 	gw_ld64v(w, addr, LANES_ALL, v);
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		sum[l] = mfe_u2d(v[l]);
+		sum[l] = pu_u2d(v[l]);
 	mfe_tree(w, sum, MFE_FINAL_CTA, a->d);
 }
 
@@ -557,7 +548,7 @@ int doe_minife_main(struct gpu_host *h)
 
 	/* cg_solve on the device: the host keeps the scalars, as miniFE does */
 	{
-		double rtrans = 0, old, pap, alpha, beta;
+		double rtrans = 0, old, pap = 0, alpha, beta;
 
 		err = mfe_waxpby_dev(&c, p.rows, 1.0, dx, 0.0, dx, dp);
 		if (!err)
@@ -596,7 +587,7 @@ int doe_minife_main(struct gpu_host *h)
 
 	/* the reference: the same solve on the host */
 	{
-		double rtrans, old, pap, alpha, beta, normr = 0;
+		double rtrans, old, pap = 0, alpha, beta, normr = 0;
 		unsigned idot = 0;
 		const char *what = NULL;
 
@@ -604,7 +595,7 @@ int doe_minife_main(struct gpu_host *h)
 		mfe_matvec_ref(&p, pv, ap);
 		mfe_waxpby_ref(p.rows, 1.0, p.b, -1.0, ap, r);
 		rtrans = mfe_dot_ref(r, r, p.rows);
-		if (mfe_d2u(dots[idot++]) != mfe_d2u(rtrans))
+		if (pu_d2u(dots[idot++]) != pu_d2u(rtrans))
 			what = "initial r.r";
 		for (unsigned k = 1; k <= iters && !what; k++) {
 			if (k == 1) {
@@ -612,7 +603,7 @@ int doe_minife_main(struct gpu_host *h)
 			} else {
 				old = rtrans;
 				rtrans = mfe_dot_ref(r, r, p.rows);
-				if (mfe_d2u(dots[idot++]) != mfe_d2u(rtrans)) {
+				if (pu_d2u(dots[idot++]) != pu_d2u(rtrans)) {
 					what = "r.r";
 					break;
 				}
@@ -621,7 +612,7 @@ int doe_minife_main(struct gpu_host *h)
 			}
 			mfe_matvec_ref(&p, pv, ap);
 			pap = mfe_dot_ref(ap, pv, p.rows);
-			if (mfe_d2u(dots[idot++]) != mfe_d2u(pap)) {
+			if (pu_d2u(dots[idot++]) != pu_d2u(pap)) {
 				what = "p.Ap";
 				break;
 			}
@@ -640,7 +631,7 @@ int doe_minife_main(struct gpu_host *h)
 
 			gh_read(h, v ? dr : dx, got, p.rows * sizeof(double));
 			for (unsigned i = 0; i < p.rows; i++)
-				if (mfe_d2u(got[i]) != mfe_d2u(want[i])) {
+				if (pu_d2u(got[i]) != pu_d2u(want[i])) {
 					err = gh_fail(h,
 						      "minife: %s[%u] = %.17g, want %.17g after %u "
 						      "iterations",

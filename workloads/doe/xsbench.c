@@ -34,10 +34,10 @@
 
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/port_util.h"
 #include "workloads/wl_util.h"
 
 #define TAG_XS	    0x7873626e63680000ull
@@ -118,22 +118,6 @@ struct xs_args {
 	uint64_t lookups, n_isotopes, n_gridpoints, max_num_nucs;
 	uint64_t start_seed; /* XSBench's STARTING_SEED, here from the run seed */
 };
-
-static inline double xs_u2d(uint64_t u)
-{
-	double d;
-
-	memcpy(&d, &u, 8);
-	return d;
-}
-
-static inline uint64_t xs_d2u(double d)
-{
-	uint64_t u;
-
-	memcpy(&u, &d, 8);
-	return u;
-}
 
 /* ---- XSBench's functions, shared by the kernel and the reference ------------------------- */
 
@@ -276,7 +260,7 @@ static void xs_kernel(struct gpu_warp *w)
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			if (!(act >> l & 1))
 				continue;
-			if (xs_u2d(v[l]) > energy[l])
+			if (pu_u2d(v[l]) > energy[l])
 				upper[l] = exam[l];
 			else
 				lower[l] = exam[l];
@@ -312,7 +296,7 @@ static void xs_kernel(struct gpu_warp *w)
 		}
 		gw_ld64v(w, addr, act, v);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
-			conc[l] = xs_u2d(v[l]);
+			conc[l] = pu_u2d(v[l]);
 			addr[l] = a->index_grid +
 				  ((uint64_t)lower[l] * a->n_isotopes + (uint64_t)nuc[l]) * 4;
 		}
@@ -334,9 +318,9 @@ static void xs_kernel(struct gpu_warp *w)
 				for (unsigned l = 0; l < WARP_LANES; l++)
 					if (act >> l & 1) {
 						if (side)
-							low[l][f] = xs_u2d(v[l]);
+							low[l][f] = pu_u2d(v[l]);
 						else
-							high[l][f] = xs_u2d(v[l]);
+							high[l][f] = pu_u2d(v[l]);
 					}
 			}
 		for (unsigned l = 0; l < WARP_LANES; l++)
@@ -355,7 +339,7 @@ static void xs_kernel(struct gpu_warp *w)
 	for (unsigned k = 0; k < XS_CHANNELS; k++) {
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			addr[l] = a->macro_xs + (tid[l] * XS_CHANNELS + k) * 8;
-			v[l] = (mask >> l & 1) ? xs_d2u(macro[l][k]) : 0;
+			v[l] = (mask >> l & 1) ? pu_d2u(macro[l][k]) : 0;
 		}
 		gw_st64v(w, addr, mask, v);
 	}
@@ -496,7 +480,7 @@ int doe_xsbench_main(struct gpu_host *h)
 
 		xs_reference(&a, egrid, index_grid, grid, concs, i, want);
 		for (int k = 0; k < XS_CHANNELS; k++)
-			if (xs_d2u(got[i * XS_CHANNELS + k]) != xs_d2u(want[k])) {
+			if (pu_d2u(got[i * XS_CHANNELS + k]) != pu_d2u(want[k])) {
 				err = gh_fail(h,
 					      "xsbench: look-up %" PRIu64
 					      " macro_xs[%d] = %.17g, want "

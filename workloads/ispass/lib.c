@@ -583,6 +583,17 @@ static uint64_t lib_compare(struct gpu_host *h, uint64_t addr, const float *want
 	return first;
 }
 
+/* Launches the kernel (kern, its args a) as `name`: with the greeks (Pathcalc_Portfolio_
+ * KernelGPU) or without (KernelGPU2), the per-thread arrays laid out by o in local memory. */
+static int lib_launch(struct gpu_host *h, struct gpu_kernel *kern, struct lib_args *a,
+		      const char *name, const struct lib_local *o, bool greeks)
+{
+	kern->name = name;
+	kern->local_bytes = o->words * 4;
+	a->greeks = greeks;
+	return gh_launch(h, kern);
+}
+
 int ispass_lib_main(struct gpu_host *h)
 {
 	bool full = gh_size(h) == GPU_SIZE_FULL;
@@ -638,18 +649,12 @@ int ispass_lib_main(struct gpu_host *h)
 	a.lb = wl_alloc_zero(h, npath * sizeof(float));
 
 	/* Pathcalc_Portfolio_KernelGPU2, then read d_v back */
-	kern.name = "Pathcalc_Portfolio_KernelGPU2";
-	kern.local_bytes = o2.words * 4;
-	a.greeks = false;
-	err = gh_launch(h, &kern);
+	err = lib_launch(h, &kern, &a, "Pathcalc_Portfolio_KernelGPU2", &o2, false);
 	if (err)
 		goto out;
 	gh_read(h, a.v, v2, npath * sizeof(float));
 	/* Pathcalc_Portfolio_KernelGPU */
-	kern.name = "Pathcalc_Portfolio_KernelGPU";
-	kern.local_bytes = og.words * 4;
-	a.greeks = true;
-	err = gh_launch(h, &kern);
+	err = lib_launch(h, &kern, &a, "Pathcalc_Portfolio_KernelGPU", &og, true);
 	if (err)
 		goto out;
 	gh_corrupt(h, a.lb + 4 * (npath / 2), 4);
@@ -669,22 +674,16 @@ int ispass_lib_main(struct gpu_host *h)
 		}
 		lib_ref_path(&c, &og, loc, zpath, nn, true, &v[p], &lb[p]);
 	}
-	{
-		uint64_t bad, first = lib_compare(h, a.v, v, got, npath, &bad);
+	for (int k = 0; k < 2; k++) { /* v, then Lb */
+		const float *want = k ? lb : v;
+		uint64_t bad, first = lib_compare(h, k ? a.lb : a.v, want, got, npath, &bad);
 
 		if (bad) {
 			err = gh_fail(h,
-				      "lib: KernelGPU v of path %" PRIu64
+				      "lib: KernelGPU %s of path %" PRIu64
 				      " = %.9g, want %.9g (%" PRIu64 " of %u paths differ)",
-				      first, (double)got[first], (double)v[first], bad, npath);
-			goto out;
-		}
-		first = lib_compare(h, a.lb, lb, got, npath, &bad);
-		if (bad) {
-			err = gh_fail(h,
-				      "lib: KernelGPU Lb of path %" PRIu64
-				      " = %.9g, want %.9g (%" PRIu64 " of %u paths differ)",
-				      first, (double)got[first], (double)lb[first], bad, npath);
+				      k ? "Lb" : "v", first, (double)got[first],
+				      (double)want[first], bad, npath);
 			goto out;
 		}
 	}

@@ -124,13 +124,29 @@ static uint32_t nn_threads(struct gpu_warp *w, unsigned bx, unsigned by, int *x,
 	return in;
 }
 
-static void nn_first_layer(struct gpu_warp *w)
+/*
+ * A convolutional layer: maps of side x side neurons (a CTA of side x side threads per map and
+ * image), each neuron bias + NN_TAPS stride-2 windows (the template) over the chans input maps
+ * of in_side x in_side; the map's weights are 26 per input map.
+ */
+struct nn_conv {
+	int in_side, chans, side, maps;
+	int in_n, out_n; /* neurons per image of the input and the output layer */
+	unsigned tap_cost;
+	const int32_t *tmpl; /* the host's copy of the template */
+};
+
+static const struct nn_conv nn_conv1 = {29, 1, 13, 6, NN_L1_N, NN_L2_N, NN_L1_TAP, nn_template1};
+static const struct nn_conv nn_conv2 = {13, 6, 5, 50, NN_L2_N, NN_L3_N, NN_L2_TAP, nn_template2};
+
+/* executeFirstLayer / executeSecondLayer */
+static void nn_conv_layer(struct gpu_warp *w, const struct nn_conv *cv)
 {
 	const struct nn_args *a = gw_args(w);
-	int block = (int)gw_cta_x(w), image = (int)gw_cta_y(w);
+	int block = (int)gw_cta_x(w), image = (int)gw_cta_y(w), in_map = cv->in_side * cv->in_side;
 	int px[WARP_LANES], py[WARP_LANES];
-	uint32_t in = nn_threads(w, 13, 13, px, py), n[WARP_LANES];
-	uint64_t wb = a->weights + (uint64_t)block * 26 * 4, addr[WARP_LANES];
+	uint32_t in = nn_threads(w, (unsigned)cv->side, (unsigned)cv->side, px, py), n[WARP_LANES];
+	uint64_t wb = a->weights + (uint64_t)block * 26 * cv->chans * 4, addr[WARP_LANES];
 	float result[WARP_LANES], bias;
 
 	gw_compute(w, NN_CONV_PROLOGUE);
@@ -141,68 +157,40 @@ static void nn_first_layer(struct gpu_warp *w)
 		result[l] = 0.f + bias;
 	for (int i = 0; i < NN_TAPS; i++) {
 		int32_t tmpl = (int32_t)gw_ld_const32(w, a->tmpl + 4 * (uint64_t)i);
-		float weight;
 
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = a->in + 4 * (uint64_t)((py[l] * 2 * 29 + px[l] * 2 + tmpl) +
-							 NN_L1_N * image);
-		gw_ld32v(w, addr, in, n);
-		weight = wl_u2f(gw_ld32(w, wb + 4 * (uint64_t)(1 + i)));
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if (in >> l & 1)
-				result[l] = nn_mac(result[l], wl_u2f(n[l]), weight);
-		gw_compute(w, NN_L1_TAP);
+		for (int c = 0; c < cv->chans; c++) {
+			float weight;
+
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				addr[l] = a->in + 4 * (uint64_t)((in_map * c + px[l] * 2 +
+								  cv->in_side * py[l] * 2 + tmpl) +
+								 cv->in_n * image);
+			gw_ld32v(w, addr, in, n);
+			weight = wl_u2f(gw_ld32(w, wb + 4 * (uint64_t)(1 + i * cv->chans + c)));
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				if (in >> l & 1)
+					result[l] = nn_mac(result[l], wl_u2f(n[l]), weight);
+		}
+		gw_compute(w, cv->tap_cost);
 	}
 	for (unsigned l = 0; l < WARP_LANES; l++) {
 		n[l] = in >> l & 1 ? wl_f2u(nn_activate(result[l])) : 0;
-		addr[l] =
-		    a->out + 4 * (uint64_t)((169 * block + py[l] * 13 + px[l]) + NN_L2_N * image);
+		addr[l] = a->out +
+			  4 * (uint64_t)((cv->side * cv->side * block + py[l] * cv->side + px[l]) +
+					 cv->out_n * image);
 	}
 	gw_compute(w, NN_ACTIVATE);
 	gw_st32v(w, addr, in, n);
 }
 
+static void nn_first_layer(struct gpu_warp *w)
+{
+	nn_conv_layer(w, &nn_conv1);
+}
+
 static void nn_second_layer(struct gpu_warp *w)
 {
-	const struct nn_args *a = gw_args(w);
-	int block = (int)gw_cta_x(w), image = (int)gw_cta_y(w);
-	int px[WARP_LANES], py[WARP_LANES];
-	uint32_t in = nn_threads(w, 5, 5, px, py), n[WARP_LANES];
-	uint64_t wb = a->weights + (uint64_t)block * 26 * 6 * 4, addr[WARP_LANES];
-	float result[WARP_LANES], bias;
-
-	gw_compute(w, NN_CONV_PROLOGUE);
-	if (!in)
-		return;
-	bias = wl_u2f(gw_ld32(w, wb));
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		result[l] = 0.f + bias;
-	for (int i = 0; i < NN_TAPS; i++) {
-		int32_t tmpl = (int32_t)gw_ld_const32(w, a->tmpl + 4 * (uint64_t)i);
-
-		for (int c = 0; c < 6; c++) {
-			float weight;
-
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				addr[l] =
-				    a->in +
-				    4 * (uint64_t)((169 * c + px[l] * 2 + 13 * py[l] * 2 + tmpl) +
-						   NN_L2_N * image);
-			gw_ld32v(w, addr, in, n);
-			weight = wl_u2f(gw_ld32(w, wb + 4 * (uint64_t)(1 + i * 6 + c)));
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if (in >> l & 1)
-					result[l] = nn_mac(result[l], wl_u2f(n[l]), weight);
-		}
-		gw_compute(w, NN_L2_TAP);
-	}
-	for (unsigned l = 0; l < WARP_LANES; l++) {
-		n[l] = in >> l & 1 ? wl_f2u(nn_activate(result[l])) : 0;
-		addr[l] =
-		    a->out + 4 * (uint64_t)((25 * block + py[l] * 5 + px[l]) + NN_L3_N * image);
-	}
-	gw_compute(w, NN_ACTIVATE);
-	gw_st32v(w, addr, in, n);
+	nn_conv_layer(w, &nn_conv2);
 }
 
 /* executeThirdLayer / executeFourthLayer: one thread per CTA (lane 0: uniform ops) walks its
@@ -239,51 +227,47 @@ static void nn_fourth_layer(struct gpu_warp *w)
 
 /* ---- host ----------------------------------------------------------------------------------- */
 
-/* The whole network for one image, the kernels' operations in their order. */
+/* A convolutional layer of one image on the host, the kernel's operations in its order. */
+static void nn_ref_conv(const struct nn_conv *cv, const float *in, const float *wts, float *out)
+{
+	for (int m = 0; m < cv->maps; m++)
+		for (int y = 0; y < cv->side; y++)
+			for (int x = 0; x < cv->side; x++) {
+				const float *wt = wts + m * 26 * cv->chans;
+				float r = 0.f + wt[0];
+
+				for (int i = 0; i < NN_TAPS; i++)
+					for (int c = 0; c < cv->chans; c++)
+						r = nn_mac(
+						    r,
+						    in[cv->in_side * cv->in_side * c + x * 2 +
+						       cv->in_side * y * 2 + cv->tmpl[i]],
+						    wt[1 + i * cv->chans + c]);
+				out[cv->side * cv->side * m + y * cv->side + x] = nn_activate(r);
+			}
+}
+
+/* A fully connected layer of one image on the host (nn_full's order). */
+static void nn_ref_full(const float *in, const float *wts, float *out, int inputs, int outputs)
+{
+	for (int m = 0; m < outputs; m++) {
+		const float *wt = wts + m * (inputs + 1);
+		float r = 0.f + wt[0];
+
+		for (int i = 0; i < inputs; i++)
+			r = nn_mac(r, in[i], wt[1 + i]);
+		out[m] = nn_activate(r);
+	}
+}
+
+/* The whole network for one image. */
 static void nn_reference(const float *l1, const float *w1, const float *w2, const float *w3,
 			 const float *w4, float *l2, float *l3, float *l4, float *l5)
 {
-	for (int m = 0; m < 6; m++)
-		for (int y = 0; y < 13; y++)
-			for (int x = 0; x < 13; x++) {
-				const float *wt = w1 + m * 26;
-				float r = 0.f + wt[0];
-
-				for (int i = 0; i < NN_TAPS; i++)
-					r = nn_mac(r, l1[y * 2 * 29 + x * 2 + nn_template1[i]],
-						   wt[1 + i]);
-				l2[169 * m + y * 13 + x] = nn_activate(r);
-			}
-	for (int m = 0; m < 50; m++)
-		for (int y = 0; y < 5; y++)
-			for (int x = 0; x < 5; x++) {
-				const float *wt = w2 + m * 156;
-				float r = 0.f + wt[0];
-
-				for (int i = 0; i < NN_TAPS; i++)
-					for (int c = 0; c < 6; c++)
-						r = nn_mac(r,
-							   l2[169 * c + x * 2 + 13 * y * 2 +
-							      nn_template2[i]],
-							   wt[1 + i * 6 + c]);
-				l3[25 * m + y * 5 + x] = nn_activate(r);
-			}
-	for (int m = 0; m < NN_L4_N; m++) {
-		const float *wt = w3 + m * (NN_L3_N + 1);
-		float r = 0.f + wt[0];
-
-		for (int i = 0; i < NN_L3_N; i++)
-			r = nn_mac(r, l3[i], wt[1 + i]);
-		l4[m] = nn_activate(r);
-	}
-	for (int m = 0; m < NN_L5_N; m++) {
-		const float *wt = w4 + m * (NN_L4_N + 1);
-		float r = 0.f + wt[0];
-
-		for (int i = 0; i < NN_L4_N; i++)
-			r = nn_mac(r, l4[i], wt[1 + i]);
-		l5[m] = nn_activate(r);
-	}
+	nn_ref_conv(&nn_conv1, l1, w1, l2);
+	nn_ref_conv(&nn_conv2, l2, w2, l3);
+	nn_ref_full(l3, w3, l4, NN_L3_N, NN_L4_N);
+	nn_ref_full(l4, w4, l5, NN_L4_N, NN_L5_N);
 }
 
 /* A digit-like 28 x 28 image in the top-left of the 29 x 29 frame (the last row and column
@@ -340,36 +324,18 @@ int ispass_nn_main(struct gpu_host *h)
 	/* NN.cu's argument NUM (the GPGPU-Sim run: 28 images) */
 	unsigned num = gh_size(h) == GPU_SIZE_FULL ? 28 : (unsigned)wl_by_size(h, 1, 2, 8);
 	uint64_t seed = gh_seed(h) ^ TAG_NN;
-	struct nn_args a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0};
-	struct gpu_kernel k1 = {.name = "executeFirstLayer",
-				.grid_x = 6,
-				.grid_y = num,
-				.warps_per_cta = 6, /* 13 x 13 = 169 threads */
-				.regs_per_thread = 20,
-				.fn = nn_first_layer,
-				.args = &a1};
-	struct gpu_kernel k2 = {.name = "executeSecondLayer",
-				.grid_x = 50,
-				.grid_y = num,
-				.warps_per_cta = 1, /* 5 x 5 = 25 threads */
-				.regs_per_thread = 20,
-				.fn = nn_second_layer,
-				.args = &a2};
-	struct gpu_kernel k3 = {.name = "executeThirdLayer",
-				.grid_x = 100,
-				.grid_y = num,
-				.warps_per_cta = 1, /* one thread */
-				.regs_per_thread = 12,
-				.fn = nn_third_layer,
-				.args = &a3};
-	struct gpu_kernel k4 = {.name = "executeFourthLayer",
-				.grid_x = 10,
-				.grid_y = num,
-				.warps_per_cta = 1,
-				.regs_per_thread = 12,
-				.fn = nn_fourth_layer,
-				.args = &a4};
-	const struct gpu_kernel *kern[4] = {&k1, &k2, &k3, &k4};
+	/* the four launches: grid (maps, NUM) */
+	static const struct {
+		const char *name;
+		unsigned maps, warps, regs;
+		void (*fn)(struct gpu_warp *w);
+	} layer[4] = {
+	    {"executeFirstLayer", 6, 6, 20, nn_first_layer},	/* 13 x 13 = 169 threads */
+	    {"executeSecondLayer", 50, 1, 20, nn_second_layer}, /* 5 x 5 = 25 threads */
+	    {"executeThirdLayer", 100, 1, 12, nn_third_layer},	/* one thread */
+	    {"executeFourthLayer", 10, 1, 12, nn_fourth_layer},
+	};
+	struct nn_args a[4] = {{0}};
 	size_t n1 = (size_t)NN_L1_N * num, n2 = (size_t)NN_L2_N * num, n3 = (size_t)NN_L3_N * num;
 	size_t n4 = (size_t)NN_L4_N * num, n5 = (size_t)NN_L5_N * num;
 	float *w1 = malloc(NN_L1_W * sizeof(float)), *w2 = malloc(NN_L2_W * sizeof(float));
@@ -396,12 +362,20 @@ int ispass_nn_main(struct gpu_host *h)
 	dev[4] = wl_alloc_zero(h, n5 * sizeof(float));
 	tmpl1 = wl_upload(h, nn_template1, sizeof(nn_template1));
 	tmpl2 = wl_upload(h, nn_template2, sizeof(nn_template2));
-	a1 = (struct nn_args){dev[0], wl_upload(h, w1, NN_L1_W * sizeof(float)), dev[1], tmpl1};
-	a2 = (struct nn_args){dev[1], wl_upload(h, w2, NN_L2_W * sizeof(float)), dev[2], tmpl2};
-	a3 = (struct nn_args){dev[2], wl_upload(h, w3, NN_L3_W * sizeof(float)), dev[3], 0};
-	a4 = (struct nn_args){dev[3], wl_upload(h, w4, NN_L4_W * sizeof(float)), dev[4], 0};
+	a[0] = (struct nn_args){dev[0], wl_upload(h, w1, NN_L1_W * sizeof(float)), dev[1], tmpl1};
+	a[1] = (struct nn_args){dev[1], wl_upload(h, w2, NN_L2_W * sizeof(float)), dev[2], tmpl2};
+	a[2] = (struct nn_args){dev[2], wl_upload(h, w3, NN_L3_W * sizeof(float)), dev[3], 0};
+	a[3] = (struct nn_args){dev[3], wl_upload(h, w4, NN_L4_W * sizeof(float)), dev[4], 0};
 	for (unsigned k = 0; k < 4; k++) {
-		err = gh_launch(h, kern[k]);
+		struct gpu_kernel kern = {.name = layer[k].name,
+					  .grid_x = layer[k].maps,
+					  .grid_y = num,
+					  .warps_per_cta = layer[k].warps,
+					  .regs_per_thread = layer[k].regs,
+					  .fn = layer[k].fn,
+					  .args = &a[k]};
+
+		err = gh_launch(h, &kern);
 		if (err)
 			goto out;
 	}

@@ -589,6 +589,19 @@ static NOINLINE unsigned wp_needs(const struct wp_cell *s)
 	return need;
 }
 
+/* Mass conservation of one species: when its rates would take more than there is (value) in
+ * the step (source), they are all scaled down by value / source. */
+static void wp_conserve(float value, float source, float *const *rate, int n)
+{
+	float factor;
+
+	if (!(source > value))
+		return;
+	factor = value / source;
+	for (int i = 0; i < n; i++)
+		*rate[i] = *rate[i] * factor;
+}
+
 /* The warm and cold rain processes, mass conservation, update and condensation at one level.
  * sl: rsloper, rslopebr, rslope2r, rslope3r, rslopes, rslopebs, rslope2s, rslope3s, n0sfac;
  * returns xni[k]. */
@@ -603,8 +616,7 @@ static NOINLINE float wp_processes(const struct wp_par *c, struct wp_cell *s, co
 	float q_k = s->q, t_k = s->t, qr_k = s->qr, qc_k = s->qc, qs_k = s->qs, qi_k = s->qi;
 	float qs1_k = s->qs1, qs2_k = s->qs2, cpm_k = s->cpm, xl_k = s->xl, xlf;
 	float w1_k, w2_k, w3_k, supsat, satdt, coeres, rdtcld, temp, eacrs, xni, tr;
-	float xmi, diameter, vt2i, vt2s, acrfac, supice, xni0, roqi0, qimax, value, source;
-	float factor, xlwork2;
+	float xmi, diameter, vt2i, vt2s, acrfac, supice, xni0, roqi0, qimax, xlwork2;
 	int ifsat;
 
 	w1_k = (float)wp_diffac(xl_k, p, t_k, den, qs1_k);
@@ -700,40 +712,14 @@ static NOINLINE float wp_processes(const struct wp_par *c, struct wp_cell *s, co
 	}
 	/* mass conservation and update */
 	if (t_k <= t0c) {
-		value = (float)fmax(qmin, qc_k);
-		source = (praut + pracw + psacw) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			praut = praut * factor;
-			pracw = pracw * factor;
-			psacw = psacw * factor;
-		}
-		value = (float)fmax(qmin, qi_k);
-		source = (psaut + psaci - pigen - pidep) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			psaut = psaut * factor;
-			psaci = psaci * factor;
-			pigen = pigen * factor;
-			pidep = pidep * factor;
-		}
-		value = (float)fmax(qmin, qr_k);
-		source = (-praut + pracw - prevp) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			praut = praut * factor;
-			pracw = pracw * factor;
-			prevp = prevp * factor;
-		}
-		value = (float)fmax(qmin, qs_k);
-		source = (-psdep + psaut - psaci - psacw) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			psdep = psdep * factor;
-			psaut = psaut * factor;
-			psaci = psaci * factor;
-			psacw = psacw * factor;
-		}
+		wp_conserve((float)fmax(qmin, qc_k), (praut + pracw + psacw) * dtcld,
+			    (float *const[]){&praut, &pracw, &psacw}, 3);
+		wp_conserve((float)fmax(qmin, qi_k), (psaut + psaci - pigen - pidep) * dtcld,
+			    (float *const[]){&psaut, &psaci, &pigen, &pidep}, 4);
+		wp_conserve((float)fmax(qmin, qr_k), (-praut + pracw - prevp) * dtcld,
+			    (float *const[]){&praut, &pracw, &prevp}, 3);
+		wp_conserve((float)fmax(qmin, qs_k), (-psdep + psaut - psaci - psacw) * dtcld,
+			    (float *const[]){&psdep, &psaut, &psaci, &psacw}, 4);
 		w3_k = -(prevp + psdep + pigen + pidep);
 		q_k = q_k + w3_k * dtcld;
 		qc_k = (float)fmax(qc_k - (praut + pracw + psacw) * dtcld, 0.);
@@ -744,29 +730,12 @@ static NOINLINE float wp_processes(const struct wp_par *c, struct wp_cell *s, co
 		xlwork2 = (float)(-xls * (psdep + pidep + pigen) - xl_k * prevp - xlf * psacw);
 		t_k = t_k - xlwork2 / cpm_k * dtcld;
 	} else {
-		value = (float)fmax(qmin, qc_k);
-		source = (praut + pracw + psacw) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			praut = praut * factor;
-			pracw = pracw * factor;
-			psacw = psacw * factor;
-		}
-		value = (float)fmax(qmin, qr_k);
-		source = (-praut - pracw - prevp - psacw) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			praut = praut * factor;
-			pracw = pracw * factor;
-			prevp = prevp * factor;
-			psacw = psacw * factor;
-		}
-		value = (float)fmax(qcrmin, qs_k);
-		source = (-psevp) * dtcld;
-		if (source > value) {
-			factor = value / source;
-			psevp = psevp * factor;
-		}
+		wp_conserve((float)fmax(qmin, qc_k), (praut + pracw + psacw) * dtcld,
+			    (float *const[]){&praut, &pracw, &psacw}, 3);
+		wp_conserve((float)fmax(qmin, qr_k), (-praut - pracw - prevp - psacw) * dtcld,
+			    (float *const[]){&praut, &pracw, &prevp, &psacw}, 4);
+		wp_conserve((float)fmax(qcrmin, qs_k), (-psevp) * dtcld, (float *const[]){&psevp},
+			    1);
 		w3_k = -(prevp + psevp);
 		q_k = q_k + w3_k * dtcld;
 		qc_k = (float)fmax(qc_k - (praut + pracw + psacw) * dtcld, 0.);
@@ -884,31 +853,43 @@ static void wp_stl(struct wp_warp *x, int arr, int k, uint32_t mask, const float
 	gw_st_localv(x->w, word, mask, v);
 }
 
+/* The lanes that take part in pass n of the per-column mstep passes (the sedimentation loops
+ * "for (n = 1; n <= mstep; n++)" diverge); 0 once every lane is done. */
+static uint32_t wp_pass_lanes(const struct wp_warp *x, const int *mstep, int n)
+{
+	uint32_t act = 0;
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		if ((x->mask >> l & 1) && n <= mstep[l])
+			act |= 1u << l;
+	return act;
+}
+
+/* What the sedimentation of rain and snow reads at level k, in wsm5_gpu.cu's order. */
+static void wp_sed_load(struct wp_warp *x, int k, uint32_t act, float *den, float *qr, float *w1,
+			float *qs, float *w2)
+{
+	wp_ldg(x, F_DEN, k, act, den);
+	wp_ldg(x, F_QR, k, act, qr);
+	wp_ldl(x, L_W1, k, act, w1);
+	wp_ldg(x, F_QS, k, act, qs);
+	wp_ldl(x, L_W2, k, act, w2);
+}
+
 /* Sedimentation of rain and snow and melting: mstep passes (per lane). */
 static void wp_kernel_sed(struct wp_warp *x, const int *mstep, const float *rmstep, float *fall1,
 			  float *fall2)
 {
 	const struct wp_par *c = &x->a->c;
-	int nk = x->a->nk, most = 0;
+	int nk = x->a->nk;
 	float den[WARP_LANES], qr[WARP_LANES], qs[WARP_LANES], w1[WARP_LANES], w2[WARP_LANES];
 	float delz[WARP_LANES], kp1[WARP_LANES][3], o[4];
+	uint32_t act;
 
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		if (x->mask >> l & 1)
-			most = mstep[l] > most ? mstep[l] : most;
-	for (int n = 1; n <= most; n++) {
-		uint32_t act = 0;
+	for (int n = 1; (act = wp_pass_lanes(x, mstep, n)); n++) {
 		int k = nk - 1;
 
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if (x->mask >> l & 1)
-				if (n <= mstep[l])
-					act |= 1u << l;
-		wp_ldg(x, F_DEN, k, act, den);
-		wp_ldg(x, F_QR, k, act, qr);
-		wp_ldl(x, L_W1, k, act, w1);
-		wp_ldg(x, F_QS, k, act, qs);
-		wp_ldl(x, L_W2, k, act, w2);
+		wp_sed_load(x, k, act, den, qr, w1, qs, w2);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			if (act >> l & 1) {
 				wp_sed_top(c, rmstep[l], den[l], qr[l], w1[l], qs[l], w2[l], o);
@@ -925,11 +906,7 @@ static void wp_kernel_sed(struct wp_warp *x, const int *mstep, const float *rmst
 			if (act >> l & 1)
 				kp1[l][2] = delz[l];
 		for (k = nk - 2; k >= 0; k--) {
-			wp_ldg(x, F_DEN, k, act, den);
-			wp_ldg(x, F_QR, k, act, qr);
-			wp_ldl(x, L_W1, k, act, w1);
-			wp_ldg(x, F_QS, k, act, qs);
-			wp_ldl(x, L_W2, k, act, w2);
+			wp_sed_load(x, k, act, den, qr, w1, qs, w2);
 			wp_ldg(x, F_DELZ, k, act, delz);
 			for (unsigned l = 0; l < WARP_LANES; l++)
 				if (act >> l & 1) {
@@ -1007,10 +984,11 @@ static void wp_kernel_sed(struct wp_warp *x, const int *mstep, const float *rmst
 static void wp_kernel_ice(struct wp_warp *x, float *fallc)
 {
 	const struct wp_par *c = &x->a->c;
-	int nk = x->a->nk, mstep[WARP_LANES], most = 1;
+	int nk = x->a->nk, mstep[WARP_LANES];
 	float rmstep[WARP_LANES], qi[WARP_LANES], den[WARP_LANES], xni[WARP_LANES];
 	float delz[WARP_LANES], w1[WARP_LANES], w2[WARP_LANES], o[2];
 	float falkc_kp1[WARP_LANES], fallc_kp1[WARP_LANES], delz_kp1[WARP_LANES];
+	uint32_t act;
 
 	for (unsigned l = 0; l < WARP_LANES; l++)
 		if (x->mask >> l & 1) {
@@ -1049,18 +1027,11 @@ static void wp_kernel_ice(struct wp_warp *x, float *fallc)
 			}
 	}
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		if (x->mask >> l & 1) {
+		if (x->mask >> l & 1)
 			rmstep[l] = wp_div(1.f, (float)mstep[l]);
-			most = mstep[l] > most ? mstep[l] : most;
-		}
-	for (int n = 1; n <= most; n++) {
-		uint32_t act = 0;
+	for (int n = 1; (act = wp_pass_lanes(x, mstep, n)); n++) {
 		int k = nk - 1;
 
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if (x->mask >> l & 1)
-				if (n <= mstep[l])
-					act |= 1u << l;
 		wp_ldg(x, F_DEN, k, act, den);
 		wp_ldg(x, F_QI, k, act, qi);
 		wp_ldl(x, L_W2, k, act, w2);

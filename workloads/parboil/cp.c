@@ -32,6 +32,7 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/port_util.h"
 #include "workloads/wl_util.h"
 
 #define TAG_CP	       0x6370000000000000ull
@@ -89,7 +90,7 @@ static void cp_kernel(struct gpu_warp *w)
 	unsigned row = gw_grid_x(w) * bdx * CP_UNROLLX; /* points per lattice row */
 	float gridspacing_u = a->gridspacing * CP_BLOCKSIZEX;
 	float coorx[WARP_LANES], coory[WARP_LANES], energy[WARP_LANES][CP_UNROLLX] = {{0}};
-	uint64_t outaddr[WARP_LANES], addr[WARP_LANES], v[WARP_LANES];
+	uint64_t outaddr[WARP_LANES], addr[WARP_LANES];
 	uint32_t got[WARP_LANES], put[WARP_LANES];
 
 	for (unsigned l = 0; l < WARP_LANES; l++) {
@@ -102,17 +103,10 @@ static void cp_kernel(struct gpu_warp *w)
 	}
 	gw_compute(w, CP_INST_PROLOGUE);
 	for (int atomid = 0; atomid < a->numatoms; atomid++) {
-		uint64_t c[2] = {a->atominfo + 16 * (uint64_t)atomid,
-				 a->atominfo + 16 * (uint64_t)atomid + 8};
 		float atom[4];
 
-		/* atominfo[atomid]: every lane the same float4, one constant-cache access
-		 * (carried as two 8-byte lanes of one request) */
-		gw_ld_constv(w, c, 0x3, 8, v);
-		atom[0] = wl_u2f((uint32_t)v[0]);
-		atom[1] = wl_u2f((uint32_t)(v[0] >> 32));
-		atom[2] = wl_u2f((uint32_t)v[1]);
-		atom[3] = wl_u2f((uint32_t)(v[1] >> 32));
+		/* atominfo[atomid]: every lane the same float4 */
+		pu_ld_const_float4(w, a->atominfo + 16 * (uint64_t)atomid, atom);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			cp_atom(atom, coorx[l], coory[l], gridspacing_u, energy[l]);
 		gw_compute(w, CP_INST_ATOM);

@@ -31,6 +31,7 @@
 
 #include "util/error.h"
 #include "workloads/gpu_api.h"
+#include "workloads/port_util.h"
 #include "workloads/wl_util.h"
 
 #define TAG_MRIQ	0x6d72697100000000ull
@@ -110,7 +111,7 @@ static void mriq_q_kernel(struct gpu_warp *w)
 {
 	const struct mriq_q_args *a = gw_args(w);
 	uint64_t first = (uint64_t)gw_cta(w) * Q_THREADS + gw_warp(w) * WARP_LANES;
-	uint64_t addr[WARP_LANES], v[WARP_LANES];
+	uint64_t addr[WARP_LANES];
 	uint32_t sx[WARP_LANES], sy[WARP_LANES], sz[WARP_LANES], qr[WARP_LANES], qi[WARP_LANES];
 	int k_global = a->k_global_index;
 
@@ -128,15 +129,10 @@ static void mriq_q_kernel(struct gpu_warp *w)
 	gw_ld32v(w, addr, LANES_ALL, qi);
 	/* numK is even (the host makes sure), so the odd-numK prologue on ck[0] never runs */
 	for (int k = 0; k < Q_K_PER_GRID && k_global < a->num_k; k++, k_global++) {
-		uint64_t c[2] = {a->ck + 16 * (uint64_t)k, a->ck + 16 * (uint64_t)k + 8};
 		float kv[4];
 
-		/* ck[kIndex]: the same kValues in every lane, one constant-cache access */
-		gw_ld_constv(w, c, 0x3, 8, v);
-		kv[0] = wl_u2f((uint32_t)v[0]);
-		kv[1] = wl_u2f((uint32_t)(v[0] >> 32));
-		kv[2] = wl_u2f((uint32_t)v[1]);
-		kv[3] = wl_u2f((uint32_t)(v[1] >> 32));
+		/* ck[kIndex]: the same kValues in every lane */
+		pu_ld_const_float4(w, a->ck + 16 * (uint64_t)k, kv);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			float r = wl_u2f(qr[l]), i = wl_u2f(qi[l]);
 

@@ -92,37 +92,67 @@ static uint32_t bfsr_tids(struct gpu_warp *w, unsigned n, uint32_t *tid)
 	return in;
 }
 
+/* The lanes of `in` whose bool at base[tid] is set. */
+static uint32_t bfsr_flags(struct gpu_warp *w, uint64_t base, const uint32_t *tid, uint32_t in)
+{
+	uint64_t addr[WARP_LANES], v[WARP_LANES];
+	uint32_t set = 0;
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = base + tid[l];
+	gw_ldv(w, addr, in, 1, v);
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		if ((in >> l & 1) && (uint8_t)v[l])
+			set |= 1u << l;
+	return set;
+}
+
+/* base[idx] = value (a bool) for the lanes of mask; idx NULL: *base (g_over). */
+static void bfsr_set_flag(struct gpu_warp *w, uint64_t base, const uint32_t *idx, uint32_t mask,
+			  bool value)
+{
+	uint64_t addr[WARP_LANES], v[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		addr[l] = base + (idx ? idx[l] : 0);
+		v[l] = value;
+	}
+	gw_stv(w, addr, mask, 1, v);
+}
+
+/* g_graph_nodes[tid]: the first edge and the edge count. */
+static void bfsr_node(struct gpu_warp *w, const struct bfsr_args *a, const uint32_t *tid,
+		      uint32_t mask, uint32_t *start, uint32_t *deg)
+{
+	uint64_t addr[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = a->nodes + (uint64_t)tid[l] * BFSR_NODE_BYTES;
+	gw_ld32v(w, addr, mask, start);
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] += 4;
+	gw_ld32v(w, addr, mask, deg);
+}
+
 static void bfsr_kernel(struct gpu_warp *w)
 {
 	const struct bfsr_args *a = gw_args(w);
 	uint32_t tid[WARP_LANES], start[WARP_LANES], deg[WARP_LANES], v32[WARP_LANES];
 	uint32_t id[WARP_LANES], i[WARP_LANES];
-	uint64_t addr[WARP_LANES], v[WARP_LANES], zero[WARP_LANES] = {0}, one[WARP_LANES];
-	uint32_t in = bfsr_tids(w, a->n, tid), frontier = 0, loop = 0;
+	uint64_t addr[WARP_LANES], v[WARP_LANES];
+	uint32_t in = bfsr_tids(w, a->n, tid), frontier, loop = 0;
 
 	gw_compute(w, BFSR_PROLOGUE);
 	if (!in)
 		return;
 	/* if (tid < no_of_nodes && g_graph_mask[tid]) */
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->mask + tid[l];
-	gw_ldv(w, addr, in, 1, v);
-	for (unsigned l = 0; l < WARP_LANES; l++) {
-		if ((in >> l & 1) && (uint8_t)v[l])
-			frontier |= 1u << l;
-		one[l] = 1;
-	}
+	frontier = bfsr_flags(w, a->mask, tid, in);
 	if (!frontier)
 		return;
 	/* g_graph_mask[tid] = false */
-	gw_stv(w, addr, frontier, 1, zero);
+	bfsr_set_flag(w, a->mask, tid, frontier, false);
 	/* for (i = starting; i < no_of_edges + starting; i++) */
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->nodes + (uint64_t)tid[l] * BFSR_NODE_BYTES;
-	gw_ld32v(w, addr, frontier, start);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] += 4;
-	gw_ld32v(w, addr, frontier, deg);
+	bfsr_node(w, a, tid, frontier, start, deg);
 	gw_compute(w, BFSR_FRONTIER);
 	for (unsigned l = 0; l < WARP_LANES; l++) {
 		i[l] = start[l];
@@ -154,18 +184,11 @@ static void bfsr_kernel(struct gpu_warp *w)
 				v32[l] += 1;
 			}
 			gw_st32v(w, addr, unvisited, v32);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				addr[l] = a->updating + id[l];
-			gw_stv(w, addr, unvisited, 1, one);
+			bfsr_set_flag(w, a->updating, id, unvisited, true);
 			gw_compute(w, BFSR_VISIT);
 		}
 		/* i++; reload of the bound (the stores may alias the Node) */
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] = a->nodes + (uint64_t)tid[l] * BFSR_NODE_BYTES;
-		gw_ld32v(w, addr, loop, start);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			addr[l] += 4;
-		gw_ld32v(w, addr, loop, deg);
+		bfsr_node(w, a, tid, loop, start, deg);
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			if (!(loop >> l & 1))
 				continue;
@@ -180,38 +203,22 @@ static void bfsr_kernel2(struct gpu_warp *w)
 {
 	const struct bfsr_args *a = gw_args(w);
 	uint32_t tid[WARP_LANES];
-	uint64_t addr[WARP_LANES], v[WARP_LANES], zero[WARP_LANES] = {0}, one[WARP_LANES];
-	uint32_t in = bfsr_tids(w, a->n, tid), set = 0;
+	uint32_t in = bfsr_tids(w, a->n, tid), set;
 
 	gw_compute(w, BFSR_PROLOGUE);
 	if (!in)
 		return;
 	/* if (tid < no_of_nodes && g_updating_graph_mask[tid]) */
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->updating + tid[l];
-	gw_ldv(w, addr, in, 1, v);
-	for (unsigned l = 0; l < WARP_LANES; l++) {
-		if ((in >> l & 1) && (uint8_t)v[l])
-			set |= 1u << l;
-		one[l] = 1;
-	}
+	set = bfsr_flags(w, a->updating, tid, in);
 	if (!set)
 		return;
 	gw_compute(w, BFSR_SET);
 	/* g_graph_mask[tid] = true; g_graph_visited[tid] = true; *g_over = true;
 	 * g_updating_graph_mask[tid] = false */
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->mask + tid[l];
-	gw_stv(w, addr, set, 1, one);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->visited + tid[l];
-	gw_stv(w, addr, set, 1, one);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->over;
-	gw_stv(w, addr, set, 1, one);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->updating + tid[l];
-	gw_stv(w, addr, set, 1, zero);
+	bfsr_set_flag(w, a->mask, tid, set, true);
+	bfsr_set_flag(w, a->visited, tid, set, true);
+	bfsr_set_flag(w, a->over, NULL, set, true);
+	bfsr_set_flag(w, a->updating, tid, set, false);
 }
 
 /* ---- host ----------------------------------------------------------------------------------- */

@@ -88,12 +88,15 @@ struct bt_args {
 
 /* ---- kernels -------------------------------------------------------------------------------- */
 
-/* One level of a walk: the lane whose keys[thid] <= key < keys[thid + 1] in knode `cur` stores
- * indices[thid] into *offset_at (if below knodes_elem). `idx_node` is the knode whose indices
- * are read (findK reads them from knodesD[offsetD[bid]], findRangeK from currKnode's). */
-static void bt_level(struct gpu_warp *w, const struct bt_args *a, uint64_t cur, int32_t key,
+/* One level of a walk: the knode `cur` (*cur_at) and the key (*key_at) reread, then the lane
+ * whose keys[thid] <= key < keys[thid + 1] in knode `cur` stores indices[thid] into *offset_at
+ * (if below knodes_elem). `idx_node` is the knode whose indices are read (findK reads them from
+ * knodesD[offsetD[bid]], findRangeK from currKnode's). */
+static void bt_level(struct gpu_warp *w, const struct bt_args *a, uint64_t cur_at, uint64_t key_at,
 		     uint64_t offset_at, bool idx_from_offset)
 {
+	uint64_t cur = gw_ld64(w, cur_at);
+	int32_t key = (int32_t)gw_ld32(w, key_at);
 	uint64_t addr[WARP_LANES], v[WARP_LANES];
 	uint32_t k0[WARP_LANES], k1[WARP_LANES], idx[WARP_LANES];
 	uint32_t first = 0, match = 0, store = 0;
@@ -176,10 +179,7 @@ static void bt_find_k(struct gpu_warp *w)
 
 	gw_compute(w, BT_PROLOGUE);
 	for (unsigned i = 0; i < a->height; i++) {
-		uint64_t cur = gw_ld64(w, curr_at);
-		int32_t key = (int32_t)gw_ld32(w, key_at);
-
-		bt_level(w, a, cur, key, offset_at, true);
+		bt_level(w, a, curr_at, key_at, offset_at, true);
 		gw_barrier(w);
 		bt_advance(w, curr_at, offset_at);
 		gw_barrier(w);
@@ -208,13 +208,8 @@ static void bt_find_range_k(struct gpu_warp *w)
 
 	gw_compute(w, BT_PROLOGUE);
 	for (unsigned i = 0; i < a->height; i++) {
-		uint64_t cur = gw_ld64(w, curr_at);
-		int32_t key = (int32_t)gw_ld32(w, start_at);
-
-		bt_level(w, a, cur, key, offset_at, false);
-		cur = gw_ld64(w, last_at);
-		key = (int32_t)gw_ld32(w, end_at);
-		bt_level(w, a, cur, key, offset2_at, false);
+		bt_level(w, a, curr_at, start_at, offset_at, false);
+		bt_level(w, a, last_at, end_at, offset2_at, false);
 		gw_barrier(w);
 		bt_advance(w, curr_at, offset_at);
 		bt_advance(w, last_at, offset2_at);

@@ -269,6 +269,19 @@ static uint32_t hw_lanes(struct gpu_warp *w, int base, int n, int *ei)
 	return mask;
 }
 
+/*
+ * One round of kernel.cu's strided loop "ei = tx; while (ei < n) { ...; ei += 256; }" from
+ * base: the lanes still in the loop (0: the loop is over) and their ei. The round's loop
+ * overhead is charged also for the last test, the one that leaves the loop.
+ */
+static uint32_t hw_round(struct gpu_warp *w, int base, int n, int *ei)
+{
+	uint32_t m = hw_lanes(w, base, n, ei);
+
+	gw_compute(w, HW_ITER);
+	return m;
+}
+
 static void hw_load(struct gpu_warp *w, uint64_t base, const int *idx, uint32_t mask, float *out)
 {
 	uint64_t addr[WARP_LANES];
@@ -302,13 +315,9 @@ static void hw_select(struct gpu_warp *w, uint64_t dst, uint64_t src, int n, int
 {
 	int ei[WARP_LANES], idx[WARP_LANES];
 	float v[WARP_LANES];
+	uint32_t m;
 
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, n, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
+	for (int base = 0; (m = hw_round(w, base, n, ei)); base += HW_THREADS) {
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			int row, col;
 
@@ -321,24 +330,95 @@ static void hw_select(struct gpu_warp *w, uint64_t dst, uint64_t src, int n, int
 	}
 }
 
-/* dst[ei] = a[ei] - dst[ei] (the SUBTRACTION loops). */
-static void hw_subtract(struct gpu_warp *w, uint64_t dst, uint64_t a, int n)
+/* The element-wise loops of kernel.cu: dst[ei] = x[ei] op y[ei]. */
+enum hw_op {
+	HW_OP_SQUARE,  /* x * x */
+	HW_OP_SUB,     /* x - y */
+	HW_OP_DIV,     /* x / y */
+	HW_OP_SCALE,   /* x * denomT */
+	HW_OP_DENOM_A, /* hw_denom_a(y, x): x the window sums, y those of the squares */
+	HW_OP_NUMER,   /* hw_numer(x, y, in_final_sum) */
+};
+
+/* Per operation: its issue slots, whether it loads y and whether it reads a shared scalar
+ * (denomT, in_final_sum: one shared access a round). */
+static const struct {
+	unsigned cost;
+	bool y, shared;
+} hw_ops[] = {
+    [HW_OP_SQUARE] = {HW_COPY, false, false},	     /* MULTIPLICATION */
+    [HW_OP_SUB] = {HW_COPY, true, false},	     /* SUBTRACTION */
+    [HW_OP_DIV] = {HW_COPY + HW_DIV, true, false},   /* CORRELATION */
+    [HW_OP_SCALE] = {HW_COPY, false, true},	     /* DENOMINATOR */
+    [HW_OP_DENOM_A] = {6 + 2 * HW_DIV, true, false}, /* DENOMINATOR A */
+    [HW_OP_NUMER] = {HW_COPY + HW_DIV, true, true},  /* NUMERATOR */
+};
+
+static float hw_apply(enum hw_op op, float x, float y, const struct hw_smem *sm, int in_elem)
 {
+	switch (op) {
+	case HW_OP_SQUARE:
+		return x * x;
+	case HW_OP_SUB:
+		return x - y;
+	case HW_OP_DIV:
+		return x / y;
+	case HW_OP_SCALE:
+		return x * sm->denom_t;
+	case HW_OP_DENOM_A:
+		return hw_denom_a(y, x, in_elem);
+	case HW_OP_NUMER:
+		return hw_numer(x, y, sm->in_final_sum, in_elem);
+	}
+	return 0;
+}
+
+/* dst[ei] = x[ei] op y[ei] for the n elements: load x, then y, the shared scalar, store. */
+static void hw_map(struct gpu_warp *w, const struct hw_common *c, enum hw_op op, int n,
+		   uint64_t dst, uint64_t x, uint64_t y)
+{
+	const struct hw_smem *sm = gw_smem(w);
 	int ei[WARP_LANES];
-	float x[WARP_LANES], y[WARP_LANES];
+	float vx[WARP_LANES] = {0}, vy[WARP_LANES] = {0};
+	uint32_t m;
 
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, n, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		hw_load(w, a, ei, m, x);
-		hw_load(w, dst, ei, m, y);
+	for (int base = 0; (m = hw_round(w, base, n, ei)); base += HW_THREADS) {
+		hw_load(w, x, ei, m, vx);
+		if (hw_ops[op].y)
+			hw_load(w, y, ei, m, vy);
+		if (hw_ops[op].shared)
+			gw_smem_access(w);
 		for (unsigned l = 0; l < WARP_LANES; l++)
-			y[l] = x[l] - y[l];
-		gw_compute(w, HW_COPY);
-		hw_store(w, dst, ei, m, y);
+			if (m >> l & 1)
+				vx[l] = hw_apply(op, vx[l], vy[l], sm, c->in_elem);
+		gw_compute(w, hw_ops[op].cost);
+		hw_store(w, dst, ei, m, vx);
+	}
+}
+
+/* In-place cumulative sums of n lines of len elements, a thread per line, sequential over
+ * its elements (element k of line ei at ei * line + k * step): the VERTICAL and HORIZONTAL
+ * CUMULATIVE SUM loops. */
+static void hw_cumsum(struct gpu_warp *w, uint64_t buf, int n, int len, int line, int step)
+{
+	int ei[WARP_LANES], idx[WARP_LANES];
+	float v[WARP_LANES], sum[WARP_LANES];
+	uint32_t m;
+
+	for (int base = 0; (m = hw_round(w, base, n, ei)); base += HW_THREADS) {
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			sum[l] = 0;
+		for (int k = 0; k < len; k++) {
+			for (unsigned l = 0; l < WARP_LANES; l++)
+				idx[l] = ei[l] * line + k * step;
+			hw_load(w, buf, idx, m, v);
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				v[l] = v[l] + sum[l];
+				sum[l] = v[l];
+			}
+			gw_compute(w, HW_CUM_STEP);
+			hw_store(w, buf, idx, m, v);
+		}
 	}
 }
 
@@ -353,15 +433,13 @@ static void hw_window_sums(struct gpu_warp *w, const struct hw_common *c, uint64
 			   uint64_t cumh_sel)
 {
 	int ei[WARP_LANES], idx[WARP_LANES];
-	float v[WARP_LANES], sum[WARP_LANES];
+	float v[WARP_LANES];
+	uint32_t m;
 
 	/* PAD ARRAY */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->pad_elem, ei), in = 0;
+	for (int base = 0; (m = hw_round(w, base, c->pad_elem, ei)); base += HW_THREADS) {
+		uint32_t in = 0;
 
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			int row, col;
 
@@ -380,27 +458,8 @@ static void hw_window_sums(struct gpu_warp *w, const struct hw_common *c, uint64
 		hw_store(w, pad, ei, m, v);
 	}
 	gw_barrier(w);
-	/* VERTICAL CUMULATIVE SUM: a thread per column, sequential over its rows */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->pad_rows, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			sum[l] = 0;
-		for (int k = 0; k < c->pad_rows; k++) {
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				idx[l] = ei[l] * c->pad_rows + k;
-			hw_load(w, pad, idx, m, v);
-			for (unsigned l = 0; l < WARP_LANES; l++) {
-				v[l] = v[l] + sum[l];
-				sum[l] = v[l];
-			}
-			gw_compute(w, HW_CUM_STEP);
-			hw_store(w, pad, idx, m, v);
-		}
-	}
+	/* VERTICAL CUMULATIVE SUM: a thread per column */
+	hw_cumsum(w, pad, c->pad_rows, c->pad_rows, c->pad_rows, 1);
 	gw_barrier(w);
 	hw_select(w, pad_sel, pad, c->sel_rows * c->sel_cols, c->sel_rows, c->pad_rows,
 		  c->sel_rowlow, c->sel_collow);
@@ -408,31 +467,12 @@ static void hw_window_sums(struct gpu_warp *w, const struct hw_common *c, uint64
 	hw_select(w, cumh, pad, c->cumh_rows * c->cumh_cols, c->cumh_rows, c->pad_rows,
 		  c->sel2_rowlow, c->sel2_collow);
 	gw_barrier(w);
-	hw_subtract(w, cumh, pad_sel, c->cumh_rows * c->cumh_cols);
+	hw_map(w, c, HW_OP_SUB, c->cumh_rows * c->cumh_cols, cumh, pad_sel, cumh);
 	/* The original has no __syncthreads here in the second (in2^2) pass: a race between the
 	 * subtraction and the horizontal sums of other threads' rows; kept in both passes. */
 	gw_barrier(w);
-	/* HORIZONTAL CUMULATIVE SUM: a thread per row, sequential over its columns */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->cumh_rows, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			sum[l] = 0;
-		for (int k = 0; k < c->cumh_cols; k++) {
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				idx[l] = ei[l] + k * c->cumh_rows;
-			hw_load(w, cumh, idx, m, v);
-			for (unsigned l = 0; l < WARP_LANES; l++) {
-				v[l] = v[l] + sum[l];
-				sum[l] = v[l];
-			}
-			gw_compute(w, HW_CUM_STEP);
-			hw_store(w, cumh, idx, m, v);
-		}
-	}
+	/* HORIZONTAL CUMULATIVE SUM: a thread per row */
+	hw_cumsum(w, cumh, c->cumh_rows, c->cumh_cols, 1, c->cumh_rows);
 	gw_barrier(w);
 	hw_select(w, cumh_sel, cumh, c->cumh_sel_rows * c->cumh_sel_cols, c->cumh_sel_rows,
 		  c->cumh_rows, c->cumh_sel_rowlow, c->cumh_sel_collow);
@@ -440,8 +480,79 @@ static void hw_window_sums(struct gpu_warp *w, const struct hw_common *c, uint64
 	hw_select(w, out, cumh, c->sub2_elem, c->sub2_rows, c->cumh_rows, c->cumh_sel2_rowlow,
 		  c->cumh_sel2_collow);
 	gw_barrier(w);
-	hw_subtract(w, out, cumh_sel, c->sub2_elem);
+	hw_map(w, c, HW_OP_SUB, c->sub2_elem, out, cumh_sel, out);
 	gw_barrier(w);
+}
+
+/*
+ * The sums of a full 2-D convolution for the lanes' outputs ei (mask m) into s: each lane
+ * walks the overlap of its output (kernel.cu's ja / ia loops). ACTUAL CONVOLUTION (mask
+ * false): the rotated template in shared memory times in2 (src) read flipped; MASK
+ * CONVOLUTION (mask true): the template mask (src) times the all-ones box of allowed moves.
+ */
+static void hw_conv_sums(struct gpu_warp *w, const struct hw_common *c, bool mask, uint64_t src,
+			 const int *ei, uint32_t m, float *s)
+{
+	const struct hw_smem *sm = gw_smem(w);
+	struct hw_range r[WARP_LANES];
+	int idx[WARP_LANES];
+	float v[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		if (mask)
+			r[l] = hw_range_of(ei[l], c->mask_conv_rows, c->mask_conv_ioffset,
+					   c->mask_conv_joffset, c->tmask_rows, c->tmask_rows,
+					   c->mask_rows, c->mask_rows);
+		else
+			r[l] = hw_range_of(ei[l], c->conv_rows, c->ioffset, c->joffset, c->in_rows,
+					   c->in_rows, c->in2_rows, c->in2_rows);
+		s[l] = 0;
+	}
+	gw_compute(w, HW_RC + HW_CONV_OUT);
+	for (int k = 0;; k++) {
+		uint32_t mj = 0;
+
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			if ((m >> l & 1) && r[l].ja1 + k <= r[l].ja2)
+				mj |= 1u << l;
+		gw_compute(w, HW_CONV_JA);
+		if (!mj)
+			break;
+		for (int q = 0;; q++) {
+			uint32_t mi = 0;
+
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				int ja = r[l].ja1 + k, ia = r[l].ia1 + q;
+
+				if (!(mj >> l & 1) || ia > r[l].ia2)
+					continue;
+				mi |= 1u << l;
+				if (mask)
+					idx[l] = c->tmask_rows * (ja - 1) + ia - 1;
+				else
+					idx[l] =
+					    c->in2_rows * (r[l].jp1 - ja - 1) + (r[l].ip1 - ia - 1);
+			}
+			if (!mi)
+				break;
+			if (!mask)
+				gw_smem_access(w); /* d_in_mod_temp[in_rows * (ja - 1) + ia - 1] */
+			hw_load(w, src, idx, mi, v);
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				int ja = r[l].ja1 + k, ia = r[l].ia1 + q;
+
+				if (!(mi >> l & 1))
+					continue;
+				if (mask)
+					s[l] = s[l] + v[l] * 1;
+				else
+					s[l] = hw_mac(
+					    s[l], sm->in_mod_temp[c->in_rows * (ja - 1) + ia - 1],
+					    v[l]);
+			}
+			gw_compute(w, mask ? HW_MASK_TERM : HW_CONV_TERM);
+		}
+	}
 }
 
 /* Frame 0: record the starting position and cut the template (CREATE TEMPLATES); every 10th
@@ -456,6 +567,7 @@ static void hw_template(struct gpu_warp *w, const struct hw_args *a, bool update
 	uint64_t pointer = point_no * (uint64_t)c->no_frames + (uint64_t)a->frame_no;
 	int ei[WARP_LANES], idx[WARP_LANES], dst[WARP_LANES];
 	float v[WARP_LANES], old[WARP_LANES];
+	uint32_t m;
 
 	if (!update && gw_warp(w) == 0) { /* thread 0 */
 		gw_st32(w, hw_ldc(w, a, U_TROWLOC) + pointer * 4, gw_ld32(w, row_a));
@@ -465,16 +577,10 @@ static void hw_template(struct gpu_warp *w, const struct hw_args *a, bool update
 		gw_st32(w, row_a, gw_ld32(w, hw_ldc(w, a, U_TROWLOC) + pointer * 4));
 		gw_st32(w, col_a, gw_ld32(w, hw_ldc(w, a, U_TCOLLOC) + pointer * 4));
 	}
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->in_elem, ei);
-		int row0, col0;
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
+	for (int base = 0; (m = hw_round(w, base, c->in_elem, ei)); base += HW_THREADS) {
 		/* d_Row / d_Col are reread every iteration: the template stores may alias them */
-		row0 = (int)gw_ld32(w, row_a);
-		col0 = (int)gw_ld32(w, col_a);
+		int row0 = (int)gw_ld32(w, row_a), col0 = (int)gw_ld32(w, col_a);
+
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			int row, col;
 
@@ -503,10 +609,11 @@ static void hw_kernel(struct gpu_warp *w)
 	const struct hw_common *c = &a->c;
 	struct hw_smem *sm = gw_smem(w);
 	int ei[WARP_LANES], idx[WARP_LANES];
-	float v[WARP_LANES], x[WARP_LANES], s[WARP_LANES];
+	float v[WARP_LANES], s[WARP_LANES];
 	uint64_t in2, conv, sub2, sqr, sqr_sub2, d_in, tmask, mask_conv;
 	uint64_t point_no, row_a, col_a;
 	int row0, col0;
+	uint32_t m;
 
 	gw_compute(w, HW_PROLOGUE);
 	if (a->frame_no == 0) {
@@ -527,12 +634,7 @@ static void hw_kernel(struct gpu_warp *w)
 
 	/* ROTATION of the template into shared memory */
 	d_in = hw_ldc(w, a, U_T) + hw_ldc(w, a, U_IN_POINTER) * 4;
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->in_elem, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
+	for (int base = 0; (m = hw_round(w, base, c->in_elem, ei)); base += HW_THREADS) {
 		for (unsigned l = 0; l < WARP_LANES; l++) {
 			int row, col;
 
@@ -550,56 +652,8 @@ static void hw_kernel(struct gpu_warp *w)
 
 	/* ACTUAL CONVOLUTION: each thread walks the overlap of its output */
 	conv = hw_ldc(w, a, U_CONV);
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->conv_elem, ei);
-		struct hw_range r[WARP_LANES];
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			r[l] = hw_range_of(ei[l], c->conv_rows, c->ioffset, c->joffset, c->in_rows,
-					   c->in_rows, c->in2_rows, c->in2_rows);
-			s[l] = 0;
-		}
-		gw_compute(w, HW_RC + HW_CONV_OUT);
-		for (int k = 0;; k++) {
-			uint32_t mj = 0;
-
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if ((m >> l & 1) && r[l].ja1 + k <= r[l].ja2)
-					mj |= 1u << l;
-			gw_compute(w, HW_CONV_JA);
-			if (!mj)
-				break;
-			for (int q = 0;; q++) {
-				uint32_t mi = 0;
-
-				for (unsigned l = 0; l < WARP_LANES; l++) {
-					int ja = r[l].ja1 + k, ia = r[l].ia1 + q;
-
-					if ((mj >> l & 1) && ia <= r[l].ia2) {
-						mi |= 1u << l;
-						idx[l] = c->in2_rows * (r[l].jp1 - ja - 1) +
-							 (r[l].ip1 - ia - 1);
-					}
-				}
-				if (!mi)
-					break;
-				gw_smem_access(w); /* d_in_mod_temp[in_rows * (ja - 1) + ia - 1] */
-				hw_load(w, in2, idx, mi, v);
-				for (unsigned l = 0; l < WARP_LANES; l++) {
-					int ja = r[l].ja1 + k, ia = r[l].ia1 + q;
-
-					if (mi >> l & 1)
-						s[l] = hw_mac(
-						    s[l],
-						    sm->in_mod_temp[c->in_rows * (ja - 1) + ia - 1],
-						    v[l]);
-				}
-				gw_compute(w, HW_CONV_TERM);
-			}
-		}
+	for (int base = 0; (m = hw_round(w, base, c->conv_elem, ei)); base += HW_THREADS) {
+		hw_conv_sums(w, c, false, in2, ei, m, s);
 		hw_store(w, conv, ei, m, s);
 	}
 	gw_barrier(w);
@@ -611,18 +665,7 @@ static void hw_kernel(struct gpu_warp *w)
 
 	/* MULTIPLICATION: in2^2 */
 	sqr = hw_ldc(w, a, U_SQR);
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->in2_elem, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		hw_load(w, in2, ei, m, v);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			v[l] = v[l] * v[l];
-		gw_compute(w, HW_COPY);
-		hw_store(w, sqr, ei, m, v);
-	}
+	hw_map(w, c, HW_OP_SQUARE, c->in2_elem, sqr, in2, 0);
 	gw_barrier(w);
 
 	/* CUMULATIVE SUM 2 of in2^2 over template windows */
@@ -631,48 +674,24 @@ static void hw_kernel(struct gpu_warp *w)
 		       hw_ldc(w, a, U_SUB_CUMH), hw_ldc(w, a, U_SUB_CUMH_SEL));
 
 	/* DENOMINATOR A */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->sub2_elem, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		hw_load(w, sub2, ei, m, x);
-		hw_load(w, sqr_sub2, ei, m, v);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if (m >> l & 1)
-				v[l] = hw_denom_a(v[l], x[l], c->in_elem);
-		gw_compute(w, 6 + 2 * HW_DIV);
-		hw_store(w, sqr_sub2, ei, m, v);
-	}
+	hw_map(w, c, HW_OP_DENOM_A, c->sub2_elem, sqr_sub2, sub2, sqr_sub2);
 	gw_barrier(w);
 
 	/* MULTIPLICATION: template^2 */
 	{
 		uint64_t in_sqr = hw_ldc(w, a, U_IN_SQR);
 
-		for (int base = 0;; base += HW_THREADS) {
-			uint32_t m = hw_lanes(w, base, c->in_elem, ei);
-
-			gw_compute(w, HW_ITER);
-			if (!m)
-				break;
-			hw_load(w, d_in, ei, m, v);
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				v[l] = v[l] * v[l];
-			gw_compute(w, HW_COPY);
-			hw_store(w, in_sqr, ei, m, v);
-		}
+		hw_map(w, c, HW_OP_SQUARE, c->in_elem, in_sqr, d_in, 0);
 		gw_barrier(w);
 
-		/* IN SUM: a thread per template column; IN_SQR SUM: a thread per row */
+		/* IN SUM: a thread per template column; IN_SQR SUM: a thread per row (one round:
+		 * in_rows <= 256) */
 		for (int pass = 0; pass < 2; pass++) {
 			uint64_t src = pass ? in_sqr : d_in;
-			uint32_t m = hw_lanes(w, 0, c->in_rows, ei);
 
 			if (pass)
 				gw_barrier(w);
-			gw_compute(w, HW_ITER);
+			m = hw_round(w, 0, c->in_rows, ei);
 			if (!m)
 				continue;
 			for (unsigned l = 0; l < WARP_LANES; l++)
@@ -726,54 +745,15 @@ static void hw_kernel(struct gpu_warp *w)
 	gw_barrier(w);
 
 	/* DENOMINATOR: in2_sqr_sub2 *= denomT */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->sub2_elem, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		hw_load(w, sqr_sub2, ei, m, v);
-		gw_smem_access(w);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			v[l] = v[l] * sm->denom_t;
-		gw_compute(w, HW_COPY);
-		hw_store(w, sqr_sub2, ei, m, v);
-	}
+	hw_map(w, c, HW_OP_SCALE, c->sub2_elem, sqr_sub2, sqr_sub2, 0);
 	gw_barrier(w);
 
 	/* NUMERATOR into conv */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->conv_elem, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		hw_load(w, conv, ei, m, v);
-		hw_load(w, sub2, ei, m, x);
-		gw_smem_access(w);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if (m >> l & 1)
-				v[l] = hw_numer(v[l], x[l], sm->in_final_sum, c->in_elem);
-		gw_compute(w, HW_COPY + HW_DIV);
-		hw_store(w, conv, ei, m, v);
-	}
+	hw_map(w, c, HW_OP_NUMER, c->conv_elem, conv, conv, sub2);
 	gw_barrier(w);
 
 	/* CORRELATION into in2_sqr_sub2 */
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->sub2_elem, ei);
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		hw_load(w, conv, ei, m, v);
-		hw_load(w, sqr_sub2, ei, m, x);
-		for (unsigned l = 0; l < WARP_LANES; l++)
-			if (m >> l & 1)
-				v[l] = v[l] / x[l];
-		gw_compute(w, HW_COPY + HW_DIV);
-		hw_store(w, sqr_sub2, ei, m, v);
-	}
+	hw_map(w, c, HW_OP_DIV, c->sub2_elem, sqr_sub2, conv, sqr_sub2);
 	gw_barrier(w);
 
 	/* TEMPLATE MASK CREATE: 1 at the previous frame's location */
@@ -787,12 +767,7 @@ static void hw_kernel(struct gpu_warp *w)
 		int tmask_col = cent + prev_col - (int)gw_ld32(w, col_a) - 1;
 		int location = tmask_col * c->tmask_rows + tmask_row;
 
-		for (int base = 0;; base += HW_THREADS) {
-			uint32_t m = hw_lanes(w, base, c->tmask_elem, ei);
-
-			gw_compute(w, HW_ITER);
-			if (!m)
-				break;
+		for (int base = 0; (m = hw_round(w, base, c->tmask_elem, ei)); base += HW_THREADS) {
 			for (unsigned l = 0; l < WARP_LANES; l++)
 				v[l] = ei[l] == location ? 1 : 0;
 			gw_compute(w, HW_COPY);
@@ -803,49 +778,8 @@ static void hw_kernel(struct gpu_warp *w)
 
 	/* MASK CONVOLUTION: the box of allowed moves, times the correlation */
 	mask_conv = hw_ldc(w, a, U_MASK_CONV);
-	for (int base = 0;; base += HW_THREADS) {
-		uint32_t m = hw_lanes(w, base, c->mask_conv_elem, ei);
-		struct hw_range r[WARP_LANES];
-
-		gw_compute(w, HW_ITER);
-		if (!m)
-			break;
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			r[l] = hw_range_of(ei[l], c->mask_conv_rows, c->mask_conv_ioffset,
-					   c->mask_conv_joffset, c->tmask_rows, c->tmask_rows,
-					   c->mask_rows, c->mask_rows);
-			s[l] = 0;
-		}
-		gw_compute(w, HW_RC + HW_CONV_OUT);
-		for (int k = 0;; k++) {
-			uint32_t mj = 0;
-
-			for (unsigned l = 0; l < WARP_LANES; l++)
-				if ((m >> l & 1) && r[l].ja1 + k <= r[l].ja2)
-					mj |= 1u << l;
-			gw_compute(w, HW_CONV_JA);
-			if (!mj)
-				break;
-			for (int q = 0;; q++) {
-				uint32_t mi = 0;
-
-				for (unsigned l = 0; l < WARP_LANES; l++) {
-					int ja = r[l].ja1 + k, ia = r[l].ia1 + q;
-
-					if ((mj >> l & 1) && ia <= r[l].ia2) {
-						mi |= 1u << l;
-						idx[l] = c->tmask_rows * (ja - 1) + ia - 1;
-					}
-				}
-				if (!mi)
-					break;
-				hw_load(w, tmask, idx, mi, v);
-				for (unsigned l = 0; l < WARP_LANES; l++)
-					if (mi >> l & 1)
-						s[l] = s[l] + v[l] * 1;
-				gw_compute(w, HW_MASK_TERM);
-			}
-		}
+	for (int base = 0; (m = hw_round(w, base, c->mask_conv_elem, ei)); base += HW_THREADS) {
+		hw_conv_sums(w, c, true, tmask, ei, m, s);
 		hw_load(w, sqr_sub2, ei, m, v);
 		for (unsigned l = 0; l < WARP_LANES; l++)
 			v[l] = v[l] * s[l];
@@ -854,36 +788,33 @@ static void hw_kernel(struct gpu_warp *w)
 	}
 	gw_barrier(w);
 
-	/* MAXIMUM VALUE: INITIAL SEARCH, a thread per column of mask_conv */
-	{
-		uint32_t m = hw_lanes(w, 0, c->mask_conv_rows, ei);
+	/* MAXIMUM VALUE: INITIAL SEARCH, a thread per column of mask_conv (one round) */
+	m = hw_round(w, 0, c->mask_conv_rows, ei);
+	if (m) {
 		float largest_value[WARP_LANES] = {0};
 		int largest_coordinate[WARP_LANES] = {0};
 
-		gw_compute(w, HW_ITER);
-		if (m) {
-			for (int i = 0; i < c->mask_conv_rows; i++) {
-				for (unsigned l = 0; l < WARP_LANES; l++)
-					idx[l] = ei[l] * c->mask_conv_rows + i;
-				hw_load(w, mask_conv, idx, m, v);
-				for (unsigned l = 0; l < WARP_LANES; l++) {
-					float value = fabsf(v[l]);
-
-					if ((m >> l & 1) && value > largest_value[l]) {
-						largest_coordinate[l] = idx[l];
-						largest_value[l] = value;
-					}
-				}
-				gw_compute(w, HW_MAX_STEP);
-			}
+		for (int i = 0; i < c->mask_conv_rows; i++) {
 			for (unsigned l = 0; l < WARP_LANES; l++)
-				if (m >> l & 1) {
-					sm->par_max_coo[ei[l]] = largest_coordinate[l];
-					sm->par_max_val[ei[l]] = largest_value[l];
+				idx[l] = ei[l] * c->mask_conv_rows + i;
+			hw_load(w, mask_conv, idx, m, v);
+			for (unsigned l = 0; l < WARP_LANES; l++) {
+				float value = fabsf(v[l]);
+
+				if ((m >> l & 1) && value > largest_value[l]) {
+					largest_coordinate[l] = idx[l];
+					largest_value[l] = value;
 				}
-			gw_smem_access(w);
-			gw_smem_access(w);
+			}
+			gw_compute(w, HW_MAX_STEP);
 		}
+		for (unsigned l = 0; l < WARP_LANES; l++)
+			if (m >> l & 1) {
+				sm->par_max_coo[ei[l]] = largest_coordinate[l];
+				sm->par_max_val[ei[l]] = largest_value[l];
+			}
+		gw_smem_access(w);
+		gw_smem_access(w);
 	}
 	gw_barrier(w);
 
@@ -1081,6 +1012,21 @@ static void hw_ref_select(float *dst, const float *src, int n, int dst_rows, int
 	}
 }
 
+/* hw_cumsum on the host. */
+static void hw_ref_cumsum(float *buf, int n, int len, int line, int step)
+{
+	for (int ei = 0; ei < n; ei++) {
+		float sum = 0;
+
+		for (int k = 0; k < len; k++) {
+			float *p = &buf[ei * line + k * step];
+
+			*p = *p + sum;
+			sum = *p;
+		}
+	}
+}
+
 static void hw_ref_window_sums(const struct hw_common *c, const float *src, float *out,
 			       struct hw_bufs *b)
 {
@@ -1094,32 +1040,14 @@ static void hw_ref_window_sums(const struct hw_common *c, const float *src, floa
 		else
 			b->pad[ei] = 0;
 	}
-	for (int col = 0; col < c->pad_rows; col++) {
-		float sum = 0;
-
-		for (int k = 0; k < c->pad_rows; k++) {
-			float *p = &b->pad[col * c->pad_rows + k];
-
-			*p = *p + sum;
-			sum = *p;
-		}
-	}
+	hw_ref_cumsum(b->pad, c->pad_rows, c->pad_rows, c->pad_rows, 1);
 	hw_ref_select(b->pad_sel, b->pad, c->sel_rows * c->sel_cols, c->sel_rows, c->pad_rows,
 		      c->sel_rowlow, c->sel_collow);
 	hw_ref_select(b->cumh, b->pad, c->cumh_rows * c->cumh_cols, c->cumh_rows, c->pad_rows,
 		      c->sel2_rowlow, c->sel2_collow);
 	for (int ei = 0; ei < c->cumh_rows * c->cumh_cols; ei++)
 		b->cumh[ei] = b->pad_sel[ei] - b->cumh[ei];
-	for (int row = 0; row < c->cumh_rows; row++) {
-		float sum = 0;
-
-		for (int k = 0; k < c->cumh_cols; k++) {
-			float *p = &b->cumh[row + k * c->cumh_rows];
-
-			*p = *p + sum;
-			sum = *p;
-		}
-	}
+	hw_ref_cumsum(b->cumh, c->cumh_rows, c->cumh_cols, 1, c->cumh_rows);
 	hw_ref_select(b->cumh_sel, b->cumh, c->cumh_sel_rows * c->cumh_sel_cols, c->cumh_sel_rows,
 		      c->cumh_rows, c->cumh_sel_rowlow, c->cumh_sel_collow);
 	hw_ref_select(out, b->cumh, c->sub2_elem, c->sub2_rows, c->cumh_rows, c->cumh_sel2_rowlow,
@@ -1275,6 +1203,9 @@ int rodinia_heartwall_main(struct gpu_host *h)
 	struct hw_ref *ref = calloc((size_t)points, sizeof(*ref));
 	struct hw_bufs b = {0};
 	float *got = NULL;
+	/* the reference's buffers and got: pad_elem floats each (the largest matrix) */
+	float **bufs[] = {&b.in2,  &b.rot, &b.conv,	&b.pad,	   &b.pad_sel, &b.cumh, &b.cumh_sel,
+			  &b.sub2, &b.sqr, &b.sqr_sub2, &b.in_sqr, &b.tmask,   &got};
 	int *goti = NULL;
 	uint64_t set_row[2], set_col[2], set_trow[2], set_tcol[2], set_t[2], mask_conv_dev = 0;
 	struct hw_wall endo, epi;
@@ -1286,27 +1217,12 @@ int rodinia_heartwall_main(struct gpu_host *h)
 	hw_wall_init(&epi, hw_epi_row, hw_epi_col, HW_EPI_POINTS);
 	if (!frame || !unique || !ref)
 		goto out;
-	{
-		size_t big = (size_t)c->pad_elem;
-
-		b.in2 = malloc(big * sizeof(float));
-		b.rot = malloc(big * sizeof(float));
-		b.conv = malloc(big * sizeof(float));
-		b.pad = malloc(big * sizeof(float));
-		b.pad_sel = malloc(big * sizeof(float));
-		b.cumh = malloc(big * sizeof(float));
-		b.cumh_sel = malloc(big * sizeof(float));
-		b.sub2 = malloc(big * sizeof(float));
-		b.sqr = malloc(big * sizeof(float));
-		b.sqr_sub2 = malloc(big * sizeof(float));
-		b.in_sqr = malloc(big * sizeof(float));
-		b.tmask = malloc(big * sizeof(float));
-		got = malloc(big * sizeof(float));
-		goti = malloc((size_t)frames * sizeof(int));
-		if (!b.in2 || !b.rot || !b.conv || !b.pad || !b.pad_sel || !b.cumh || !b.cumh_sel ||
-		    !b.sub2 || !b.sqr || !b.sqr_sub2 || !b.in_sqr || !b.tmask || !got || !goti)
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		if (!(*bufs[i] = malloc((size_t)c->pad_elem * sizeof(float))))
 			goto out;
-	}
+	goti = malloc((size_t)frames * sizeof(int));
+	if (!goti)
+		goto out;
 	/* the sets' device arrays (endo: set 0, epi: set 1) */
 	for (int set = 0; set < 2; set++) {
 		int n = set ? n_epi : n_endo;
@@ -1451,19 +1367,8 @@ out:
 	free(ref);
 	free(unique);
 	free(frame);
-	free(b.in2);
-	free(b.rot);
-	free(b.conv);
-	free(b.pad);
-	free(b.pad_sel);
-	free(b.cumh);
-	free(b.cumh_sel);
-	free(b.sub2);
-	free(b.sqr);
-	free(b.sqr_sub2);
-	free(b.in_sqr);
-	free(b.tmask);
-	free(got);
+	for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
+		free(*bufs[i]);
 	free(goti);
 	return err;
 }

@@ -358,6 +358,23 @@ static void lc_mgvf_diffs(const float *g, int m, int n, int i, int j, float *d)
 	d[7] = g[(row_d * n) + col_l] - old_val;
 }
 
+/* The lanes' element (i, j) of virtual block tb of the cell's m x n matrix (row-major), its
+ * address in the matrix's global copy at base, and the lanes inside the matrix. */
+static uint32_t lc_mgvf_block(int tb, int m, int n, const int *tid, uint64_t base, int *i, int *j,
+			      uint64_t *addr)
+{
+	uint32_t mask = 0;
+
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		i[l] = (tid[l] + tb * LC_MGVF_TPB) / n;
+		j[l] = (tid[l] + tb * LC_MGVF_TPB) % n;
+		if (i[l] < m)
+			mask |= 1u << l;
+		addr[l] = base + (uint64_t)((i[l] * n) + j[l]) * 4;
+	}
+	return mask;
+}
+
 static void lc_mgvf_kernel(struct gpu_warp *w)
 {
 	const struct lc_mgvf_args *a = gw_args(w);
@@ -381,15 +398,8 @@ static void lc_mgvf_kernel(struct gpu_warp *w)
 	gw_compute(w, LC_MGVF_ITER);
 	/* load the initial IMGVF matrix into shared memory */
 	for (int tb = 0; tb < max; tb++) {
-		uint32_t mask = 0;
+		uint32_t mask = lc_mgvf_block(tb, m, n, tid, imgvf_g, i, j, addr);
 
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			i[l] = (tid[l] + tb * LC_MGVF_TPB) / n;
-			j[l] = (tid[l] + tb * LC_MGVF_TPB) % n;
-			if (i[l] < m)
-				mask |= 1u << l;
-			addr[l] = imgvf_g + (uint64_t)((i[l] * n) + j[l]) * 4;
-		}
 		gw_compute(w, LC_MGVF_ITER);
 		if (!mask)
 			continue;
@@ -525,16 +535,10 @@ static void lc_mgvf_kernel(struct gpu_warp *w)
 	}
 	/* save the final IMGVF matrix to global memory */
 	for (int tb = 0; tb < max; tb++) {
-		uint32_t mask = 0;
+		uint32_t mask = lc_mgvf_block(tb, m, n, tid, imgvf_g, i, j, addr);
 
-		for (unsigned l = 0; l < WARP_LANES; l++) {
-			i[l] = (tid[l] + tb * LC_MGVF_TPB) / n;
-			j[l] = (tid[l] + tb * LC_MGVF_TPB) % n;
-			if (i[l] < m)
-				mask |= 1u << l;
-			addr[l] = imgvf_g + (uint64_t)((i[l] * n) + j[l]) * 4;
+		for (unsigned l = 0; l < WARP_LANES; l++)
 			out[l] = mask >> l & 1 ? wl_f2u(sm->imgvf[(i[l] * n) + j[l]]) : 0;
-		}
 		gw_compute(w, LC_MGVF_ITER);
 		if (!mask)
 			continue;
@@ -587,28 +591,35 @@ static void lc_frame(uint64_t seed, int frame, int rows, int cols, double *img)
 		img[i] = (double)(unsigned char)(img[i] < 0 ? 0 : img[i] > 255 ? 255 : img[i]);
 }
 
-/* misc_math.c's gradient_x (along a row) and gradient_y (along a column), in double, stored as
- * float column-major as GICOV() hands them to the GPU. */
+/* misc_math.c's gradient_x (along the row) and gradient_y (along the column) at p, element
+ * (r, c) of a rows x cols (sub-)image whose rows lie stride apart: central differences, one-sided
+ * at the edges, in double. */
+static void lc_gradient(const double *p, int stride, int r, int c, int rows, int cols, double *x,
+			double *y)
+{
+	if (c == 0)
+		*x = p[1] - p[0];
+	else if (c == cols - 1)
+		*x = p[0] - p[-1];
+	else
+		*x = (p[1] - p[-1]) / 2.0;
+	if (r == 0)
+		*y = p[stride] - p[0];
+	else if (r == rows - 1)
+		*y = p[0] - p[-stride];
+	else
+		*y = (p[stride] - p[-stride]) / 2.0;
+}
+
+/* The frame's gradients, stored as float column-major as GICOV() hands them to the GPU. */
 static void lc_gradients(const double *img, int rows, int cols, float *gx, float *gy)
 {
 	for (int r = 0; r < rows; r++)
 		for (int c = 0; c < cols; c++) {
-			const double *p = &img[(size_t)r * cols + c];
 			size_t o = (size_t)c * rows + r;
 			double x, y;
 
-			if (c == 0)
-				x = p[1] - p[0];
-			else if (c == cols - 1)
-				x = p[0] - p[-1];
-			else
-				x = (p[1] - p[-1]) / 2.0;
-			if (r == 0)
-				y = p[cols] - p[0];
-			else if (r == rows - 1)
-				y = p[0] - p[-cols];
-			else
-				y = (p[cols] - p[-cols]) / 2.0;
+			lc_gradient(&img[(size_t)r * cols + c], cols, r, c, rows, cols, &x, &y);
 			gx[o] = (float)x;
 			gy[o] = (float)y;
 		}
@@ -730,21 +741,10 @@ static void lc_cell_image(const double *frame, int cols, const struct lc_cell *c
 
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < n; j++) {
-			const double *p = &frame[(size_t)(c->v1 + i) * cols + c->u1 + j];
 			double gx, gy;
 
-			if (j == 0)
-				gx = p[1] - p[0];
-			else if (j == n - 1)
-				gx = p[0] - p[-1];
-			else
-				gx = (p[1] - p[-1]) / 2.0;
-			if (i == 0)
-				gy = p[cols] - p[0];
-			else if (i == m - 1)
-				gy = p[0] - p[-cols];
-			else
-				gy = (p[cols] - p[-cols]) / 2.0;
+			lc_gradient(&frame[(size_t)(c->v1 + i) * cols + c->u1 + j], cols, i, j, m,
+				    n, &gx, &gy);
 			tmp[i * n + j] = sqrt((gx * gx) + (gy * gy));
 		}
 	imax = imin = tmp[0];

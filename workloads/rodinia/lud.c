@@ -145,6 +145,36 @@ static void lud_row_access(struct gpu_warp *w, int64_t first, uint32_t mask, flo
 			vals[l] = wl_u2f(v[l]);
 }
 
+/*
+ * Rows [r0, r1) of a shared tile loaded from the matrix (store false) or stored to it, row i at
+ * element first + (i - r0) * dim, by one half of the warp (LUD_HALF: lanes 0..15, LUD_UPPER:
+ * 16..31; a lane holds column l % 16). Per row: its issue slots (cost) and the global load, then
+ * the shared store; or the shared load, then the slots and the global store.
+ */
+static void lud_tile_rows(struct gpu_warp *w, float tile[LUD_BLOCK][LUD_BLOCK], int r0, int r1,
+			  int64_t first, uint32_t half, unsigned cost, bool store)
+{
+	const struct lud_args *a = gw_args(w);
+	int lane0 = half == LUD_UPPER ? LUD_BLOCK : 0;
+	float vals[WARP_LANES] = {0};
+
+	for (int i = r0; i < r1; i++, first += a->dim) {
+		if (store) {
+			for (int idx = 0; idx < LUD_BLOCK; idx++)
+				vals[lane0 + idx] = tile[i][idx];
+			gw_smem_access(w);
+			gw_compute(w, cost);
+			lud_row_access(w, first, half, vals, true);
+		} else {
+			gw_compute(w, cost);
+			lud_row_access(w, first, half, vals, false);
+			for (int idx = 0; idx < LUD_BLOCK; idx++)
+				tile[i][idx] = vals[lane0 + idx];
+			gw_smem_access(w);
+		}
+	}
+}
+
 struct lud_diag_smem {
 	float shadow[LUD_BLOCK][LUD_BLOCK];
 };
@@ -153,18 +183,10 @@ static void lud_diagonal_kernel(struct gpu_warp *w)
 {
 	const struct lud_args *a = gw_args(w);
 	struct lud_diag_smem *sm = gw_smem(w);
-	int64_t dim = a->dim, array_offset = (int64_t)a->offset * dim + a->offset;
-	float vals[WARP_LANES] = {0};
+	int64_t dim = a->dim, off = a->offset;
 
 	gw_compute(w, LUD_DIAG_PRO);
-	for (int i = 0; i < LUD_BLOCK; i++) {
-		gw_compute(w, LUD_DIAG_ROW);
-		lud_row_access(w, array_offset, LUD_HALF, vals, false);
-		for (int tx = 0; tx < LUD_BLOCK; tx++)
-			sm->shadow[i][tx] = vals[tx];
-		gw_smem_access(w);
-		array_offset += dim;
-	}
+	lud_tile_rows(w, sm->shadow, 0, LUD_BLOCK, off * dim + off, LUD_HALF, LUD_DIAG_ROW, false);
 	gw_barrier(w);
 	for (int i = 0; i < LUD_BLOCK - 1; i++) {
 		/* threads tx > i: column i below the diagonal */
@@ -194,15 +216,8 @@ static void lud_diagonal_kernel(struct gpu_warp *w)
 		gw_barrier(w);
 	}
 	/* row 0 is not modified: rows 1..15 go back */
-	array_offset = (int64_t)(a->offset + 1) * dim + a->offset;
-	for (int i = 1; i < LUD_BLOCK; i++) {
-		for (int tx = 0; tx < LUD_BLOCK; tx++)
-			vals[tx] = sm->shadow[i][tx];
-		gw_smem_access(w);
-		gw_compute(w, LUD_DIAG_ROW);
-		lud_row_access(w, array_offset, LUD_HALF, vals, true);
-		array_offset += dim;
-	}
+	lud_tile_rows(w, sm->shadow, 1, LUD_BLOCK, (off + 1) * dim + off, LUD_HALF, LUD_DIAG_ROW,
+		      true);
 }
 
 struct lud_peri_smem {
@@ -241,51 +256,21 @@ static void lud_perimeter_kernel(struct gpu_warp *w)
 {
 	const struct lud_args *a = gw_args(w);
 	struct lud_peri_smem *sm = gw_smem(w);
-	int64_t dim = a->dim, off = a->offset, bx = gw_cta(w), array_offset;
+	int64_t dim = a->dim, off = a->offset, bx = gw_cta(w);
 	int64_t col0 = (bx + 1) * LUD_BLOCK;
-	float vals[WARP_LANES] = {0};
 
 	gw_compute(w, LUD_PERI_PRO);
 	/* threads 0..15 */
 	gw_compute(w, LUD_PERI_PATH);
-	array_offset = off * dim + off;
-	for (int i = 0; i < LUD_BLOCK / 2; i++) {
-		gw_compute(w, LUD_PERI_ROW);
-		lud_row_access(w, array_offset, LUD_HALF, vals, false);
-		for (int idx = 0; idx < LUD_BLOCK; idx++)
-			sm->dia[i][idx] = vals[idx];
-		gw_smem_access(w);
-		array_offset += dim;
-	}
-	array_offset = off * dim + off;
-	for (int i = 0; i < LUD_BLOCK; i++) {
-		gw_compute(w, LUD_PERI_ROW);
-		lud_row_access(w, array_offset + col0, LUD_HALF, vals, false);
-		for (int idx = 0; idx < LUD_BLOCK; idx++)
-			sm->peri_row[i][idx] = vals[idx];
-		gw_smem_access(w);
-		array_offset += dim;
-	}
+	lud_tile_rows(w, sm->dia, 0, LUD_BLOCK / 2, off * dim + off, LUD_HALF, LUD_PERI_ROW, false);
+	lud_tile_rows(w, sm->peri_row, 0, LUD_BLOCK, off * dim + off + col0, LUD_HALF, LUD_PERI_ROW,
+		      false);
 	/* threads 16..31 */
 	gw_compute(w, LUD_PERI_PATH);
-	array_offset = (off + LUD_BLOCK / 2) * dim + off;
-	for (int i = LUD_BLOCK / 2; i < LUD_BLOCK; i++) {
-		gw_compute(w, LUD_PERI_ROW);
-		lud_row_access(w, array_offset, LUD_UPPER, vals, false);
-		for (int idx = 0; idx < LUD_BLOCK; idx++)
-			sm->dia[i][idx] = vals[LUD_BLOCK + idx];
-		gw_smem_access(w);
-		array_offset += dim;
-	}
-	array_offset = (off + col0) * dim + off;
-	for (int i = 0; i < LUD_BLOCK; i++) {
-		gw_compute(w, LUD_PERI_ROW);
-		lud_row_access(w, array_offset, LUD_UPPER, vals, false);
-		for (int idx = 0; idx < LUD_BLOCK; idx++)
-			sm->peri_col[i][idx] = vals[LUD_BLOCK + idx];
-		gw_smem_access(w);
-		array_offset += dim;
-	}
+	lud_tile_rows(w, sm->dia, LUD_BLOCK / 2, LUD_BLOCK, (off + LUD_BLOCK / 2) * dim + off,
+		      LUD_UPPER, LUD_PERI_ROW, false);
+	lud_tile_rows(w, sm->peri_col, 0, LUD_BLOCK, (off + col0) * dim + off, LUD_UPPER,
+		      LUD_PERI_ROW, false);
 	gw_barrier(w);
 
 	/* the block row (threads 0..15), then the block column (threads 16..31) */
@@ -301,25 +286,11 @@ static void lud_perimeter_kernel(struct gpu_warp *w)
 
 	/* stores: the block row's rows 1..15, then the block column's 16 rows */
 	gw_compute(w, LUD_PERI_PATH);
-	array_offset = (off + 1) * dim + off;
-	for (int i = 1; i < LUD_BLOCK; i++) {
-		for (int idx = 0; idx < LUD_BLOCK; idx++)
-			vals[idx] = sm->peri_row[i][idx];
-		gw_smem_access(w);
-		gw_compute(w, LUD_PERI_ROW);
-		lud_row_access(w, array_offset + col0, LUD_HALF, vals, true);
-		array_offset += dim;
-	}
+	lud_tile_rows(w, sm->peri_row, 1, LUD_BLOCK, (off + 1) * dim + off + col0, LUD_HALF,
+		      LUD_PERI_ROW, true);
 	gw_compute(w, LUD_PERI_PATH);
-	array_offset = (off + col0) * dim + off;
-	for (int i = 0; i < LUD_BLOCK; i++) {
-		for (int idx = 0; idx < LUD_BLOCK; idx++)
-			vals[LUD_BLOCK + idx] = sm->peri_col[i][idx];
-		gw_smem_access(w);
-		gw_compute(w, LUD_PERI_ROW);
-		lud_row_access(w, array_offset, LUD_UPPER, vals, true);
-		array_offset += dim;
-	}
+	lud_tile_rows(w, sm->peri_col, 0, LUD_BLOCK, (off + col0) * dim + off, LUD_UPPER,
+		      LUD_PERI_ROW, true);
 }
 
 struct lud_int_smem {
@@ -327,13 +298,35 @@ struct lud_int_smem {
 	float peri_col[LUD_BLOCK][LUD_BLOCK];
 };
 
+/* Addresses of the lanes' elements (row + ty, col + tx) of m. */
+static void lud_elem_addrs(const struct lud_args *a, int64_t row, int64_t col, const int *tx,
+			   const int *ty, uint64_t addr[WARP_LANES])
+{
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		addr[l] = a->m + (uint64_t)((row + ty[l]) * a->dim + col + tx[l]) * 4;
+}
+
+/* tile[ty][tx] = m[row + ty][col + tx] for the warp's threads (lud_internal's loads). */
+static void lud_int_tile(struct gpu_warp *w, float tile[LUD_BLOCK][LUD_BLOCK], int64_t row,
+			 int64_t col, const int *tx, const int *ty)
+{
+	uint64_t addr[WARP_LANES];
+	uint32_t v[WARP_LANES];
+
+	lud_elem_addrs(gw_args(w), row, col, tx, ty, addr);
+	gw_ld32v(w, addr, LANES_ALL, v);
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		tile[ty[l]][tx[l]] = wl_u2f(v[l]);
+	gw_smem_access(w);
+}
+
 /* lud_internal: CTA (blockIdx.x, blockIdx.y) of 16 x 16 threads, warp w holding rows ty = 2w,
  * 2w + 1 of the tile. */
 static void lud_internal_kernel(struct gpu_warp *w)
 {
 	const struct lud_args *a = gw_args(w);
 	struct lud_int_smem *sm = gw_smem(w);
-	int64_t dim = a->dim, off = a->offset;
+	int64_t off = a->offset;
 	int64_t grow = off + (gw_cta_y(w) + 1) * LUD_BLOCK,
 		gcol = off + (gw_cta_x(w) + 1) * LUD_BLOCK;
 	int tx[WARP_LANES], ty[WARP_LANES];
@@ -345,18 +338,8 @@ static void lud_internal_kernel(struct gpu_warp *w)
 		ty[l] = (int)gw_thread_y(w, l);
 	}
 	gw_compute(w, LUD_INT_PRO);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->m + (uint64_t)((off + ty[l]) * dim + gcol + tx[l]) * 4;
-	gw_ld32v(w, addr, LANES_ALL, v);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		sm->peri_row[ty[l]][tx[l]] = wl_u2f(v[l]);
-	gw_smem_access(w);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->m + (uint64_t)((grow + ty[l]) * dim + off + tx[l]) * 4;
-	gw_ld32v(w, addr, LANES_ALL, v);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		sm->peri_col[ty[l]][tx[l]] = wl_u2f(v[l]);
-	gw_smem_access(w);
+	lud_int_tile(w, sm->peri_row, off, gcol, tx, ty);
+	lud_int_tile(w, sm->peri_col, grow, off, tx, ty);
 	gw_barrier(w);
 
 	for (int i = 0; i < LUD_BLOCK; i++) { /* peri_col[ty][i], peri_row[i][tx] */
@@ -364,8 +347,7 @@ static void lud_internal_kernel(struct gpu_warp *w)
 		gw_smem_access(w);
 	}
 	gw_compute(w, LUD_INT_DOT);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		addr[l] = a->m + (uint64_t)((grow + ty[l]) * dim + gcol + tx[l]) * 4;
+	lud_elem_addrs(a, grow, gcol, tx, ty, addr);
 	gw_ld32v(w, addr, LANES_ALL, v);
 	for (unsigned l = 0; l < WARP_LANES; l++) {
 		float row[LUD_BLOCK];

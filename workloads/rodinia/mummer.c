@@ -182,6 +182,26 @@ static int mum_new_node(struct mum_tree *t, int start, int end, int leafid, int 
  * without its first character, found by a skip/count walk from the root), renumbering, print
  * parents and leaf counts. Returns 0 or -CS_ENOMEM / -CS_EINVAL.
  */
+/* renumberTree's step below node v: its descendants `levels` generations deep numbered depth
+ * first (ids from ++*count), the generation after them queued at depth d. */
+static void mum_number_block(struct mum_tree *t, int v, int levels, int d, int *queue, int *qdepth,
+			     int *tail, int *count)
+{
+	for (int b = 0; b < MUM_BASES; b++) {
+		int c = t->child[v][b];
+
+		if (c == MUM_NONE)
+			continue;
+		if (levels == 0) {
+			queue[*tail] = c;
+			qdepth[(*tail)++] = d;
+			continue;
+		}
+		t->id[c] = ++*count;
+		mum_number_block(t, c, levels - 1, d, queue, qdepth, tail, count);
+	}
+}
+
 static int mum_tree_build(struct mum_tree *t, int min_match)
 {
 	const char *s = t->str;
@@ -292,47 +312,10 @@ static int mum_tree_build(struct mum_tree *t, int min_match)
 		int v = queue[head], d = qdepth[head++];
 
 		t->id[v] = ++count;
-		if (d < 16) {
-			for (int b = 0; b < MUM_BASES; b++)
-				if (t->child[v][b] != MUM_NONE) {
-					queue[tail] = t->child[v][b];
-					qdepth[tail++] = d + 1;
-				}
-			continue;
-		}
-		for (int b = 0; b < MUM_BASES; b++) {
-			int c1 = t->child[v][b];
-
-			if (c1 == MUM_NONE)
-				continue;
-			t->id[c1] = ++count;
-			for (int b2 = 0; b2 < MUM_BASES; b2++) {
-				int c2 = t->child[c1][b2];
-
-				if (c2 == MUM_NONE)
-					continue;
-				t->id[c2] = ++count;
-				for (int b3 = 0; b3 < MUM_BASES; b3++) {
-					int c3 = t->child[c2][b3];
-
-					if (c3 == MUM_NONE)
-						continue;
-					t->id[c3] = ++count;
-					for (int b4 = 0; b4 < MUM_BASES; b4++) {
-						int c4 = t->child[c3][b4];
-
-						if (c4 == MUM_NONE)
-							continue;
-						t->id[c4] = ++count;
-						for (int b5 = 0; b5 < MUM_BASES; b5++)
-							if (t->child[c4][b5] != MUM_NONE) {
-								queue[tail] = t->child[c4][b5];
-								qdepth[tail++] = d + 5;
-							}
-					}
-				}
-			}
-		}
+		if (d < 16)
+			mum_number_block(t, v, 0, d + 1, queue, qdepth, &tail, &count);
+		else
+			mum_number_block(t, v, 4, d + 5, queue, qdepth, &tail, &count);
 	}
 	free(queue);
 	free(qdepth);
@@ -461,6 +444,22 @@ struct mum_site {
 
 typedef void (*mum_step_fn)(void *lane, const void *args, const struct mum_val *v,
 			    struct mum_req *req);
+
+/* A thread per item (query, match) in CTAs of `block` threads: the lanes' item ids, and the
+ * lanes that are threads of the CTA with an item below n. */
+static uint32_t mum_items(struct gpu_warp *w, unsigned block, uint64_t n, uint64_t id[WARP_LANES])
+{
+	uint32_t active = 0;
+
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		unsigned t = gw_warp(w) * WARP_LANES + l;
+
+		id[l] = (uint64_t)gw_cta(w) * block + t;
+		if (t < block && id[l] < n)
+			active |= 1u << l;
+	}
+	return active;
+}
 
 /* Runs the warp's lanes (lane_bytes each in lanes[]) until every one has returned: each round
  * issues, in site order, one op per site some lane waits at (two for a texel). */
@@ -769,17 +768,12 @@ static void mk_kernel(struct gpu_warp *w)
 	const struct mk_args *a = gw_args(w);
 	struct mk_lane lanes[WARP_LANES];
 	uint64_t addr[WARP_LANES], len[WARP_LANES] = {0}, qaddr[WARP_LANES] = {0};
-	uint32_t active = 0;
+	uint64_t id[WARP_LANES];
+	uint32_t active = mum_items(w, a->block, (uint64_t)a->num_queries, id);
 
 	memset(lanes, 0, sizeof(lanes));
-	for (unsigned l = 0; l < WARP_LANES; l++) {
-		unsigned t = gw_warp(w) * WARP_LANES + l;
-		uint64_t qryid = (uint64_t)gw_cta(w) * a->block + t;
-
-		if (t < a->block && qryid < (uint64_t)a->num_queries)
-			active |= 1u << l;
-		lanes[l].qrystart = (int)qryid; /* the query id until the loads below */
-	}
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		lanes[l].qrystart = (int)id[l]; /* the query id until the loads below */
 	gw_compute(w, CMK_PROLOGUE);
 	if (!active)
 		return;
@@ -1171,16 +1165,12 @@ static void pk_kernel(struct gpu_warp *w)
 {
 	const struct pk_args *a = gw_args(w);
 	struct pk_lane lanes[WARP_LANES];
-	uint32_t active = 0;
+	uint64_t matchid[WARP_LANES];
+	uint32_t active = mum_items(w, a->block, (uint64_t)a->total_matches, matchid);
 
 	memset(lanes, 0, sizeof(lanes));
 	for (unsigned l = 0; l < WARP_LANES; l++) {
-		unsigned t = gw_warp(w) * WARP_LANES + l;
-		uint64_t matchid = (uint64_t)gw_cta(w) * a->block + t;
-
-		if (t < a->block && matchid < (uint64_t)a->total_matches)
-			active |= 1u << l;
-		lanes[l].match = a->matches + matchid * MUM_INFO_SIZE;
+		lanes[l].match = a->matches + matchid[l] * MUM_INFO_SIZE;
 		lanes[l].pc = PK_START;
 	}
 	gw_compute(w, CMK_PROLOGUE);

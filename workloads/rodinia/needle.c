@@ -270,22 +270,15 @@ int rodinia_needle_main(struct gpu_host *h)
 	a.reference = wl_upload(h, ref, cells * sizeof(int32_t));
 	a.matrix = wl_upload(h, want, cells * sizeof(int32_t));
 
-	/* top-left triangle, then bottom-right, one launch per strip of blocks */
-	kern.name = "needle_cuda_shared_1";
-	kern.fn = nw_kernel_1;
-	for (int i = 1; i <= block_width; i++) {
-		a.strip = i;
-		kern.grid_x = (unsigned)i;
-		err = gh_launch(h, &kern);
-		if (err)
-			goto out;
-		launches++;
-	}
-	kern.name = "needle_cuda_shared_2";
-	kern.fn = nw_kernel_2;
-	for (int i = block_width - 1; i >= 1; i--) {
-		a.strip = i;
-		kern.grid_x = (unsigned)i;
+	/* top-left triangle (strips of 1 .. block_width blocks), then bottom-right (block_width - 1
+	 * .. 1), one launch per strip */
+	for (int s = 1; s < 2 * block_width; s++) {
+		bool top_left = s <= block_width;
+
+		a.strip = top_left ? s : 2 * block_width - s;
+		kern.name = top_left ? "needle_cuda_shared_1" : "needle_cuda_shared_2";
+		kern.fn = top_left ? nw_kernel_1 : nw_kernel_2;
+		kern.grid_x = (unsigned)a.strip;
 		err = gh_launch(h, &kern);
 		if (err)
 			goto out;

@@ -176,23 +176,39 @@ static void srad_addrs(uint64_t addr[WARP_LANES], uint64_t base, const int64_t i
 		addr[l] = base + (uint64_t)idx[l] * 4;
 }
 
-static void srad_extract_kernel(struct gpu_warp *w)
+/* The prologue of extract, prepare and compress: ei of every lane, its d_I address and the
+ * lanes below Ne (0: the warp has nothing to do). */
+static uint32_t srad_start(struct gpu_warp *w, const struct srad_args *a, int64_t ei[WARP_LANES],
+			   uint64_t addr[WARP_LANES])
+{
+	uint32_t mask = srad_lanes(w, a->ne, ei);
+
+	gw_compute(w, SRAD_INDEX);
+	srad_addrs(addr, a->image, ei);
+	return mask;
+}
+
+/* d_I[ei] = fn(d_I[ei]) in place, cost issue slots of arithmetic (extract, compress). */
+static void srad_map(struct gpu_warp *w, float (*fn)(float), unsigned cost)
 {
 	const struct srad_args *a = gw_args(w);
 	int64_t ei[WARP_LANES];
 	uint64_t addr[WARP_LANES];
 	uint32_t v[WARP_LANES] = {0};
-	uint32_t mask = srad_lanes(w, a->ne, ei);
+	uint32_t mask = srad_start(w, a, ei, addr);
 
-	gw_compute(w, SRAD_INDEX);
 	if (!mask)
 		return;
-	srad_addrs(addr, a->image, ei);
 	gw_ld32v(w, addr, mask, v);
 	for (unsigned l = 0; l < WARP_LANES; l++)
-		v[l] = wl_f2u(srad_extract_value(wl_u2f(v[l])));
-	gw_compute(w, SRAD_EXTRACT);
+		v[l] = wl_f2u(fn(wl_u2f(v[l])));
+	gw_compute(w, cost);
 	gw_st32v(w, addr, mask, v);
+}
+
+static void srad_extract_kernel(struct gpu_warp *w)
+{
+	srad_map(w, srad_extract_value, SRAD_EXTRACT);
 }
 
 static void srad_prepare_kernel(struct gpu_warp *w)
@@ -201,12 +217,10 @@ static void srad_prepare_kernel(struct gpu_warp *w)
 	int64_t ei[WARP_LANES];
 	uint64_t addr[WARP_LANES], st[WARP_LANES];
 	uint32_t v[WARP_LANES] = {0};
-	uint32_t mask = srad_lanes(w, a->ne, ei);
+	uint32_t mask = srad_start(w, a, ei, addr);
 
-	gw_compute(w, SRAD_INDEX);
 	if (!mask)
 		return;
-	srad_addrs(addr, a->image, ei);
 	gw_ld32v(w, addr, mask, v);
 	srad_addrs(st, a->sums, ei);
 	gw_st32v(w, st, mask, v);
@@ -361,6 +375,32 @@ static void srad_gather_int(struct gpu_warp *w, uint64_t base, const int idx[WAR
 		out[l] = (int)v[l];
 }
 
+/* Loads base[r[l] + Nr * c[l]] (a neighbour of the pixel, or of its coefficient) for the masked
+ * lanes into f[]. */
+static void srad_gather_at(struct gpu_warp *w, const struct srad_args *a, uint64_t base,
+			   const int r[WARP_LANES], const int c[WARP_LANES], uint32_t mask,
+			   float f[WARP_LANES])
+{
+	int64_t idx[WARP_LANES];
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		idx[l] = r[l] + (int64_t)a->nr * c[l];
+	srad_gather(w, base, idx, mask, f);
+}
+
+/* The prologue of srad and srad2: ei of every lane, its row and column, and the lanes below
+ * Ne (0: the warp has nothing to do). */
+static uint32_t srad_start_rowcol(struct gpu_warp *w, const struct srad_args *a,
+				  int64_t ei[WARP_LANES], int row[WARP_LANES], int col[WARP_LANES])
+{
+	uint32_t mask = srad_lanes(w, a->ne, ei);
+
+	for (unsigned l = 0; l < WARP_LANES; l++)
+		srad_row_col(ei[l], a->nr, &row[l], &col[l]);
+	gw_compute(w, SRAD_INDEX + SRAD_ROWCOL);
+	return mask;
+}
+
 static void srad_scatter(struct gpu_warp *w, uint64_t base, const int64_t idx[WARP_LANES],
 			 uint32_t mask, const float f[WARP_LANES])
 {
@@ -376,17 +416,13 @@ static void srad_scatter(struct gpu_warp *w, uint64_t base, const int64_t idx[WA
 static void srad_kernel(struct gpu_warp *w)
 {
 	const struct srad_args *a = gw_args(w);
-	int64_t ei[WARP_LANES], idx[WARP_LANES];
+	int64_t ei[WARP_LANES];
 	int row[WARP_LANES], col[WARP_LANES], in[WARP_LANES], is[WARP_LANES];
 	int jw[WARP_LANES], je[WARP_LANES];
 	float jc[WARP_LANES], fn[WARP_LANES], fs[WARP_LANES], fw[WARP_LANES], fe[WARP_LANES];
 	float dn[WARP_LANES], ds[WARP_LANES], dw[WARP_LANES], de[WARP_LANES], c[WARP_LANES];
-	uint32_t mask = srad_lanes(w, a->ne, ei);
-	int64_t nr = a->nr;
+	uint32_t mask = srad_start_rowcol(w, a, ei, row, col);
 
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		srad_row_col(ei[l], a->nr, &row[l], &col[l]);
-	gw_compute(w, SRAD_INDEX + SRAD_ROWCOL);
 	if (!mask)
 		return;
 	srad_gather(w, a->image, ei, mask, jc);
@@ -394,18 +430,10 @@ static void srad_kernel(struct gpu_warp *w)
 	srad_gather_int(w, a->i_s, row, mask, is);
 	srad_gather_int(w, a->j_w, col, mask, jw);
 	srad_gather_int(w, a->j_e, col, mask, je);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		idx[l] = in[l] + nr * col[l];
-	srad_gather(w, a->image, idx, mask, fn);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		idx[l] = is[l] + nr * col[l];
-	srad_gather(w, a->image, idx, mask, fs);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		idx[l] = row[l] + nr * jw[l];
-	srad_gather(w, a->image, idx, mask, fw);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		idx[l] = row[l] + nr * je[l];
-	srad_gather(w, a->image, idx, mask, fe);
+	srad_gather_at(w, a, a->image, in, col, mask, fn);
+	srad_gather_at(w, a, a->image, is, col, mask, fs);
+	srad_gather_at(w, a, a->image, row, jw, mask, fw);
+	srad_gather_at(w, a, a->image, row, je, mask, fe);
 	for (unsigned l = 0; l < WARP_LANES; l++) {
 		struct srad_point p = {0};
 
@@ -428,66 +456,37 @@ static void srad_kernel(struct gpu_warp *w)
 static void srad2_kernel(struct gpu_warp *w)
 {
 	const struct srad_args *a = gw_args(w);
-	int64_t ei[WARP_LANES], idx[WARP_LANES];
+	const uint64_t deriv[4] = {a->d_n, a->d_s, a->d_w, a->d_e};
+	int64_t ei[WARP_LANES];
 	int row[WARP_LANES], col[WARP_LANES], is[WARP_LANES], je[WARP_LANES];
 	float cn[WARP_LANES], cs[WARP_LANES], ce[WARP_LANES], img[WARP_LANES];
-	struct srad_point p[WARP_LANES];
-	float f[WARP_LANES];
-	uint32_t mask = srad_lanes(w, a->ne, ei);
-	int64_t nr = a->nr;
+	float d[4][WARP_LANES], f[WARP_LANES];
+	uint32_t mask = srad_start_rowcol(w, a, ei, row, col);
 
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		srad_row_col(ei[l], a->nr, &row[l], &col[l]);
-	gw_compute(w, SRAD_INDEX + SRAD_ROWCOL);
 	if (!mask)
 		return;
 	srad_gather(w, a->c, ei, mask, cn); /* d_cN and d_cW: the same word, loaded once */
 	srad_gather_int(w, a->i_s, row, mask, is);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		idx[l] = is[l] + nr * col[l];
-	srad_gather(w, a->c, idx, mask, cs);
+	srad_gather_at(w, a, a->c, is, col, mask, cs);
 	srad_gather_int(w, a->j_e, col, mask, je);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		idx[l] = row[l] + nr * je[l];
-	srad_gather(w, a->c, idx, mask, ce);
-	srad_gather(w, a->d_n, ei, mask, f);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		p[l].dn = f[l];
-	srad_gather(w, a->d_s, ei, mask, f);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		p[l].ds = f[l];
-	srad_gather(w, a->d_w, ei, mask, f);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		p[l].dw = f[l];
-	srad_gather(w, a->d_e, ei, mask, f);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		p[l].de = f[l];
+	srad_gather_at(w, a, a->c, row, je, mask, ce);
+	for (int j = 0; j < 4; j++) /* d_dN, d_dS, d_dW, d_dE */
+		srad_gather(w, deriv[j], ei, mask, d[j]);
 	srad_gather(w, a->image, ei, mask, img);
-	for (unsigned l = 0; l < WARP_LANES; l++)
+	for (unsigned l = 0; l < WARP_LANES; l++) {
+		struct srad_point p = {.dn = d[0][l], .ds = d[1][l], .dw = d[2][l], .de = d[3][l]};
+
 		f[l] = mask >> l & 1
-			   ? srad_update(img[l], cn[l], cs[l], cn[l], ce[l], &p[l], a->lambda)
+			   ? srad_update(img[l], cn[l], cs[l], cn[l], ce[l], &p, a->lambda)
 			   : 0;
+	}
 	gw_compute(w, SRAD2_MATH);
 	srad_scatter(w, a->image, ei, mask, f);
 }
 
 static void srad_compress_kernel(struct gpu_warp *w)
 {
-	const struct srad_args *a = gw_args(w);
-	int64_t ei[WARP_LANES];
-	uint64_t addr[WARP_LANES];
-	uint32_t v[WARP_LANES] = {0};
-	uint32_t mask = srad_lanes(w, a->ne, ei);
-
-	gw_compute(w, SRAD_INDEX);
-	if (!mask)
-		return;
-	srad_addrs(addr, a->image, ei);
-	gw_ld32v(w, addr, mask, v);
-	for (unsigned l = 0; l < WARP_LANES; l++)
-		v[l] = wl_f2u(srad_compress_value(wl_u2f(v[l])));
-	gw_compute(w, SRAD_COMPRESS);
-	gw_st32v(w, addr, mask, v);
+	srad_map(w, srad_compress_value, SRAD_COMPRESS);
 }
 
 /* ---- host ----------------------------------------------------------------------------------- */
@@ -597,6 +596,20 @@ static uint64_t srad_compare(struct gpu_host *h, uint64_t base, const float *wan
 	return bad;
 }
 
+/* Launches fn as kernel name (kern: the grid and shared memory), counting the launches. */
+static int srad_launch(struct gpu_host *h, struct gpu_kernel *kern, const char *name,
+		       void (*fn)(struct gpu_warp *w), unsigned *launches)
+{
+	int err;
+
+	kern->name = name;
+	kern->fn = fn;
+	err = gh_launch(h, kern);
+	if (!err)
+		(*launches)++;
+	return err;
+}
+
 int rodinia_srad_main(struct gpu_host *h)
 {
 	int nr = (int)wl_by_size(h, 62, 138, 502), nc = (int)wl_by_size(h, 50, 130, 458);
@@ -657,12 +670,9 @@ int rodinia_srad_main(struct gpu_host *h)
 	a.d_e = wl_alloc_zero(h, bytes);
 	a.c = wl_alloc_zero(h, bytes);
 
-	kern.name = "extract";
-	kern.fn = srad_extract_kernel;
-	err = gh_launch(h, &kern);
+	err = srad_launch(h, &kern, "extract", srad_extract_kernel, &launches);
 	if (err)
 		goto out;
-	launches++;
 	for (int64_t e = 0; e < ne; e++)
 		s.ref[e] = srad_extract_value(s.image[e]);
 
@@ -670,14 +680,11 @@ int rodinia_srad_main(struct gpu_host *h)
 		int grid = blocks;
 		float total, total2, mean, mean2, var;
 
-		kern.name = "prepare";
-		kern.fn = srad_prepare_kernel;
 		kern.ctas = (unsigned)blocks;
 		kern.smem_bytes = 0;
-		err = gh_launch(h, &kern);
+		err = srad_launch(h, &kern, "prepare", srad_prepare_kernel, &launches);
 		if (err)
 			goto out;
-		launches++;
 		for (int64_t e = 0; e < ne; e++) {
 			s.sums[e] = s.ref[e];
 			s.sums2[e] = s.ref[e] * s.ref[e];
@@ -685,15 +692,12 @@ int rodinia_srad_main(struct gpu_host *h)
 		/* reduce, level after level, until one CTA has summed everything */
 		a.no = (int)ne;
 		a.mul = 1;
-		kern.name = "reduce";
-		kern.fn = srad_reduce_kernel;
 		kern.smem_bytes = sizeof(struct srad_smem);
 		while (grid != 0) {
 			kern.ctas = (unsigned)grid;
-			err = gh_launch(h, &kern);
+			err = srad_launch(h, &kern, "reduce", srad_reduce_kernel, &launches);
 			if (err)
 				goto out;
-			launches++;
 			srad_reduce_ref(s.sums, s.sums2, a.no, a.mul, grid);
 			a.no = grid;
 			if (grid == 1) {
@@ -720,26 +724,18 @@ int rodinia_srad_main(struct gpu_host *h)
 
 		kern.smem_bytes = 0;
 		kern.ctas = (unsigned)blocks;
-		kern.name = "srad";
-		kern.fn = srad_kernel;
-		err = gh_launch(h, &kern);
+		err = srad_launch(h, &kern, "srad", srad_kernel, &launches);
 		if (err)
 			goto out;
-		kern.name = "srad2";
-		kern.fn = srad2_kernel;
-		err = gh_launch(h, &kern);
+		err = srad_launch(h, &kern, "srad2", srad2_kernel, &launches);
 		if (err)
 			goto out;
-		launches += 2;
 		srad_step_ref(s.ref, s.pt, s.i_n, s.i_s, s.j_w, s.j_e, nr, ne, q0sqr);
 	}
 
-	kern.name = "compress";
-	kern.fn = srad_compress_kernel;
-	err = gh_launch(h, &kern);
+	err = srad_launch(h, &kern, "compress", srad_compress_kernel, &launches);
 	if (err)
 		goto out;
-	launches++;
 	gh_corrupt(h, a.image + (uint64_t)(ne / 2) * 4, 4);
 	for (int64_t e = 0; e < ne; e++)
 		s.ref[e] = srad_compress_value(s.ref[e]);
