@@ -71,10 +71,12 @@ want none-rc.json SB "gt 0"
 for m in sc rc; do
 	f=noncoherent-$m.json
 	for t in mp-L1 mp-L1+membar.ctas mp-L1+membar.gls mp-L1+membar.syss coRR-L2-L1 \
-		coRR-L2-L1+membar.gl MP-cta MP-gpu; do
+		coRR-L2-L1+membar.gl MP-cta; do
 		want $f $t "gt 0"
 	done
-	for t in MP MP+membar.gls CoRR coRR-cta LB; do
+	# MP-gpu's stale read came only through a store not merged into a fill in flight, which
+	# the W/L1 now merges (docs/protocols/baseline.md)
+	for t in MP MP+membar.gls CoRR coRR-cta LB MP-gpu; do
 		want $f $t "eq 0"
 	done
 done

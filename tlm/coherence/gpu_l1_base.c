@@ -5,9 +5,12 @@
  * a line in flight; loads hit after `l1.latency` core cycles; write-through no-write-allocate
  * by default (a store updates a present line and always goes to the L2, performed at its ack),
  * or write-back with write-allocate and fetch-on-write. Atomics go to the L2; the L1 drops its
- * own copy of the line (it would be stale for the atomic's own SM). Nothing keeps the L1
- * coherent with other SMs' writes: that is the point of this protocol, and what the stale-data
- * tests show. The L1 is invalidated at each kernel launch, as on the GPUs the papers model.
+ * own copy of the line (it would be stale for the atomic's own SM). A fill on its way holds the
+ * line as it was before any later write of the SM (the bank serves requests in order): a
+ * write-through store is written over it, and an atomic waits for it (l1_write_waits). Nothing
+ * keeps the L1 coherent with other SMs' writes: that is the point of this protocol, and what
+ * the stale-data tests show. The L1 is invalidated at each kernel launch, as on the GPUs the
+ * papers model.
  *
  * Bypass mode (`none`, BL): no tag check and no MSHR; every access becomes a message.
  *
@@ -51,6 +54,8 @@ struct l1_target {
 		       * work-group-scope atomic the scoped L1 performs itself) */
 	uint8_t sector_mask;
 	uint8_t order; /* an atomic's (enum mem_order) */
+	bool through;  /* GPU_ACC_ST: written through already (done at its ack); only its
+			* bytes go over the fill */
 	uint64_t byte_mask[2];
 	union {
 		uint8_t data[MEM_LINE_MAX];  /* a store's bytes */
@@ -91,7 +96,7 @@ struct l1_stats {
 	struct l1_common_stats c;
 	uint64_t *load_misses, *mshr_merges, *store_hits, *store_misses;
 	uint64_t *evictions, *writebacks, *sector_misses;
-	uint64_t *fence_invalidations, *fills;
+	uint64_t *fence_invalidations, *fills, *fill_merges, *fill_waits;
 };
 
 struct gpu_l1 {
@@ -244,6 +249,7 @@ static bool l1_cached_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	}
 	t.id = a->id;
 	t.kind = GPU_ACC_LD;
+	t.through = false;
 	t.sector_mask = a->sector_mask;
 	t.byte_mask[0] = a->byte_mask[0];
 	t.byte_mask[1] = a->byte_mask[1];
@@ -303,10 +309,20 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 	struct l1_target t;
 
 	if (!l1->write_back) {
+		/* a fill on its way was read at the bank before this store (or, a GetR's, may
+		 * have been): the store's bytes join its entry and go over it in order, so the
+		 * loads before them get the fill as it came, those after see the store, and the
+		 * copy kept has it */
+		struct mshr_entry *e = mshr_find(l1->mshr, a->line_addr);
+
 		if (l1_sb_full(l1))
 			return false;
 		if (!l1_port_room(&l1->port, 1)) {
 			(*l1->st.c.refused_queue)++;
+			return false;
+		}
+		if (e && mshr_targets(e) >= mshr_max_merge(l1->mshr)) {
+			(*l1->st.c.refused_merge)++;
 			return false;
 		}
 		if (l1_reg_store(l1, l, a)) {
@@ -319,7 +335,21 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 		} else {
 			(*l1->st.store_misses)++;
 		}
-		return l1_store_msg(l1, a);
+		if (!l1_store_msg(l1, a))
+			return false;
+		if (e) {
+			/* a present line too: the fill may bring its sectors again */
+			memset(&t, 0, sizeof(t));
+			t.id = a->id;
+			t.kind = GPU_ACC_ST;
+			t.through = true;
+			t.byte_mask[0] = a->byte_mask[0];
+			t.byte_mask[1] = a->byte_mask[1];
+			gpu_mask_copy(t.data, a->data, a->byte_mask, l1->line_bytes);
+			mshr_merge(l1->mshr, e, &t);
+			(*l1->st.fill_merges)++;
+		}
+		return true;
 	}
 	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
 		gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
@@ -332,6 +362,7 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 	/* write-back: allocate, fetch the line, merge the store when it arrives */
 	t.id = a->id;
 	t.kind = GPU_ACC_ST;
+	t.through = false;
 	t.sector_mask = a->sector_mask;
 	t.byte_mask[0] = a->byte_mask[0];
 	t.byte_mask[1] = a->byte_mask[1];
@@ -340,6 +371,18 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 		return false;
 	(*l1->st.store_misses)++;
 	return true;
+}
+
+/* Must a write past the L1 wait for a fill of its line on the way? The bank serves the fill
+ * first, so the copy it leaves would predate the write, and a write-back entry's stores must
+ * reach the bank before it. The write-through W/L1's .cg/.cv stores do not wait: that race is
+ * how it shows Fermi's stale .ca load after an st.cg (coRR-L2-L1,
+ * docs/validation/litmus-hardware.md). */
+static bool l1_write_waits(const struct gpu_l1 *l1, const struct gpu_access *a)
+{
+	if (a->kind == GPU_ACC_LD || !mshr_find(l1->mshr, a->line_addr))
+		return false;
+	return a->kind == GPU_ACC_ATOM || l1->scoped || l1->write_back;
 }
 
 /* An access performed at the L2 past a cached L1 (an atomic, a .cg or .cv access): a dirty
@@ -356,6 +399,10 @@ static bool l1_past_l1(struct gpu_l1 *l1, const struct gpu_access *a, bool keep)
 	}
 	if (l1->bypass)
 		return true;
+	if (l1_write_waits(l1, a)) {
+		(*l1->st.fill_waits)++;
+		return false;
+	}
 	l = cache_lookup(l1->cache, a->line_addr);
 	if (l && l->dirty_sectors) {
 		if (!l1_writeback_line(l1, l))
@@ -463,7 +510,10 @@ static bool l1_wg_atomic(struct gpu_l1 *l1, const struct gpu_access *a)
 		(*l1->st.c.refused_queue)++;
 		return false;
 	}
-	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask) {
+	/* with a fill of the line on its way (other sectors; it may bring these again) the
+	 * atomic waits in its entry and is performed over it */
+	if (l && (l->valid_sectors & a->sector_mask) == a->sector_mask &&
+	    !mshr_find(l1->mshr, a->line_addr)) {
 		l1_apply_atomic(l1, l, al);
 		l1_port_hit(&l1->port, a->id, NULL);
 		return true;
@@ -1012,6 +1062,16 @@ static void l1_fill(struct gpu_l1 *l1, struct mem_msg *m)
 	for (unsigned i = 0; i < n; i++) {
 		struct l1_target *t = mshr_target(e, i);
 
+		if (t->through) {
+			/* written through while the fill was on its way: over it, in order (a
+			 * registered line's bytes it writes are the L2's again, l1_reg_store) */
+			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
+			if (l1_is_reg(l)) {
+				l->meta[0] &= ~t->byte_mask[0];
+				l->meta[1] &= ~t->byte_mask[1];
+			}
+			continue;
+		}
 		if ((l->valid_sectors & t->sector_mask) != t->sector_mask) {
 			/* merged while a fill for other sectors was in flight: ask again */
 			struct mem_msg *r = l1_port_msg(&l1->port, GPU_MSG_READ, m->p.addr, m->txn);
@@ -1747,6 +1807,14 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->fence_invalidations =
 	    cs_stat_counter(g, "fence_invalidations", "", "acquire fences that invalidated the L1");
 	s->fills = cs_stat_counter(g, "fills", "", "data answers written into the L1");
+	s->fill_merges = cs_stat_counter(
+	    g, "fill_merges", "",
+	    "write-through stores to a line whose fill was on its way, written over the fill");
+	s->fill_waits =
+	    cs_stat_counter(g, "stall.fill_in_flight", "",
+			    "writes past the L1 (atomics; .cg/.cv stores but the "
+			    "write-through W/L1's) refused until a fill of their line on "
+			    "its way was in");
 	if (!l1->scoped)
 		return;
 	l1->ss.inv_kernel_start =

@@ -19,6 +19,9 @@
  * every access to the line waiting until the store's ack has fixed the new data's timestamps
  * (the paper's update-visibility rule, Fig. 10); with keep, other warps go on reading the old
  * copy. Either way a warp's own loads wait for its pending stores to the line, so it sees them.
+ * Under block, stores sent while the line was not here (its fill on the way may predate them)
+ * are written into the copy with the next store that finds it, so that the acks' chain of
+ * versions starts from a copy holding them.
  * TC-Weak remembers per warp the time its writes (and the writes it has read) become visible
  * everywhere (GWCT); a fence waits for it.
  */
@@ -63,7 +66,7 @@ struct ll1_stats {
 	uint64_t *miss_cold, *miss_capacity, *miss_coherence, *miss_expired, *miss_dropped;
 	uint64_t *self_advances;
 	uint64_t *mshr_merges, *renewals_sent, *renewals_got, *fills, *rereads;
-	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch, *store_writes;
+	uint64_t *blocked_loads, *write_acks, *resets, *stale_epoch, *store_writes, *late_merges;
 };
 
 struct gpu_l1 {
@@ -433,6 +436,27 @@ static bool l1_load(struct gpu_l1 *l1, const struct gpu_access *a)
 	return send_read(l1, e, is_gtsc(l1) ? l1->warp_ts[a->warp] : 0);
 }
 
+/* G-TSC, visibility=block: the copy of e's line takes the entry's unacknowledged stores (written
+ * in order) and its acks are checked from the copy's version on. A copy that lacked them (they
+ * were sent with no line here and its fill came after; a new fill) would otherwise be carried
+ * by their acks to a version whose bytes it does not hold. An atomic's result never reaches
+ * the L1: the copy is dropped once the acks are in. */
+static void merge_pending(struct gpu_l1 *l1, struct mshr_entry *e, struct cache_line *l)
+{
+	uint64_t *u = mshr_user(e);
+
+	u[1] &= ~(uint64_t)E_BROKEN;
+	for (unsigned i = 0; i < mshr_targets(e); i++) {
+		struct ll1_target *t = mshr_target(e, i);
+
+		if (t->kind == GPU_ACC_ST)
+			gpu_mask_copy(l->data, t->data, t->byte_mask, l1->line_bytes);
+		else if (t->kind == GPU_ACC_ATOM)
+			u[1] |= E_BROKEN;
+	}
+	l1->chain[mshr_index(l1->mshr, e)] = l->meta[0];
+}
+
 /* Stores and atomics: written through, performed at the L2; the entry remembers them. */
 static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 {
@@ -502,6 +526,11 @@ static bool l1_write(struct gpu_l1 *l1, const struct gpu_access *a)
 				if (u[1] & E_MERGED)
 					u[1] |= E_BROKEN;
 			} else {
+				if (u[2] && !(u[1] & E_MERGED)) {
+					/* earlier writes of the SM are not in the copy */
+					merge_pending(l1, e, l);
+					(*l1->st.late_merges)++;
+				}
 				gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
 				u[1] |= E_MERGED;
 				(*l1->st.store_writes)++;
@@ -708,18 +737,8 @@ static void on_data(struct gpu_l1 *l1, struct mshr_entry *e, struct mem_msg *m)
 	if (is_gtsc(l1)) {
 		l->meta[0] = m->ts[GTSC_WTS];
 		l->meta[1] = m->ts[GTSC_RTS];
-		if (u[2] && (u[1] & E_MERGED)) {
-			/* stores written into the old copy: write them again over the new one */
-			for (unsigned i = 0; i < mshr_targets(e); i++) {
-				struct ll1_target *t = mshr_target(e, i);
-
-				if (t->kind == GPU_ACC_ST)
-					gpu_mask_copy(l->data, t->data, t->byte_mask,
-						      l1->line_bytes);
-			}
-			l1->chain[mshr_index(l1->mshr, e)] = m->ts[GTSC_WTS];
-			u[1] &= ~(uint64_t)E_BROKEN;
-		}
+		if (u[2] && (u[1] & E_MERGED))
+			merge_pending(l1, e, l); /* stores written into the old copy: again */
 	} else {
 		l->meta[0] = m->ts[TC_EXPIRE];
 		l->meta[1] = m->ts[TC_GWCT];
@@ -922,6 +941,10 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	    cs_stat_counter(g, "stale_answers", "", "G-TSC: answers from before a reset");
 	s->store_writes = cs_stat_counter(
 	    g, "store_writes", "", "G-TSC: stores written into a present line (visibility=block)");
+	s->late_merges = cs_stat_counter(
+	    g, "late_merges", "",
+	    "G-TSC: of store_writes, those into a copy without the SM's earlier unacknowledged "
+	    "writes to the line (sent before its fill came), written in first");
 }
 
 static int l1_create(enum lease_kind kind, const struct gpu_ctx *ctx, unsigned sm,
