@@ -731,14 +731,12 @@ out_close:
 /* A suite name `cohscope suite` takes: 0, or a usage error listing them. */
 static int suite_known(const char *suite)
 {
-	char names[160] = "gtsc";
+	char names[160];
 
 	if (cs_suite_known(suite))
 		return 0;
-	for (size_t o = 0; cs_workload_origins[o]; o++)
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), ", %s",
-			 cs_workload_origins[o]);
-	return cli_fail(EXIT_USAGE, "suite: no suite '%s' (one of %s, all)", suite, names);
+	return cli_fail(EXIT_USAGE, "suite: no suite '%s' (one of %s)", suite,
+			cs_suite_names(names, sizeof(names)));
 }
 
 /* Suite `suite`'s workloads, or the comma-separated subset `list` (each must be in it);

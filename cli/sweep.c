@@ -439,11 +439,12 @@ static int parse_workloads(struct sweep *sw, const config_setting_t *s, struct c
 		if (strcmp(name, "suite") == 0 || strncmp(name, "suite:", 6) == 0) {
 			const char *suite = name[5] ? name + 6 : "gtsc";
 
+			char names[160];
+
 			if (!cs_suite_known(suite))
 				return at(err, sw, line_of(e), -CS_ECONFIG,
-					  "workloads: no suite '%s' (gtsc, rodinia, parboil, "
-					  "ispass, doe, tc, all)",
-					  suite);
+					  "workloads: no suite '%s' (%s)", suite,
+					  cs_suite_names(names, sizeof(names)));
 			for (size_t k = 0; reg[k] && !rc; k++)
 				if (cs_suite_has(suite, reg[k]))
 					rc = add_workload(sw, reg[k]->name, line_of(e), err);

@@ -2,6 +2,7 @@
 #include "workloads/workload.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "workloads/bench/bench.h"
@@ -337,6 +338,17 @@ bool cs_suite_known(const char *suite)
 		if (strcmp(suite, cs_workload_origins[o]) == 0)
 			return true;
 	return false;
+}
+
+const char *cs_suite_names(char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "gtsc");
+
+	for (size_t o = 0; cs_workload_origins[o] && used < len; o++)
+		used += (size_t)snprintf(buf + used, len - used, ", %s", cs_workload_origins[o]);
+	if (used < len)
+		snprintf(buf + used, len - used, ", all");
+	return buf;
 }
 
 bool cs_suite_has(const char *suite, const struct cs_workload *w)

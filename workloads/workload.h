@@ -9,6 +9,7 @@
 #define COHSCOPE_WORKLOADS_WORKLOAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "workloads/cpu_api.h"
 #include "workloads/gpu_api.h"
@@ -33,6 +34,8 @@ extern const char *const cs_workload_origins[];
 /* A suite name `cohscope suite` and sweeps take: "gtsc" (the G-TSC twelve, thesis Table 3.4),
  * a source suite (cs_workload_origins) or "all" (every benchmark of any of them). */
 bool cs_suite_known(const char *suite);
+/* "gtsc, tc, rodinia, ..., all": the names cs_suite_known takes, for messages (into buf). */
+const char *cs_suite_names(char *buf, size_t len);
 /* Whether w is a benchmark of that suite. */
 bool cs_suite_has(const char *suite, const struct cs_workload *w);
 
