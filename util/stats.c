@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/mix.h"
+
 #define CS_ARENA_CHUNK	     (64 * 1024)
 #define CS_HTAB_MIN_CAP	     64
 #define CS_DIST_MAX_BUCKETS  (1u << 20)
@@ -121,11 +123,7 @@ static uint64_t hash_str(const char *str)
 
 static uint64_t hash_ptr(const void *p)
 {
-	uint64_t z = (uint64_t)(uintptr_t)p; /* splitmix64 finaliser */
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_mix64((uint64_t)(uintptr_t)p);
 }
 
 static bool htab_key_eq(const struct cs_htab *t, const struct cs_htab_ent *e, uint64_t hash,

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/mix.h"
 #include "workloads/gpu_api.h"
 #include "workloads/wl_util.h"
 
@@ -117,13 +118,6 @@ struct rt_args {
 
 /* ---- the ops -------------------------------------------------------------------------------- */
 
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* A uniform draw in 0..n-1 from *s, consuming it. */
 static unsigned draw(uint64_t *s, unsigned n)
 {
@@ -167,9 +161,9 @@ static uint8_t atomic_order(uint64_t *r)
 /* Op i of warp g. Mix: 45% loads, 30% stores, 10% atomics, 5% fences, 10% per-lane. */
 static void rt_gen(const struct rt_args *a, uint64_t g, uint64_t i, struct rt_op *op)
 {
-	uint64_t r = mix64(a->seed ^ mix64(g * a->nops + i + 0x9e3779b97f4a7c15ull));
-	uint64_t s = mix64(r ^ 0x632be59bd9b4e019ull);
-	uint64_t t = mix64(s ^ 0x85157af5ull);
+	uint64_t r = cs_mix64(a->seed ^ cs_mix64(g * a->nops + i + 0x9e3779b97f4a7c15ull));
+	uint64_t s = cs_mix64(r ^ 0x632be59bd9b4e019ull);
+	uint64_t t = cs_mix64(s ^ 0x85157af5ull);
 	unsigned pct = draw(&r, 100);
 
 	memset(op, 0, sizeof(*op));
@@ -730,8 +724,8 @@ int rtest_main(struct gpu_host *h)
 			       "rtest: %" PRIu64 " warps x %" PRIu64
 			       " ops do not fit the 31-bit value encoding",
 			       a->warps, a->nops);
-	a->seed = mix64(gh_seed(h) ^ RT_TAG);
-	a->init_base = (uint32_t)mix64(a->seed);
+	a->seed = cs_mix64(gh_seed(h) ^ RT_TAG);
+	a->init_base = (uint32_t)cs_mix64(a->seed);
 	a->order = &order;
 	a->progress = calloc(a->warps, sizeof(*a->progress));
 	a->own = calloc(a->warps * RT_WORDS, sizeof(*a->own));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "util/error.h"
+#include "util/mix.h"
 
 #define CHUNK_WORDS 8192 /* host copies go through a buffer of this many uint32 */
 
@@ -14,14 +15,12 @@
 
 uint64_t wl_mix64(uint64_t z)
 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_mix64(z);
 }
 
 uint64_t wl_splitmix64(uint64_t *state)
 {
-	return wl_mix64(*state += 0x9e3779b97f4a7c15ull);
+	return cs_splitmix64(state);
 }
 
 uint32_t wl_value32(uint64_t seed, uint64_t id, uint64_t gen, uint64_t idx)

@@ -36,6 +36,7 @@
 #include "tlm/mem/msg.h"
 #include "tlm/noc/noc.h"
 #include "util/error.h"
+#include "util/mix.h"
 #include "util/params.h"
 #include "util/stats.h"
 
@@ -84,11 +85,7 @@ struct bench {
 
 static uint64_t splitmix(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(s);
 }
 
 static double unif(uint64_t *s)

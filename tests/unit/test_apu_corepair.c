@@ -18,6 +18,7 @@
 #include "workloads/cpu_api.h"
 #include "tlm/mem/cohcheck.h"
 #include "tlm/mem/msg.h"
+#include "util/mix.h"
 
 #define MAXCP 4
 
@@ -95,11 +96,7 @@ struct tcore {
 
 static uint64_t rnd(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(x);
 }
 
 static void tc_issue(struct tcore *c);

@@ -27,6 +27,7 @@
 #include "tlm/mem/store.h"
 #include "tlm/noc/noc.h"
 #include "util/error.h"
+#include "util/mix.h"
 #include "util/params.h"
 #include "util/stats.h"
 
@@ -1197,11 +1198,7 @@ struct st {
 
 static uint64_t rnd(struct tb *tb)
 {
-	uint64_t z = (tb->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(&tb->rng);
 }
 
 static void st_issue(struct tb *tb, unsigned cu, unsigned w);

@@ -11,6 +11,7 @@
 #include "tlm/coherence/apu/apu_corepair.h"
 #include "tlm/coherence/apu/apu_gpu.h"
 #include "tlm/mem/msg.h"
+#include "util/mix.h"
 
 #define MAXCP 4
 #define MAXCU 4
@@ -192,11 +193,7 @@ static void lsys_fini(struct lsys *s)
 
 static uint64_t rnd(uint64_t *x)
 {
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(x);
 }
 
 /* n accesses to `lines` lines that share a set of every small cache (victims): of P

@@ -16,6 +16,7 @@
 #include "tlm/mem/store.h"
 #include "util/config.h"
 #include "util/error.h"
+#include "util/mix.h"
 #include "util/params.h"
 #include "util/stats.h"
 
@@ -324,11 +325,7 @@ static void tb_fini(struct tb *tb)
 
 static uint64_t rng_next(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(s);
 }
 
 /* Local address of (bank, row, byte in row) for the default decode. */

@@ -15,6 +15,7 @@
 #include "tlm/kernel/sim.h"
 #include "tlm/kernel/time.h"
 #include "util/error.h"
+#include "util/mix.h"
 
 /* ---- a log of what ran, when, in which delta cycle ------------------------------------------ */
 
@@ -718,11 +719,7 @@ struct prop {
 static uint64_t prop_rand(struct prop *p)
 {
 	/* splitmix64: the same sequence in both kernels as long as firing order is the same */
-	uint64_t z = (p->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(&p->rng);
 }
 
 static void prop_fire(struct sim_kernel *k, void *obj, void *arg);

@@ -28,6 +28,7 @@
 #include "tlm/coherence/gpu_proto.h"
 #include "tlm/system/system.h"
 #include "util/config.h"
+#include "util/mix.h"
 #include "workloads/gpu_api.h"
 #include "workloads/workload.h"
 #include "workloads/wl_util.h"
@@ -87,11 +88,7 @@ static struct slotted sl;
 
 static uint64_t splitmix64(uint64_t *s)
 {
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return cs_splitmix64(s);
 }
 
 static uint32_t pick_line(uint64_t *s)

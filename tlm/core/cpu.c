@@ -12,6 +12,7 @@
 #include "tlm/kernel/coro.h"
 #include "tlm/mem/cohcheck.h"
 #include "tlm/mem/store.h"
+#include "util/mix.h"
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -159,13 +160,6 @@ static inline struct cpu_core *C(struct cpu_thread *t)
 static inline const struct cpu_core *CC(const struct cpu_thread *t)
 {
 	return (const struct cpu_core *)t;
-}
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 static void core_fail(struct cpu_core *c, int code, const char *fmt, ...)
@@ -1407,7 +1401,7 @@ int cpu_core_start(struct cpu_core *c, const struct cpu_program *p, unsigned tid
 		return -CS_ESTATE;
 	c->prog = p;
 	c->tid = tid;
-	c->rng = mix64(c->env.seed ^ mix64(run * 0x100000001b3ull + tid + 1));
+	c->rng = cs_mix64(c->env.seed ^ cs_mix64(run * 0x100000001b3ull + tid + 1));
 	c->live = true;
 	c->lt_t = sim_now(c->k);
 	thread_resume(c);
@@ -1450,7 +1444,7 @@ uint64_t ct_cycle(const struct cpu_thread *t)
 
 uint64_t ct_rand(struct cpu_thread *t)
 {
-	return mix64(C(t)->rng += 0x9e3779b97f4a7c15ull);
+	return cs_mix64(C(t)->rng += 0x9e3779b97f4a7c15ull);
 }
 
 /* Posts the op and waits until the core lets the thread go on. */

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 
 #include "util/config.h"
+#include "util/mix.h"
 
 /* ---- parameters ------------------------------------------------------------------------------ */
 
@@ -304,14 +305,6 @@ static void warp_request_done(struct warp *w, bool blocking)
 	}
 	if (!w->outstanding && w->state == W_WAIT_DRAIN)
 		warp_drained(w);
-}
-
-/* splitmix64's finaliser */
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 /* ---- the barrier and exit -------------------------------------------------------------------- */
@@ -934,8 +927,8 @@ int gpu_sm_launch(struct gpu_sm *sm, struct gpu_cta *cta)
 		w->lt_out = w->lt_t;
 		/* independent streams per warp and per launch: hash, not offset, the seed (an
 		 * offset seed made warp g's k-th draw warp g+1's (k-1)-th) */
-		w->rng = mix64(mix64(sm->env.seed ^ 0x6a09e667f3bcc909ull) ^
-			       mix64(gw_gwid((struct gpu_warp *)w) + (sm->launches << 40)));
+		w->rng = cs_mix64(cs_mix64(sm->env.seed ^ 0x6a09e667f3bcc909ull) ^
+				  cs_mix64(gw_gwid((struct gpu_warp *)w) + (sm->launches << 40)));
 		(*sm->st.warps)++;
 		warp_advance(w);
 	}
@@ -1244,7 +1237,7 @@ uint64_t gw_rand(struct gpu_warp *gw)
 {
 	struct warp *w = W(gw);
 
-	return mix64(w->rng += 0x9e3779b97f4a7c15ull);
+	return cs_splitmix64(&w->rng);
 }
 
 static void record_op(struct warp *w)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/mix.h"
+
 static const char *const mode_names[] = {"at", "lt", NULL};
 
 static const struct cs_param traffic_params[] = {
@@ -54,11 +56,7 @@ struct traffic {
 
 static uint8_t pattern(uint64_t seed, unsigned id, uint64_t it, unsigned byte)
 {
-	uint64_t z = seed ^ ((uint64_t)id << 40) ^ (it << 8) ^ byte;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return (uint8_t)(z ^ (z >> 31));
+	return (uint8_t)cs_mix64(seed ^ ((uint64_t)id << 40) ^ (it << 8) ^ byte);
 }
 
 static enum tlm_sync_enum tg_nb_bw(void *obj, struct tlm_payload *p, enum tlm_phase *ph,

@@ -29,6 +29,7 @@
 #include "tlm/system/fabric.h"
 #include "tlm/system/gpu_cluster.h"
 #include "tlm/system/system.h"
+#include "util/mix.h"
 #include "workloads/gpu_api.h"
 #include "workloads/trace/trace.h"
 #include "workloads/pannotia.h"
@@ -774,9 +775,7 @@ void gh_note(struct gpu_host *h, const char *fmt, ...)
 
 static size_t line_hash(uint64_t k, size_t cap)
 {
-	k = (k ^ (k >> 30)) * 0xbf58476d1ce4e5b9ull;
-	k = (k ^ (k >> 27)) * 0x94d049bb133111ebull;
-	return (size_t)(k ^ (k >> 31)) & (cap - 1);
+	return (size_t)cs_mix64(k) & (cap - 1);
 }
 
 static bool lines_grow(struct gpu_sys *g)

@@ -33,22 +33,16 @@
 #include "tlm/system/cpu.h"
 #include "tlm/system/gpu.h"
 #include "tlm/system/system.h"
+#include "util/mix.h"
 #include "workloads/cpu_api.h"
 #include "workloads/gpu_api.h"
 #include "workloads/workload.h"
 
 #define TAG_LITMUS 0x6c69746d75730000ull
 
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static uint64_t next_rand(uint64_t *state)
 {
-	return mix64(*state += 0x9e3779b97f4a7c15ull);
+	return cs_splitmix64(state);
 }
 
 /* ---- the kernel -------------------------------------------------------------------------------- */
@@ -343,7 +337,7 @@ static void litmus_warp(struct gpu_warp *w)
 {
 	const struct lit_args *a = gw_args(w);
 	unsigned ti = a->gpu_ti[gw_cta(w)];
-	uint64_t rng = gw_rand(w) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
+	uint64_t rng = gw_rand(w) ^ cs_mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
 	const struct lit_exec x = {
 	    .who = w, .compute = warp_compute, .op = warp_op, .mul = 1, .div = 1};
 
@@ -509,12 +503,12 @@ static int litmus_host(struct gpu_host *h)
 	    .cta_sm = cta_sm,
 	};
 	uint64_t base = gh_alloc(h, st->stride * nchunks, st->stride);
-	uint64_t seed = mix64(gh_seed(h) ^ TAG_LITMUS);
+	uint64_t seed = cs_mix64(gh_seed(h) ^ TAG_LITMUS);
 	int rc;
 
 	lit_args_init(&a);
 	for (uint64_t it = 0; it < o->iterations; it++) {
-		uint64_t rng = mix64(seed + it);
+		uint64_t rng = cs_mix64(seed + it);
 
 		a.iter_seed = next_rand(&rng);
 		/* the iteration's scale: wide windows find some interleavings, races whose window
@@ -598,7 +592,7 @@ static void litmus_cpu_thread(struct cpu_thread *ct)
 {
 	const struct lit_args *a = ct_args(ct);
 	unsigned j = ct_id(ct), ti = j < a->ncpu ? a->cpu_ti[j] : 0;
-	uint64_t rng = ct_rand(ct) ^ mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
+	uint64_t rng = ct_rand(ct) ^ cs_mix64(a->iter_seed + 0x9e3779b97f4a7c15ull * (ti + 1));
 	/* a mixed run's jitter is in GPU cycles: the same time on the CPU */
 	const struct lit_exec x = {.who = ct,
 				   .compute = core_compute,
@@ -652,7 +646,7 @@ static int litmus_cpu_host(struct cpu_host *h)
 	struct cpu_program p = {
 	    .name = "litmus", .fn = litmus_cpu_thread, .args = &a, .thread_core = core};
 	uint64_t base = ch_alloc(h, nlines * st->stride, st->stride);
-	uint64_t seed = mix64(ch_seed(h) ^ TAG_LITMUS);
+	uint64_t seed = cs_mix64(ch_seed(h) ^ TAG_LITMUS);
 	int rc;
 
 	lit_args_init(&a);
@@ -672,7 +666,7 @@ static int litmus_cpu_host(struct cpu_host *h)
 	for (unsigned l = 0; l < t->nlocs; l++)
 		line[l] = l;
 	for (uint64_t it = 0; it < o->iterations; it++) {
-		uint64_t rng = mix64(seed + it);
+		uint64_t rng = cs_mix64(seed + it);
 
 		a.iter_seed = next_rand(&rng);
 		a.jitter = o->jitter >> (2 * (next_rand(&rng) % 4));
