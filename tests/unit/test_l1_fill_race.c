@@ -227,6 +227,7 @@ static const struct {
     {"none", {NULL}},
     {"noncoherent", {NULL}},
     {"noncoherent", {"l1.write=back", NULL}},
+    {"noncoherent", {"l1.write=evict", NULL}},
     {"noncoherent", {"l1.sector_bytes=32", NULL}},
     {"tc-weak", {NULL}},
     {"tc-strong", {NULL}},
@@ -370,6 +371,68 @@ START_TEST(test_fill_race_apu)
 }
 END_TEST
 
+/* ---- l1.write = evict: a store that hits drops the line (GPGPU-Sim's Fermi global stores) ---- */
+
+struct evict_args {
+	uint64_t buf;
+	uint32_t got; /* the load after the store */
+};
+
+static void evict_kernel(struct gpu_warp *w)
+{
+	struct evict_args *a = (struct evict_args *)gw_args(w);
+
+	gw_ld32(w, a->buf);		 /* a miss: the line is filled */
+	gw_ld32(w, a->buf + 8);		 /* a hit */
+	gw_st32(w, a->buf + 4, 9);	 /* a store hit: updates the copy, or drops it */
+	a->got = gw_ld32(w, a->buf + 4); /* a hit on the updated copy, or a miss */
+}
+
+static int evict_host(struct gpu_host *h)
+{
+	struct evict_args *a = gh_arg(h);
+
+	a->buf = gh_alloc(h, 128, 0);
+	gh_write32(h, a->buf + 4, 1);
+	return sysrun_launch_pinned(h, "evict", evict_kernel, a, 1, 1);
+}
+
+static const struct cs_workload evict_wl = {.name = "evict", .system = "gpu", .gpu = evict_host};
+
+START_TEST(test_write_evict)
+{
+	static const char *const through[] = {"coherence.protocol=noncoherent", NULL};
+	static const char *const evict[] = {"coherence.protocol=noncoherent", "l1.write=evict",
+					    NULL};
+	static const char *const scoped[] = {"coherence.protocol=rsp", "l1.write=evict", NULL};
+
+	for (unsigned m = 0; m < 2; m++) {
+		struct evict_args a = {0};
+		struct sysrun r;
+
+		sysrun_start(&r, base_cfg, &evict_wl, &a, -1, m ? evict : through);
+		ck_assert_uint_eq(a.got, 9);
+		ck_assert_uint_eq(stat_or_0(&r, "gpu.sm0.l1.store_hits"), 1);
+		/* write-through keeps the copy: the last load hits; write-evict drops it */
+		ck_assert_uint_eq(stat_or_0(&r, "gpu.sm0.l1.load_hits"), m ? 1 : 2);
+		ck_assert_uint_eq(stat_or_0(&r, "gpu.sm0.l1.store_evictions"), m);
+		ck_assert_uint_eq(stat_or_0(&r, "gpu.sm0.l1.fills"), m ? 2 : 1);
+		sysrun_end(&r);
+	}
+	{
+		/* the scoped family's L1 is write-through (seed 004): evict is refused */
+		struct evict_args a = {0};
+		struct sysrun r;
+		char msg[256];
+		int rc = sysrun_try(&r, base_cfg, &evict_wl, &a, -1, scoped, msg, sizeof(msg));
+
+		ck_assert_int_lt(rc, 0);
+		ck_assert_msg(strstr(msg, "l1.write") != NULL, "%s", msg);
+		sysrun_end(&r);
+	}
+}
+END_TEST
+
 static Suite *race_suite(void)
 {
 	Suite *s = suite_create("l1_fill_race");
@@ -380,6 +443,7 @@ static Suite *race_suite(void)
 	tcase_add_loop_test(tc, test_fill_race, 0, 2 * n);
 	tcase_add_loop_test(tc, test_fill_race_lt, 0, n);
 	tcase_add_test(tc, test_fill_race_apu);
+	tcase_add_test(tc, test_write_evict);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,7 +13,7 @@ const char *const gpu_base_msg_names[] = {GPU_BASE_MSG_NAMES};
 const unsigned char gpu_base_msg_traffic[GPU_MSG_BASE_COUNT] = {GPU_BASE_MSG_TRAFFIC};
 
 static const char *const repl_names[] = {"lru", "plru", "fifo", NULL};
-static const char *const write_names[] = {"through", "back", NULL};
+static const char *const write_names[] = {"through", "back", "evict", NULL};
 
 #define L1F(f) offsetof(struct gpu_l1_cfg, f)
 static const struct cs_param l1_rows[] = {
@@ -27,8 +27,11 @@ static const struct cs_param l1_rows[] = {
     {"repl", CS_P_ENUM, L1F(repl), "lru", "", "replacement: lru, plru (tree) or fifo", 0, 0,
      repl_names},
     {"write", CS_P_ENUM, L1F(write), "through", "",
-     "through: write-through, no-write-allocate (Fermi global data); back: write-back, "
-     "write-allocate",
+     "through: write-through, no-write-allocate, a store updates a present line; back: "
+     "write-back, write-allocate; evict: write-through, no-write-allocate, a store drops a "
+     "present line (GPGPU-Sim's Fermi L1 for global data, wr_hit_global_we_local_wb); the "
+     "non-coherent and none L1s (G-TSC and TC keep their own policy, the scoped family is "
+     "write-through)",
      0, 0, write_names},
     {"latency", CS_P_UINT, L1F(latency), "35", "core cycles",
      "hit latency (GPGPU-Sim GTX480 -gpgpu_l1_latency 35; the papers do not say)", 1, 1000, NULL},

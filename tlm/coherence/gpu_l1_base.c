@@ -94,7 +94,7 @@ struct l1_unreg {
 
 struct l1_stats {
 	struct l1_common_stats c;
-	uint64_t *load_misses, *mshr_merges, *store_hits, *store_misses;
+	uint64_t *load_misses, *mshr_merges, *store_hits, *store_misses, *store_evictions;
 	uint64_t *evictions, *writebacks, *sector_misses;
 	uint64_t *fence_invalidations, *fills, *fill_merges, *fill_waits;
 };
@@ -103,6 +103,7 @@ struct gpu_l1 {
 	const struct gpu_ctx *ctx;
 	bool bypass;
 	bool write_back;
+	bool write_evict; /* l1.write = evict: a write-through store drops a present line */
 	unsigned line_bytes, sector_bytes;
 	struct l1_port port;
 	struct cache *cache;
@@ -327,6 +328,13 @@ static bool l1_cached_store(struct gpu_l1 *l1, const struct gpu_access *a)
 		}
 		if (l1_reg_store(l1, l, a)) {
 			(*l1->st.store_hits)++;
+		} else if (l && l1->write_evict && !e) {
+			/* write-evict (GPGPU-Sim's Fermi global stores): the copy goes, the L2
+			 * performs the store; with a fill on its way the store joins it below and
+			 * the line stays, so the fill cannot install bytes older than the store */
+			cache_invalidate(l1->cache, l);
+			(*l1->st.store_hits)++;
+			(*l1->st.store_evictions)++;
 		} else if (l) {
 			/* write-through: the present copy is updated, the L2 performs the store */
 			gpu_mask_copy(l->data, a->data, a->byte_mask, l1->line_bytes);
@@ -1754,7 +1762,8 @@ static void l1_energy(const struct gpu_l1 *l1, struct energy_counts *out)
 		return;
 	energy_add(out, EN_L1_TAG, (double)*s->c.accesses + fills);
 	energy_add(out, EN_L1_DATA_READ, (double)*s->c.load_hits + (double)*s->writebacks);
-	energy_add(out, EN_L1_DATA_WRITE, fills + (double)*s->store_hits + smiss);
+	energy_add(out, EN_L1_DATA_WRITE,
+		   fills + (double)*s->store_hits - (double)*s->store_evictions + smiss);
 	energy_add(out, EN_L1_MSHR, (double)*s->load_misses + smiss + fills);
 	if (l1->scoped)
 		rmw += (double)*l1->ss.l1_atomics;
@@ -1801,6 +1810,8 @@ static void l1_stats_register(struct gpu_l1 *l1, struct cs_stat_group *g)
 	s->mshr_merges = cs_stat_counter(g, "mshr_merges", "", "misses merged into an MSHR entry");
 	s->store_hits = cs_stat_counter(g, "store_hits", "", "stores finding the line present");
 	s->store_misses = cs_stat_counter(g, "store_misses", "", "stores to lines not present");
+	s->store_evictions = cs_stat_counter(g, "store_evictions", "",
+					     "store hits that dropped the line (l1.write = evict)");
 	s->sector_misses = cs_stat_counter(g, "sector_misses", "", "misses on a present line");
 	s->evictions = cs_stat_counter(g, "evictions", "", "valid lines replaced");
 	s->writebacks = cs_stat_counter(g, "writebacks", "", "dirty lines written back");
@@ -1924,6 +1935,7 @@ static int l1_create_common(const struct gpu_ctx *ctx, unsigned sm, const struct
 			goto fail;
 	}
 	l1->write_back = cfg->write == GPU_L1_WRITE_BACK;
+	l1->write_evict = cfg->write == GPU_L1_WRITE_EVICT;
 	l1->line_bytes = (unsigned)cfg->line_bytes;
 	l1->sector_bytes = (unsigned)cfg->sector_bytes;
 	rc = l1_port_init(&l1->port, ctx, sm, cl, l1_response, l1, g);
@@ -1993,7 +2005,7 @@ static int l1_create_seed004(const struct gpu_ctx *ctx, unsigned sm, const struc
 			     struct cs_stat_group *g, bool rsp, const struct sc_reg_variant *rv,
 			     struct gpu_l1 **out, struct cs_err *err)
 {
-	if (ctx->l1->write == GPU_L1_WRITE_BACK)
+	if (ctx->l1->write != GPU_L1_WRITE_THROUGH)
 		return cs_err_set(err, -CS_ECONFIG,
 				  "l1.write: the scoped protocols' L1 is write-through (seed 004)");
 	return l1_create_common(ctx, sm, cl, g, false, true, rsp, rv, out, err);

@@ -32,7 +32,7 @@
 
 /* ---- configuration shared by the GPU controllers -------------------------------------------- */
 
-enum gpu_l1_write { GPU_L1_WRITE_THROUGH = 0, GPU_L1_WRITE_BACK };
+enum gpu_l1_write { GPU_L1_WRITE_THROUGH = 0, GPU_L1_WRITE_BACK, GPU_L1_WRITE_EVICT };
 
 /* The SMs' memory model (core.consistency). */
 enum gpu_consistency { GPU_SC = 0, GPU_RC };
