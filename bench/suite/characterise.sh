@@ -5,9 +5,10 @@
 # (memory instructions / (warp instructions + compute issue slots), summed over the SMs); the L1
 # load hit rate and the L2 hit rate; the share of the 128-byte lines its requests touch that more
 # than one request touches; and for seed 003's twelve, its Table 1 (HW-CC L1 / L2 hit rates)
-# beside, with our L1 and L2 hit rates counted as GPGPU-Sim counts them (seed 003's simulator):
-# 1 - misses / accesses over loads and stores (and the L2's atomics), where a miss merged into
-# a pending MSHR entry (GPGPU-Sim's HIT_RESERVED, a "pending hit") is not a miss. Prints a
+# beside, with our L1 and L2 hit rates as GPGPU-Sim (seed 003's simulator) would give them: a
+# second run on its Fermi L1 (l1.write = evict: a store hit drops the line), counted as it
+# counts, 1 - misses / accesses over loads and stores (and the L2's atomics), where a miss
+# merged into a pending MSHR entry (HIT_RESERVED, a "pending hit") is not a miss. Prints a
 # Markdown table; figures only, no thresholds (bench/README.md).
 # Usage: bench/suite/characterise.sh BUILD_DIR [SIZE] [SUITE|NAME,NAME...]
 #   (default: size default, suite all: the G-TSC suite and every port)
@@ -33,10 +34,21 @@ echo "config: configs/default.cfg, noncoherent (W/L1), size $size, detailed mode
 	--set system.mode=analytic >/dev/null || true
 names=$(python3 -c "import json,sys; print(' '.join(r['benchmark'] for r in json.load(open(sys.argv[1]))))" \
 	"$tmp/suite.json")
+table1_names="bp km bfs_rodinia btree mummer needle pathfinder srad cns comd minife xsbench"
 for n in $names; do
 	"$build/cohscope" run -c "$src/configs/default.cfg" -w "$n" -q -o "$tmp/$n.json" \
 		--set workload.size="$size" --set coherence.protocol=noncoherent \
 		--set gpu.line_stats=true --mode detailed 2>"$tmp/$n.err" || true
+	# seed 003's twelve again on the L1 of its GPGPU-Sim (a store hit drops the line), for the
+	# column beside its Table 1
+	case " $table1_names " in
+	*" $n "*)
+		"$build/cohscope" run -c "$src/configs/default.cfg" -w "$n" -q \
+			-o "$tmp/$n.evict.json" --set workload.size="$size" \
+			--set coherence.protocol=noncoherent --set l1.write=evict \
+			--mode detailed 2>"$tmp/$n.evict.err" || true
+		;;
+	esac
 done
 python3 - "$tmp" $names <<'PY'
 import json, os, re, sys
@@ -46,7 +58,7 @@ table1 = {'bp': (62.4, 70.0), 'bfs_rodinia': (19.6, 58.6), 'btree': (81.8, 61.8)
           'cns': (47.0, 55.2), 'comd': (62.5, 97.1), 'km': (5.6, 29.5), 'minife': (46.7, 20.4),
           'mummer': (60.0, 30.0), 'needle': (7.0, 55.7), 'pathfinder': (42.4, 23.0),
           'srad': (46.9, 25.9), 'xsbench': (30.7, 63.0)}
-print('| workload | suite | warp mem insts | mem share | L1 hit | L2 hit | lines touched | touched again | L1 / L2 hit as GPGPU-Sim counts | Table 1 L1 / L2 | check |')
+print('| workload | suite | warp mem insts | mem share | L1 hit | L2 hit | lines touched | touched again | L1 / L2 hit as GPGPU-Sim counts, write-evict L1 | Table 1 L1 / L2 | check |')
 print('|---|---|---:|---:|---:|---:|---:|---:|---|---|---|')
 suite = {r['benchmark']: r for r in json.load(open(os.path.join(d, 'suite.json')))}
 for n in sys.argv[2:]:
@@ -62,7 +74,13 @@ for n in sys.argv[2:]:
     comp = sum(v for k, v in st.items() if k.endswith('.compute_cycles') and k.startswith('gpu.sm'))
     touched, again = st['gpu.lines_touched'], st['gpu.lines_retouched']
     # GPGPU-Sim's count (gpu-cache.cc cache_stats: misses are MISS and SECTOR_MISS; HIT_RESERVED,
-    # a pending hit, is not one): the L1's and L2's declared counters, summed over SMs and banks
+    # a pending hit, is not one): the L1's and L2's declared counters, summed over SMs and banks,
+    # of the run on GPGPU-Sim's write-evict L1 (seed 003's twelve)
+    ev = os.path.join(d, n + '.evict.json')
+    if not os.path.exists(ev) or os.path.getsize(ev) == 0:
+        ev = None
+    else:
+        st = json.load(open(ev))['stats']
     def total(pattern):
         keys = [k for k in st if re.fullmatch(pattern, k)]
         if not keys:
@@ -75,7 +93,10 @@ for n in sys.argv[2:]:
     l2_acc = total(r'gpu\.l2\.bank\d+\.accesses')
     l2_miss = (total(r'gpu\.l2\.bank\d+\.read_misses') - total(r'gpu\.l2\.bank\d+\.mshr_merges') +
                total(r'gpu\.l2\.bank\d+\.write_misses') + total(r'gpu\.l2\.bank\d+\.atomic_misses'))
-    gsim = '%.1f / %.1f' % (100.0 * (1 - l1_miss / max(1, l1_acc)), 100.0 * (1 - l2_miss / max(1, l2_acc)))
+    gsim = '%.1f / %.1f' % (100.0 * (1 - l1_miss / max(1, l1_acc)), 100.0 * (1 - l2_miss / max(1, l2_acc))) if ev else ''
+    if not ev and os.path.exists(os.path.join(d, n + '.evict.err')):
+        gsim = 'failed: ' + open(os.path.join(d, n + '.evict.err')).read().strip()
+    st = r['stats']
     t1 = table1.get(n)
     print('| %s | %s | %d | %.1f%% | %.1f%% | %.1f%% | %d | %.1f%% | %s | %s | verified |' % (
         n, suite[n].get('suite') or '-', mem, 100.0 * mem / max(1, insts + comp),

@@ -6,10 +6,10 @@
 # benchmark and size with ok / FAIL per protocol and mode, then the failures' messages, then
 # the detailed gtsc runs' cycles, warp memory instructions and host seconds (docs/workloads.md,
 # docs/performance.md). Exit status 1 when any run failed.
-# Usage: [JOBS=N] bench/suite/verify.sh BUILD_DIR [SUITE] [SIZE...]
+# Usage: [JOBS=N] bench/suite/verify.sh BUILD_DIR [SUITE|NAME,NAME...] [SIZE...]
 #   (default: suite all, sizes tiny small default)
 set -uo pipefail
-build=${1:?usage: bench/suite/verify.sh BUILD_DIR [SUITE] [SIZE...]}
+build=${1:?usage: bench/suite/verify.sh BUILD_DIR [SUITE|NAME,NAME...] [SIZE...]}
 suite=${2:-all}
 shift
 [ $# -gt 0 ] && shift
@@ -17,6 +17,12 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(tiny small default)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 jobs=${JOBS:-2}
+# a suite's name, or benchmarks by name (NAME,NAME...: those of `cohscope suite all`)
+what=("$suite")
+case "$suite" in
+gtsc | rodinia | parboil | ispass | doe | tc | all) ;;
+*) what=(all -w "$suite") ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 protocols=(none noncoherent tc-strong tc-weak gtsc)
@@ -27,7 +33,7 @@ echo "config: configs/default.cfg, suite $suite, sizes ${sizes[*]}, seed 1"
 for s in "${sizes[@]}"; do
 	for p in "${protocols[@]}"; do
 		for m in "${modes[@]}"; do
-			"$build/cohscope" suite "$suite" -c "$src/configs/default.cfg" -q \
+			"$build/cohscope" suite "${what[@]}" -c "$src/configs/default.cfg" -q \
 				--set workload.size="$s" --set coherence.protocol="$p" \
 				--set system.mode="$m" -o "$tmp/$s.$p.$m.json" 2>"$tmp/$s.$p.$m.err" &
 			while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
