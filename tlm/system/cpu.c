@@ -4,7 +4,7 @@
  * System cpu: `cpus.cores` CPU cores (tlm/core/cpu.h) over one backing store, and the host side
  * of the CPU op API. The cores' memory side (`cpus.memory`) is either an ideal coherent memory
  * port per core (tlm/mem/idealport.h: memory is exactly x86-TSO, what the CPU unit tests need)
- * or seed 002's APU memory side (tlm/system/apu_mem.h: CorePairs with MOESI caches, the
+ * or seed 002's APU memory side (tlm/coherence/apu/apu_mem.h: CorePairs with MOESI caches, the
  * stateless directory and its victim LLC, DRAM).
  *
  * System apu: the whole APU of seed 002 (docs/apu.md): the same CPU cores on the APU memory
@@ -30,7 +30,7 @@
 #include "tlm/mem/cohcheck.h"
 #include "tlm/mem/idealport.h"
 #include "tlm/mem/store.h"
-#include "tlm/system/apu_mem.h"
+#include "tlm/coherence/apu/apu_mem.h"
 #include "tlm/system/fabric.h"
 #include "tlm/system/cpu.h"
 #include "tlm/system/gpu.h"

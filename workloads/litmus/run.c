@@ -29,7 +29,7 @@
 #include "tlm/core/sm.h"
 #include "tlm/kernel/time.h"
 #include "tlm/mem/idealport.h"
-#include "tlm/system/apu_mem.h"
+#include "tlm/coherence/apu/apu_mem.h"
 #include "tlm/system/cpu.h"
 #include "tlm/system/gpu.h"
 #include "tlm/system/system.h"

@@ -1,5 +1,5 @@
 /*
- * tlm/system/apu_mem.h - the memory side of seed 002's APU for a cluster of CPU cores
+ * tlm/coherence/apu/apu_mem.h - the memory side of seed 002's APU for a cluster of CPU cores
  * (docs/apu.md): ceil(cores / 2) CorePairs (two cores each, MOESI), the stateless directory
  * with its victim LLC, `apu.channels` DRAM channels behind it, and the network between the
  * CorePairs and the directory (section `noc`, one-way messages on the four APU vnets).
@@ -10,8 +10,8 @@
  * network. Host copies go around the timing: reads see the owner's dirty copy,
  * writes reach memory and every cached copy (only while nothing is in flight).
  */
-#ifndef COHSCOPE_TLM_SYSTEM_APU_MEM_H
-#define COHSCOPE_TLM_SYSTEM_APU_MEM_H
+#ifndef COHSCOPE_TLM_COHERENCE_APU_APU_MEM_H
+#define COHSCOPE_TLM_COHERENCE_APU_APU_MEM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
-/* tlm/system/apu_mem.c - the APU memory side of a CPU cluster (see apu_mem.h). */
-#include "tlm/system/apu_mem.h"
+/* tlm/coherence/apu/apu_mem.c - the APU memory side of a CPU cluster (see apu_mem.h). */
+#include "tlm/coherence/apu/apu_mem.h"
 
 #include <stdio.h>
 #include <stdlib.h>
