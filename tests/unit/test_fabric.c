@@ -393,6 +393,40 @@ START_TEST(test_bridges_and_ids)
 }
 END_TEST
 
+/* fabric.links: a network named there is read with the link table (a 24-byte header on 16-byte
+ * flits: 128 B of payload in 10 flits), its own section overriding single keys; the same network
+ * not named there takes the noc table's defaults (an 8-byte header on 32-byte flits: 5 flits). */
+START_TEST(test_links_table)
+{
+	static const char *const layout =
+	    "a = { role = \"node\"; count = 1; net = \"l\"; };\n"
+	    "b = { role = \"bridge\"; count = 1; net = \"l\"; net2 = \"noc\"; };\n"
+	    "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\n"
+	    "m = { role = \"memctrl\"; count = 1; };\n";
+	static const struct {
+		const char *fabric, *section;
+		unsigned flits;
+	} cases[] = {
+	    {"fabric = { groups = \"a, b, d, m\"; links = \"l\"; };\n", "", 10},
+	    {"fabric = { groups = \"a, b, d, m\"; links = \"l\"; };\n",
+	     "l = { flit_bytes = 32; };\n", 5}, /* ceil((128 + 24) / 32) */
+	    {"fabric = { groups = \"a, b, d, m\"; };\n", "", 5},
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[1024];
+		struct tb tb;
+		int rc;
+
+		snprintf(text, sizeof(text), "%s%s%s", cases[i].fabric, layout, cases[i].section);
+		rc = tb_build(&tb, text);
+		ck_assert_msg(rc == 0, "case %u: %s", i, tb.err.msg);
+		ck_assert_uint_eq(noc_flits(fabric_net(tb.f, 0), 128), cases[i].flits);
+		tb_end(&tb);
+	}
+}
+END_TEST
+
 /* Requests with responses: the initiators are endpoints 0.., the targets 0.. of their own side,
  * whatever the list order; eight banks share four channels two by two (bank i on channel
  * i / 2, port i mod 2). Externals are bound when handed over. */
@@ -606,6 +640,9 @@ static const struct {
      "d = { role = \"dirx\"; memory = \"m\"; count = 1; };\n"
      "m = { role = \"memctrl\"; count = 1; };\nr = { size = 0; home = \"d\"; };\n",
      "r: not a whole number of 4 KiB pages"},
+    {"fabric = { groups = \"d, m\"; links = \"pcie\"; };\n"
+     "d = { role = \"dirx\"; count = 1; memory = \"m\"; };\nm = { role = \"memctrl\"; };\n",
+     "t.cfg:1: fabric.links = \"pcie\": 'pcie' is not a network of any node group"},
 };
 
 START_TEST(test_bad_layouts)
@@ -684,6 +721,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, test_energy_declared);
 	tcase_add_test(tc, test_reqresp_numbering_and_sharing);
 	tcase_add_test(tc, test_bridges_and_ids);
+	tcase_add_test(tc, test_links_table);
 	tcase_add_test(tc, test_natural_and_standard);
 	tcase_add_test(tc, test_ranges);
 	tcase_add_loop_test(tc, test_bad_layouts, 0, (int)(sizeof(bad) / sizeof(bad[0])));

@@ -21,6 +21,11 @@ static const struct cs_param fab_rows[] = {
      "address ranges, each a section (base, size, home, cacheable, readonly); \"\": one range "
      "over all memory",
      0, 0, NULL},
+    {"links", CS_P_STRING, offsetof(struct fab_cfg, links), "", "",
+     "networks that are point-to-point links: their sections are read with the link table "
+     "(section link's keys and defaults: topology link, 16 B flits at 1 GHz, a 24 B header, "
+     "240 cycles of wire), every other network with the noc table's",
+     0, 0, NULL},
     {NULL, 0, 0, NULL, NULL, NULL, 0, 0, NULL},
 };
 
@@ -107,6 +112,8 @@ struct fabric {
 	struct fab_net net[FAB_NETS_MAX];
 	struct fab_range r[FAB_RANGES_MAX];
 	char rname[FAB_RANGES_MAX][64];
+	char link[FAB_NETS_MAX][64]; /* fabric.links */
+	unsigned nlinks;
 	/* per role of the family (same index as proto->roles): its controllers in order */
 	unsigned nroles;
 	void ***role_obj;
@@ -269,6 +276,15 @@ static int load_group(struct fabric *f, const char *name, struct cs_err *err)
 }
 
 /* The network called name (made on first use) for group g's key `key`: its index in *out. */
+/* Is network `name` one of fabric.links? */
+static bool is_link(const struct fabric *f, const char *name)
+{
+	for (unsigned i = 0; i < f->nlinks; i++)
+		if (!strcmp(f->link[i], name))
+			return true;
+	return false;
+}
+
 static int net_of(struct fabric *f, struct fab_group *g, const char *name, const char *key,
 		  int *out, struct cs_err *err)
 {
@@ -306,7 +322,9 @@ static int net_of(struct fabric *f, struct fab_group *g, const char *name, const
 					       "no network section '%s' (did you mean '%s'?)", name,
 					       near);
 		}
-		rc = cs_config_section_as(f->a.cfg, &noc_params, n->name, NULL, &n->cfg, err);
+		rc = cs_config_section_as(f->a.cfg,
+					  is_link(f, name) ? &noc_link_params : &noc_params,
+					  n->name, NULL, &n->cfg, err);
 		if (rc == -CS_EEXIST)
 			return bad_key(
 			    f, g->name, key, err,
@@ -426,6 +444,10 @@ static int load_layout(struct fabric *f, struct cs_err *err)
 	rc = cs_config_section(f->a.cfg, &fab_params, &f->cfg, err);
 	if (rc)
 		return rc;
+	cs_config_origin(f->a.cfg, "fabric", "links", where, sizeof(where));
+	rc = split_names(f->cfg.links, f->link, FAB_NETS_MAX, &f->nlinks, where, err);
+	if (rc)
+		return rc;
 	cs_config_origin(f->a.cfg, "fabric", "groups", where, sizeof(where));
 	if (f->cfg.groups[0]) {
 		rc = split_names(f->cfg.groups, names, FAB_GROUPS_MAX, &n, where, err);
@@ -463,6 +485,15 @@ static int load_layout(struct fabric *f, struct cs_err *err)
 				       "role %s needs a group of memory controllers behind it",
 				       g->role->name);
 		}
+	}
+	for (unsigned i = 0; i < f->nlinks; i++) {
+		unsigned j;
+
+		for (j = 0; j < f->nnets && strcmp(f->net[j].name, f->link[i]); j++)
+			;
+		if (j == f->nnets)
+			return bad_key(f, "fabric", "links", err,
+				       "'%s' is not a network of any node group", f->link[i]);
 	}
 	cs_config_origin(f->a.cfg, "fabric", "ranges", where, sizeof(where));
 	rc = split_names(f->cfg.ranges, names, FAB_RANGES_MAX, &n, where, err);

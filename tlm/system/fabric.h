@@ -83,6 +83,7 @@ enum fab_face { FAB_MSG = 0, FAB_REQ, FAB_RESP, FAB_MEM };
 struct fab_cfg {
 	char groups[CS_PARAM_STR_MAX]; /* "": the system's standard layout */
 	char ranges[CS_PARAM_STR_MAX]; /* "": one range over all memory */
+	char links[CS_PARAM_STR_MAX];  /* networks read with the link table (noc_link_params) */
 };
 extern const struct cs_param_table fab_params;
 
