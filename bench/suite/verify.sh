@@ -17,12 +17,8 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(tiny small default)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 jobs=${JOBS:-2}
-# a suite's name, or benchmarks by name (NAME,NAME...: those of `cohscope suite all`)
-what=("$suite")
-case "$suite" in
-gtsc | rodinia | parboil | ispass | doe | tc | all) ;;
-*) what=(all -w "$suite") ;;
-esac
+. "$src/bench/suite/suite_args.sh"
+suite_args "$suite"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 protocols=(none noncoherent tc-strong tc-weak gtsc)
@@ -33,7 +29,7 @@ echo "config: configs/default.cfg, suite $suite, sizes ${sizes[*]}, seed 1"
 for s in "${sizes[@]}"; do
 	for p in "${protocols[@]}"; do
 		for m in "${modes[@]}"; do
-			"$build/cohscope" suite "${what[@]}" -c "$src/configs/default.cfg" -q \
+			"$build/cohscope" suite "${SUITE_ARGS[@]}" -c "$src/configs/default.cfg" -q \
 				--set workload.size="$s" --set coherence.protocol="$p" \
 				--set system.mode="$m" -o "$tmp/$s.$p.$m.json" 2>"$tmp/$s.$p.$m.err" &
 			while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
