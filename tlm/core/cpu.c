@@ -1444,7 +1444,7 @@ uint64_t ct_cycle(const struct cpu_thread *t)
 
 uint64_t ct_rand(struct cpu_thread *t)
 {
-	return cs_mix64(C(t)->rng += 0x9e3779b97f4a7c15ull);
+	return cs_splitmix64(&C(t)->rng);
 }
 
 /* Posts the op and waits until the core lets the thread go on. */

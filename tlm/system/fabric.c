@@ -181,6 +181,14 @@ static int group_find(const struct fabric *f, const char *name)
 	return -1;
 }
 
+static int net_find(const struct fabric *f, const char *name)
+{
+	for (unsigned i = 0; i < f->nnets; i++)
+		if (!strcmp(f->net[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 __attribute__((format(printf, 5, 6))) static int bad_key(struct fabric *f, const char *section,
 							 const char *key, struct cs_err *err,
 							 const char *fmt, ...)
@@ -288,13 +296,11 @@ static bool is_link(const struct fabric *f, const char *name)
 static int net_of(struct fabric *f, struct fab_group *g, const char *name, const char *key,
 		  int *out, struct cs_err *err)
 {
-	unsigned i;
+	int found = net_find(f, name);
+	unsigned i = found < 0 ? f->nnets : (unsigned)found;
 	int rc;
 
-	for (i = 0; i < f->nnets; i++)
-		if (!strcmp(f->net[i].name, name))
-			break;
-	if (i == f->nnets) {
+	if (found < 0) {
 		struct fab_net *n = &f->net[i];
 
 		if (i == FAB_NETS_MAX)
@@ -486,15 +492,10 @@ static int load_layout(struct fabric *f, struct cs_err *err)
 				       g->role->name);
 		}
 	}
-	for (unsigned i = 0; i < f->nlinks; i++) {
-		unsigned j;
-
-		for (j = 0; j < f->nnets && strcmp(f->net[j].name, f->link[i]); j++)
-			;
-		if (j == f->nnets)
+	for (unsigned i = 0; i < f->nlinks; i++)
+		if (net_find(f, f->link[i]) < 0)
 			return bad_key(f, "fabric", "links", err,
 				       "'%s' is not a network of any node group", f->link[i]);
-	}
 	cs_config_origin(f->a.cfg, "fabric", "ranges", where, sizeof(where));
 	rc = split_names(f->cfg.ranges, names, FAB_RANGES_MAX, &n, where, err);
 	for (unsigned i = 0; !rc && i < n; i++)
